@@ -1,0 +1,189 @@
+/* device.cu - the CUDA context, device facts, the pinned result buffer, timing events and
+ * the two floors the benchmark compares against. */
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+#include "gpu_util.cuh"
+
+/* Reports a failed CUDA call. */
+int gpu_fail(struct qx_err *e, const char *what, cudaError_t err)
+{
+	return qx_fail(e, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+extern "C" int gpu_compiled(void)
+{
+	return 1;
+}
+
+static struct {
+	int tried, ok;
+	struct gpu_info info;
+	struct qx_err why;
+} gpu_state;
+
+/* Creates the context (timed), reads the device's properties and keeps the memory pool's
+ * freed blocks for reuse, so cudaMallocAsync in later runs does not go back to the driver. */
+static int gpu_open(struct gpu_info *g, struct qx_err *e)
+{
+	int count = 0, v = 0;
+	cudaDeviceProp prop;
+	cudaMemPool_t pool;
+	unsigned long long keep = ~0ULL;
+	const double t0 = qx_now_ms();
+	cudaError_t err = cudaGetDeviceCount(&count);
+	if (err != cudaSuccess)
+		return qx_fail(e, "no usable GPU: %s (%s)", cudaGetErrorString(err),
+			       cudaGetErrorName(err));
+	if (count == 0)
+		return qx_fail(e, "no usable GPU: no CUDA device is visible");
+	GPU_TRY(cudaSetDevice(0));
+	GPU_TRY(cudaFree(0));
+	g->context_ms = qx_now_ms() - t0;
+	GPU_TRY(cudaGetDeviceProperties(&prop, 0));
+	snprintf(g->name, sizeof g->name, "%s", prop.name);
+	g->cc_major = prop.major;
+	g->cc_minor = prop.minor;
+	g->sms = prop.multiProcessorCount;
+	g->max_threads_per_block = prop.maxThreadsPerBlock;
+	g->shared_per_block = prop.sharedMemPerBlock;
+	g->mem_bus_bits = prop.memoryBusWidth;
+	GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, 0));
+	g->sm_clock_mhz = v / 1000;
+	GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, 0));
+	g->mem_clock_mhz = v / 1000;
+	GPU_TRY(cudaDriverGetVersion(&g->driver_version));
+	GPU_TRY(cudaRuntimeGetVersion(&g->runtime_version));
+	GPU_TRY(cudaDeviceGetDefaultMemPool(&pool, 0));
+	GPU_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+	return 0;
+}
+
+extern "C" int gpu_init(struct gpu_info *info, struct qx_err *e)
+{
+	if (!gpu_state.tried) {
+		gpu_state.tried = 1;
+		gpu_state.ok = gpu_open(&gpu_state.info, &gpu_state.why) == 0;
+	}
+	if (!gpu_state.ok) {
+		*e = gpu_state.why;
+		return -1;
+	}
+	GPU_TRY(cudaMemGetInfo(&gpu_state.info.mem_free, &gpu_state.info.mem_total));
+	*info = gpu_state.info;
+	return 0;
+}
+
+static void *pinned_ptr;
+static size_t pinned_bytes;
+
+extern "C" void *gpu_host_buffer(size_t bytes, struct qx_err *e)
+{
+	cudaError_t err;
+	if (bytes <= pinned_bytes)
+		return pinned_ptr;
+	if (pinned_ptr)
+		cudaFreeHost(pinned_ptr);
+	pinned_ptr = NULL;
+	pinned_bytes = 0;
+	err = cudaMallocHost(&pinned_ptr, bytes ? bytes : 1);
+	if (err != cudaSuccess) {
+		pinned_ptr = NULL;
+		gpu_fail(e, "cudaMallocHost (pinned result buffer)", err);
+		return NULL;
+	}
+	pinned_bytes = bytes;
+	return pinned_ptr;
+}
+
+static std::vector<cudaEvent_t> event_pool;
+
+cudaEvent_t *gpu_events(int n, struct qx_err *e)
+{
+	while ((int)event_pool.size() < n) {
+		cudaEvent_t ev;
+		cudaError_t err = cudaEventCreate(&ev);
+		if (err != cudaSuccess) {
+			gpu_fail(e, "cudaEventCreate", err);
+			return NULL;
+		}
+		event_pool.push_back(ev);
+	}
+	return event_pool.data();
+}
+
+float gpu_elapsed(cudaEvent_t a, cudaEvent_t b)
+{
+	float ms = 0;
+	cudaEventElapsedTime(&ms, a, b);
+	return ms;
+}
+
+/* Median of a vector of timings. */
+static double median_ms(std::vector<float> v)
+{
+	std::sort(v.begin(), v.end());
+	const size_t n = v.size();
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+extern "C" int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e)
+{
+	void *dev = NULL, *host = gpu_host_buffer(bytes, e);
+	cudaEvent_t *ev = gpu_events(2, e);
+	std::vector<float> t;
+	if (!host || !ev)
+		return -1;
+	GPU_TRY(cudaMalloc(&dev, bytes));
+	GPU_TRY(cudaMemset(dev, 0x3f, bytes));
+	for (int i = 0; i <= reps; i++) { /* the first copy is the warm-up */
+		GPU_TRY(cudaEventRecord(ev[0]));
+		GPU_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost));
+		GPU_TRY(cudaEventRecord(ev[1]));
+		GPU_TRY(cudaEventSynchronize(ev[1]));
+		if (i)
+			t.push_back(gpu_elapsed(ev[0], ev[1]));
+	}
+	GPU_TRY(cudaFree(dev));
+	*ms = median_ms(t);
+	return 0;
+}
+
+/* Writes a value derived from the index into every element: the least work a kernel that
+ * produces the result array can do. */
+template <typename T> __global__ void write_only_kernel(T *out, size_t count)
+{
+	const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < count)
+		out[i] = (T)i;
+}
+
+extern "C" int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps,
+			       double *ms, struct qx_err *e)
+{
+	void *dev = NULL;
+	cudaEvent_t *ev = gpu_events(2, e);
+	std::vector<float> t;
+	const size_t grid = (count + block - 1) / block;
+	if (!ev)
+		return -1;
+	GPU_TRY(cudaMalloc(&dev, count * qx_precision_size(prec)));
+	for (int i = 0; i <= reps; i++) {
+		GPU_TRY(cudaEventRecord(ev[0]));
+		if (prec == QX_DOUBLE)
+			write_only_kernel<<<grid, block>>>((double *)dev, count);
+		else
+			write_only_kernel<<<grid, block>>>((float *)dev, count);
+		GPU_TRY(cudaGetLastError());
+		GPU_TRY(cudaEventRecord(ev[1]));
+		GPU_TRY(cudaEventSynchronize(ev[1]));
+		if (i)
+			t.push_back(gpu_elapsed(ev[0], ev[1]));
+	}
+	GPU_TRY(cudaFree(dev));
+	*ms = median_ms(t);
+	return 0;
+}

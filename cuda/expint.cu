@@ -1,0 +1,295 @@
+/* expint.cu - E_n(x) on the GPU. Kernels are pure: one thread computes one grid point with
+ * the algorithms of src/problems/expint_math.h, shared with the CPU reference. The host
+ * wrappers own allocation, streams, events and error checks. */
+#include <climits>
+#include <cmath>
+
+#include "gpu_util.cuh"
+
+#define QX_REAL double
+#define QX_SUFFIX d
+#define QX_SUFFIX_IS_FLOAT 0
+#include "../src/problems/expint_math.h"
+#undef QX_REAL
+#undef QX_SUFFIX
+#undef QX_SUFFIX_IS_FLOAT
+#define QX_REAL float
+#define QX_SUFFIX f
+#define QX_SUFFIX_IS_FLOAT 1
+#include "../src/problems/expint_math.h"
+#undef QX_REAL
+#undef QX_SUFFIX
+#undef QX_SUFFIX_IS_FLOAT
+
+/* Points per chunk of the streamed variant and the number of streams (and device buffers)
+ * it rotates through: copies of one chunk overlap the kernels of the next ones. */
+static const long long CHUNK_POINTS = 1LL << 22;
+static const int NSTREAMS = 4;
+
+/* Points per launch of the coursework variant (keeps the in-launch index 32-bit). */
+static const long long LAUNCH_POINTS = 1LL << 30;
+
+/* E_n(x) by algorithm ALGO in precision T. */
+template <typename T, int ALGO> __device__ __forceinline__ int expint_point(int n, T x, long iters, T *v);
+template <> __device__ __forceinline__ int expint_point<float, EXPINT_ALGO_FAST>(int n, float x, long iters, float *v)
+{
+	return expint_fast_f(n, x, iters, v);
+}
+template <> __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_FAST>(int n, double x, long iters, double *v)
+{
+	return expint_fast_d(n, x, iters, v);
+}
+template <> __device__ __forceinline__ int expint_point<float, EXPINT_ALGO_COURSEWORK>(int n, float x, long iters, float *v)
+{
+	return expint_coursework_f(n, x, iters, v);
+}
+template <> __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_COURSEWORK>(int n, double x, long iters, double *v)
+{
+	return expint_coursework_d(n, x, iters, v);
+}
+
+/* Grid points [first, first+count) of the n x m grid (row-major, orders from 1), where first
+ * = row0*m + col0: thread l computes point first+l into out[l]. A point that fails records
+ * (index << 2 | status) in *bad, so the smallest failing index wins. */
+template <typename T, int ALGO>
+__global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, unsigned count, double a,
+				   double step, long iters, long long first, T *out,
+				   unsigned long long *bad)
+{
+	const unsigned l = blockIdx.x * blockDim.x + threadIdx.x;
+	if (l >= count)
+		return;
+	const unsigned c = col0 + l, r = c / m, j = c - r * m;
+	const T x = (T)expint_grid_x(a, step, (long long)j + 1);
+	T v;
+	const int status = expint_point<T, ALGO>(row0 + (int)r + 1, x, iters, &v);
+	out[l] = v;
+	if (status != EXPINT_OK)
+		atomicMin(bad, (unsigned long long)(first + l) << 2 | (unsigned)status);
+}
+
+/* Launches the kernel for points [first, first+count) into dev on stream s. */
+template <typename T>
+static cudaError_t expint_launch(const struct expint_gpu_job *job, long long first,
+				 long long count, T *dev, unsigned long long *bad, cudaStream_t s)
+{
+	const int row0 = (int)(first / job->m);
+	const unsigned col0 = (unsigned)(first % job->m);
+	const unsigned grid = (unsigned)((count + job->block - 1) / job->block);
+	const double step = (job->b - job->a) / (double)job->m;
+	if (job->algo == EXPINT_ALGO_COURSEWORK)
+		expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK><<<grid, job->block, 0, s>>>(
+			row0, col0, (unsigned)job->m, (unsigned)count, job->a, step, job->iters,
+			first, dev, bad);
+	else
+		expint_grid_kernel<T, EXPINT_ALGO_FAST><<<grid, job->block, 0, s>>>(
+			row0, col0, (unsigned)job->m, (unsigned)count, job->a, step, job->iters,
+			first, dev, bad);
+	return cudaGetLastError();
+}
+
+/* Reports the first failing point recorded in bad, or returns 0 when there is none. */
+static int expint_check_bad(const struct expint_gpu_job *job, unsigned long long bad,
+			    struct qx_err *e)
+{
+	if (bad == ULLONG_MAX)
+		return 0;
+	const long long idx = (long long)(bad >> 2);
+	const int n = (int)(idx / job->m) + 1;
+	const double x = expint_grid_x(job->a, (job->b - job->a) / (double)job->m, idx % job->m + 1);
+	if ((bad & 3) == EXPINT_NOCONV)
+		return qx_fail(e, "GPU: E_%d(%.17g) did not converge within iters = %ld iterations",
+			       n, x, job->iters);
+	return qx_fail(e, "GPU: domain error at n = %d, x = %.17g", n, x);
+}
+
+/* Points computed per chunk and bytes per point. */
+static long long expint_chunk(const struct expint_gpu_job *job)
+{
+	const long long total = (long long)job->n * job->m;
+	return total < CHUNK_POINTS ? total : CHUNK_POINTS;
+}
+
+extern "C" size_t expint_gpu_device_bytes(const struct expint_gpu_job *job)
+{
+	const size_t size = qx_precision_size(job->prec);
+	if (job->algo == EXPINT_ALGO_COURSEWORK)
+		return (size_t)job->n * job->m * size + sizeof(unsigned long long);
+	return (size_t)NSTREAMS * expint_chunk(job) * size + sizeof(unsigned long long);
+}
+
+/* The coursework's sequence, each phase timed with events: cudaMalloc, one kernel over every
+ * point (in launches of at most 2^30 points), one device-to-host copy, cudaFree. */
+template <typename T>
+static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct qx_phases *t,
+			     struct qx_err *e)
+{
+	const long long total = (long long)job->n * job->m;
+	const size_t bytes = (size_t)total * sizeof(T);
+	cudaEvent_t *ev = gpu_events(5, e);
+	T *dev = NULL;
+	unsigned long long *bad = NULL, bad_host = ULLONG_MAX;
+	if (!ev)
+		return -1;
+	GPU_TRY(cudaEventRecord(ev[0]));
+	GPU_TRY(cudaMalloc(&dev, bytes));
+	GPU_TRY(cudaMalloc(&bad, sizeof *bad));
+	GPU_TRY(cudaEventRecord(ev[1]));
+	GPU_TRY(cudaMemcpy(bad, &bad_host, sizeof *bad, cudaMemcpyHostToDevice));
+	for (long long first = 0; first < total; first += LAUNCH_POINTS) {
+		const long long count = total - first < LAUNCH_POINTS ? total - first : LAUNCH_POINTS;
+		GPU_TRY(expint_launch<T>(job, first, count, dev + first, bad, 0));
+	}
+	GPU_TRY(cudaEventRecord(ev[2]));
+	GPU_TRY(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaEventRecord(ev[3]));
+	GPU_TRY(cudaFree(dev));
+	GPU_TRY(cudaFree(bad));
+	GPU_TRY(cudaEventRecord(ev[4]));
+	GPU_TRY(cudaEventSynchronize(ev[4]));
+	t->alloc = gpu_elapsed(ev[0], ev[1]);
+	t->h2d = 0;
+	t->kernel = gpu_elapsed(ev[1], ev[2]);
+	t->d2h = gpu_elapsed(ev[2], ev[3]);
+	t->free = gpu_elapsed(ev[3], ev[4]);
+	t->total = gpu_elapsed(ev[0], ev[4]);
+	t->overlapped = 0;
+	return expint_check_bad(job, bad_host, e);
+}
+
+/* The fast sequence: the grid in chunks over NSTREAMS streams, each with its own device
+ * buffer from the stream-ordered pool; chunk c's copy to the pinned host array overlaps the
+ * kernels of chunks c+1.. . The host keeps at most 2*NSTREAMS chunks queued and checks for
+ * cancellation between chunks. Phases: alloc and free of the buffers, kernel = the sum of the
+ * chunks' kernel times, d2h = from the end of the first kernel to the end of the last copy. */
+template <typename T>
+static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct qx_phases *t,
+			       struct qx_err *e)
+{
+	static cudaStream_t streams[NSTREAMS];
+	const long long total = (long long)job->n * job->m, chunk = expint_chunk(job);
+	const long long nchunks = (total + chunk - 1) / chunk;
+	const int lookahead = 2 * NSTREAMS;
+	/* events: start, allocated, done, end, then per chunk slot: kernel start/end, copy end */
+	cudaEvent_t *ev = gpu_events(4 + 3 * lookahead, e);
+	T *buf[NSTREAMS];
+	unsigned long long *bad = NULL, bad_host = ULLONG_MAX;
+	double kernel_ms = 0;
+	float first_kernel_end = 0;
+	if (!ev)
+		return -1;
+	if (!streams[0])
+		for (int i = 0; i < NSTREAMS; i++)
+			GPU_TRY(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+	cudaEvent_t *slot = ev + 4;
+	GPU_TRY(cudaEventRecord(ev[0], streams[0]));
+	for (int i = 0; i < NSTREAMS; i++)
+		GPU_TRY(cudaMallocAsync(&buf[i], (size_t)chunk * sizeof(T), streams[0]));
+	GPU_TRY(cudaMallocAsync(&bad, sizeof *bad, streams[0]));
+	GPU_TRY(cudaMemcpyAsync(bad, &bad_host, sizeof *bad, cudaMemcpyHostToDevice, streams[0]));
+	GPU_TRY(cudaEventRecord(ev[1], streams[0]));
+	for (int i = 1; i < NSTREAMS; i++)
+		GPU_TRY(cudaStreamWaitEvent(streams[i], ev[1], 0));
+	for (long long c = 0; c < nchunks + lookahead; c++) {
+		/* Retire chunk c - lookahead: add its kernel time, reuse its events. */
+		if (c >= lookahead) {
+			cudaEvent_t *done = slot + 3 * ((c - lookahead) % lookahead);
+			GPU_TRY(cudaEventSynchronize(done[2]));
+			kernel_ms += gpu_elapsed(done[0], done[1]);
+			if (c == lookahead)
+				first_kernel_end = gpu_elapsed(ev[0], done[1]);
+		}
+		if (c >= nchunks)
+			continue;
+		if (qx_cancelled()) {
+			cudaDeviceSynchronize();
+			return qx_fail(e, "run cancelled");
+		}
+		const long long first = c * chunk;
+		const long long count = total - first < chunk ? total - first : chunk;
+		const cudaStream_t s = streams[c % NSTREAMS];
+		cudaEvent_t *mine = slot + 3 * (c % lookahead);
+		T *dev = buf[c % NSTREAMS];
+		GPU_TRY(cudaEventRecord(mine[0], s));
+		GPU_TRY(expint_launch<T>(job, first, count, dev, bad, s));
+		GPU_TRY(cudaEventRecord(mine[1], s));
+		GPU_TRY(cudaMemcpyAsync(host + first, dev, (size_t)count * sizeof(T),
+					cudaMemcpyDeviceToHost, s));
+		GPU_TRY(cudaEventRecord(mine[2], s));
+	}
+	/* Join the streams on stream 0 (whose last copy is already ordered), then free. */
+	for (int i = 1; i < NSTREAMS; i++) {
+		GPU_TRY(cudaEventRecord(ev[2], streams[i]));
+		GPU_TRY(cudaStreamWaitEvent(streams[0], ev[2], 0));
+	}
+	GPU_TRY(cudaMemcpyAsync(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost,
+				streams[0]));
+	GPU_TRY(cudaEventRecord(ev[2], streams[0]));
+	for (int i = 0; i < NSTREAMS; i++)
+		GPU_TRY(cudaFreeAsync(buf[i], streams[0]));
+	GPU_TRY(cudaFreeAsync(bad, streams[0]));
+	GPU_TRY(cudaEventRecord(ev[3], streams[0]));
+	GPU_TRY(cudaEventSynchronize(ev[3]));
+	t->alloc = gpu_elapsed(ev[0], ev[1]);
+	t->h2d = 0;
+	t->kernel = kernel_ms;
+	t->d2h = gpu_elapsed(ev[0], ev[2]) - first_kernel_end;
+	t->free = gpu_elapsed(ev[2], ev[3]);
+	t->total = gpu_elapsed(ev[0], ev[3]);
+	t->overlapped = nchunks > 1;
+	return expint_check_bad(job, bad_host, e);
+}
+
+extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out,
+			      struct qx_phases *t, struct qx_err *e)
+{
+	if (job->algo == EXPINT_ALGO_COURSEWORK)
+		return job->prec == QX_DOUBLE
+			       ? expint_run_serial<double>(job, (double *)host_out, t, e)
+			       : expint_run_serial<float>(job, (float *)host_out, t, e);
+	return job->prec == QX_DOUBLE ? expint_run_streamed<double>(job, (double *)host_out, t, e)
+				      : expint_run_streamed<float>(job, (float *)host_out, t, e);
+}
+
+/* One point: E_n(x) by algorithm ALGO into *out, its status into *status. */
+template <typename T, int ALGO>
+__global__ void expint_eval_kernel(int n, T x, long iters, T *out, int *status)
+{
+	*status = expint_point<T, ALGO>(n, x, iters, out);
+}
+
+/* Evaluates one point in precision T; returns 0 or -1. */
+template <typename T>
+static int expint_eval_typed(int n, double x, long iters, int algo, double *value,
+			     struct qx_err *e)
+{
+	struct {
+		T v;
+		int status;
+	} *dev = NULL, host;
+	GPU_TRY(cudaMalloc(&dev, sizeof host));
+	if (algo == EXPINT_ALGO_COURSEWORK)
+		expint_eval_kernel<T, EXPINT_ALGO_COURSEWORK><<<1, 1>>>(n, (T)x, iters, &dev->v,
+									&dev->status);
+	else
+		expint_eval_kernel<T, EXPINT_ALGO_FAST><<<1, 1>>>(n, (T)x, iters, &dev->v,
+								  &dev->status);
+	GPU_TRY(cudaGetLastError());
+	GPU_TRY(cudaMemcpy(&host, dev, sizeof host, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaFree(dev));
+	if (host.status == EXPINT_NOCONV)
+		return qx_fail(e, "GPU: E_%d(%.17g) did not converge within iters = %ld iterations",
+			       n, x, iters);
+	if (host.status != EXPINT_OK)
+		return qx_fail(e, "GPU: domain error at n = %d, x = %.17g", n, x);
+	*value = host.v;
+	return 0;
+}
+
+extern "C" int expint_gpu_eval(int n, double x, long iters, enum qx_precision prec, int algo,
+			       double *value, struct qx_err *e)
+{
+	return prec == QX_DOUBLE ? expint_eval_typed<double>(n, x, iters, algo, value, e)
+				 : expint_eval_typed<float>(n, x, iters, algo, value, e);
+}

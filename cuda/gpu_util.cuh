@@ -1,0 +1,28 @@
+/* gpu_util.cuh - helpers shared by the .cu files (not part of the exported interface):
+ * CUDA error checks that fill a qx_err, and a reusable pool of timing events. */
+#ifndef QX_GPU_UTIL_CUH
+#define QX_GPU_UTIL_CUH
+
+#include <cuda_runtime.h>
+
+#include "quadx_cuda.h"
+
+/* Fills e with "WHAT: CUDA message (code name)" and returns -1. */
+int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
+
+/* Evaluates a CUDA call; on failure reports it with its text and returns -1 from the caller. */
+#define GPU_TRY(call)                                                                        \
+	do {                                                                                 \
+		cudaError_t gpu_try_err_ = (call);                                           \
+		if (gpu_try_err_ != cudaSuccess)                                             \
+			return gpu_fail(e, #call, gpu_try_err_);                             \
+	} while (0)
+
+/* Returns n timing events that live as long as the process (created on first use, grown as
+ * needed), or NULL with e filled. */
+cudaEvent_t *gpu_events(int n, struct qx_err *e);
+
+/* Milliseconds between two recorded events. */
+float gpu_elapsed(cudaEvent_t a, cudaEvent_t b);
+
+#endif

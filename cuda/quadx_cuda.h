@@ -1,0 +1,65 @@
+/* quadx_cuda.h - the whole C interface of the GPU backend. Every function returns 0, or -1
+ * with the CUDA call and its message in e; none of them exits. */
+#ifndef QUADX_CUDA_H
+#define QUADX_CUDA_H
+
+#include "../src/qx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What `show device` prints about the GPU. */
+struct gpu_info {
+	char name[256];
+	int cc_major, cc_minor;
+	int sms;
+	int max_threads_per_block;
+	size_t shared_per_block;
+	size_t mem_total, mem_free;
+	int sm_clock_mhz, mem_clock_mhz, mem_bus_bits;
+	int driver_version, runtime_version;
+	double context_ms; /* time to create the CUDA context, paid once per session */
+};
+
+/* 1 when this binary contains the GPU backend (built with nvcc). */
+int gpu_compiled(void);
+
+/* Creates the CUDA context on device 0 once and fills *info; later calls return the cached
+ * answer. Fails with the reason when there is no usable GPU. */
+int gpu_init(struct gpu_info *info, struct qx_err *e);
+
+/* Returns a pinned host buffer of at least bytes, owned by the GPU layer and reused by later
+ * runs (it grows when needed), or NULL with e filled. */
+void *gpu_host_buffer(size_t bytes, struct qx_err *e);
+
+/* Floors for the benchmark: the median time of a pinned device-to-host copy of bytes, and of
+ * a kernel that only writes count values of precision prec, each over reps timed runs. */
+int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e);
+int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps, double *ms,
+		    struct qx_err *e);
+
+/* One expint run on the GPU: E_i(x_j) for i = 1..n, x_j = a + (b-a) j/m, j = 1..m, row-major
+ * into host_out (n*m values of prec). algo is an enum expint_algo. */
+struct expint_gpu_job {
+	int n;
+	long long m;
+	double a, b;
+	long iters;
+	enum qx_precision prec;
+	int algo;
+	int block;
+};
+size_t expint_gpu_device_bytes(const struct expint_gpu_job *job);
+int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
+		   struct qx_err *e);
+
+/* E_n(x) for one (n, x) on the GPU, computed in precision prec with algorithm algo. */
+int expint_gpu_eval(int n, double x, long iters, enum qx_precision prec, int algo, double *value,
+		    struct qx_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,517 @@
+/* commands.c - the command table and the line interpreter. */
+#include "commands.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../cuda/quadx_cuda.h"
+#include "output.h"
+
+static const char *const show_words[] = {"params", "device", "last", NULL};
+static const char *const run_words[] = {"cpu", "gpu", "both", NULL};
+static const char *const format_words[] = {"text", "json", "csv", NULL};
+
+/* Returns the index of word in the NULL-terminated list words (unique prefix allowed), or -1
+ * with e naming the allowed words. */
+static int word_index(const char *what, const char *const *words, const char *word,
+		      struct qx_err *e)
+{
+	int hit = -1;
+	char list[128] = "";
+	for (int i = 0; words[i]; i++) {
+		if (strcmp(words[i], word) == 0)
+			return i;
+		if (*word && strncmp(words[i], word, strlen(word)) == 0)
+			hit = hit == -1 ? i : -2;
+		strncat(list, i ? "|" : "", sizeof list - strlen(list) - 1);
+		strncat(list, words[i], sizeof list - strlen(list) - 1);
+	}
+	if (hit >= 0)
+		return hit;
+	return qx_fail(e, "bad %s '%.64s': expected %s", what, word, list);
+}
+
+/* use PROBLEM */
+static int cmd_use(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	(void)argc;
+	return session_use(&sh->s, argv[1], e);
+}
+
+/* set NAME VALUE [NAME VALUE...] */
+static int cmd_set(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	return session_set(&sh->s, argc - 1, argv + 1, e);
+}
+
+/* Prints the current problem's parameters and the settings. */
+static int show_params(struct shell *sh)
+{
+	struct session *s = &sh->s;
+	const struct problem *p = s->prob;
+	struct kv kv[QX_MAX_PARAMS + S_COUNT + 1];
+	char text[QX_MAX_PARAMS + S_COUNT][80];
+	size_t n = 0;
+	kv[n++] = (struct kv){"problem", p->name, 0};
+	for (size_t k = 0; k < p->nparams; k++, n++) {
+		param_format(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
+		kv[n] = (struct kv){p->params[k].name, text[n], 0};
+	}
+	for (int k = 0; k < S_COUNT; k++, n++) {
+		struct param_def def;
+		const char *names[QX_MAX_VARIANTS + 1];
+		struct param_value v = {session_setting(s, (enum setting)k), 0};
+		session_setting_def(s, (enum setting)k, &def, names);
+		param_format(&def, v, text[n], sizeof text[n]);
+		kv[n] = (struct kv){def.name, text[n], 0};
+	}
+	output_record(s, "params", kv, n);
+	return 0;
+}
+
+/* Prints what quadx knows about the GPU, or why there is none. */
+static int show_device(struct shell *sh, struct qx_err *e)
+{
+	struct gpu_info g;
+	struct qx_err why;
+	char cc[16], mem[32], freemem[32];
+	if (!gpu_compiled()) {
+		struct kv kv[] = {{"gpu", "none", 0},
+				  {"reason", "CPU-only build: nvcc was not found at build time", 0}};
+		output_record(&sh->s, "device", kv, 2);
+		return 0;
+	}
+	if (gpu_init(&g, &why)) {
+		struct kv kv[] = {{"gpu", "none", 0}, {"reason", why.msg, 0}};
+		output_record(&sh->s, "device", kv, 2);
+		return 0;
+	}
+	(void)e;
+	snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);
+	snprintf(mem, sizeof mem, "%.0f MiB", g.mem_total / 1048576.0);
+	snprintf(freemem, sizeof freemem, "%.0f MiB", g.mem_free / 1048576.0);
+	struct kv kv[] = {
+		{"gpu", g.name, 0},
+		{"compute_capability", cc, 0},
+		{"sms", NULL, g.sms},
+		{"memory", mem, 0},
+		{"memory_free", freemem, 0},
+		{"sm_clock_mhz", NULL, g.sm_clock_mhz},
+		{"mem_clock_mhz", NULL, g.mem_clock_mhz},
+		{"mem_bus_bits", NULL, g.mem_bus_bits},
+		{"max_threads_per_block", NULL, g.max_threads_per_block},
+		{"driver_version", NULL, g.driver_version},
+		{"runtime_version", NULL, g.runtime_version},
+		{"context_ms", NULL, g.context_ms},
+	};
+	output_record(&sh->s, "device", kv, sizeof kv / sizeof kv[0]);
+	return 0;
+}
+
+/* show [params|device|last] */
+static int cmd_show(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	int what = argc > 1 ? word_index("show topic", show_words, argv[1], e) : 0;
+	switch (what) {
+	case 0:
+		return show_params(sh);
+	case 1:
+		return show_device(sh, e);
+	case 2:
+		if (!sh->s.last)
+			return qx_fail(e, "show last: no run yet (try: run cpu)");
+		output_run(&sh->s, sh->s.last);
+		output_samples(&sh->s, sh->s.last);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* run [cpu|gpu|both]: the CPU first, so the GPU result can show its speedup. */
+static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	int which = argc > 1 ? word_index("backend", run_words, argv[1], e) : 2;
+	if (which < 0)
+		return -1;
+	for (int b = QX_CPU; b <= QX_GPU; b++) {
+		if (which != 2 && which != b)
+			continue;
+		if (session_run(&sh->s, (enum qx_backend)b, e))
+			return -1;
+		output_run(&sh->s, sh->s.last);
+	}
+	return 0;
+}
+
+/* eval ARGS...: one instance on every backend and precision there is. */
+static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	struct session *s = &sh->s;
+	const struct problem *p = s->prob;
+	double args[8];
+	struct gpu_info g;
+	struct qx_err why;
+	if ((size_t)(argc - 1) != p->neval_args) {
+		char usage[128] = "";
+		for (size_t i = 0; i < p->neval_args; i++) {
+			strncat(usage, " ", sizeof usage - strlen(usage) - 1);
+			strncat(usage, p->eval_args[i].name, sizeof usage - strlen(usage) - 1);
+		}
+		return qx_fail(e, "eval for %s takes %zu arguments:%s", p->name, p->neval_args,
+			       usage);
+	}
+	for (size_t i = 0; i < p->neval_args; i++) {
+		struct param_value v;
+		if (param_parse(&p->eval_args[i], argv[i + 1], &v, e))
+			return -1;
+		args[i] = v.num;
+	}
+	const int have_gpu = p->run_gpu && gpu_init(&g, &why) == 0;
+	for (int b = QX_CPU; b <= QX_GPU; b++) {
+		if (b == QX_GPU && !have_gpu) {
+			if (s->format == FORMAT_TEXT)
+				fprintf(s->out, "%s  gpu: none (%s)\n", p->name,
+					p->run_gpu ? why.msg : "CPU-only build");
+			continue;
+		}
+		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
+			struct eval_result r = {0};
+			int rc = p->eval(args, s->params[s->prob_index], (enum qx_backend)b,
+					 (enum qx_precision)prec, &r, e);
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				output_eval(s, p, args, p->neval_args, (enum qx_backend)b,
+					    (enum qx_precision)prec, &r);
+		}
+	}
+	return 0;
+}
+
+/* errors [K]: the K worst points of the last run against the reference. */
+static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	static const struct param_def k_def = {"K", PARAM_INT, 1, 1000, 0, 10, 0, NULL, ""};
+	struct session *s = &sh->s;
+	struct param_value k = param_default(&k_def);
+	const double *ref;
+	size_t idx[1000], got;
+	if (argc > 1 && param_parse(&k_def, argv[1], &k, e))
+		return -1;
+	if (!s->last)
+		return qx_fail(e, "errors: no run yet (try: run gpu)");
+	if (s->last->is_reference)
+		return qx_fail(e, "errors: the last run is the reference itself (cpu double); run "
+				  "another backend or precision");
+	ref = session_reference(s, s->last->prob, s->last->params, e);
+	if (!ref)
+		return -1;
+	got = err_worst(ref, s->last_values, s->last->prec, s->last->evals, (size_t)k.num, idx);
+	output_worst(s, s->last, ref, s->last_values, idx, got);
+	return 0;
+}
+
+/* format text|json|csv */
+static int cmd_format(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	int f = word_index("format", format_words, argv[1], e);
+	(void)argc;
+	if (f < 0)
+		return -1;
+	sh->s.format = (enum out_format)f;
+	sh->s.csv_header[0] = '\0';
+	return 0;
+}
+
+/* Prints the file at path to out; returns 0 or -1. */
+static int print_file(const char *path, FILE *out, struct qx_err *e)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return qx_fail(e, "cannot read %s: %s", path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(f);
+	return 0;
+}
+
+/* Lists the current problem's variants from its table. */
+static void help_variants(struct session *s)
+{
+	const struct problem *p = s->prob;
+	fprintf(s->out, "Variants of %s (set variant NAME; the first is the default):\n", p->name);
+	for (size_t i = 0; i < p->nvariants; i++)
+		fprintf(s->out, "  %-12s %s%s  %s\n", p->variants[i].name,
+			p->variants[i].backends & QX_ON_CPU ? "cpu" : "",
+			p->variants[i].backends == (QX_ON_CPU | QX_ON_GPU)
+				? "+gpu"
+				: (p->variants[i].backends & QX_ON_GPU ? "gpu" : "   "),
+			p->variants[i].help);
+}
+
+/* help [TOPIC]: the command list, or the page of a command, problem or topic. */
+static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	FILE *out = sh->s.out;
+	const char *topic;
+	char *path;
+	int rc;
+	if (argc == 1) {
+		fprintf(out, "Commands (a unique prefix is enough; help TOPIC for more):\n");
+		for (const struct cmd_entry *c = cmd_table; c->name; c++)
+			fprintf(out, "  %-34s %s\n", c->usage, c->help);
+		fprintf(out, "Problems:");
+		for (int i = 0; qx_problems[i]; i++)
+			fprintf(out, " %s", qx_problems[i]->name);
+		fprintf(out, "\nOther topics: settings variants keys\n");
+		return 0;
+	}
+	topic = argv[1];
+	if (strcmp(topic, "variants") == 0) {
+		help_variants(&sh->s);
+		return 0;
+	}
+	if (!problem_find(topic) && !strchr(topic, '/')) {
+		struct qx_err ignore;
+		const struct cmd_entry *c = cmd_find(topic, &ignore);
+		if (c)
+			topic = c->name;
+	} else if (problem_find(topic)) {
+		topic = problem_find(topic)->name;
+	}
+	path = strchr(topic, '/') || strchr(topic, '.') ? NULL : help_page_path(topic);
+	if (!path)
+		return qx_fail(e, "no help page for '%.64s' (try: help)", argv[1]);
+	rc = print_file(path, out, e);
+	free(path);
+	return rc;
+}
+
+/* source FILE: runs the commands of a file; its first error fails this command. */
+static int cmd_source(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	FILE *f;
+	int failed;
+	(void)argc;
+	if (sh->depth >= 8)
+		return qx_fail(e, "source: nested too deeply (more than 8 levels)");
+	f = fopen(argv[1], "r");
+	if (!f)
+		return qx_fail(e, "source: cannot open %.200s: %s", argv[1], strerror(errno));
+	sh->depth++;
+	failed = shell_run_stream(sh, f, argv[1], 0);
+	sh->depth--;
+	fclose(f);
+	return failed ? qx_fail(e, "source: %.200s stopped at its first error", argv[1]) : 0;
+}
+
+/* quit */
+static int cmd_quit(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	(void)argc;
+	(void)argv;
+	(void)e;
+	sh->quit = 1;
+	return 0;
+}
+
+const struct cmd_entry cmd_table[] = {
+	{"use", "use PROBLEM", "switch to a problem (its settings are kept)", 1, 1, ARG_PROBLEM,
+	 NULL, cmd_use},
+	{"set", "set NAME VALUE [NAME VALUE...]", "set parameters and settings (all or nothing)",
+	 2, QX_MAX_ARGS - 1, ARG_SET, NULL, cmd_set},
+	{"show", "show [params|device|last]", "show parameters, the GPU, or the last run", 0, 1,
+	 ARG_WORDS, show_words, cmd_show},
+	{"run", "run [cpu|gpu|both]", "time the current problem (default both)", 0, 1, ARG_WORDS,
+	 run_words, cmd_run},
+	{"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0, 8,
+	 ARG_NONE, NULL, cmd_eval},
+	{"errors", "errors [K]", "list the K worst points of the last run (default 10)", 0, 1,
+	 ARG_NONE, NULL, cmd_errors},
+	{"format", "format text|json|csv", "choose how results are printed", 1, 1, ARG_WORDS,
+	 format_words, cmd_format},
+	{"help", "help [TOPIC]", "this list, or the page of a command or problem", 0, 1,
+	 ARG_TOPIC, NULL, cmd_help},
+	{"source", "source FILE", "run the commands in FILE", 1, 1, ARG_FILE, NULL, cmd_source},
+	{"quit", "quit", "leave quadx", 0, 0, ARG_NONE, NULL, cmd_quit},
+	{NULL, NULL, NULL, 0, 0, ARG_NONE, NULL, NULL},
+};
+
+/* Finds a command by exact name or unique prefix. */
+const struct cmd_entry *cmd_find(const char *name, struct qx_err *e)
+{
+	const struct cmd_entry *hit = NULL;
+	char matches[256] = "";
+	const size_t len = strlen(name);
+	int n = 0;
+	for (const struct cmd_entry *c = cmd_table; c->name; c++) {
+		if (strcmp(c->name, name) == 0)
+			return c;
+		if (len && strncmp(c->name, name, len) == 0) {
+			hit = c;
+			strncat(matches, n++ ? ", " : "", sizeof matches - strlen(matches) - 1);
+			strncat(matches, c->name, sizeof matches - strlen(matches) - 1);
+		}
+	}
+	if (n == 1)
+		return hit;
+	if (n > 1)
+		qx_fail(e, "ambiguous command '%.64s': %s", name, matches);
+	else
+		qx_fail(e, "unknown command '%.64s' (try: help)", name);
+	return NULL;
+}
+
+/* Splits text into words in place. */
+int cmd_split(char *text, char **argv, int max, struct qx_err *e)
+{
+	int argc = 0;
+	char *r = text, *w = text;
+	for (;;) {
+		while (*r == ' ' || *r == '\t' || *r == '\r' || *r == '\n')
+			r++;
+		if (!*r || *r == '#')
+			break;
+		if (argc == max)
+			return qx_fail(e, "too many words on one line (at most %d)", max);
+		argv[argc++] = w;
+		while (*r && *r != ' ' && *r != '\t' && *r != '\r' && *r != '\n') {
+			if (*r == '"' || *r == '\'') {
+				const char q = *r++;
+				while (*r && *r != q)
+					*w++ = *r++;
+				if (!*r)
+					return qx_fail(e, "unbalanced %s quote",
+						       q == '"' ? "double" : "single");
+				r++;
+			} else {
+				*w++ = *r++;
+			}
+		}
+		if (*r)
+			r++;
+		*w++ = '\0';
+	}
+	return argc;
+}
+
+/* Runs one command given as words. */
+static int shell_exec_words(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	const struct cmd_entry *c = cmd_find(argv[0], e);
+	if (!c)
+		return -1;
+	if (argc - 1 < c->min_args || argc - 1 > c->max_args)
+		return qx_fail(e, "%s: wrong number of arguments (usage: %s)", c->name, c->usage);
+	return c->exec(sh, argc, argv, e);
+}
+
+/* Executes a line: commands separated by ';' outside quotes; stops at the first error. */
+int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e)
+{
+	const size_t len = strlen(line);
+	char *copy, *start;
+	char quote = 0;
+	int rc = 0;
+	if (len > 65536)
+		return qx_fail(e, "line too long (%zu bytes; at most 65536)", len);
+	copy = strdup(line);
+	if (!copy)
+		return qx_fail(e, "out of memory");
+	start = copy;
+	for (char *p = copy;; p++) {
+		if (*p && quote) {
+			quote = *p == quote ? 0 : quote;
+			continue;
+		}
+		if (*p == '"' || *p == '\'') {
+			quote = *p;
+			continue;
+		}
+		if (*p == '#') /* a comment runs to the end of the line */
+			*p = '\0';
+		if (*p && *p != ';')
+			continue;
+		const int end = !*p;
+		char *argv[QX_MAX_ARGS];
+		*p = '\0';
+		int argc = cmd_split(start, argv, QX_MAX_ARGS, e);
+		if (argc < 0 || (argc > 0 && shell_exec_words(sh, argc, argv, e))) {
+			rc = -1;
+			break;
+		}
+		if (end || sh->quit)
+			break;
+		start = p + 1;
+	}
+	free(copy);
+	return rc;
+}
+
+/* Reads and executes f line by line, reporting errors with their line number. */
+int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+	int failed = 0;
+	while (!sh->quit && getline(&line, &cap, f) >= 0) {
+		struct qx_err e = {""};
+		lineno++;
+		if (shell_exec_line(sh, line, &e)) {
+			failed++;
+			if (name)
+				fprintf(stderr, "quadx: %s: line %ld: %s\n", name, lineno, e.msg);
+			else
+				fprintf(stderr, "quadx: line %ld: %s\n", lineno, e.msg);
+			fflush(stderr);
+			if (!keep_going)
+				break;
+		}
+	}
+	free(line);
+	return failed;
+}
+
+/* Returns the directory holding this executable (malloc'd), or NULL. */
+static char *exe_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	char *slash;
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	return strdup(buf);
+}
+
+/* Looks for TOPIC.txt in $QUADX_HELPDIR, next to the binary (help/), and in the installed
+ * share/quadx/help; returns the first that exists. */
+char *help_page_path(const char *topic)
+{
+	const char *env = getenv("QUADX_HELPDIR");
+	char *dir = exe_dir();
+	const char *fmts[] = {"%s/%s.txt", "%s/help/%s.txt", "%s/../share/quadx/help/%s.txt"};
+	const char *bases[] = {env, dir, dir};
+	char path[PATH_MAX];
+	for (int i = 0; i < 3; i++) {
+		if (!bases[i])
+			continue;
+		snprintf(path, sizeof path, fmts[i], bases[i], topic);
+		if (access(path, R_OK) == 0) {
+			free(dir);
+			return strdup(path);
+		}
+	}
+	free(dir);
+	return NULL;
+}

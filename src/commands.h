@@ -1,0 +1,52 @@
+/* commands.h - the command table (dispatch, help and completion all read it) and the line
+ * interpreter shared by the readline prompt, scripts and -e. */
+#ifndef QX_COMMANDS_H
+#define QX_COMMANDS_H
+
+#include "session.h"
+
+#define QX_MAX_ARGS 64
+
+/* A session plus the state of the interpreter around it. */
+struct shell {
+	struct session s;
+	int quit;        /* set by `quit` */
+	int depth;       /* nesting of `source` */
+	int interactive; /* reading from a terminal */
+};
+
+/* What the first argument of a command completes to. */
+enum cmd_arg { ARG_NONE, ARG_PROBLEM, ARG_SET, ARG_WORDS, ARG_TOPIC, ARG_FILE };
+
+struct cmd_entry {
+	const char *name;
+	const char *usage;
+	const char *help;
+	int min_args, max_args;
+	enum cmd_arg arg;
+	const char *const *words; /* ARG_WORDS: the allowed words */
+	int (*exec)(struct shell *sh, int argc, char **argv, struct qx_err *e);
+};
+
+/* The command table, terminated by an entry with a NULL name. */
+extern const struct cmd_entry cmd_table[];
+
+/* Returns the command named name or uniquely prefixed by it; NULL with e filled otherwise. */
+const struct cmd_entry *cmd_find(const char *name, struct qx_err *e);
+
+/* Splits one command's text into words in place: blanks separate, quotes group, # starts a
+ * comment. Returns the number of words, or -1 with e filled (unbalanced quote, too many). */
+int cmd_split(char *text, char **argv, int max, struct qx_err *e);
+
+/* Executes one line (commands separated by ';'); returns 0 or -1 with e filled. */
+int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e);
+
+/* Reads commands from f line by line. Errors go to stderr as `quadx: line N: message` (with
+ * name when it is not NULL); stops at the first unless keep_going. Returns the number of
+ * failed lines. */
+int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going);
+
+/* Finds the help page for topic (help/TOPIC.txt); returns a malloc'd path or NULL. */
+char *help_page_path(const char *topic);
+
+#endif

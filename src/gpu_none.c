@@ -1,0 +1,25 @@
+/* gpu_none.c - the GPU interface in a build without nvcc: every call says why there is none. */
+#include "../cuda/quadx_cuda.h"
+
+#define NO_CUDA "no GPU backend: this quadx was built without CUDA (nvcc was not found at build time)"
+
+/* Returns 0: no GPU code in this binary. */
+int gpu_compiled(void)
+{
+	return 0;
+}
+
+/* Always fails: no GPU backend. */
+int gpu_init(struct gpu_info *info, struct qx_err *e)
+{
+	(void)info;
+	return qx_fail(e, NO_CUDA);
+}
+
+/* Always fails: no GPU backend. */
+void *gpu_host_buffer(size_t bytes, struct qx_err *e)
+{
+	(void)bytes;
+	qx_fail(e, NO_CUDA);
+	return (void *)0;
+}

@@ -1,0 +1,125 @@
+/* main.c - quadx's entry point: options, the coursework-compatible one-shot mode, and the
+ * choice between the readline prompt and a script read from stdin, -f or -e. */
+#include <getopt.h>
+#include <gsl/gsl_errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "coursework.h"
+#include "repl.h"
+
+#define QX_VERSION "0.1"
+
+/* SIGINT: cancels the run in progress; polled by the CPU loops and between GPU runs. */
+static void on_sigint(int sig)
+{
+	(void)sig;
+	qx_cancel_request();
+}
+
+/* Prints the usage of quadx. */
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: quadx [--json] [--keep-going] [-f FILE | -e 'CMD; CMD...']\n"
+		"       quadx [-a A] [-b B] [-n N] [-m M] [-i ITERS] [-c] [-g] [-t] [-v] [-d]\n"
+		"On a terminal quadx starts an interactive prompt (type help). Otherwise it reads\n"
+		"commands from stdin, -f FILE or -e, stopping at the first error unless\n"
+		"--keep-going. The second form is the coursework's: one expint run, then exit\n"
+		"(-c skips the CPU, -g the GPU, -t prints times, -v values, -d uses double on the\n"
+		"GPU, -h prints this).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'J'},     {"keep-going", no_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'H'},     {"version", no_argument, NULL, 'V'},
+		{"file", required_argument, NULL, 'f'}, {"exec", required_argument, NULL, 'e'},
+		{NULL, 0, NULL, 0},
+	};
+	struct shell *sh = calloc(1, sizeof *sh);
+	struct coursework_opts cw = {0};
+	const char *file = NULL, *cmds = NULL;
+	int keep_going = 0, failed = 0, opt;
+	struct sigaction sa;
+
+	if (!sh) {
+		fprintf(stderr, "quadx: out of memory\n");
+		return 1;
+	}
+	gsl_set_error_handler_off();
+	session_init(&sh->s, stdout);
+	coursework_defaults(&cw);
+	while ((opt = getopt_long(argc, argv, "a:b:n:m:i:cgtvdhf:e:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'J':
+			sh->s.format = FORMAT_JSON;
+			break;
+		case 'K':
+			keep_going = 1;
+			break;
+		case 'H':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("quadx %s\n", QX_VERSION);
+			return 0;
+		case 'f':
+			file = optarg;
+			break;
+		case 'e':
+			cmds = optarg;
+			break;
+		default:
+			if (coursework_option(&cw, opt, optarg)) {
+				usage(stderr);
+				return 2;
+			}
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "quadx: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (cw.help) {
+		usage(stdout);
+		return 0;
+	}
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+
+	if (cw.used) {
+		failed = coursework_run(&sh->s, &cw);
+	} else if (cmds) {
+		FILE *f = fmemopen((void *)cmds, strlen(cmds), "r");
+		if (f) {
+			failed = shell_run_stream(sh, f, NULL, keep_going);
+			fclose(f);
+		}
+	} else if (file) {
+		FILE *f = fopen(file, "r");
+		if (!f) {
+			perror(file);
+			return 1;
+		}
+		failed = shell_run_stream(sh, f, NULL, keep_going);
+		fclose(f);
+	} else if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+		sh->interactive = 1;
+		failed = repl_run(sh);
+	} else {
+		failed = shell_run_stream(sh, stdin, NULL, keep_going);
+	}
+	session_free(&sh->s);
+	free(sh);
+	return failed ? 1 : 0;
+}

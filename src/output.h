@@ -1,0 +1,32 @@
+/* output.h - results as text, JSON Lines (cJSON) or CSV; free of terminal handling. */
+#ifndef QX_OUTPUT_H
+#define QX_OUTPUT_H
+
+#include "session.h"
+
+/* Prints one run result in the session's format. */
+void output_run(struct session *s, const struct run_result *r);
+
+/* Prints every timed sample of r (show last). */
+void output_samples(struct session *s, const struct run_result *r);
+
+/* Prints one evaluation of problem p at args on backend b in precision prec. */
+void output_eval(struct session *s, const struct problem *p, const double *args, size_t nargs,
+		 enum qx_backend b, enum qx_precision prec, const struct eval_result *v);
+
+/* Prints the k worst points of the last result (indices idx, largest error first). */
+void output_worst(struct session *s, const struct run_result *r, const double *ref,
+		  const void *vals, const size_t *idx, size_t k);
+
+/* Prints a list of name/value pairs as one record (show params, show device). */
+struct kv {
+	const char *name;
+	const char *text; /* the value as text, or NULL for a number */
+	double num;
+};
+void output_record(struct session *s, const char *kind, const struct kv *kv, size_t n);
+
+/* Prints values with the fewest digits that round-trip (up to 17 significant). */
+void output_number(char *buf, size_t len, double v);
+
+#endif

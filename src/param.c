@@ -1,0 +1,170 @@
+/* param.c - parsing and formatting of typed parameter values. */
+#include "param.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parses a whole word as a finite double (no trailing characters); returns 0 or -1. */
+int parse_real(const char *word, double *out)
+{
+	char *end;
+	double v;
+	if (!word || !*word || strlen(word) > 64)
+		return -1;
+	/* strtod accepts "nan", "inf", hex floats and leading spaces: refuse them all. */
+	if (strpbrk(word, "nNiIxX \t"))
+		return -1;
+	errno = 0;
+	v = strtod(word, &end);
+	if (*end || end == word || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Writes v with the fewest digits (15, else 17) that read back to the same double. */
+void format_real(double v, char *buf, size_t len)
+{
+	double back;
+	snprintf(buf, len, "%.15g", v);
+	if (sscanf(buf, "%lf", &back) != 1 || back != v)
+		snprintf(buf, len, "%.17g", v);
+}
+
+/* Writes the allowed values of def into buf. */
+void param_describe_range(const struct param_def *def, char *buf, size_t len)
+{
+	size_t used = 0;
+	switch (def->type) {
+	case PARAM_INT:
+		snprintf(buf, len, "an integer in %.0f..%.0f", def->min, def->max);
+		break;
+	case PARAM_REAL:
+		snprintf(buf, len, "a number in %s%g, %g]", def->min_open ? "(" : "[", def->min,
+			 def->max);
+		break;
+	case PARAM_RANGE:
+		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI <= %g", def->min,
+			 def->min_open ? "<" : "<=", def->max);
+		break;
+	case PARAM_ENUM:
+		buf[0] = '\0';
+		for (size_t i = 0; def->choices[i]; i++)
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+						 i ? "|" : "", def->choices[i]);
+		break;
+	}
+}
+
+/* Checks one number against def's bounds; returns 0 or -1. */
+static int param_in_bounds(const struct param_def *def, double v)
+{
+	if (v < def->min || v > def->max)
+		return -1;
+	if (def->min_open && v == def->min)
+		return -1;
+	return 0;
+}
+
+/* Fills e with "bad value WORD for NAME: expected RANGE" and returns -1. */
+static int param_reject(const struct param_def *def, const char *word, struct qx_err *e)
+{
+	char range[256];
+	param_describe_range(def, range, sizeof range);
+	return qx_fail(e, "bad value '%.64s' for %s: expected %s", word, def->name, range);
+}
+
+/* Parses word into *out according to def's type and bounds. */
+int param_parse(const struct param_def *def, const char *word, struct param_value *out,
+		struct qx_err *e)
+{
+	struct param_value v = {0, 0};
+	const char *colon;
+	char lo[80];
+
+	switch (def->type) {
+	case PARAM_ENUM:
+		for (size_t i = 0; def->choices[i]; i++)
+			if (strcmp(word, def->choices[i]) == 0) {
+				v.num = (double)i;
+				*out = v;
+				return 0;
+			}
+		return param_reject(def, word, e);
+	case PARAM_INT:
+		if (parse_real(word, &v.num) || v.num != floor(v.num) ||
+		    param_in_bounds(def, v.num))
+			return param_reject(def, word, e);
+		break;
+	case PARAM_REAL:
+		if (parse_real(word, &v.num) || param_in_bounds(def, v.num))
+			return param_reject(def, word, e);
+		break;
+	case PARAM_RANGE:
+		colon = strchr(word, ':');
+		if (!colon) {
+			if (parse_real(word, &v.num) || param_in_bounds(def, v.num))
+				return param_reject(def, word, e);
+			v.hi = v.num;
+			break;
+		}
+		if ((size_t)(colon - word) >= sizeof lo)
+			return param_reject(def, word, e);
+		memcpy(lo, word, (size_t)(colon - word));
+		lo[colon - word] = '\0';
+		if (parse_real(lo, &v.num) || parse_real(colon + 1, &v.hi) ||
+		    param_in_bounds(def, v.num) || param_in_bounds(def, v.hi))
+			return param_reject(def, word, e);
+		if (v.hi < v.num)
+			return qx_fail(e, "bad value '%.64s' for %s: the range is reversed (LO > HI)",
+				       word, def->name);
+		break;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Writes v in a form param_parse accepts back. */
+void param_format(const struct param_def *def, struct param_value v, char *buf, size_t len)
+{
+	switch (def->type) {
+	case PARAM_ENUM:
+		snprintf(buf, len, "%s", def->choices[(int)v.num]);
+		break;
+	case PARAM_INT:
+		snprintf(buf, len, "%.0f", v.num);
+		break;
+	case PARAM_REAL:
+		format_real(v.num, buf, len);
+		break;
+	case PARAM_RANGE: {
+		char lo[32], hi[32];
+		format_real(v.num, lo, sizeof lo);
+		format_real(v.hi, hi, sizeof hi);
+		if (v.num == v.hi)
+			snprintf(buf, len, "%s", lo);
+		else
+			snprintf(buf, len, "%s:%s", lo, hi);
+		break;
+	}
+	}
+}
+
+/* Returns def's default value. */
+struct param_value param_default(const struct param_def *def)
+{
+	struct param_value v = {def->def, def->type == PARAM_RANGE ? def->def_hi : 0};
+	return v;
+}
+
+/* Returns the index of name in defs, or -1. */
+int param_find(const struct param_def *defs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(defs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,52 @@
+/* param.h - typed, range-checked parameters: the tables that problems and settings declare. */
+#ifndef QX_PARAM_H
+#define QX_PARAM_H
+
+#include "qx.h"
+
+enum param_type {
+	PARAM_INT,  /* an integer; words like 2e4 are accepted when exact */
+	PARAM_REAL, /* a finite real number */
+	PARAM_ENUM, /* one word of choices[] */
+	PARAM_RANGE /* LO:HI reals (a single number means LO = HI) */
+};
+
+/* One parameter: its name, type, allowed values, default and one-line help. */
+struct param_def {
+	const char *name;
+	enum param_type type;
+	double min, max;            /* inclusive bounds (INT, REAL, both ends of RANGE) */
+	int min_open;               /* 1: min itself is not allowed */
+	double def, def_hi;         /* default (ENUM: index into choices; RANGE: def..def_hi) */
+	const char *const *choices; /* ENUM: NULL-terminated list of words */
+	const char *help;
+};
+
+/* The value of one parameter: num (ENUM: choice index); hi only for RANGE. */
+struct param_value {
+	double num, hi;
+};
+
+/* Parses word as a value of def into *out; on failure fills e naming the word and the range. */
+int param_parse(const struct param_def *def, const char *word, struct param_value *out,
+		struct qx_err *e);
+
+/* Writes the allowed values of def ("an integer in 1..1000000", "float|double") into buf. */
+void param_describe_range(const struct param_def *def, char *buf, size_t len);
+
+/* Writes v as def would accept it back ("5000", "0.5", "float", "0.05:0.5") into buf. */
+void param_format(const struct param_def *def, struct param_value v, char *buf, size_t len);
+
+/* Returns the default value of def. */
+struct param_value param_default(const struct param_def *def);
+
+/* Returns the index of the entry named name in defs[0..n), or -1. Exact match only. */
+int param_find(const struct param_def *defs, size_t n, const char *name);
+
+/* Parses a whole word as a finite double; returns 0, or -1 if it is not a number. */
+int parse_real(const char *word, double *out);
+
+/* Writes v with the fewest digits (15, else 17) that read back to the same double. */
+void format_real(double v, char *buf, size_t len);
+
+#endif

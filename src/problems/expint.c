@@ -1,0 +1,292 @@
+/* expint.c - problem `expint`: the exponential integral E_n(x) on the coursework's grid of
+ * orders 1..n times samples x_j = a + (b-a) j/m, j = 1..m (seed 000). */
+#include "../problem.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_expint.h>
+#include <math.h>
+#include <stdio.h>
+
+#ifdef QX_HAVE_CUDA
+#include "../../cuda/quadx_cuda.h"
+#endif
+
+#define QX_REAL double
+#define QX_SUFFIX d
+#define QX_SUFFIX_IS_FLOAT 0
+#include "expint_math.h"
+#undef QX_REAL
+#undef QX_SUFFIX
+#undef QX_SUFFIX_IS_FLOAT
+#define QX_REAL float
+#define QX_SUFFIX f
+#define QX_SUFFIX_IS_FLOAT 1
+#include "expint_math.h"
+#undef QX_REAL
+#undef QX_SUFFIX
+#undef QX_SUFFIX_IS_FLOAT
+
+enum { P_N, P_M, P_A, P_B, P_ITERS, P_COUNT };
+
+static const struct param_def expint_params[P_COUNT] = {
+	[P_N] = {"n", PARAM_INT, 1, 1000000, 0, 10, 0, NULL, "orders: E_1 .. E_n are computed"},
+	[P_M] = {"m", PARAM_INT, 1, 1e9, 0, 10, 0, NULL, "samples per order: x_j = a + (b-a) j/m"},
+	[P_A] = {"a", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "start of the x interval (a >= 0)"},
+	[P_B] = {"b", PARAM_REAL, 0, 1e6, 1, 10, 0, NULL, "end of the x interval (b > a)"},
+	[P_ITERS] = {"iters", PARAM_INT, 1, 2147483647, 0, 2000000000, 0, NULL,
+		     "maximum iterations of the series and continued fraction"},
+};
+
+enum { V_FAST, V_COURSEWORK, V_GSL };
+
+/* Status for a GSL failure, beside the enum expint_status values. */
+enum { EXPINT_GSL_FAILED = 3 };
+
+static const struct variant_def expint_variants[] = {
+	[V_FAST] = {"fast", QX_ON_CPU | QX_ON_GPU,
+		    "asymptotic expansion for large n, tolerances at the precision's rounding unit; "
+		    "on the GPU, chunks over streams so the copy back overlaps the kernel"},
+	[V_COURSEWORK] = {"coursework", QX_ON_CPU | QX_ON_GPU,
+			  "the coursework's loops (tolerance 1e-30), one thread per point, one "
+			  "kernel then one copy"},
+	[V_GSL] = {"gsl", QX_ON_CPU, "GSL's gsl_sf_expint_En, in double, on the CPU"},
+};
+
+static const struct param_def expint_eval_args[] = {
+	{"N", PARAM_INT, -1e9, 1e9, 0, 0, 0, NULL, "order n >= 0"},
+	{"X", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "argument x >= 0"},
+};
+
+/* Returns -1 with a clear message when a < b does not hold. */
+static int expint_check(const struct param_value *p, struct qx_err *e)
+{
+	if (!(p[P_A].num < p[P_B].num))
+		return qx_fail(e, "a must be less than b (a = %g, b = %g)", p[P_A].num,
+			       p[P_B].num);
+	return 0;
+}
+
+/* Returns n*m, the number of grid points. */
+static size_t expint_count(const struct param_value *p)
+{
+	return (size_t)p[P_N].num * (size_t)p[P_M].num;
+}
+
+/* The spacing (b-a)/m of the grid. */
+static double expint_step(const struct param_value *p)
+{
+	return (p[P_B].num - p[P_A].num) / p[P_M].num;
+}
+
+/* Fills the coordinates (n, x) of grid point i; returns 2. */
+static int expint_point(const struct param_value *p, size_t i, const char **names, double *vals)
+{
+	const size_t m = (size_t)p[P_M].num;
+	names[0] = "n";
+	names[1] = "x";
+	vals[0] = (double)(i / m + 1);
+	vals[1] = expint_grid_x(p[P_A].num, expint_step(p), (long long)(i % m + 1));
+	return 2;
+}
+
+/* Describes a failed evaluation of E_n(x) in e; returns -1. */
+static int expint_status_error(int status, int n, double x, long iters, struct qx_err *e)
+{
+	if (status == EXPINT_GSL_FAILED)
+		return qx_fail(e, "gsl_sf_expint_En failed at n = %d, x = %.17g", n, x);
+	if (status == EXPINT_NOCONV)
+		return qx_fail(e, "E_%d(%.17g) did not converge within iters = %ld iterations", n,
+			       x, iters);
+	return qx_fail(e,
+		       "domain error: E_n(x) needs n >= 0 and x >= 0, and x > 0 when n <= 1 "
+		       "(got n = %d, x = %.17g)",
+		       n, x);
+}
+
+/* E_n(x) in double by variant v; returns an enum expint_status. */
+static int expint_cpu_double(int v, int n, double x, long iters, double *out)
+{
+	gsl_sf_result r;
+	int status;
+	switch (v) {
+	case V_COURSEWORK:
+		return expint_coursework_d(n, x, iters, out);
+	case V_GSL:
+		status = expint_special_d(n, x, out);
+		if (status >= 0)
+			return status;
+		status = gsl_sf_expint_En_e(n, x, &r);
+		if (status != GSL_SUCCESS && status != GSL_EUNDRFLW)
+			return EXPINT_GSL_FAILED;
+		*out = status == GSL_EUNDRFLW ? 0.0 : r.val;
+		return EXPINT_OK;
+	default:
+		return expint_fast_d(n, x, iters, out);
+	}
+}
+
+/* E_n(x) in float by variant v (the GSL variant has none); returns an enum expint_status. */
+static int expint_cpu_float(int v, int n, float x, long iters, float *out)
+{
+	if (v == V_COURSEWORK)
+		return expint_coursework_f(n, x, iters, out);
+	return expint_fast_f(n, x, iters, out);
+}
+
+/* Computes the grid on the CPU with `threads` OpenMP threads in blocks of points, polling the
+ * cancel flag between blocks. Writes float or double values; returns 0 or -1. */
+static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, int variant,
+			   int threads, void *out, struct qx_err *e)
+{
+	enum { BLOCK = 4096 };
+	const long long m = (long long)p[P_M].num;
+	const long long total = (long long)expint_count(p);
+	const long long nblocks = (total + BLOCK - 1) / BLOCK;
+	const double a = p[P_A].num, step = expint_step(p);
+	const long iters = (long)p[P_ITERS].num;
+	long long bad = -1;
+	int bad_status = EXPINT_OK;
+
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+	for (long long blk = 0; blk < nblocks; blk++) {
+		if (qx_cancelled())
+			continue;
+		const long long end = blk * BLOCK + BLOCK < total ? blk * BLOCK + BLOCK : total;
+		for (long long idx = blk * BLOCK; idx < end; idx++) {
+			const int n = (int)(idx / m) + 1;
+			const double x = expint_grid_x(a, step, idx % m + 1);
+			int status;
+			if (prec == QX_DOUBLE)
+				status = expint_cpu_double(variant, n, x, iters, (double *)out + idx);
+			else
+				status = expint_cpu_float(variant, n, (float)x, iters,
+							  (float *)out + idx);
+			if (status != EXPINT_OK) {
+#pragma omp critical(expint_bad)
+				if (bad < 0 || idx < bad) {
+					bad = idx;
+					bad_status = status;
+				}
+			}
+		}
+	}
+	if (qx_cancelled())
+		return qx_fail(e, "run cancelled");
+	if (bad >= 0)
+		return expint_status_error(bad_status, (int)(bad / m) + 1,
+					   expint_grid_x(a, step, bad % m + 1), iters, e);
+	return 0;
+}
+
+/* run_cpu: the grid in the request's precision with its variant and threads. */
+static int expint_run_cpu(const struct run_request *rq, void *out, struct qx_err *e)
+{
+	if (rq->variant == V_GSL && rq->prec == QX_FLOAT)
+		return qx_fail(e, "variant gsl computes in double only: set precision double");
+	return expint_grid_cpu(rq->params, rq->prec, rq->variant, rq->threads, out, e);
+}
+
+/* reference: the fast algorithm in double, on `threads` threads. */
+static int expint_reference(const struct param_value *p, int threads, double *ref,
+			    struct qx_err *e)
+{
+	return expint_grid_cpu(p, QX_DOUBLE, V_FAST, threads, ref, e);
+}
+
+/* The CPU double result of the fast variant is the reference itself. */
+static int expint_is_reference(enum qx_backend b, enum qx_precision prec, int variant)
+{
+	return b == QX_CPU && prec == QX_DOUBLE && variant == V_FAST;
+}
+
+/* Host memory besides results and reference: none. */
+static size_t expint_host_bytes(const struct run_request *rq)
+{
+	(void)rq;
+	return 0;
+}
+
+/* eval N X: E_N(X) by the session's variant on backend b in precision prec; returns 1 when
+ * the variant has no such backend or precision. */
+static int expint_eval(const double *args, const struct param_value *p, enum qx_backend b,
+		       enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+{
+	const int n = (int)args[0];
+	const double x = args[1];
+	const long iters = (long)p[P_ITERS].num;
+	int status;
+	if (n < 0 || x < 0 || (x == 0 && n <= 1))
+		return expint_status_error(EXPINT_DOMAIN, n, x, iters, e);
+	if (b == QX_GPU) {
+#ifdef QX_HAVE_CUDA
+		return expint_gpu_eval(n, x, iters, prec, EXPINT_ALGO_FAST, &out->value, e);
+#else
+		return 1;
+#endif
+	}
+	if (prec == QX_DOUBLE) {
+		status = expint_fast_d(n, x, iters, &out->value);
+	} else {
+		float v = 0;
+		status = expint_fast_f(n, (float)x, iters, &v);
+		out->value = v;
+	}
+	return status == EXPINT_OK ? 0 : expint_status_error(status, n, x, iters, e);
+}
+
+#ifdef QX_HAVE_CUDA
+/* The GPU job matching a run request. */
+static struct expint_gpu_job expint_job(const struct run_request *rq)
+{
+	const struct param_value *p = rq->params;
+	struct expint_gpu_job job = {
+		.n = (int)p[P_N].num,
+		.m = (long long)p[P_M].num,
+		.a = p[P_A].num,
+		.b = p[P_B].num,
+		.iters = (long)p[P_ITERS].num,
+		.prec = rq->prec,
+		.algo = rq->variant == V_COURSEWORK ? EXPINT_ALGO_COURSEWORK : EXPINT_ALGO_FAST,
+		.block = rq->block,
+	};
+	return job;
+}
+
+/* run_gpu: the grid on the GPU into out, with phase times. */
+static int expint_run_gpu(const struct run_request *rq, void *out, struct qx_phases *t,
+			  struct qx_err *e)
+{
+	const struct expint_gpu_job job = expint_job(rq);
+	return expint_gpu_run(&job, out, t, e);
+}
+
+/* Device bytes the GPU run allocates. */
+static size_t expint_device_bytes(const struct run_request *rq)
+{
+	const struct expint_gpu_job job = expint_job(rq);
+	return expint_gpu_device_bytes(&job);
+}
+#endif
+
+const struct problem expint_problem = {
+	.name = "expint",
+	.summary = "exponential integral E_n(x) on a grid of orders x samples (seed 000)",
+	.params = expint_params,
+	.nparams = P_COUNT,
+	.variants = expint_variants,
+	.nvariants = sizeof expint_variants / sizeof expint_variants[0],
+	.eval_args = expint_eval_args,
+	.neval_args = 2,
+	.check = expint_check,
+	.count = expint_count,
+	.host_bytes = expint_host_bytes,
+	.point = expint_point,
+	.run_cpu = expint_run_cpu,
+	.reference = expint_reference,
+	.is_reference = expint_is_reference,
+	.eval = expint_eval,
+#ifdef QX_HAVE_CUDA
+	.run_gpu = expint_run_gpu,
+	.device_bytes = expint_device_bytes,
+#endif
+};

@@ -1,0 +1,25 @@
+/* registry.c - the list of problems quadx offers. */
+#include "../problem.h"
+
+#include <string.h>
+
+extern const struct problem expint_problem;
+
+const struct problem *const qx_problems[] = {&expint_problem, NULL};
+
+/* Returns the problem whose name is name or starts with the unique prefix name, or NULL. */
+const struct problem *problem_find(const char *name)
+{
+	const struct problem *hit = NULL;
+	size_t len = strlen(name);
+	for (size_t i = 0; qx_problems[i]; i++) {
+		if (strcmp(qx_problems[i]->name, name) == 0)
+			return qx_problems[i];
+		if (len && strncmp(qx_problems[i]->name, name, len) == 0) {
+			if (hit)
+				return NULL;
+			hit = qx_problems[i];
+		}
+	}
+	return hit;
+}

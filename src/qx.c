@@ -1,0 +1,79 @@
+/* qx.c - small shared helpers: error formatting, names, clock, host memory. */
+#include "qx.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static atomic_int cancel_flag;
+
+/* Sets the cancel flag (async-signal-safe: a lock-free atomic store). */
+void qx_cancel_request(void)
+{
+	atomic_store(&cancel_flag, 1);
+}
+
+/* Clears the cancel flag. */
+void qx_cancel_clear(void)
+{
+	atomic_store(&cancel_flag, 0);
+}
+
+/* Returns the cancel flag. */
+int qx_cancelled(void)
+{
+	return atomic_load_explicit(&cancel_flag, memory_order_relaxed);
+}
+
+/* Formats the message into e; always returns -1. */
+int qx_fail(struct qx_err *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Returns "float" or "double". */
+const char *qx_precision_name(enum qx_precision p)
+{
+	return p == QX_DOUBLE ? "double" : "float";
+}
+
+/* Returns "cpu" or "gpu". */
+const char *qx_backend_name(enum qx_backend b)
+{
+	return b == QX_GPU ? "gpu" : "cpu";
+}
+
+/* Returns the size in bytes of one value of precision p. */
+size_t qx_precision_size(enum qx_precision p)
+{
+	return p == QX_DOUBLE ? sizeof(double) : sizeof(float);
+}
+
+/* Returns CLOCK_MONOTONIC in milliseconds. */
+double qx_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* Reads MemAvailable from /proc/meminfo; returns bytes, or 0 when it cannot be read. */
+size_t qx_host_mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t kib = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib * 1024;
+}

@@ -1,0 +1,224 @@
+/* repl.c - the interactive prompt on GNU Readline. */
+#include "repl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <readline/history.h>
+#include <readline/readline.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_CANDIDATES 128
+
+static struct shell *repl_shell;
+
+/* Appends the command names to buf. */
+static size_t add_commands(const char **buf, size_t n, size_t cap)
+{
+	for (const struct cmd_entry *c = cmd_table; c->name && n < cap; c++)
+		buf[n++] = c->name;
+	return n;
+}
+
+/* Appends the problem names to buf. */
+static size_t add_problems(const char **buf, size_t n, size_t cap)
+{
+	for (int i = 0; qx_problems[i] && n < cap; i++)
+		buf[n++] = qx_problems[i]->name;
+	return n;
+}
+
+/* Candidates for `set`: names at even positions, enumerated values after an enum name. */
+static size_t set_candidates(struct shell *sh, int word, char **argv, const char **buf,
+			     size_t cap)
+{
+	const struct problem *p = sh->s.prob;
+	size_t n = 0;
+	if (word % 2 == 1) {
+		for (size_t k = 0; k < p->nparams && n < cap; k++)
+			buf[n++] = p->params[k].name;
+		for (int k = 0; k < S_COUNT && n < cap; k++)
+			buf[n++] = settings_defs[k].name;
+		return n;
+	}
+	int k = param_find(p->params, p->nparams, argv[word - 1]);
+	const char *const *choices = k >= 0 ? p->params[k].choices : NULL;
+	if (k < 0 && (k = param_find(settings_defs, S_COUNT, argv[word - 1])) >= 0) {
+		if (k == S_VARIANT) {
+			for (size_t v = 0; v < p->nvariants && n < cap; v++)
+				buf[n++] = p->variants[v].name;
+			return n;
+		}
+		choices = settings_defs[k].choices;
+	}
+	for (size_t i = 0; choices && choices[i] && n < cap; i++)
+		buf[n++] = choices[i];
+	return n;
+}
+
+/* Builds the candidate list for the word at index `word`. */
+const char *const *repl_candidates(struct shell *sh, int word, char **argv, const char **buf,
+				   size_t cap)
+{
+	struct qx_err e;
+	const struct cmd_entry *c;
+	size_t n = 0;
+	cap--; /* room for the NULL */
+	if (word == 0) {
+		n = add_commands(buf, 0, cap);
+	} else if ((c = cmd_find(argv[0], &e)) != NULL) {
+		switch (c->arg) {
+		case ARG_FILE:
+			return NULL;
+		case ARG_PROBLEM:
+			if (word == 1)
+				n = add_problems(buf, 0, cap);
+			break;
+		case ARG_SET:
+			n = set_candidates(sh, word, argv, buf, cap);
+			break;
+		case ARG_WORDS:
+			for (size_t i = 0; word == 1 && c->words[i] && n < cap; i++)
+				buf[n++] = c->words[i];
+			break;
+		case ARG_TOPIC:
+			if (word == 1) {
+				n = add_commands(buf, 0, cap);
+				n = add_problems(buf, n, cap);
+				if (n < cap)
+					buf[n++] = "variants";
+			}
+			break;
+		case ARG_NONE:
+			break;
+		}
+	}
+	buf[n] = NULL;
+	return buf;
+}
+
+static const char *completion_list[MAX_CANDIDATES];
+
+/* Readline generator: returns the next candidate starting with text (malloc'd). */
+static char *completion_next(const char *text, int state)
+{
+	static size_t i, len;
+	if (!state) {
+		i = 0;
+		len = strlen(text);
+	}
+	while (completion_list[i]) {
+		const char *name = completion_list[i++];
+		if (strncmp(name, text, len) == 0)
+			return strdup(name);
+	}
+	return NULL;
+}
+
+/* Readline completion hook: splits the line before the cursor and completes its last word. */
+static char **completion_hook(const char *text, int start, int end)
+{
+	char *before = strndup(rl_line_buffer, (size_t)start);
+	char *argv[QX_MAX_ARGS];
+	struct qx_err e;
+	char *seg;
+	int argc;
+	(void)end;
+	if (!before)
+		return NULL;
+	seg = strrchr(before, ';'); /* complete within the last command of the line */
+	argc = cmd_split(seg ? seg + 1 : before, argv, QX_MAX_ARGS, &e);
+	if (argc < 0 ||
+	    !repl_candidates(repl_shell, argc, argv, completion_list, MAX_CANDIDATES)) {
+		free(before);
+		return NULL; /* readline falls back to file names */
+	}
+	free(before);
+	rl_attempted_completion_over = 1;
+	return rl_completion_matches(text, completion_next);
+}
+
+/* Writes the history file path into buf and creates its directory. */
+int repl_history_path(char *buf, size_t len)
+{
+	const char *env = getenv("QUADX_HISTFILE"), *state = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	char dir[PATH_MAX];
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return 0;
+	}
+	if (state && *state)
+		snprintf(dir, sizeof dir, "%s/quadx", state);
+	else if (home && *home)
+		snprintf(dir, sizeof dir, "%s/.local/state/quadx", home);
+	else
+		return -1;
+	/* mkdir -p: create each component, ignoring those that exist. */
+	for (char *p = dir + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0700);
+			*p = '/';
+		}
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -1;
+	snprintf(buf, len, "%s/history", dir);
+	return 0;
+}
+
+/* Saves the history through a temporary file and a rename, so a failed write never
+ * truncates the old file. */
+static void repl_history_save(const char *path)
+{
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	if (write_history(tmp) == 0 && rename(tmp, path) == 0)
+		return;
+	unlink(tmp);
+	fprintf(stderr, "quadx: could not save history to %s\n", path);
+}
+
+/* Builds the prompt "quadx PROBLEM/PRECISION> ". */
+static void repl_prompt(const struct shell *sh, char *buf, size_t len)
+{
+	snprintf(buf, len, "quadx %s/%s> ", sh->s.prob->name,
+		 qx_precision_name((enum qx_precision)session_setting(&sh->s, S_PRECISION)));
+}
+
+/* The interactive loop. */
+int repl_run(struct shell *sh)
+{
+	char hist[PATH_MAX], prompt[128];
+	const int have_hist = repl_history_path(hist, sizeof hist) == 0;
+	int failed = 0;
+	repl_shell = sh;
+	rl_readline_name = "quadx";
+	rl_attempted_completion_function = completion_hook;
+	stifle_history(2000);
+	if (have_hist)
+		read_history(hist);
+	while (!sh->quit) {
+		struct qx_err e = {""};
+		char *line;
+		repl_prompt(sh, prompt, sizeof prompt);
+		line = readline(prompt);
+		if (!line) {
+			putchar('\n');
+			break;
+		}
+		if (*line)
+			add_history(line);
+		if (shell_exec_line(sh, line, &e)) {
+			fprintf(stderr, "quadx: %s\n", e.msg);
+			failed++;
+		}
+		free(line);
+	}
+	if (have_hist)
+		repl_history_save(hist);
+	return failed;
+}

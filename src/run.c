@@ -1,0 +1,251 @@
+/* run.c - one `run` of the current problem: memory checks, warm-up and timed repetitions,
+ * error against the reference, and speedup against the CPU timings measured so far. */
+#include "session.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cuda/quadx_cuda.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* Writes the key that identifies a problem and its parameters into buf. */
+static void params_key(const struct problem *p, const struct param_value *v, char *buf,
+		       size_t len)
+{
+	char params[400];
+	session_params_string(p, v, params, sizeof params);
+	snprintf(buf, len, "%s %s", p->name, params);
+}
+
+/* Writes the key of a timing configuration: problem, parameters, precision and variant. */
+static void timing_key(const struct problem *p, const struct param_value *v,
+		       enum qx_precision prec, int variant, char *buf, size_t len)
+{
+	char pk[400];
+	params_key(p, v, pk, sizeof pk);
+	snprintf(buf, len, "%s %s %s", pk, qx_precision_name(prec), p->variants[variant].name);
+}
+
+/* Returns the reference values for params, computing them with every core when not cached. */
+const double *session_reference(struct session *s, const struct problem *p,
+				const struct param_value *params, struct qx_err *e)
+{
+	char key[512];
+	const size_t count = p->count(params);
+	double *ref;
+	params_key(p, params, key, sizeof key);
+	if (s->ref && strcmp(key, s->ref_key) == 0)
+		return s->ref;
+	free(s->ref);
+	s->ref = NULL;
+	ref = malloc(count * sizeof *ref);
+	if (!ref) {
+		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
+		return NULL;
+	}
+	if (p->reference(params, omp_get_num_procs(), ref, e)) {
+		free(ref);
+		return NULL;
+	}
+	s->ref = ref;
+	s->ref_count = count;
+	snprintf(s->ref_key, sizeof s->ref_key, "%s", key);
+	return ref;
+}
+
+/* Checks that the variant exists on backend b and that the GPU is usable; fills info. */
+static int run_check_backend(const struct session *s, enum qx_backend b, int variant,
+			     struct gpu_info *info, struct qx_err *e)
+{
+	const struct problem *p = s->prob;
+	const struct variant_def *v = &p->variants[variant];
+	char others[256] = "";
+	if (!(v->backends & (1u << b))) {
+		for (size_t i = 0; i < p->nvariants; i++)
+			if (p->variants[i].backends & (1u << b)) {
+				strncat(others, *others ? ", " : "", sizeof others - strlen(others) - 1);
+				strncat(others, p->variants[i].name,
+					sizeof others - strlen(others) - 1);
+			}
+		return qx_fail(e, "variant %s has no %s implementation (%s variants: %s)", v->name,
+			       qx_backend_name(b), qx_backend_name(b), others);
+	}
+	if (b != QX_GPU)
+		return 0;
+	if (!p->run_gpu)
+		return qx_fail(e, "no GPU backend: this quadx was built without CUDA (nvcc was not "
+				  "found at build time)");
+	if (gpu_init(info, e))
+		return -1;
+	if ((int)session_setting(s, S_BLOCK) > info->max_threads_per_block)
+		return qx_fail(e, "block %d is over this GPU's limit of %d threads per block",
+			       (int)session_setting(s, S_BLOCK), info->max_threads_per_block);
+	return 0;
+}
+
+/* Refuses a run whose host or device memory does not fit, naming both figures. */
+static int run_check_memory(struct session *s, const struct run_request *rq, enum qx_backend b,
+			    struct qx_err *e)
+{
+	const struct problem *p = s->prob;
+	const size_t count = p->count(rq->params);
+	char key[512];
+	size_t host = count * qx_precision_size(rq->prec) + p->host_bytes(rq);
+	size_t avail = qx_host_mem_available();
+	params_key(p, rq->params, key, sizeof key);
+	if (!p->is_reference(b, rq->prec, rq->variant) && !(s->ref && !strcmp(key, s->ref_key)))
+		host += count * sizeof(double);
+	if (count > (size_t)1 << 40 || (avail && host > avail))
+		return qx_fail(e,
+			       "run refused: it needs %.1f MiB of host memory and %.1f MiB is "
+			       "available",
+			       host / MIB, avail / MIB);
+	if (b == QX_GPU) {
+		struct gpu_info info;
+		size_t dev = p->device_bytes(rq);
+		if (gpu_init(&info, e))
+			return -1;
+		if (dev > info.mem_free)
+			return qx_fail(e,
+				       "run refused: it needs %.1f MiB of GPU memory and %.1f MiB "
+				       "is free",
+				       dev / MIB, info.mem_free / MIB);
+	}
+	return 0;
+}
+
+/* Returns a host buffer for the run's values: pinned for the GPU, a reused malloc for the CPU. */
+static void *run_buffer(struct session *s, enum qx_backend b, size_t bytes, struct qx_err *e)
+{
+	if (b == QX_GPU)
+		return gpu_host_buffer(bytes, e);
+	if (bytes > s->cpu_values_bytes) {
+		free(s->cpu_values);
+		s->cpu_values = malloc(bytes ? bytes : 1);
+		s->cpu_values_bytes = s->cpu_values ? bytes : 0;
+		if (!s->cpu_values) {
+			qx_fail(e, "cannot allocate %.1f MiB for the results", bytes / MIB);
+			return NULL;
+		}
+	}
+	return s->cpu_values;
+}
+
+/* Runs warmup + repeat times into r->samples; returns 0 or -1 (cancelled or failed). */
+static int run_timed(struct session *s, const struct run_request *rq, enum qx_backend b,
+		     void *out, struct run_result *r, struct qx_err *e)
+{
+	const int warmup = (int)session_setting(s, S_WARMUP);
+	const int repeat = (int)session_setting(s, S_REPEAT);
+	for (int i = 0; i < warmup + repeat; i++) {
+		struct qx_phases t = {0};
+		if (qx_cancelled())
+			return qx_fail(e, "run cancelled");
+		if (b == QX_GPU) {
+			if (s->prob->run_gpu(rq, out, &t, e))
+				return -1;
+		} else {
+			const double t0 = qx_now_ms();
+			if (s->prob->run_cpu(rq, out, e))
+				return -1;
+			t.total = qx_now_ms() - t0;
+		}
+		if (i >= warmup)
+			r->samples[r->nsamples++] = t;
+	}
+	phases_summarize(r->samples, r->nsamples, &r->med, &r->min, &r->max);
+	return 0;
+}
+
+/* Fills the speedup fields of a GPU result, or records a CPU result's timing. */
+static void run_speedup(struct session *s, struct run_result *r)
+{
+	char key[512];
+	timing_key(r->prob, r->params, r->prec, r->variant, key, sizeof key);
+	r->speedup_serial = r->speedup_threads = NAN;
+	if (r->backend == QX_CPU) {
+		struct cpu_timing *slot = r->threads == 1 ? &s->cpu_serial : &s->cpu_threads;
+		snprintf(slot->key, sizeof slot->key, "%s", key);
+		slot->total_ms = r->med.total;
+		slot->threads = r->threads;
+		return;
+	}
+	if (!strcmp(key, s->cpu_serial.key))
+		r->speedup_serial = s->cpu_serial.total_ms / r->med.total;
+	if (!strcmp(key, s->cpu_threads.key)) {
+		r->speedup_threads = s->cpu_threads.total_ms / r->med.total;
+		r->threads_ref = s->cpu_threads.threads;
+	}
+}
+
+/* Runs the current problem on backend b and makes the result the session's last. */
+int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
+{
+	const struct problem *p = s->prob;
+	struct run_result *r;
+	struct gpu_info info;
+	struct run_request rq = {
+		.params = s->params[s->prob_index],
+		.prec = (enum qx_precision)session_setting(s, S_PRECISION),
+		.variant = (int)session_setting(s, S_VARIANT),
+		.block = (int)session_setting(s, S_BLOCK),
+		.threads = (int)session_setting(s, S_THREADS),
+	};
+	const size_t count = p->count(rq.params);
+	void *out;
+
+	if (run_check_backend(s, b, rq.variant, &info, e) || run_check_memory(s, &rq, b, e))
+		return -1;
+	r = calloc(1, sizeof *r);
+	if (!r)
+		return qx_fail(e, "out of memory for a run result");
+	r->prob = p;
+	memcpy(r->params, rq.params, sizeof r->params);
+	r->backend = b;
+	r->prec = rq.prec;
+	r->variant = rq.variant;
+	r->block = rq.block;
+	r->threads = rq.threads;
+	r->warmup = (int)session_setting(s, S_WARMUP);
+	r->evals = count;
+
+	out = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
+	if (!out || run_timed(s, &rq, b, out, r, e)) {
+		/* The buffer of the last result on this backend may hold partial values now. */
+		if (s->last && s->last->backend == b) {
+			free(s->last);
+			s->last = NULL;
+		}
+		free(r);
+		return -1;
+	}
+	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
+	r->is_reference = p->is_reference(b, rq.prec, rq.variant);
+	if (r->is_reference) {
+		/* The reference itself: keep a copy so later runs need not recompute it. */
+		free(s->ref);
+		s->ref = malloc(count * sizeof(double));
+		if (s->ref) {
+			memcpy(s->ref, out, count * sizeof(double));
+			s->ref_count = count;
+			params_key(p, rq.params, s->ref_key, sizeof s->ref_key);
+		}
+	} else {
+		const double *ref = session_reference(s, p, rq.params, e);
+		if (!ref) {
+			free(r);
+			return -1;
+		}
+		err_stats_compute(ref, out, rq.prec, count, session_setting(s, S_THRESHOLD),
+				  &r->err);
+		r->has_error = 1;
+	}
+	run_speedup(s, r);
+	free(s->last);
+	s->last = r;
+	s->last_values = out;
+	return 0;
+}

@@ -1,0 +1,164 @@
+/* session.c - session state: problems, parameters, settings, runs and the reference cache. */
+#include "session.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cuda/quadx_cuda.h"
+
+static const char *const precision_names[] = {"float", "double", NULL};
+
+const struct param_def settings_defs[S_COUNT] = {
+	[S_PRECISION] = {"precision", PARAM_ENUM, 0, 0, 0, QX_FLOAT, 0, precision_names,
+			 "float or double, for the CPU and the GPU alike"},
+	[S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block"},
+	[S_THREADS] = {"threads", PARAM_INT, 1, 1024, 0, 1, 0, NULL,
+		       "CPU threads (OpenMP); 1 is the seeds' serial baseline"},
+	[S_VARIANT] = {"variant", PARAM_ENUM, 0, 0, 0, 0, 0, NULL,
+		       "which implementation runs (see help variants); the first is the best"},
+	[S_THRESHOLD] = {"threshold", PARAM_REAL, 0, 1, 1, 1e-5, 0, NULL,
+			 "relative error above which a point is flagged"},
+	[S_REPEAT] = {"repeat", PARAM_INT, 1, QX_MAX_REPEAT, 0, 5, 0, NULL,
+		      "timed runs per run command; the median is reported"},
+	[S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL,
+		      "untimed runs before the timed ones"},
+};
+
+/* Fills names[] with the variant names of p, NULL-terminated. */
+static void variant_names(const struct problem *p, const char **names)
+{
+	size_t i;
+	for (i = 0; i < p->nvariants && i < QX_MAX_VARIANTS; i++)
+		names[i] = p->variants[i].name;
+	names[i] = NULL;
+}
+
+/* Fills def with the setting's definition; for variant, names receives the choices. */
+void session_setting_def(const struct session *s, enum setting which, struct param_def *def,
+			 const char **names)
+{
+	*def = settings_defs[which];
+	if (which == S_VARIANT) {
+		variant_names(s->prob, names);
+		def->choices = names;
+	}
+}
+
+/* Returns a setting's value (the per-problem variant for S_VARIANT). */
+double session_setting(const struct session *s, enum setting which)
+{
+	if (which == S_VARIANT)
+		return s->variant[s->prob_index];
+	return s->settings[which].num;
+}
+
+/* Sets every parameter and setting to its default, selects the first problem. */
+void session_init(struct session *s, FILE *out)
+{
+	memset(s, 0, sizeof *s);
+	s->out = out;
+	for (int i = 0; qx_problems[i] && i < QX_MAX_PROBLEMS; i++)
+		for (size_t k = 0; k < qx_problems[i]->nparams; k++)
+			s->params[i][k] = param_default(&qx_problems[i]->params[k]);
+	for (int k = 0; k < S_COUNT; k++)
+		s->settings[k] = param_default(&settings_defs[k]);
+	s->prob = qx_problems[0];
+	s->cpu_serial.total_ms = s->cpu_threads.total_ms = NAN;
+}
+
+/* Releases the session's buffers. */
+void session_free(struct session *s)
+{
+	free(s->last);
+	free(s->cpu_values);
+	free(s->ref);
+	s->last = NULL;
+	s->cpu_values = s->ref = NULL;
+}
+
+/* Switches problem. */
+int session_use(struct session *s, const char *name, struct qx_err *e)
+{
+	const struct problem *p = problem_find(name);
+	if (!p) {
+		char list[256] = "";
+		for (int i = 0; qx_problems[i]; i++) {
+			strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+			strncat(list, qx_problems[i]->name, sizeof list - strlen(list) - 1);
+		}
+		return qx_fail(e, "unknown problem '%.64s': problems are %s", name, list);
+	}
+	for (int i = 0; qx_problems[i]; i++)
+		if (qx_problems[i] == p)
+			s->prob_index = i;
+	s->prob = p;
+	return 0;
+}
+
+/* Writes "n=10 m=10 ..." for the parameters v of p. */
+void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
+			   size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < p->nparams && used < len; k++) {
+		char val[80];
+		param_format(&p->params[k], v[k], val, sizeof val);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", k ? " " : "",
+					 p->params[k].name, val);
+	}
+}
+
+/* Applies NAME VALUE pairs to copies, checks them together, then commits. */
+int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
+{
+	const struct problem *p = s->prob;
+	struct param_value params[QX_MAX_PARAMS], settings[S_COUNT];
+	int variant = s->variant[s->prob_index];
+
+	if (argc % 2)
+		return qx_fail(e, "set: '%.64s' has no value (usage: set NAME VALUE [NAME VALUE...])",
+			       argv[argc - 1]);
+	memcpy(params, s->params[s->prob_index], sizeof params);
+	memcpy(settings, s->settings, sizeof settings);
+	for (int i = 0; i < argc; i += 2) {
+		const char *name = argv[i], *word = argv[i + 1];
+		int k = param_find(p->params, p->nparams, name);
+		if (k >= 0) {
+			if (param_parse(&p->params[k], word, &params[k], e))
+				return -1;
+			continue;
+		}
+		k = param_find(settings_defs, S_COUNT, name);
+		if (k < 0) {
+			char names[512];
+			size_t used = 0;
+			for (size_t j = 0; j < p->nparams; j++)
+				used += (size_t)snprintf(names + used, sizeof names - used, "%s, ",
+							 p->params[j].name);
+			for (int j = 0; j < S_COUNT; j++)
+				used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+							 settings_defs[j].name,
+							 j + 1 < S_COUNT ? ", " : "");
+			return qx_fail(e, "unknown parameter '%.64s' for %s: names are %s", name,
+				       p->name, names);
+		}
+		struct param_def def;
+		const char *vnames[QX_MAX_VARIANTS + 1];
+		session_setting_def(s, (enum setting)k, &def, vnames);
+		struct param_value v;
+		if (param_parse(&def, word, &v, e))
+			return -1;
+		if (k == S_VARIANT)
+			variant = (int)v.num;
+		else
+			settings[k] = v;
+	}
+	if (p->check && p->check(params, e))
+		return -1;
+	memcpy(s->params[s->prob_index], params, sizeof params);
+	memcpy(s->settings, settings, sizeof settings);
+	s->variant[s->prob_index] = variant;
+	return 0;
+}

@@ -1,0 +1,103 @@
+/* session.h - the state of one quadx session: the current problem, every problem's parameters,
+ * the settings, the results of the runs so far and the cached reference values. */
+#ifndef QX_SESSION_H
+#define QX_SESSION_H
+
+#include <stdio.h>
+
+#include "problem.h"
+#include "stats.h"
+
+#define QX_MAX_PROBLEMS 8
+#define QX_MAX_VARIANTS 8
+#define QX_MAX_REPEAT 1000
+
+/* Session settings, in the order of settings_defs[]. */
+enum setting { S_PRECISION, S_BLOCK, S_THREADS, S_VARIANT, S_THRESHOLD, S_REPEAT, S_WARMUP,
+	       S_COUNT };
+
+enum out_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
+
+/* One finished run: what ran, its timings (every sample) and its error. */
+struct run_result {
+	const struct problem *prob;
+	struct param_value params[QX_MAX_PARAMS];
+	enum qx_backend backend;
+	enum qx_precision prec;
+	int variant, block, threads, warmup;
+	int nsamples;
+	struct qx_phases samples[QX_MAX_REPEAT];
+	struct qx_phases med, min, max;
+	size_t evals;
+	double evals_per_s;
+	int is_reference; /* this result is the reference: no error to show */
+	int has_error;
+	struct err_stats err;
+	double speedup_serial, speedup_threads; /* NaN when not measured */
+	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
+};
+
+/* Latest CPU timing for a configuration, kept to compute the GPU's speedup. */
+struct cpu_timing {
+	char key[512];
+	double total_ms;
+	int threads;
+};
+
+struct session {
+	const struct problem *prob;
+	int prob_index;
+	struct param_value params[QX_MAX_PROBLEMS][QX_MAX_PARAMS];
+	int variant[QX_MAX_PROBLEMS];
+	struct param_value settings[S_COUNT];
+	enum out_format format;
+	char csv_header[1024]; /* the last CSV header printed, so it is printed once */
+	FILE *out;
+
+	struct run_result *last; /* the latest run, NULL before the first */
+	void *last_values;       /* its values (count of them, in last->prec) */
+	void *cpu_values;        /* malloc'd buffer for CPU results, reused */
+	size_t cpu_values_bytes;
+
+	double *ref; /* reference values for ref_key, or NULL */
+	size_t ref_count;
+	char ref_key[512];
+
+	struct cpu_timing cpu_serial, cpu_threads;
+};
+
+/* The settings' table; variant's choices are the current problem's variants. */
+extern const struct param_def settings_defs[S_COUNT];
+
+/* Initializes s with the first problem, defaults everywhere, output to out. */
+void session_init(struct session *s, FILE *out);
+
+/* Frees what s owns. */
+void session_free(struct session *s);
+
+/* Switches to the problem named name (unique prefix); its parameters are kept from before. */
+int session_use(struct session *s, const char *name, struct qx_err *e);
+
+/* Applies NAME VALUE pairs to the problem's parameters and the settings, all or nothing. */
+int session_set(struct session *s, int argc, char **argv, struct qx_err *e);
+
+/* Returns the current value of a setting as a number (precision/variant: the index). */
+double session_setting(const struct session *s, enum setting which);
+
+/* Fills def with the setting's definition for the current problem (variant gets its names). */
+void session_setting_def(const struct session *s, enum setting which, struct param_def *def,
+			 const char **names);
+
+/* Writes "name=value name=value" of the current problem's parameters into buf. */
+void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
+			   size_t len);
+
+/* Runs the current problem on backend b (warmup, then repeat timed runs), computes error and
+ * speedup, and makes it the session's last result. */
+int session_run(struct session *s, enum qx_backend b, struct qx_err *e);
+
+/* The reference values of the last result's configuration (computed once, then cached). */
+const double *session_reference(struct session *s, const struct problem *p,
+				const struct param_value *params, struct qx_err *e);
+
+#endif

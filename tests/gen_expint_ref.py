@@ -1,0 +1,208 @@
+"""Generate reference values of the generalized exponential integral.
+
+Makes tests/data/expint_ref.csv: reference values of
+
+    E_n(x) = integral_1^inf exp(-x t) t^(-n) dt
+
+from an independent arbitrary-precision source (Debian's python3-mpmath).
+Rerun with Debian's interpreter (not a pyenv/venv python3):
+
+    /usr/bin/python3 tests/gen_expint_ref.py > tests/data/expint_ref.csv
+
+Output: CSV with a header line "n,x,value", then one line per point.
+  n      integer order (n >= 0)
+  x      the argument, written as repr() of an IEEE double; the value is
+         computed at exactly that double (mp.mpf(float(x)))
+  value  E_n(x) with 25 significant digits, always in exponent notation
+         d.<24 digits>e<sign><exponent>; values may lie outside the double
+         range (e.g. E_5(800) ~ 4.6e-351): they are kept, unmarked
+Lines starting with '#' are comments.
+
+Every value is verified:
+  1. mp.expint(n, x) is computed at two working precisions (dps p and 2p,
+     p = 80 first) and the two must agree to a relative 1e-30.  mpmath's
+     expint silently returns wrong results (off by many orders of magnitude)
+     for large n and x at some precisions -- not even monotonically: in
+     mpmath 1.2.1, E_1000(700) is right at dps 80 and 320 but wrong at 160,
+     E_250(700) is wrong up to dps 160.  So on disagreement the pair is
+     escalated (160/320, 320/640, ... up to 2560/5120); the first agreeing
+     pair is used (its higher-precision value is written);
+  2. it is cross-checked against an independent evaluation at dps 40:
+     n = 0:          exp(-x)/x exactly
+     x = 0, n >= 2:  1/(n-1) exactly
+     otherwise       exp(-x) * integral_0^inf exp(-x u) (1+u)^(-n) du by
+                     mp.quad, split at 0, 1/(x+n), 10/(x+n), then geometric
+                     points up to the decay scale
+     requiring relative agreement better than 1e-25.
+If any check fails the script exits non-zero with a message on stderr.
+The output is deterministic (points are sorted by (n, x)).  A summary
+(number of points, max disagreements) goes to stderr.
+"""
+
+import sys
+import time
+
+import mpmath
+from mpmath import mp
+
+DPS_LADDER = [80, 160, 320, 640, 1280, 2560, 5120]
+DPS_QUAD = 40
+TOL_PREC = mpmath.mpf("1e-30")
+TOL_QUAD = mpmath.mpf("1e-25")
+DIGITS_OUT = 25
+
+
+def die(msg):
+    sys.stderr.write("gen_expint_ref.py: FAILED: %s\n" % msg)
+    sys.exit(1)
+
+
+def points():
+    """Return the sorted, de-duplicated list of (n, x) with x a Python float."""
+    pts = set()
+
+    def add(n, x):
+        pts.add((int(n), float(x)))
+
+    nset = [1, 2, 3, 4, 5, 7, 10, 15, 20, 29, 30, 31, 50]
+    # x <= 1: series region
+    for x in ["1e-6", "1e-3", "0.01", "0.1", "0.25", "0.5", "0.75", "0.999",
+              "1.0"]:
+        for n in nset:
+            add(n, float(x))
+    # x > 1: continued-fraction region
+    for x in ["1.0001", "1.5", "2", "3", "5", "7.5", "10", "20", "50", "87",
+              "100", "300", "700"]:
+        for n in nset:
+            add(n, float(x))
+    # n = 0: E_0(x) = exp(-x)/x
+    for x in ["1e-300", "1e-20", "1e-6", "1e-3", "0.1", "0.5", "1", "2", "10",
+              "100", "700", "745", "800"]:
+        add(0, float(x))
+    # x = 0: E_n(0) = 1/(n-1)
+    for n in [2, 3, 10, 1000]:
+        add(n, 0.0)
+    # large n: asymptotic-expansion region
+    for n in [24, 31, 50, 100, 250, 251, 300, 500, 1000, 5000, 20000, 100000]:
+        for x in ["1e-3", "0.1", "1", "2", "5", "10", "50", "100", "700"]:
+            add(n, float(x))
+    # coursework grid corners: x = 10*j/m computed in double
+    for n in [1, 10, 5000, 20000]:
+        for m in [5000, 20000]:
+            for j in [1, 2, m // 2, m]:
+                add(n, 10.0 * j / m)
+    # values that underflow double
+    for n, x in [(1, 745), (1, 750), (2, 745), (5, 800), (10, 800),
+                 (1, 1000), (50, 900), (200, 1000)]:
+        add(n, float(x))
+    return sorted(pts)
+
+
+def expint_at(n, xm, dps):
+    with mp.workdps(dps):
+        return mp.expint(n, mp.mpf(xm))
+
+
+def quad_ref(n, xf):
+    """Independent evaluation of E_n(x) at DPS_QUAD digits."""
+    with mp.workdps(DPS_QUAD):
+        x = mp.mpf(xf)
+        if n == 0:
+            return mp.exp(-x) / x
+        if x == 0:
+            if n < 2:
+                die("E_%d(0) is infinite" % n)
+            return mp.mpf(1) / (n - 1)
+        s = mp.mpf(1) / (x + n)
+        pts = [mp.mpf(0), s, 10 * s]
+        # the integrand exp(-x u - n log(1+u)) decays on the scale 1/(x+n)
+        # near 0 and slower further out (algebraically for small x), so add
+        # points growing by 10x up to 200/x, where exp(-x u) < 1e-86.
+        end = 200 / x
+        p = 10 * s
+        while p * 10 < end:
+            p *= 10
+            pts.append(p)
+        if end > pts[-1]:
+            pts.append(end)
+        pts.append(mp.inf)
+        f = lambda u: mp.exp(-x * u) * (1 + u) ** (-n)
+        return mp.exp(-x) * mp.quad(f, pts)
+
+
+def reldiff(a, b):
+    if a == b:
+        return mp.mpf(0)
+    return abs(a - b) / abs(b)
+
+
+def main():
+    t0 = time.time()
+    pts = points()
+    out = sys.stdout
+    out.write("# E_n(x) = int_1^inf exp(-x t) t^-n dt, reference values\n")
+    out.write("# made by tests/gen_expint_ref.py with mpmath %s "
+              "(expint at two dps, p and 2p with p >= %d, "
+              "checked vs mp.quad at dps %d)\n"
+              % (mpmath.__version__, DPS_LADDER[0], DPS_QUAD))
+    out.write("# x is repr() of an IEEE double; value has %d significant "
+              "digits\n" % DIGITS_OUT)
+    out.write("n,x,value\n")
+    max_prec = mp.mpf(0)
+    max_quad = mp.mpf(0)
+    worst_prec = worst_quad = None
+    n_escalated = 0
+    escalated = []
+    for n, xf in pts:
+        vals = {}
+        used = None
+        for i in range(len(DPS_LADDER) - 1):
+            plo, phi = DPS_LADDER[i], DPS_LADDER[i + 1]
+            for p in (plo, phi):
+                if p not in vals:
+                    vals[p] = expint_at(n, xf, p)
+            lo, hi = vals[plo], vals[phi]
+            with mp.workdps(phi):
+                ok = (mp.isfinite(hi) and hi > 0 and mp.isfinite(lo)
+                      and lo > 0)
+                d1 = reldiff(lo, hi) if ok else mp.inf
+            if d1 <= TOL_PREC:
+                used = (plo, phi)
+                break
+        if used is None:
+            die("n=%d x=%r: expint at dps %s never agrees between two "
+                "consecutive precisions: %s"
+                % (n, xf, DPS_LADDER,
+                   [mp.nstr(vals[p], 10) for p in DPS_LADDER]))
+        if used != (DPS_LADDER[0], DPS_LADDER[1]):
+            n_escalated += 1
+            escalated.append("n=%d x=%r -> dps %d/%d" % (n, xf, used[0],
+                                                          used[1]))
+        q = quad_ref(n, xf)
+        with mp.workdps(used[1]):
+            d2 = reldiff(q, hi)
+        if not d2 < TOL_QUAD:
+            die("n=%d x=%r: expint %s vs quad %s, rel %s"
+                % (n, xf, mp.nstr(hi, 20), mp.nstr(q, 20), mp.nstr(d2, 3)))
+        if d1 > max_prec or worst_prec is None:
+            max_prec, worst_prec = d1, (n, xf)
+        if d2 > max_quad or worst_quad is None:
+            max_quad, worst_quad = d2, (n, xf)
+        with mp.workdps(used[1]):
+            # always d.ddd...e+NN, exactly DIGITS_OUT digits
+            vs = mp.nstr(hi, DIGITS_OUT, min_fixed=mp.inf, max_fixed=-mp.inf,
+                         strip_zeros=False, show_zero_exponent=True)
+        out.write("%d,%r,%s\n" % (n, xf, vs))
+    for e in escalated:
+        sys.stderr.write("gen_expint_ref.py: escalated precision: %s\n" % e)
+    sys.stderr.write(
+        "gen_expint_ref.py: %d points OK in %.1f s (%d needed dps > %d/%d); "
+        "max rel diff between the two dps: "
+        "%s (n=%d x=%r); max rel diff vs quad: %s (n=%d x=%r)\n"
+        % (len(pts), time.time() - t0, n_escalated, DPS_LADDER[0],
+           DPS_LADDER[1], mp.nstr(max_prec, 3), worst_prec[0], worst_prec[1],
+           mp.nstr(max_quad, 3), worst_quad[0], worst_quad[1]))
+
+
+if __name__ == "__main__":
+    main()
