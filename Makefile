@@ -101,11 +101,20 @@ test-script: all
 	$(PYTHON) tests/script_test.py
 
 test: all test-unit test-script
+	$(PYTHON) tests/gpu_test.py
 
-test-gpu: all $(UNIT_BIN)
+# NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).
+ifeq ($(NOBUILD),1)
+BUILT :=
+else
+BUILT := all $(UNIT_BIN) $(BUILD)/quadx-bench
+endif
+
+test-gpu: $(BUILT)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/gpu_test.py
 
-bench: all $(BUILD)/quadx-bench
+bench: $(BUILT)
 	$(BUILD)/quadx-bench
 
 install: all

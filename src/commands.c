@@ -14,6 +14,8 @@ static const char *const show_words[] = {"params", "device", "last", NULL};
 static const char *const run_words[] = {"cpu", "gpu", "both", NULL};
 static const char *const format_words[] = {"text", "json", "csv", NULL};
 
+const char *const help_topics[] = {"settings", "variants", "keys", "scripts", "coursework", NULL};
+
 /* Returns the index of word in the NULL-terminated list words (unique prefix allowed), or -1
  * with e naming the allowed words. */
 static int word_index(const char *what, const char *const *words, const char *word,
@@ -247,7 +249,7 @@ static void help_variants(struct session *s)
 	const struct problem *p = s->prob;
 	fprintf(s->out, "Variants of %s (set variant NAME; the first is the default):\n", p->name);
 	for (size_t i = 0; i < p->nvariants; i++)
-		fprintf(s->out, "  %-12s %s%s  %s\n", p->variants[i].name,
+		fprintf(s->out, "  %-12s %s%s\n      %s\n", p->variants[i].name,
 			p->variants[i].backends & QX_ON_CPU ? "cpu" : "",
 			p->variants[i].backends == (QX_ON_CPU | QX_ON_GPU)
 				? "+gpu"
@@ -269,7 +271,10 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		fprintf(out, "Problems:");
 		for (int i = 0; qx_problems[i]; i++)
 			fprintf(out, " %s", qx_problems[i]->name);
-		fprintf(out, "\nOther topics: settings variants keys\n");
+		fprintf(out, "\nOther topics:");
+		for (int i = 0; help_topics[i]; i++)
+			fprintf(out, " %s", help_topics[i]);
+		fputc('\n', out);
 		return 0;
 	}
 	topic = argv[1];

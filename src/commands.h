@@ -28,6 +28,9 @@ struct cmd_entry {
 	int (*exec)(struct shell *sh, int argc, char **argv, struct qx_err *e);
 };
 
+/* Help topics that are neither commands nor problems, NULL-terminated. */
+extern const char *const help_topics[];
+
 /* The command table, terminated by an entry with a NULL name. */
 extern const struct cmd_entry cmd_table[];
 

@@ -21,6 +21,22 @@ static void on_sigint(int sig)
 	qx_cancel_request();
 }
 
+/* Returns a malloc'd copy of the -e text with each ';' outside quotes turned into a line
+ * break, so each command is a script line of its own (numbered, and --keep-going applies). */
+static char *commands_to_lines(const char *cmds)
+{
+	char *s = strdup(cmds), quote = 0;
+	for (char *p = s; p && *p; p++) {
+		if (quote)
+			quote = *p == quote ? 0 : quote;
+		else if (*p == '"' || *p == '\'')
+			quote = *p;
+		else if (*p == ';')
+			*p = '\n';
+	}
+	return s;
+}
+
 /* Prints the usage of quadx. */
 static void usage(FILE *f)
 {
@@ -100,11 +116,15 @@ int main(int argc, char **argv)
 	if (cw.used) {
 		failed = coursework_run(&sh->s, &cw);
 	} else if (cmds) {
-		FILE *f = fmemopen((void *)cmds, strlen(cmds), "r");
-		if (f) {
-			failed = shell_run_stream(sh, f, NULL, keep_going);
-			fclose(f);
+		char *script = commands_to_lines(cmds);
+		FILE *f = script ? fmemopen(script, strlen(script), "r") : NULL;
+		if (!f) {
+			fprintf(stderr, "quadx: out of memory\n");
+			return 1;
 		}
+		failed = shell_run_stream(sh, f, NULL, keep_going);
+		fclose(f);
+		free(script);
 	} else if (file) {
 		FILE *f = fopen(file, "r");
 		if (!f) {

@@ -88,8 +88,8 @@ const char *const *repl_candidates(struct shell *sh, int word, char **argv, cons
 			if (word == 1) {
 				n = add_commands(buf, 0, cap);
 				n = add_problems(buf, n, cap);
-				if (n < cap)
-					buf[n++] = "variants";
+				for (int i = 0; help_topics[i] && n < cap; i++)
+					buf[n++] = help_topics[i];
 			}
 			break;
 		case ARG_NONE:

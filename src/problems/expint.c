@@ -44,11 +44,11 @@ enum { EXPINT_GSL_FAILED = 3 };
 
 static const struct variant_def expint_variants[] = {
 	[V_FAST] = {"fast", QX_ON_CPU | QX_ON_GPU,
-		    "asymptotic expansion for large n, tolerances at the precision's rounding unit; "
-		    "on the GPU, chunks over streams so the copy back overlaps the kernel"},
+		    "asymptotic series for large n, stops at the precision's rounding;\n"
+		    "      GPU: chunks over 4 streams, so copies overlap the kernels"},
 	[V_COURSEWORK] = {"coursework", QX_ON_CPU | QX_ON_GPU,
-			  "the coursework's loops (tolerance 1e-30), one thread per point, one "
-			  "kernel then one copy"},
+			  "the coursework's loops (tolerance 1e-30), one thread per point;\n"
+			  "      GPU: cudaMalloc, one kernel, one copy back, cudaFree"},
 	[V_GSL] = {"gsl", QX_ON_CPU, "GSL's gsl_sf_expint_En, in double, on the CPU"},
 };
 
@@ -206,8 +206,8 @@ static size_t expint_host_bytes(const struct run_request *rq)
 	return 0;
 }
 
-/* eval N X: E_N(X) by the session's variant on backend b in precision prec; returns 1 when
- * the variant has no such backend or precision. */
+/* eval N X: E_N(X) by the fast algorithm on backend b in precision prec; returns 1 when
+ * this build has no GPU backend. */
 static int expint_eval(const double *args, const struct param_value *p, enum qx_backend b,
 		       enum qx_precision prec, struct eval_result *out, struct qx_err *e)
 {

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""GPU tests for quadx: GPU results against the CPU reference, every variant, precision and a
+range of block sizes, the coursework sizes, single evaluations and error paths.
+
+Run from the repository root: `python3 tests/gpu_test.py`. Without a usable GPU every test is
+reported as skipped, unless QUADX_REQUIRE_GPU=1 (make test-gpu), which makes that a failure."""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+QUADX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quadx")
+
+
+def quadx(cmds, timeout=600):
+    """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
+    p = subprocess.run([QUADX, "--json", "-e", cmds], capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, [json.loads(l) for l in p.stdout.splitlines() if l.strip()], p.stderr
+
+
+def gpu_name():
+    """The GPU's name from `show device`, or None when there is no usable GPU."""
+    _, out, _ = quadx("show device")
+    return out[0]["gpu"] if out and out[0].get("gpu") != "none" else None
+
+
+GPU = gpu_name()
+if GPU is None and os.environ.get("QUADX_REQUIRE_GPU") == "1":
+    print("gpu_test: QUADX_REQUIRE_GPU=1 but there is no usable GPU:", quadx("show device")[1])
+    sys.exit(1)
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class GpuTest(unittest.TestCase):
+    def runs(self, cmds):
+        """Runs cmds and returns the run result objects; fails on a non-zero exit."""
+        rc, out, err = quadx(cmds)
+        self.assertEqual(rc, 0, err)
+        return [o for o in out if o.get("type") == "run"]
+
+    def test_device_facts(self):
+        """show device names the GPU and the context creation time."""
+        _, out, _ = quadx("show device")
+        self.assertGreater(out[0]["sms"], 0)
+        self.assertGreaterEqual(out[0]["context_ms"], 0)
+        print(f"\n  device: {GPU}, {out[0]['sms']} SMs, cc {out[0]['compute_capability']}")
+
+    def test_coursework_sizes(self):
+        """n = m = 5000 on the GPU matches the CPU reference in float and double, both variants."""
+        for prec, tol in (("float", 1e-5), ("double", 1e-13)):
+            for variant in ("fast", "coursework"):
+                r = self.runs(f"set n 5000 m 5000 precision {prec} variant {variant} repeat 2 "
+                              f"threads 16; run gpu")[0]
+                print(f"\n  {prec:6} {variant:10} total {r['time_ms']['total']:.3f} ms  "
+                      f"kernel {r['time_ms']['kernel']:.3f}  max_rel {r['error']['max_rel']:.3g}")
+                self.assertLess(r["error"]["max_rel"], tol)
+                self.assertEqual(r["error"]["over_threshold"], 0)
+                self.assertEqual(r["evals"], 25_000_000)
+                t = r["time_ms"]
+                for phase in ("alloc", "h2d", "kernel", "d2h", "free", "total"):
+                    self.assertGreaterEqual(t[phase], 0)
+                self.assertGreater(t["total"], 0)
+
+    def test_block_sizes(self):
+        """Every block size from 1 to 1024, odd ones included, gives the same values."""
+        for block in (1, 32, 64, 100, 128, 256, 512, 1000, 1024):
+            for prec, tol in (("float", 1e-5), ("double", 1e-13)):
+                r = self.runs(f"set n 70 m 999 block {block} precision {prec} repeat 1 "
+                              f"warmup 0; run gpu")[0]
+                self.assertLess(r["error"]["max_rel"], tol, f"block {block} {prec}")
+                self.assertEqual(r["block"], block)
+
+    def test_chunk_edges(self):
+        """Grids that are not a whole number of chunks or rows (m above and below a chunk)."""
+        for n, m in ((1, 5_000_001), (3, 4_194_305), (4097, 1025), (1, 1)):
+            r = self.runs(f"set n {n} m {m} precision double repeat 1 warmup 0 threads 16; "
+                          f"run gpu")[0]
+            self.assertLess(r["error"]["max_rel"], 1e-13, f"{n}x{m}")
+
+    def test_speedup_reported(self):
+        """run both (threads 1) gives the GPU result a speedup over the serial CPU."""
+        r = self.runs("set n 200 m 200 threads 1; run both")
+        self.assertEqual([x["backend"] for x in r], ["cpu", "gpu"])
+        self.assertGreater(r[1]["speedup"]["vs_cpu_serial"], 0)
+
+    def test_eval_matches_cpu(self):
+        """eval on the GPU agrees with the CPU in both precisions, across the branches."""
+        for n, x in ((3, 1.5), (1, 0.5), (0, 2.0), (5, 0.0), (40, 3.0), (300, 7.0), (20000, 10.0)):
+            rc, out, err = quadx(f"eval {n} {x}")
+            self.assertEqual(rc, 0, err)
+            vals = {(o["backend"], o["precision"]): o["value"] for o in out}
+            for prec, tol in (("double", 1e-14), ("float", 1e-6)):
+                cpu, gpu = vals[("cpu", prec)], vals[("gpu", prec)]
+                self.assertLessEqual(abs(cpu - gpu), tol * abs(cpu), f"E_{n}({x}) {prec}")
+
+    def test_gpu_errors_are_reported(self):
+        """Non-convergence on the GPU is an error naming the point; the session goes on."""
+        p = subprocess.run([QUADX, "--keep-going", "-e", "set iters 3; run gpu; set iters 100; run gpu"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("did not converge", p.stderr)
+        self.assertEqual(p.stderr.count("quadx: line"), 1, p.stderr)
+        self.assertIn("gpu expint", p.stdout)
+
+    def test_too_big_is_refused(self):
+        """A grid larger than GPU memory (coursework variant) is refused before allocating."""
+        p = subprocess.run([QUADX, "-e", "set variant coursework n 1000000 m 100000; run gpu"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("run refused", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

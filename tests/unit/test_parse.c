@@ -1,0 +1,183 @@
+/* test_parse.c - parameter parsing and validation, the command table, line splitting and the
+ * completion candidates, all without a terminal. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/commands.h"
+#include "../../src/repl.h"
+
+static const struct param_def int_def = {"n", PARAM_INT, 1, 1000, 0, 10, 0, NULL, ""};
+static const struct param_def real_def = {"t", PARAM_REAL, 0, 1, 1, 0.5, 0, NULL, ""};
+static const struct param_def range_def = {"lambda", PARAM_RANGE, 0, 10, 0, 1, 2, NULL, ""};
+static const char *const words[] = {"float", "double", NULL};
+static const struct param_def enum_def = {"precision", PARAM_ENUM, 0, 0, 0, 0, 0, words, ""};
+
+/* Integers: exact values in range pass, everything else fails naming the word and range. */
+static void test_int(void **state)
+{
+	struct param_value v = {0, 0};
+	struct qx_err e;
+	(void)state;
+	assert_int_equal(param_parse(&int_def, "5", &v, &e), 0);
+	assert_true(v.num == 5);
+	assert_int_equal(param_parse(&int_def, "1e3", &v, &e), 0);
+	assert_true(v.num == 1000);
+	const char *bad[] = {"abc", "-5", "1e99", "2.5", "0", "1001", "", "5x", "nan", "inf",
+			     "0x10", " 5", "1e400"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		v.num = 42;
+		assert_int_equal(param_parse(&int_def, bad[i], &v, &e), -1);
+		assert_true(v.num == 42);
+		assert_non_null(strstr(e.msg, "1..1000"));
+		assert_non_null(strstr(e.msg, "for n"));
+	}
+}
+
+/* Reals with an open lower bound, ranges and enums. */
+static void test_real_range_enum(void **state)
+{
+	struct param_value v;
+	struct qx_err e;
+	(void)state;
+	assert_int_equal(param_parse(&real_def, "0", &v, &e), -1);
+	assert_non_null(strstr(e.msg, "(0, 1]"));
+	assert_int_equal(param_parse(&real_def, "1", &v, &e), 0);
+	assert_int_equal(param_parse(&range_def, "0.05:0.5", &v, &e), 0);
+	assert_true(v.num == 0.05 && v.hi == 0.5);
+	assert_int_equal(param_parse(&range_def, "3", &v, &e), 0);
+	assert_true(v.num == 3 && v.hi == 3);
+	assert_int_equal(param_parse(&range_def, "5:1", &v, &e), -1);
+	assert_non_null(strstr(e.msg, "reversed"));
+	assert_int_equal(param_parse(&range_def, "1:", &v, &e), -1);
+	assert_int_equal(param_parse(&range_def, "1:20", &v, &e), -1);
+	assert_int_equal(param_parse(&enum_def, "double", &v, &e), 0);
+	assert_true(v.num == 1);
+	assert_int_equal(param_parse(&enum_def, "half", &v, &e), -1);
+	assert_non_null(strstr(e.msg, "float|double"));
+}
+
+/* Formatting round-trips through parsing with the fewest digits. */
+static void test_format(void **state)
+{
+	char buf[64];
+	struct param_value v = {0.1, 0}, back;
+	struct qx_err e;
+	(void)state;
+	param_format(&real_def, v, buf, sizeof buf);
+	assert_string_equal(buf, "0.1");
+	v.num = 1.0 / 3;
+	param_format(&real_def, v, buf, sizeof buf);
+	assert_int_equal(param_parse(&real_def, buf, &back, &e), 0);
+	assert_true(back.num == v.num);
+	v = (struct param_value){0.05, 0.5};
+	param_format(&range_def, v, buf, sizeof buf);
+	assert_string_equal(buf, "0.05:0.5");
+}
+
+/* Commands: exact names, unique prefixes, ambiguity and unknown words. */
+static void test_cmd_find(void **state)
+{
+	struct qx_err e;
+	(void)state;
+	assert_string_equal(cmd_find("run", &e)->name, "run");
+	assert_string_equal(cmd_find("ru", &e)->name, "run");
+	assert_string_equal(cmd_find("q", &e)->name, "quit");
+	assert_null(cmd_find("s", &e));
+	assert_non_null(strstr(e.msg, "ambiguous"));
+	assert_non_null(strstr(e.msg, "show"));
+	assert_null(cmd_find("frobnicate", &e));
+	assert_non_null(strstr(e.msg, "unknown command 'frobnicate'"));
+	for (const struct cmd_entry *c = cmd_table; c->name; c++) {
+		assert_non_null(c->usage);
+		assert_non_null(c->help);
+		assert_true(c->min_args <= c->max_args);
+	}
+}
+
+/* Splitting: blanks, quotes, comments; unbalanced quotes fail. */
+static void test_split(void **state)
+{
+	char line[] = "  set  n 5 \"a b\" 'c d'  # comment";
+	char bad[] = "set \"n 5";
+	char *argv[8];
+	struct qx_err e;
+	(void)state;
+	assert_int_equal(cmd_split(line, argv, 8, &e), 5);
+	assert_string_equal(argv[0], "set");
+	assert_string_equal(argv[3], "a b");
+	assert_string_equal(argv[4], "c d");
+	assert_int_equal(cmd_split(bad, argv, 8, &e), -1);
+	assert_non_null(strstr(e.msg, "unbalanced"));
+}
+
+/* Returns 1 when name is among the NULL-terminated list. */
+static int has(const char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (strcmp(*list, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Completion reads the command table, the problems and the parameter tables. */
+static void test_completion(void **state)
+{
+	static struct shell sh;
+	const char *buf[128];
+	char *argv[4] = {"set", "precision", NULL, NULL};
+	(void)state;
+	session_init(&sh.s, stdout);
+	assert_true(has(repl_candidates(&sh, 0, argv, buf, 128), "errors"));
+	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "iters"));
+	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "threshold"));
+	assert_true(has(repl_candidates(&sh, 2, argv, buf, 128), "double"));
+	argv[1] = "variant";
+	assert_true(has(repl_candidates(&sh, 2, argv, buf, 128), "coursework"));
+	argv[0] = "use";
+	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "expint"));
+	argv[0] = "run";
+	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "both"));
+	argv[0] = "source";
+	assert_null(repl_candidates(&sh, 1, argv, buf, 128));
+	session_free(&sh.s);
+}
+
+/* set is all or nothing: one bad pair leaves every value unchanged. */
+static void test_set_atomic(void **state)
+{
+	static struct session s;
+	char *ok[] = {"n", "20", "precision", "double"};
+	char *bad[] = {"n", "30", "a", "10", "b", "5"};
+	char *unknown[] = {"n", "40", "nosuch", "1"};
+	struct qx_err e;
+	(void)state;
+	session_init(&s, stdout);
+	assert_int_equal(session_set(&s, 4, ok, &e), 0);
+	assert_true(s.params[0][0].num == 20);
+	assert_true(session_setting(&s, S_PRECISION) == QX_DOUBLE);
+	assert_int_equal(session_set(&s, 6, bad, &e), -1);
+	assert_non_null(strstr(e.msg, "a must be less than b"));
+	assert_true(s.params[0][0].num == 20 && s.params[0][2].num == 0);
+	assert_int_equal(session_set(&s, 4, unknown, &e), -1);
+	assert_non_null(strstr(e.msg, "unknown parameter 'nosuch'"));
+	assert_int_equal(session_set(&s, 1, unknown, &e), -1);
+	assert_true(s.params[0][0].num == 20);
+	session_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_int),        cmocka_unit_test(test_real_range_enum),
+		cmocka_unit_test(test_format),     cmocka_unit_test(test_cmd_find),
+		cmocka_unit_test(test_split),      cmocka_unit_test(test_completion),
+		cmocka_unit_test(test_set_atomic),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
