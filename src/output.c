@@ -121,6 +121,8 @@ static cJSON *run_json(const struct run_result *r)
 		json_num(err, "max_abs", r->err.max_abs);
 		cJSON_AddNumberToObject(err, "over_threshold", (double)r->err.over);
 		cJSON_AddNumberToObject(err, "threshold", r->err.threshold);
+		for (size_t i = 0; i < r->nextra; i++)
+			json_num(err, r->extra[i].name, r->extra[i].value);
 	}
 	return obj;
 }
@@ -164,6 +166,10 @@ static void run_csv(struct session *s, const struct run_result *r)
 	csv_num(row, sizeof row, r->has_error ? r->err.max_abs : NAN);
 	csv_num(row, sizeof row, r->has_error ? (double)r->err.over : NAN);
 	csv_num(row, sizeof row, r->has_error ? r->err.threshold : NAN);
+	for (size_t i = 0; i < r->nextra; i++) {
+		csv_text(header, sizeof header, r->extra[i].name);
+		csv_num(row, sizeof row, r->extra[i].value);
+	}
 	print_csv(s, header, row);
 }
 
@@ -207,6 +213,9 @@ static void run_text(struct session *s, const struct run_result *r)
 			"%zu%s\n",
 			r->err.max_rel, r->err.mean_rel, r->err.max_abs, r->err.threshold,
 			r->err.over, r->err.count, r->err.over ? "  (see errors)" : "");
+		for (size_t i = 0; i < r->nextra; i++)
+			fprintf(f, "%s%s %.4g%s", i ? "  " : "             ", r->extra[i].name,
+				r->extra[i].value, i + 1 == r->nextra ? "\n" : "");
 	}
 }
 

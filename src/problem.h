@@ -67,6 +67,11 @@ struct problem {
 	int (*reference)(const struct param_value *p, int threads, double *ref, struct qx_err *e);
 	/* Whether the run of (backend, prec, variant) is itself the reference. */
 	int (*is_reference)(enum qx_backend b, enum qx_precision prec, int variant);
+	/* Optional: figures about a finished run beside its error (a remainder bound, how many
+	 * instances exceed it, how many took each method...), from its values vals (count of
+	 * rq->prec) and the reference ref; returns how many it stored in out (<= QX_MAX_EXTRA). */
+	size_t (*run_extras)(const struct run_request *rq, const void *vals, const double *ref,
+			     struct qx_extra *out);
 	/* Evaluates one instance given the eval args; NULL run_gpu means no GPU evaluation. */
 	int (*eval)(const double *args, const struct param_value *p, enum qx_backend b,
 		    enum qx_precision prec, struct eval_result *out, struct qx_err *e);

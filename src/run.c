@@ -243,6 +243,8 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		err_stats_compute(ref, out, rq.prec, count, session_setting(s, S_THRESHOLD),
 				  &r->err);
 		r->has_error = 1;
+		if (p->run_extras)
+			r->nextra = p->run_extras(&rq, out, ref, r->extra);
 	}
 	run_speedup(s, r);
 	free(s->last);

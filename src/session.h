@@ -35,6 +35,8 @@ struct run_result {
 	struct err_stats err;
 	double speedup_serial, speedup_threads; /* NaN when not measured */
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
+	size_t nextra; /* the problem's own figures (problem->run_extras) */
+	struct qx_extra extra[QX_MAX_EXTRA];
 };
 
 /* Latest CPU timing for a configuration, kept to compute the GPU's speedup. */

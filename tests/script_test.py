@@ -1,0 +1,835 @@
+#!/usr/bin/env python3
+"""Script tests for quadx: whole sessions piped through stdin, -e, -f and source.
+
+Run from the repository root after `make`:  python3 tests/script_test.py
+Standard library only. Timings vary between runs, so only structure and
+deterministic fields are compared, never timing numbers. The interactive
+(readline) path needs a terminal and is not tested here. Fixture scripts live
+in tests/script/; the tests run quadx with the repository root as the working
+directory, so the paths inside them are relative to it.
+"""
+
+import csv
+import io
+import json
+import math
+import os
+import re
+import struct
+import subprocess
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUADX = os.path.join(ROOT, "quadx")
+FIXTURES = os.path.join("tests", "script")  # relative to ROOT
+TIMEOUT = 120  # seconds, for every subprocess
+
+# E_3(1.5) from mpmath (40 digits: 0.05673949017035427615632788970962...).
+E3_15 = 0.056739490170354276
+
+# The command table of the spec (issue 2, "The command loop").
+SPEC_COMMANDS = ["use", "set", "show", "run", "eval", "errors", "format", "help", "source", "quit"]
+
+ERROR_RE = re.compile(r"^quadx: line (\d+): (.+)$")
+INT_RANGE = r"-?\d+\s*\.\.\s*\d+"  # 1..1000000
+INTERVAL = r"[\[(]\s*[-+0-9.e]+\s*,\s*[-+0-9.e]+\s*[\])]"  # (0, 1]
+
+
+class Result:
+    """The outcome of one quadx process."""
+
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+        self.out_lines = proc.stdout.splitlines()
+        self.err_lines = proc.stderr.splitlines()
+
+    def __repr__(self):
+        return "rc=%r\n--- stdout\n%s--- stderr\n%s" % (self.rc, self.out, self.err)
+
+
+def quadx(*args, stdin=""):
+    """Runs ./quadx with args, feeding stdin (a pipe, so never a terminal)."""
+    proc = subprocess.run([QUADX, *args], input=stdin, capture_output=True, text=True,
+                          timeout=TIMEOUT, cwd=ROOT)
+    return Result(proc)
+
+
+def session(text, *args):
+    """Pipes a whole session (one command per line) through stdin."""
+    return quadx(*args, stdin=text)
+
+
+def json_lines(res, raw_floats=False):
+    """Parses every stdout line as one JSON object (JSON Lines)."""
+    objs = []
+    for i, line in enumerate(res.out_lines, 1):
+        try:
+            obj = json.loads(line, parse_float=str) if raw_floats else json.loads(line)
+        except ValueError as exc:
+            raise AssertionError("stdout line %d is not JSON: %r (%s)" % (i, line, exc))
+        if not isinstance(obj, dict):
+            raise AssertionError("stdout line %d is not a JSON object: %r" % (i, line))
+        objs.append(obj)
+    return objs
+
+
+def default_params():
+    """The parameters of a fresh session, as `format json; show params` prints them."""
+    res = quadx("-e", "format json; show params")
+    assert res.rc == 0, res
+    objs = json_lines(res)
+    assert len(objs) == 1, res
+    return objs[0]
+
+
+def device_info():
+    """The `show device` object (gpu is "none" without a usable GPU)."""
+    res = quadx("--json", "-e", "show device")
+    assert res.rc == 0, res
+    return json_lines(res)[0]
+
+
+def sig_digits(text):
+    """The significant digits of a decimal number's text, without sign, point or exponent."""
+    mant = re.split(r"[eE]", text.strip().lstrip("+-"))[0].replace(".", "")
+    return mant.lstrip("0").rstrip("0") or "0"
+
+
+def is_float32(v):
+    """True when the double v is exactly a float32 value."""
+    return struct.unpack("f", struct.pack("f", v))[0] == v
+
+
+def rel(a, b):
+    """Relative difference of a against b."""
+    return abs(a - b) / abs(b)
+
+
+_DEVICE = None
+
+
+def no_gpu():
+    """True when `show device` reports no usable GPU."""
+    global _DEVICE
+    if _DEVICE is None:
+        _DEVICE = device_info()
+    return _DEVICE.get("gpu") == "none"
+
+
+class QuadxTestCase(unittest.TestCase):
+    """Assertions shared by the script tests."""
+
+    def assertOk(self, res):
+        self.assertEqual(res.rc, 0, res)
+        self.assertEqual(res.err, "", res)
+
+    def assertOneError(self, res, line=1, words=(), pattern=None):
+        """Exactly one `quadx: line N: ...` line on stderr naming words, exit status non-zero."""
+        self.assertNotEqual(res.rc, 0, res)
+        self.assertEqual(len(res.err_lines), 1, "want one error line\n%r" % res)
+        m = ERROR_RE.match(res.err_lines[0])
+        self.assertIsNotNone(m, "error line not of the form 'quadx: line N: ...': %r"
+                             % res.err_lines[0])
+        self.assertEqual(int(m.group(1)), line, res.err_lines[0])
+        msg = m.group(2)
+        for w in words:
+            self.assertIn(w, msg, "error message should name %r" % w)
+        if pattern:
+            self.assertRegex(msg, pattern, "error message should give the allowed range")
+        return msg
+
+    def run_json(self, cmds, *args):
+        """Runs `-e cmds` with --json, expects success and returns the parsed objects."""
+        res = quadx("--json", *args, "-e", cmds)
+        self.assertOk(res)
+        return json_lines(res)
+
+    def run_objects(self, objs):
+        return [o for o in objs if "backend" in o and "time_ms" in o]
+
+
+# --------------------------------------------------------------------------------------------
+# 1. Validation
+
+
+class ValidationTest(QuadxTestCase):
+    """Bad input gives one clear error, a non-zero exit, and leaves the session unchanged."""
+
+    # (command, words the message must name, regex for the allowed range or usage)
+    CASES = [
+        ("set n abc", ["'abc'", "n"], INT_RANGE),
+        ("set n -5", ["'-5'", "n"], INT_RANGE),
+        ("set n 1e99", ["'1e99'", "n"], INT_RANGE),
+        ("set n 2.5", ["'2.5'", "n"], INT_RANGE),
+        ("set block 0", ["'0'", "block"], INT_RANGE),
+        ("set block 4096", ["'4096'", "block"], INT_RANGE),
+        ("set a 10 b 0", ["b"], INTERVAL + r"|less than|<"),
+        ("set precision half", ["'half'", "precision"], r"float.*double|double.*float"),
+        ("set threshold 0", ["'0'", "threshold"], INTERVAL),
+        ("set repeat 0", ["'0'", "repeat"], INT_RANGE),
+        ("set nosuch 1", ["'nosuch'"], r"precision.*block|block.*precision"),
+        ("set n", ["set"], r"NAME VALUE|missing|value"),
+        ("frobnicate", ["'frobnicate'"], r"(?s)" + "".join(r"(?=.*\b%s\b)" % c for c in SPEC_COMMANDS)),
+        ("s", ["'s'", "set", "show", "source"], r"ambiguous"),
+        ("run sideways", ["'sideways'"], r"cpu.*gpu.*both"),
+        ("use nosuch", ["'nosuch'"], r"expint"),
+        ("errors", ["errors"], r"run"),
+        ('set "n 5', [], r"quote"),
+        ("eval 0 0", [], r"domain"),
+        ("eval -1 2", ["-1"], r"domain"),
+        ("eval 2 -1", ["-1"], r"domain"),
+        ("eval 3", ["eval"], r"2 arguments|N X"),
+        ("format xml", ["'xml'"], r"text.*json.*csv"),
+    ]
+
+    def test_each_bad_command_is_one_clear_error(self):
+        """Each bad command alone: one `quadx: line 1:` error naming the word and range, no stdout."""
+        for cmd, words, pattern in self.CASES:
+            with self.subTest(cmd=cmd):
+                res = session(cmd + "\n")
+                self.assertOneError(res, 1, words, pattern)
+                self.assertEqual(res.out, "", "no partial output for a bad command")
+
+    def test_state_unchanged_after_each_error(self):
+        """With --keep-going, `show params` after each bad command shows the defaults."""
+        defaults = default_params()
+        for cmd, _, _ in self.CASES:
+            with self.subTest(cmd=cmd):
+                res = session(cmd + "\nformat json\nshow params\n", "--keep-going")
+                self.assertOneError(res, 1)
+                self.assertEqual(json_lines(res), [defaults])
+
+    def test_set_is_all_or_nothing(self):
+        """A set with one bad pair changes none of its pairs."""
+        defaults = default_params()
+        for cmd in ["set n 7 block 0", "set n 5 m abc", "set a 10 b 0", "set a 10 b 5",
+                    "set precision double threshold 0", "set a 10"]:
+            with self.subTest(cmd=cmd):
+                res = session(cmd + "\nformat json\nshow params\n", "--keep-going")
+                self.assertOneError(res, 1)
+                self.assertEqual(json_lines(res), [defaults])
+
+    def test_a_must_be_less_than_b(self):
+        """`set a 10 b 5` is refused (a < b) though each value alone is in range."""
+        res = quadx("-e", "set a 10 b 5")
+        msg = self.assertOneError(res, 1)
+        self.assertRegex(msg, r"\ba\b.*\bb\b")
+
+    def test_valid_set_changes_state(self):
+        """A valid multi-pair set changes every named parameter (control for the tests above)."""
+        objs = self.run_json("set n 7 m 3 a 1 b 2 block 128 precision double; show params")
+        p = objs[0]
+        self.assertEqual([str(p[k]) for k in ("n", "m", "a", "b", "block", "precision")],
+                         ["7", "3", "1", "2", "128", "double"])
+
+
+# --------------------------------------------------------------------------------------------
+# 2. Script semantics
+
+
+class ScriptTest(QuadxTestCase):
+    """Reading commands from stdin, -e, -f and source."""
+
+    def test_stops_at_first_error(self):
+        """The script stops at the first error: later lines are not executed."""
+        res = session("set n 5\nfrobnicate\nshow\nshow params\n")
+        self.assertOneError(res, 2, ["'frobnicate'"])
+        self.assertEqual(res.out, "")
+
+    def test_stops_at_first_error_within_a_line(self):
+        """`;`-separated commands after a failing one on the same line do not run."""
+        res = quadx("-e", "show params; frobnicate; show params")
+        self.assertOneError(res, 1)
+        self.assertEqual(res.out, quadx("-e", "show params").out)
+
+    def test_keep_going_runs_the_rest(self):
+        """--keep-going reports every error with its line, runs the rest, exits non-zero."""
+        res = session("frobnicate\nset n 5\nset n abc\nformat json\nshow params\n", "--keep-going")
+        self.assertNotEqual(res.rc, 0, res)
+        self.assertEqual(len(res.err_lines), 2, res)
+        self.assertRegex(res.err_lines[0], r"^quadx: line 1: .*'frobnicate'")
+        self.assertRegex(res.err_lines[1], r"^quadx: line 3: .*'abc'")
+        objs = json_lines(res)
+        self.assertEqual(len(objs), 1, res)
+        self.assertEqual(str(objs[0]["n"]), "5")
+
+    def test_keep_going_runs_the_rest_of_an_e_line(self):
+        """--keep-going -e 'bad; cmd' still runs the commands after the bad one."""
+        res = quadx("--keep-going", "-e", "frobnicate; format json; show params")
+        self.assertOneError(res, 1, ["'frobnicate'"])
+        self.assertEqual(json_lines(res), [default_params()])
+
+    def test_line_numbers_count_comments_and_blank_lines(self):
+        """Error line numbers count comment and blank lines."""
+        script = "# a comment\n\nset n 5   # trailing comment\n\n   # indented comment\nset m abc\n"
+        res = session(script)
+        self.assertOneError(res, 6, ["'abc'", "m"])
+
+    def test_comments_and_semicolons(self):
+        """`#` comments are ignored and `;` separates commands on one line."""
+        objs = json_lines(session("# only a comment\nset n 5; set m 4 # set m 9\n"
+                                  "format json;show params\n"))
+        self.assertEqual((str(objs[0]["n"]), str(objs[0]["m"])), ("5", "4"))
+
+    def test_empty_script(self):
+        """An empty script, or only comments and blank lines, does nothing and succeeds."""
+        for text in ["", "\n\n", "# nothing\n   \n# more\n"]:
+            with self.subTest(text=text):
+                res = session(text)
+                self.assertOk(res)
+                self.assertEqual(res.out, "")
+
+    def test_e_option(self):
+        """-e 'cmd; cmd' runs the commands."""
+        objs = self.run_json("set n 3 m 2; show params")
+        self.assertEqual((str(objs[0]["n"]), str(objs[0]["m"])), ("3", "2"))
+
+    def test_e_error_line(self):
+        """An error in -e is reported at line 1 and stops."""
+        res = quadx("-e", "set n 3; set block 0; show params")
+        self.assertOneError(res, 1, ["'0'", "block"])
+        self.assertEqual(res.out, "")
+
+    def test_f_option(self):
+        """-f FILE runs the file (comments, blank lines, `;`)."""
+        res = quadx("-f", os.path.join(FIXTURES, "settings.qx"))
+        self.assertOk(res)
+        objs = json_lines(res)
+        self.assertEqual(len(objs), 1)
+        self.assertEqual((str(objs[0]["n"]), str(objs[0]["m"]), objs[0]["precision"]),
+                         ("4", "3", "float"))
+
+    def test_f_error_line_number(self):
+        """-f FILE reports an error with its line in the file."""
+        res = quadx("-f", os.path.join(FIXTURES, "inner_error.qx"))
+        self.assertNotEqual(res.rc, 0)
+        self.assertEqual(len(res.err_lines), 1, res)
+        self.assertRegex(res.err_lines[0], r"^quadx: (.*: )?line 4: .*'frobnicate'")
+
+    def test_f_missing_file(self):
+        """-f with a missing file fails with a message naming the file."""
+        res = quadx("-f", "tests/script/no-such-file.qx")
+        self.assertNotEqual(res.rc, 0)
+        self.assertEqual(len(res.err_lines), 1, res)
+        self.assertIn("no-such-file.qx", res.err)
+
+    def test_source(self):
+        """`source FILE` runs the file's commands in the session."""
+        objs = self.run_json("source %s; show params" % os.path.join(FIXTURES, "inner_ok.qx"))
+        self.assertEqual((str(objs[0]["n"]), str(objs[0]["m"])), ("7", "2"))
+        res = quadx("-f", os.path.join(FIXTURES, "outer_ok.qx"))
+        self.assertOk(res)
+        self.assertEqual(str(json_lines(res)[0]["n"]), "7")
+
+    def test_source_nested_error(self):
+        """An error inside a sourced file is reported with the file and its line; the script stops."""
+        res = quadx("-f", os.path.join(FIXTURES, "outer_error.qx"))
+        self.assertNotEqual(res.rc, 0)
+        self.assertEqual(res.out, "", "the outer script must stop")
+        self.assertTrue(any(re.search(r"inner_error\.qx.*line 4: .*'frobnicate'", l)
+                            for l in res.err_lines), res)
+        self.assertTrue(all(l.startswith("quadx: ") for l in res.err_lines), res)
+        self.assertTrue(any(re.match(r"^quadx: line 2: ", l) for l in res.err_lines),
+                        "the outer line (2) should be reported too\n%r" % res)
+
+    def test_source_nested_error_keep_going(self):
+        """With --keep-going the outer script goes on after a failed source (inner stops at line 4)."""
+        res = quadx("--keep-going", "-f", os.path.join(FIXTURES, "outer_error.qx"))
+        self.assertNotEqual(res.rc, 0)
+        objs = json_lines(res)
+        self.assertEqual(len(objs), 1, res)
+        self.assertEqual(str(objs[0]["n"]), "6", "inner lines after its error must not run")
+
+    def test_source_missing_file(self):
+        """`source` of a missing file is one clear error naming the file."""
+        res = quadx("-e", "source tests/script/no-such-file.qx")
+        self.assertOneError(res, 1, ["no-such-file.qx"])
+
+    def test_quit_stops_reading(self):
+        """`quit` stops reading: later lines, even bad ones, are not run; exit 0."""
+        res = session("set n 5\nquit\nfrobnicate\nshow params\n")
+        self.assertOk(res)
+        self.assertEqual(res.out, "")
+        res = quadx("-e", "quit; frobnicate")
+        self.assertOk(res)
+
+    def test_unique_prefixes(self):
+        """Unique prefixes work: `ru cpu`, `sh params`, `fo json`."""
+        objs = self.run_json("ru cpu; sh params")
+        self.assertEqual(len(objs), 2)
+        self.assertEqual(objs[0]["backend"], "cpu")
+        self.assertEqual(objs[1]["problem"], "expint")
+        objs = json_lines(quadx("-e", "fo json; sh params"))
+        self.assertEqual(len(objs), 1)
+
+
+# --------------------------------------------------------------------------------------------
+# 3. JSON
+
+
+class JsonTest(QuadxTestCase):
+    """`--json` and `format json` print one JSON object per line."""
+
+    def check_run_cpu(self, o, precision="float", n=10, m=10):
+        self.assertEqual(o["problem"], "expint")
+        self.assertEqual(o["backend"], "cpu")
+        self.assertEqual(o["precision"], precision)
+        self.assertIsInstance(o["threads"], int)
+        self.assertGreaterEqual(o["threads"], 1)
+        self.assertIsInstance(o["block"], int)
+        self.assertEqual(o["variant"], "fast")
+        self.assertEqual(o["params"], {"n": n, "m": m, "a": 0, "b": 10, "iters": 2000000000})
+        self.assertIn("total", o["time_ms"])
+        self.assertGreater(o["time_ms"]["total"], 0)
+        for k in ("alloc", "h2d", "kernel", "d2h", "free"):
+            self.assertNotIn(k, o["time_ms"], "cpu time_ms has total only")
+        self.assertEqual(o["evals"], n * m)
+        self.assertGreater(o["evals_per_s"], 0)
+
+    def test_run_cpu_object(self):
+        """A float `run cpu` object has every spec field, cpu times total only, and an error block."""
+        for args, cmds in [(["--json"], "run cpu"), ([], "format json; run cpu")]:
+            with self.subTest(args=args, cmds=cmds):
+                res = quadx(*args, "-e", cmds)
+                self.assertOk(res)
+                objs = json_lines(res)
+                self.assertEqual(len(objs), 1)
+                o = objs[0]
+                self.check_run_cpu(o)
+                err = o["error"]
+                self.assertEqual(set(err), {"max_rel", "mean_rel", "max_abs", "over_threshold",
+                                            "threshold"})
+                self.assertEqual(err["threshold"], 1e-5)
+                self.assertEqual(err["over_threshold"], 0)
+                self.assertLessEqual(0, err["mean_rel"])
+                self.assertLessEqual(err["mean_rel"], err["max_rel"])
+                self.assertGreaterEqual(err["max_abs"], 0)
+
+    def test_evals_is_n_times_m(self):
+        """evals == n*m for a non-default grid."""
+        o = self.run_json("set n 7 m 3; run cpu")[0]
+        self.check_run_cpu(o, n=7, m=3)
+
+    def test_reference_run(self):
+        """A double + fast cpu run is the reference: "reference": true and no "error"."""
+        o = self.run_json("set precision double variant fast; run cpu")[0]
+        self.check_run_cpu(o, precision="double")
+        self.assertIs(o["reference"], True)
+        self.assertNotIn("error", o)
+
+    def test_eval_objects(self):
+        """`eval 3 1.5` gives a cpu double and a cpu float object with the spec's fields."""
+        objs = self.run_json("eval 3 1.5")
+        cpu = {o["precision"]: o for o in objs if o.get("backend") == "cpu"}
+        self.assertEqual(set(cpu), {"double", "float"})
+        for prec, o in cpu.items():
+            with self.subTest(precision=prec):
+                self.assertEqual(o["problem"], "expint")
+                self.assertEqual(o["args"], [3, 1.5])
+                self.assertIsInstance(o["value"], float)
+        if no_gpu():
+            self.assertEqual(len(objs), 2, "no GPU: exactly the two cpu objects")
+        self.assertLess(rel(cpu["float"]["value"], E3_15), 1e-6)
+
+    def test_eval_double_accuracy(self):
+        """The cpu double E_3(1.5) is within 1e-15 relative of mpmath's value."""
+        objs = self.run_json("eval 3 1.5")
+        v = [o["value"] for o in objs if o.get("backend") == "cpu" and o["precision"] == "double"]
+        self.assertEqual(len(v), 1)
+        self.assertLess(rel(v[0], E3_15), 1e-15, "E_3(1.5) = %r, exact %r" % (v[0], E3_15))
+
+    def test_eval_values_round_trip(self):
+        """Eval values are printed with enough digits to give back the exact double."""
+        objs = self.run_json("eval 3 1.5")
+        raw = json_lines(quadx("--json", "-e", "eval 3 1.5"), raw_floats=True)
+        cpu = {o["precision"]: o["value"] for o in raw if o.get("backend") == "cpu"}
+        for prec, text in cpu.items():
+            with self.subTest(precision=prec, text=text):
+                v = float(text)
+                # Either 17 significant digits or the shortest text that round-trips.
+                self.assertTrue(len(sig_digits(text)) >= 17
+                                or sig_digits(text) == sig_digits(repr(v)), text)
+        # The float result widened to double must be printed exactly.
+        self.assertTrue(is_float32(float(cpu["float"])),
+                        "float value %s is not exactly a float32" % cpu["float"])
+        # The same double, printed by `errors` as a run's reference, must read back identically.
+        errs = self.run_json("set n 3 m 2 a 0 b 3; run cpu; errors 6")
+        ref = [e["reference"] for e in errs if e.get("type") == "error"
+               and e["n"] == 3 and e["x"] == 1.5]
+        self.assertEqual(len(ref), 1, errs)
+        dbl = [o["value"] for o in objs if o["precision"] == "double" and o["backend"] == "cpu"]
+        self.assertEqual(ref[0], dbl[0])
+        # Text and JSON print the same doubles.
+        text = quadx("-e", "eval 3 1.5").out
+        self.assertIn(cpu["double"], text)
+
+    def test_repeat_and_show_last(self):
+        """`set repeat 3` gives "repeat":3; `show last` prints the run then 3 sample objects."""
+        objs = self.run_json("set repeat 3; run cpu; show last")
+        self.assertEqual(len(objs), 5, objs)
+        run, again, samples = objs[0], objs[1], objs[2:]
+        self.assertEqual(run["repeat"], 3)
+        self.assertEqual(again, run, "show last repeats the run object")
+        for i, s in enumerate(samples, 1):
+            with self.subTest(sample=i):
+                self.assertEqual(s.get("type"), "sample")
+                self.assertEqual(s.get("index"), i)
+                self.assertGreater(s["time_ms"]["total"], 0)
+
+    def test_every_line_is_json(self):
+        """A mixed session in JSON mode prints only JSON objects, one per line."""
+        cmds = ("show; show params; show device; eval 3 1.5; eval 2 0; run cpu; errors 3; "
+                "show last; set precision double; run cpu")
+        for args, prefix in [(["--json"], ""), ([], "format json; ")]:
+            with self.subTest(args=args):
+                res = quadx(*args, "-e", prefix + cmds)
+                self.assertOk(res)
+                objs = json_lines(res)
+                self.assertGreaterEqual(len(objs), 10)
+
+
+# --------------------------------------------------------------------------------------------
+# 4. CSV
+
+
+class CsvTest(QuadxTestCase):
+    """`format csv` prints a header once, then rows."""
+
+    def rows(self, res):
+        self.assertOk(res)
+        return list(csv.reader(io.StringIO(res.out)))
+
+    def test_header_once_then_rows(self):
+        """Two runs: one header, two rows with as many columns as the header."""
+        res = quadx("-e", "format csv; run cpu; run cpu")
+        rows = self.rows(res)
+        self.assertEqual(len(rows), 3, res)
+        header = rows[0]
+        for col in ("problem", "backend", "precision", "threads", "block", "variant",
+                    "n", "m", "a", "b", "iters", "evals", "evals_per_s",
+                    "max_rel", "mean_rel", "max_abs", "over_threshold", "threshold"):
+            self.assertIn(col, header)
+        self.assertTrue(any("total" in c for c in header), header)
+        self.assertEqual(rows.count(header), 1, "a second run prints no second header")
+        for r in rows[1:]:
+            self.assertEqual(len(r), len(header))
+            d = dict(zip(header, r))
+            self.assertEqual((d["problem"], d["backend"], d["precision"]), ("expint", "cpu", "float"))
+            self.assertEqual((d["n"], d["m"], d["evals"]), ("10", "10", "100"))
+            self.assertEqual(int(d["over_threshold"]), 0)
+            self.assertLess(float(d["max_rel"]), 1e-5)
+            self.assertGreater(float(d["evals_per_s"]), 0)
+
+    def test_no_second_header_after_set(self):
+        """A float run, a `set`, and a double run share one header."""
+        rows = self.rows(quadx("-e", "format csv; run cpu; set precision double; run cpu"))
+        self.assertEqual(len(rows), 3)
+        self.assertEqual(rows.count(rows[0]), 1)
+        d = dict(zip(rows[0], rows[2]))
+        self.assertEqual(d["precision"], "double")
+
+    def test_csv_from_stdin(self):
+        """CSV output from a piped session parses with DictReader."""
+        res = session("format csv\nset n 4 m 5\nrun cpu\n")
+        self.assertOk(res)
+        rows = list(csv.DictReader(io.StringIO(res.out)))
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["evals"], "20")
+
+    def test_eval_csv(self):
+        """`eval` in CSV has a header with a value column and a row per backend and precision."""
+        res = quadx("-e", "format csv; eval 3 1.5")
+        rows = list(csv.DictReader(io.StringIO(res.out)))
+        self.assertOk(res)
+        cpu = {r["precision"]: float(r["value"]) for r in rows if r.get("backend") == "cpu"}
+        self.assertEqual(set(cpu), {"double", "float"})
+        self.assertLess(rel(cpu["float"], E3_15), 1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# 5. errors K
+
+
+class ErrorsTest(QuadxTestCase):
+    """`errors K` lists the K worst points of the last run."""
+
+    def test_errors_json(self):
+        """errors 4: 4 objects of type error, ranks 1..4, sorted by rel_error descending."""
+        objs = self.run_json("set precision float; run cpu; errors 4; errors 100")
+        run = objs[0]
+        errs = [o for o in objs[1:5]]
+        allerrs = objs[5:]
+        self.assertEqual(len(allerrs), 100, "errors 100 on a 10x10 grid lists every point")
+        self.assertEqual([e["type"] for e in errs], ["error"] * 4)
+        self.assertEqual([e["rank"] for e in errs], [1, 2, 3, 4])
+        for e in errs:
+            self.assertTrue({"n", "x", "reference", "value", "rel_error"} <= set(e), e)
+            self.assertIn(e["n"], range(1, 11))
+            self.assertAlmostEqual(e["rel_error"], abs(e["reference"] - e["value"])
+                                   / (abs(e["reference"]) + 1e-15), delta=1e-3 * e["rel_error"])
+        rels = [e["rel_error"] for e in errs]
+        self.assertEqual(rels, sorted(rels, reverse=True))
+        self.assertEqual(rels[0], run["error"]["max_rel"])
+        self.assertEqual(errs, allerrs[:4], "errors 4 are the top 4 of all points")
+        self.assertEqual(max(e["rel_error"] for e in allerrs), rels[0])
+
+    def test_errors_text(self):
+        """errors 4 in text: 4 rows, relative error descending."""
+        res = quadx("-e", "set precision float; run cpu; errors 4")
+        self.assertOk(res)
+        rows = [l for l in res.out_lines if re.match(r"^\s*\d+\s+n\s", l)]
+        self.assertEqual(len(rows), 4, res)
+        rels = [float(l.split()[-1]) for l in rows]
+        self.assertEqual(rels, sorted(rels, reverse=True))
+        self.assertEqual([int(l.split()[0]) for l in rows], [1, 2, 3, 4])
+
+    def test_errors_after_reference_run(self):
+        """errors after the reference run itself is one clear error."""
+        res = quadx("-e", "set precision double; run cpu; errors 2")
+        self.assertOneError(res, 1, pattern=r"reference")
+
+    def test_errors_bad_k(self):
+        """errors 0 / -1 / abc name the bad K and the range."""
+        for k in ("0", "-1", "abc"):
+            with self.subTest(k=k):
+                res = quadx("-e", "run cpu; errors " + k)
+                self.assertOneError(res, 1, ["'%s'" % k], INT_RANGE)
+
+
+# --------------------------------------------------------------------------------------------
+# 6. Numbers
+
+
+class NumbersTest(QuadxTestCase):
+    """Accuracy of the CPU runs against the CPU double reference."""
+
+    def error_of(self, cmds):
+        runs = self.run_objects(self.run_json(cmds))
+        self.assertEqual(len(runs), 1)
+        return runs[0]
+
+    def test_default_float(self):
+        """Float CPU run on the default grid: max_rel < 1e-5, none over threshold."""
+        err = self.error_of("set precision float; run cpu")["error"]
+        self.assertLess(err["max_rel"], 1e-5)
+        self.assertEqual(err["over_threshold"], 0)
+
+    def test_300x300_float(self):
+        """Float CPU run on n=300 m=300: max_rel < 1e-5."""
+        o = self.error_of("set n 300 m 300 precision float; run cpu")
+        self.assertEqual(o["evals"], 90000)
+        self.assertLess(o["error"]["max_rel"], 1e-5)
+        self.assertEqual(o["error"]["over_threshold"], 0)
+
+    def test_threads_float(self):
+        """Float CPU run with 4 threads agrees with the reference like the serial one."""
+        o = self.error_of("set n 300 m 300 threads 4; run cpu")
+        self.assertEqual(o["threads"], 4)
+        self.assertLess(o["error"]["max_rel"], 1e-5)
+
+    def test_coursework_variant(self):
+        """Variant coursework, cpu float and double, agrees with the reference."""
+        o = self.error_of("set variant coursework precision float; run cpu")
+        self.assertEqual(o["variant"], "coursework")
+        self.assertLess(o["error"]["max_rel"], 1e-5)
+        self.assertEqual(o["error"]["over_threshold"], 0)
+        o = self.error_of("set variant coursework precision double; run cpu")
+        self.assertLessEqual(o["error"]["max_rel"], 1e-12)
+
+    def test_gsl_double(self):
+        """`set precision double variant gsl; run cpu` works with error <= 1e-12."""
+        o = self.error_of("set precision double variant gsl; run cpu")
+        self.assertEqual(o["variant"], "gsl")
+        self.assertLessEqual(o["error"]["max_rel"], 1e-12)
+
+    def test_gsl_float_refused(self):
+        """Variant gsl with precision float fails with a clear message."""
+        res = quadx("-e", "set precision float variant gsl; run cpu")
+        self.assertOneError(res, 1, ["gsl"], r"double")
+        self.assertEqual(res.out, "")
+
+    def test_gsl_large_n_no_inf_nan(self):
+        """Variant gsl on n=300 m=300 never reports inf/NaN: right values or a clear error."""
+        res = quadx("--json", "-e", "set n 300 m 300 precision double variant gsl; run cpu")
+        self.assertNotRegex(res.out, r"(?i)\b(inf|infinity|nan|null)\b", res)
+        if res.rc == 0:
+            self.assertLessEqual(json_lines(res)[0]["error"]["max_rel"], 1e-12)
+        else:
+            self.assertOneError(res, 1)
+
+    def test_special_values(self):
+        """x = 0 with n >= 2 gives 1/(n-1); n = 0 gives e^-x/x."""
+        objs = self.run_json("eval 3 0; eval 0 2")
+        vals = {(tuple(o["args"]), o["precision"]): o["value"] for o in objs
+                if o.get("backend") == "cpu"}
+        self.assertEqual(vals[((3, 0), "double")], 0.5)
+        self.assertEqual(vals[((3, 0), "float")], 0.5)
+        self.assertLess(rel(vals[((0, 2), "double")], math.exp(-2) / 2), 1e-15)
+        self.assertLess(rel(vals[((0, 2), "float")], math.exp(-2) / 2), 1e-6)
+
+    def test_eval_never_prints_inf_or_nan(self):
+        """Evals whose float result overflows give finite values or a clear error, never inf/NaN."""
+        for cmd in ("eval 0 1e-40", "eval 1 1e-300", "eval 0 1e-300"):
+            with self.subTest(cmd=cmd):
+                res = quadx("-e", cmd)
+                self.assertNotRegex(res.out, r"(?i)\b(inf|nan)\b", res)
+                if res.rc != 0:
+                    self.assertEqual(len(res.err_lines), 1, res)
+                res = quadx("--json", "-e", cmd)
+                for o in json_lines(res):
+                    self.assertIsNotNone(o.get("value"), "null value printed: %r" % o)
+
+    def test_non_convergence_reported(self):
+        """Non-convergence within iters is one clear error, never a silent result."""
+        res = quadx("-e", "set iters 1; run cpu")
+        self.assertOneError(res, 1, pattern=r"converge")
+        self.assertEqual(res.out, "")
+
+
+# --------------------------------------------------------------------------------------------
+# 7. No GPU
+
+
+@unittest.skipUnless(os.path.exists(QUADX) and no_gpu(), "a GPU is present")
+class NoGpuTest(QuadxTestCase):
+    """Without a usable GPU, GPU commands fail with one clear line; the CPU still works."""
+
+    def test_show_device(self):
+        """`show device` says gpu none and why."""
+        res = quadx("-e", "show device")
+        self.assertOk(res)
+        self.assertRegex(res.out, r"gpu\s+none")
+
+    def test_run_gpu_fails(self):
+        """`run gpu` fails with one line on stderr mentioning GPU."""
+        res = quadx("-e", "run gpu")
+        msg = self.assertOneError(res, 1)
+        self.assertRegex(msg, r"GPU|gpu")
+        self.assertEqual(res.out, "")
+
+    def test_cpu_after_gpu_failure(self):
+        """After a failed `run gpu`, `run cpu` works in --keep-going mode."""
+        res = session("run gpu\nformat json\nrun cpu\n", "--keep-going")
+        self.assertOneError(res, 1)
+        objs = json_lines(res)
+        self.assertEqual(len(objs), 1)
+        self.assertEqual(objs[0]["backend"], "cpu")
+
+    def test_eval_cpu_values(self):
+        """`eval 3 1.5` still prints the CPU values and exits 0."""
+        res = quadx("-e", "eval 3 1.5")
+        self.assertEqual(res.rc, 0, res)
+        self.assertEqual(res.err, "")
+        self.assertRegex(res.out, r"cpu\s+double\s+0\.0567394901703")
+        self.assertRegex(res.out, r"cpu\s+float\s+0\.05673947")
+
+
+# --------------------------------------------------------------------------------------------
+# 8. Coursework flags
+
+
+class CourseworkTest(QuadxTestCase):
+    """The coursework's command-line flags do one run and exit."""
+
+    def test_timing(self):
+        """-n 20 -m 20 -t -g prints the coursework's cpu timing line."""
+        res = quadx("-n", "20", "-m", "20", "-t", "-g")
+        self.assertOk(res)
+        self.assertRegex(res.out, r"calculating the exponentials on the cpu took: "
+                                  r"[0-9.eE+-]+ seconds")
+
+    def test_values(self):
+        """-n 3 -m 2 -v -g prints 6 CPU==> lines with E_n(5) and E_n(10)."""
+        res = quadx("-n", "3", "-m", "2", "-v", "-g")
+        self.assertOk(res)
+        lines = [l for l in res.out_lines if l.startswith("CPU==>")]
+        self.assertEqual(len(lines), 6, res)
+        want = {(1, 5.0): "0.001148", (1, 10.0): "0.000004", (2, 5.0): "0.000996",
+                (2, 10.0): "0.000004", (3, 5.0): "0.000878", (3, 10.0): "0.000004"}
+        got = {}
+        for l in lines:
+            m = re.search(r"Double \((\d+),([0-9.]+)\)=([0-9.]+) ,.*Float\s*\((\d+),([0-9.]+)\)=([0-9.]+)", l)
+            self.assertIsNotNone(m, l)
+            got[(int(m.group(1)), float(m.group(2)))] = m.group(3)
+            self.assertEqual(m.group(3), m.group(6), l)
+        self.assertEqual(got, want)
+
+    def test_bad_flag_value(self):
+        """-n abc fails with a clear error naming the value."""
+        res = quadx("-n", "abc")
+        self.assertNotEqual(res.rc, 0)
+        self.assertEqual(res.out, "")
+        self.assertGreaterEqual(len(res.err_lines), 1)
+        self.assertIn("abc", res.err_lines[0])
+
+    def test_usage(self):
+        """-h prints the usage and exits 0."""
+        res = quadx("-h")
+        self.assertOk(res)
+        self.assertRegex(res.out, r"(?i)usage")
+
+
+# --------------------------------------------------------------------------------------------
+# 9. help
+
+
+def help_topics():
+    """The commands and problems listed by `help`."""
+    out = quadx("-e", "help").out_lines
+    commands, problems = [], []
+    in_commands = False
+    for line in out:
+        if line.startswith("Commands"):
+            in_commands = True
+            continue
+        m = re.match(r"^Problems:\s*(.*)$", line)
+        if m:
+            problems = re.split(r"[\s,]+", m.group(1).strip())
+            in_commands = False
+            continue
+        if in_commands:
+            m = re.match(r"^\s+([a-z]+)\b", line)
+            if m:
+                commands.append(m.group(1))
+            else:
+                in_commands = False
+    return commands, [p for p in problems if p]
+
+
+class HelpTest(QuadxTestCase):
+    """`help` lists the command table; `help TOPIC` shows a page (pages live in help/)."""
+
+    def test_help_lists_every_command(self):
+        """`help` lists every command of the spec's table and the problem expint."""
+        res = quadx("-e", "help")
+        self.assertOk(res)
+        commands, problems = help_topics()
+        self.assertEqual(sorted(commands), sorted(SPEC_COMMANDS))
+        self.assertIn("expint", problems)
+
+    def test_help_page_for_each_topic(self):
+        """`help NAME` prints a non-empty page for every listed command and problem."""
+        commands, problems = help_topics()
+        self.assertTrue(commands and problems)
+        for name in commands + problems:
+            with self.subTest(topic=name):
+                res = quadx("-e", "help " + name)
+                self.assertOk(res)
+                self.assertTrue(res.out.strip(), "empty help page for %s" % name)
+
+    def test_help_unknown_topic(self):
+        """`help nosuch` is one clear error."""
+        res = quadx("-e", "help nosuch")
+        self.assertOneError(res, 1, ["'nosuch'"])
+
+
+def setUpModule():
+    if not os.access(QUADX, os.X_OK):
+        raise RuntimeError("%s not found: run `make` first" % QUADX)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
