@@ -127,13 +127,16 @@ class QuadxTestCase(unittest.TestCase):
         self.assertEqual(res.err, "", res)
 
     def assertOneError(self, res, line=1, words=(), pattern=None):
-        """Exactly one `quadx: line N: ...` line on stderr naming words, exit status non-zero."""
+        """Exactly one `quadx: line N: ...` line on stderr naming words, exit status non-zero.
+
+        line is the expected N, or a tuple of acceptable values."""
         self.assertNotEqual(res.rc, 0, res)
         self.assertEqual(len(res.err_lines), 1, "want one error line\n%r" % res)
         m = ERROR_RE.match(res.err_lines[0])
         self.assertIsNotNone(m, "error line not of the form 'quadx: line N: ...': %r"
                              % res.err_lines[0])
-        self.assertEqual(int(m.group(1)), line, res.err_lines[0])
+        self.assertIn(int(m.group(1)), line if isinstance(line, tuple) else (line,),
+                      res.err_lines[0])
         msg = m.group(2)
         for w in words:
             self.assertIn(w, msg, "error message should name %r" % w)
@@ -240,9 +243,15 @@ class ScriptTest(QuadxTestCase):
         self.assertEqual(res.out, "")
 
     def test_stops_at_first_error_within_a_line(self):
-        """`;`-separated commands after a failing one on the same line do not run."""
-        res = quadx("-e", "show params; frobnicate; show params")
+        """`;`-separated commands after a failing one on the same stdin line do not run."""
+        res = session("show params; frobnicate; show params\nshow params\n")
         self.assertOneError(res, 1)
+        self.assertEqual(res.out, quadx("-e", "show params").out)
+
+    def test_stops_at_first_error_in_e(self):
+        """-e stops at the first failing command (numbered as line 1 or as its position, 2)."""
+        res = quadx("-e", "show params; frobnicate; show params")
+        self.assertOneError(res, (1, 2), ["'frobnicate'"])
         self.assertEqual(res.out, quadx("-e", "show params").out)
 
     def test_keep_going_runs_the_rest(self):
@@ -259,7 +268,7 @@ class ScriptTest(QuadxTestCase):
     def test_keep_going_runs_the_rest_of_an_e_line(self):
         """--keep-going -e 'bad; cmd' still runs the commands after the bad one."""
         res = quadx("--keep-going", "-e", "frobnicate; format json; show params")
-        self.assertOneError(res, 1, ["'frobnicate'"])
+        self.assertOneError(res, 1, ["'frobnicate'"])  # the first command: line 1 either way
         self.assertEqual(json_lines(res), [default_params()])
 
     def test_line_numbers_count_comments_and_blank_lines(self):
@@ -288,9 +297,9 @@ class ScriptTest(QuadxTestCase):
         self.assertEqual((str(objs[0]["n"]), str(objs[0]["m"])), ("3", "2"))
 
     def test_e_error_line(self):
-        """An error in -e is reported at line 1 and stops."""
+        """An error in -e is reported at line 1 (or the command's position, 2) and stops."""
         res = quadx("-e", "set n 3; set block 0; show params")
-        self.assertOneError(res, 1, ["'0'", "block"])
+        self.assertOneError(res, (1, 2), ["'0'", "block"])
         self.assertEqual(res.out, "")
 
     def test_f_option(self):
@@ -588,15 +597,15 @@ class ErrorsTest(QuadxTestCase):
 
     def test_errors_after_reference_run(self):
         """errors after the reference run itself is one clear error."""
-        res = quadx("-e", "set precision double; run cpu; errors 2")
-        self.assertOneError(res, 1, pattern=r"reference")
+        res = session("set precision double\nrun cpu\nerrors 2\n")
+        self.assertOneError(res, 3, pattern=r"reference")
 
     def test_errors_bad_k(self):
         """errors 0 / -1 / abc name the bad K and the range."""
         for k in ("0", "-1", "abc"):
             with self.subTest(k=k):
-                res = quadx("-e", "run cpu; errors " + k)
-                self.assertOneError(res, 1, ["'%s'" % k], INT_RANGE)
+                res = session("run cpu\nerrors %s\n" % k)
+                self.assertOneError(res, 2, ["'%s'" % k], INT_RANGE)
 
 
 # --------------------------------------------------------------------------------------------
@@ -647,8 +656,8 @@ class NumbersTest(QuadxTestCase):
 
     def test_gsl_float_refused(self):
         """Variant gsl with precision float fails with a clear message."""
-        res = quadx("-e", "set precision float variant gsl; run cpu")
-        self.assertOneError(res, 1, ["gsl"], r"double")
+        res = session("set precision float variant gsl\nrun cpu\n")
+        self.assertOneError(res, 2, ["gsl"], r"double")
         self.assertEqual(res.out, "")
 
     def test_gsl_large_n_no_inf_nan(self):
@@ -658,7 +667,7 @@ class NumbersTest(QuadxTestCase):
         if res.rc == 0:
             self.assertLessEqual(json_lines(res)[0]["error"]["max_rel"], 1e-12)
         else:
-            self.assertOneError(res, 1)
+            self.assertOneError(res, (1, 2))
 
     def test_special_values(self):
         """x = 0 with n >= 2 gives 1/(n-1); n = 0 gives e^-x/x."""
@@ -684,8 +693,8 @@ class NumbersTest(QuadxTestCase):
 
     def test_non_convergence_reported(self):
         """Non-convergence within iters is one clear error, never a silent result."""
-        res = quadx("-e", "set iters 1; run cpu")
-        self.assertOneError(res, 1, pattern=r"converge")
+        res = session("set iters 1\nrun cpu\n")
+        self.assertOneError(res, 2, pattern=r"converge")
         self.assertEqual(res.out, "")
 
 
@@ -777,17 +786,18 @@ class CourseworkTest(QuadxTestCase):
 
 
 def help_topics():
-    """The commands and problems listed by `help`."""
+    """The commands, problems and other topics listed by `help`."""
     out = quadx("-e", "help").out_lines
-    commands, problems = [], []
+    commands, problems, others = [], [], []
     in_commands = False
     for line in out:
         if line.startswith("Commands"):
             in_commands = True
             continue
-        m = re.match(r"^Problems:\s*(.*)$", line)
+        m = re.match(r"^(Problems|Other topics):\s*(.*)$", line)
         if m:
-            problems = re.split(r"[\s,]+", m.group(1).strip())
+            words = [w for w in re.split(r"[\s,]+", m.group(2).strip()) if w]
+            (problems if m.group(1) == "Problems" else others).extend(words)
             in_commands = False
             continue
         if in_commands:
@@ -796,7 +806,7 @@ def help_topics():
                 commands.append(m.group(1))
             else:
                 in_commands = False
-    return commands, [p for p in problems if p]
+    return commands, problems, others
 
 
 class HelpTest(QuadxTestCase):
@@ -806,15 +816,23 @@ class HelpTest(QuadxTestCase):
         """`help` lists every command of the spec's table and the problem expint."""
         res = quadx("-e", "help")
         self.assertOk(res)
-        commands, problems = help_topics()
+        commands, problems, _ = help_topics()
         self.assertEqual(sorted(commands), sorted(SPEC_COMMANDS))
         self.assertIn("expint", problems)
 
     def test_help_page_for_each_topic(self):
         """`help NAME` prints a non-empty page for every listed command and problem."""
-        commands, problems = help_topics()
+        commands, problems, _ = help_topics()
         self.assertTrue(commands and problems)
         for name in commands + problems:
+            with self.subTest(topic=name):
+                res = quadx("-e", "help " + name)
+                self.assertOk(res)
+                self.assertTrue(res.out.strip(), "empty help page for %s" % name)
+
+    def test_help_page_for_other_topics(self):
+        """`help NAME` also works for the "Other topics" that `help` lists."""
+        for name in help_topics()[2]:
             with self.subTest(topic=name):
                 res = quadx("-e", "help " + name)
                 self.assertOk(res)
