@@ -101,6 +101,7 @@ test-script: all
 	$(PYTHON) tests/script_test.py
 
 test: all test-unit test-script
+	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/gpu_test.py
 
 # NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).

@@ -59,8 +59,13 @@ static int show_params(struct shell *sh)
 	size_t n = 0;
 	kv[n++] = (struct kv){"problem", p->name, 0};
 	for (size_t k = 0; k < p->nparams; k++, n++) {
-		param_format(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
-		kv[n] = (struct kv){p->params[k].name, text[n], 0};
+		const struct param_def *d = &p->params[k];
+		const struct param_value v = s->params[s->prob_index][k];
+		param_format(d, v, text[n], sizeof text[n]);
+		if (d->type == PARAM_INT || d->type == PARAM_REAL)
+			kv[n] = (struct kv){d->name, NULL, v.num};
+		else
+			kv[n] = (struct kv){d->name, text[n], 0};
 	}
 	for (int k = 0; k < S_COUNT; k++, n++) {
 		struct param_def def;
@@ -205,7 +210,7 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	if (argc > 1 && param_parse(&k_def, argv[1], &k, e))
 		return -1;
 	if (!s->last)
-		return qx_fail(e, "errors: no run yet (try: run gpu)");
+		return qx_fail(e, "errors: no run yet (try: run cpu)");
 	if (s->last->is_reference)
 		return qx_fail(e, "errors: the last run is the reference itself (cpu double); run "
 				  "another backend or precision");
@@ -366,10 +371,16 @@ const struct cmd_entry *cmd_find(const char *name, struct qx_err *e)
 	}
 	if (n == 1)
 		return hit;
-	if (n > 1)
+	if (n > 1) {
 		qx_fail(e, "ambiguous command '%.64s': %s", name, matches);
-	else
-		qx_fail(e, "unknown command '%.64s' (try: help)", name);
+		return NULL;
+	}
+	matches[0] = '\0';
+	for (const struct cmd_entry *c = cmd_table; c->name; c++) {
+		strncat(matches, c != cmd_table ? ", " : "", sizeof matches - strlen(matches) - 1);
+		strncat(matches, c->name, sizeof matches - strlen(matches) - 1);
+	}
+	qx_fail(e, "unknown command '%.64s': commands are %s", name, matches);
 	return NULL;
 }
 

@@ -1,5 +1,6 @@
 /* main.c - quadx's entry point: options, the coursework-compatible one-shot mode, and the
  * choice between the readline prompt and a script read from stdin, -f or -e. */
+#include <errno.h>
 #include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
 	} else if (file) {
 		FILE *f = fopen(file, "r");
 		if (!f) {
-			perror(file);
+			fprintf(stderr, "quadx: cannot open %s: %s\n", file, strerror(errno));
 			return 1;
 		}
 		failed = shell_run_stream(sh, f, NULL, keep_going);

@@ -17,7 +17,6 @@ import os
 import re
 import struct
 import subprocess
-import sys
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -444,11 +443,11 @@ class JsonTest(QuadxTestCase):
         self.assertLess(rel(cpu["float"]["value"], E3_15), 1e-6)
 
     def test_eval_double_accuracy(self):
-        """The cpu double E_3(1.5) is within 1e-15 relative of mpmath's value."""
+        """The cpu double E_3(1.5) is within 1e-14 (the spec's double target) relative of mpmath's value."""
         objs = self.run_json("eval 3 1.5")
         v = [o["value"] for o in objs if o.get("backend") == "cpu" and o["precision"] == "double"]
         self.assertEqual(len(v), 1)
-        self.assertLess(rel(v[0], E3_15), 1e-15, "E_3(1.5) = %r, exact %r" % (v[0], E3_15))
+        self.assertLess(rel(v[0], E3_15), 1e-14, "E_3(1.5) = %r, exact %r" % (v[0], E3_15))
 
     def test_eval_values_round_trip(self):
         """Eval values are printed with enough digits to give back the exact double."""

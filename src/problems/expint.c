@@ -2,6 +2,7 @@
  * orders 1..n times samples x_j = a + (b-a) j/m, j = 1..m (seed 000). */
 #include "../problem.h"
 
+#include <float.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_expint.h>
 #include <math.h>
@@ -93,7 +94,10 @@ static int expint_point(const struct param_value *p, size_t i, const char **name
 static int expint_status_error(int status, int n, double x, long iters, struct qx_err *e)
 {
 	if (status == EXPINT_GSL_FAILED)
-		return qx_fail(e, "gsl_sf_expint_En failed at n = %d, x = %.17g", n, x);
+		return qx_fail(e,
+			       "gsl_sf_expint_En failed at n = %d, x = %.17g (an error status or a "
+			       "value that is not finite)",
+			       n, x);
 	if (status == EXPINT_NOCONV)
 		return qx_fail(e, "E_%d(%.17g) did not converge within iters = %ld iterations", n,
 			       x, iters);
@@ -116,7 +120,8 @@ static int expint_cpu_double(int v, int n, double x, long iters, double *out)
 		if (status >= 0)
 			return status;
 		status = gsl_sf_expint_En_e(n, x, &r);
-		if (status != GSL_SUCCESS && status != GSL_EUNDRFLW)
+		/* GSL reports success with inf for large n and small x: check the value too. */
+		if ((status != GSL_SUCCESS && status != GSL_EUNDRFLW) || !isfinite(r.val))
 			return EXPINT_GSL_FAILED;
 		*out = status == GSL_EUNDRFLW ? 0.0 : r.val;
 		return EXPINT_OK;
@@ -217,21 +222,30 @@ static int expint_eval(const double *args, const struct param_value *p, enum qx_
 	int status;
 	if (n < 0 || x < 0 || (x == 0 && n <= 1))
 		return expint_status_error(EXPINT_DOMAIN, n, x, iters, e);
+	if (prec == QX_FLOAT && (x > FLT_MAX || (x > 0 && (float)x == 0)))
+		return qx_fail(e, "x = %.17g is outside the range of float (%g .. %g)", x,
+			       FLT_TRUE_MIN, FLT_MAX);
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
-		return expint_gpu_eval(n, x, iters, prec, EXPINT_ALGO_FAST, &out->value, e);
+		if (expint_gpu_eval(n, x, iters, prec, EXPINT_ALGO_FAST, &out->value, e))
+			return -1;
+		status = EXPINT_OK;
 #else
 		return 1;
 #endif
-	}
-	if (prec == QX_DOUBLE) {
+	} else if (prec == QX_DOUBLE) {
 		status = expint_fast_d(n, x, iters, &out->value);
 	} else {
 		float v = 0;
 		status = expint_fast_f(n, (float)x, iters, &v);
 		out->value = v;
 	}
-	return status == EXPINT_OK ? 0 : expint_status_error(status, n, x, iters, e);
+	if (status != EXPINT_OK)
+		return expint_status_error(status, n, x, iters, e);
+	if (!isfinite(out->value))
+		return qx_fail(e, "E_%d(%.17g) overflows %s (largest %g)", n, x,
+			       qx_precision_name(prec), prec == QX_FLOAT ? FLT_MAX : DBL_MAX);
+	return 0;
 }
 
 #ifdef QX_HAVE_CUDA

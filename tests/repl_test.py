@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The interactive prompt under tmux: the prompt names problem and precision, Tab completes
+commands, parameter names and enumerated values from the tables, and history is saved to
+$QUADX_HISTFILE only when interactive. Run from the repository root; skipped without tmux."""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+
+
+def tmux(*args):
+    """Runs one tmux command on the test's own server socket and returns its stdout."""
+    return subprocess.run(["tmux", "-L", "quadx-repl-test", *args], capture_output=True,
+                          text=True, timeout=10).stdout
+
+
+@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
+class ReplTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.hist = os.path.join(self.tmp, "history")
+        tmux("kill-server")
+        tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "30",
+             f"env QUADX_HISTFILE={self.hist} TERM=xterm {QUADX}; sleep 30")
+
+    def tearDown(self):
+        tmux("kill-server")
+        shutil.rmtree(self.tmp)
+
+    def screen(self, want, timeout=5.0):
+        """Waits until the pane shows `want`; returns the pane text (fails if it never does)."""
+        end = time.time() + timeout
+        while time.time() < end:
+            text = tmux("capture-pane", "-p", "-t", "t")
+            if want.rstrip() in text:
+                return text
+            time.sleep(0.05)
+        self.fail(f"pane never showed {want!r}:\n{text}")
+
+    def keys(self, *keys):
+        tmux("send-keys", "-t", "t", *keys)
+
+    def test_prompt_completion_history(self):
+        """Prompt, Tab completion from the tables, and the history file written at quit."""
+        self.screen("quadx expint/float> ")
+        self.keys("sho", "Tab")
+        self.screen("> show ")
+        self.keys("C-u", "set prec", "Tab")
+        self.screen("> set precision ")
+        self.keys("do", "Tab")
+        self.screen("> set precision double ")
+        self.keys("Enter")
+        self.screen("quadx expint/double> ")
+        self.keys("set variant co", "Tab", "Enter")
+        self.keys("show params", "Enter")
+        self.screen("coursework")
+        self.keys("quit", "Enter")
+        end = time.time() + 5
+        while time.time() < end and not os.path.exists(self.hist):
+            time.sleep(0.05)
+        with open(self.hist) as f:
+            lines = [l.strip() for l in f.read().splitlines()]
+        self.assertIn("set precision double", lines)
+        self.assertIn("show params", lines)
+
+    def test_scripts_keep_no_history(self):
+        """A script on stdin writes no history file."""
+        subprocess.run([QUADX], input="show params\n", text=True, capture_output=True,
+                       env={**os.environ, "QUADX_HISTFILE": self.hist + ".script"}, timeout=10)
+        self.assertFalse(os.path.exists(self.hist + ".script"))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
