@@ -11,7 +11,8 @@ CC       ?= gcc
 CUDA_HOME ?= /usr/local/cuda
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
 PYTHON   ?= python3
-BUILD    := build
+BUILD    ?= build
+BIN      ?= quadx
 
 # Debian/Ubuntu packages the build and the tests need.
 BUILD_PKGS := gcc make pkg-config libreadline-dev libncurses-dev libcmocka-dev libcjson-dev libgsl-dev
@@ -45,9 +46,9 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test test-unit test-script test-gpu bench install deps clean announce
+.PHONY: all run test test-unit test-script test-asan test-gpu bench install deps clean announce
 
-all: announce quadx
+all: announce $(BIN)
 
 announce:
 ifeq ($(GPU_BUILD),yes)
@@ -73,11 +74,11 @@ $(BUILD)/.deps-ok:
 
 deps: $(BUILD)/.deps-ok
 
-quadx: $(BUILD)/.deps-ok $(BUILD)/src/main.o $(LIB_OBJ)
-	$(CC) -o $@ $(BUILD)/src/main.o $(LIB_OBJ) $(LDLIBS)
+$(BIN): $(BUILD)/.deps-ok $(BUILD)/src/main.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/src/main.o $(LIB_OBJ) $(LDLIBS)
 
 $(BUILD)/quadx-bench: $(BUILD)/src/bench.o $(LIB_OBJ)
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
@@ -89,7 +90,7 @@ $(BUILD)/%.o: %.cu | $(BUILD)/.deps-ok
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
 
 run: all
 	./quadx
@@ -100,9 +101,20 @@ test-unit: $(UNIT_BIN)
 test-script: all
 	$(PYTHON) tests/script_test.py
 
-test: all test-unit test-script
+test: all test-unit test-script test-asan
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/gpu_test.py
+
+# The unit and script tests again on a CPU-only build with AddressSanitizer and
+# UndefinedBehaviorSanitizer; any report fails the test.
+ASAN_DIR := build/asan
+SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test-asan:
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/quadx NVCC= \
+	  CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" $(ASAN_DIR)/quadx \
+	  $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%)
+	@set -e; for t in $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%); do echo "== asan $$t"; $$t; done
+	QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help $(PYTHON) tests/script_test.py
 
 # NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).
 ifeq ($(NOBUILD),1)

@@ -59,16 +59,13 @@ int main(int argc, char **argv)
 		{"file", required_argument, NULL, 'f'}, {"exec", required_argument, NULL, 'e'},
 		{NULL, 0, NULL, 0},
 	};
-	struct shell *sh = calloc(1, sizeof *sh);
+	static struct shell shell;
+	struct shell *sh = &shell;
 	struct coursework_opts cw = {0};
 	const char *file = NULL, *cmds = NULL;
 	int keep_going = 0, failed = 0, opt;
 	struct sigaction sa;
 
-	if (!sh) {
-		fprintf(stderr, "quadx: out of memory\n");
-		return 1;
-	}
 	gsl_set_error_handler_off();
 	session_init(&sh->s, stdout);
 	coursework_defaults(&cw);
@@ -141,6 +138,5 @@ int main(int argc, char **argv)
 		failed = shell_run_stream(sh, stdin, NULL, keep_going);
 	}
 	session_free(&sh->s);
-	free(sh);
 	return failed ? 1 : 0;
 }

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import unittest
 
-QUADX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quadx")
+QUADX = os.environ.get("QUADX", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quadx"))
 
 
 def quadx(cmds, timeout=600):

@@ -20,7 +20,7 @@ import subprocess
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.path.join(ROOT, "quadx")
+QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
 FIXTURES = os.path.join("tests", "script")  # relative to ROOT
 TIMEOUT = 120  # seconds, for every subprocess
 
