@@ -122,34 +122,41 @@ float gpu_elapsed(cudaEvent_t a, cudaEvent_t b)
 	return ms;
 }
 
-/* Median of a vector of timings. */
-static double median_ms(std::vector<float> v)
+/* Times op (which enqueues work on the default stream and returns a cudaError_t) reps times
+ * after one warm-up, with events; stores the median in *ms. */
+template <typename Op> static int time_median(int reps, double *ms, struct qx_err *e, Op op)
 {
-	std::sort(v.begin(), v.end());
-	const size_t n = v.size();
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-extern "C" int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e)
-{
-	void *dev = NULL, *host = gpu_host_buffer(bytes, e);
 	cudaEvent_t *ev = gpu_events(2, e);
 	std::vector<float> t;
-	if (!host || !ev)
+	if (!ev)
 		return -1;
-	GPU_TRY(cudaMalloc(&dev, bytes));
-	GPU_TRY(cudaMemset(dev, 0x3f, bytes));
-	for (int i = 0; i <= reps; i++) { /* the first copy is the warm-up */
+	for (int i = 0; i <= reps; i++) {
 		GPU_TRY(cudaEventRecord(ev[0]));
-		GPU_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost));
+		GPU_TRY(op());
 		GPU_TRY(cudaEventRecord(ev[1]));
 		GPU_TRY(cudaEventSynchronize(ev[1]));
 		if (i)
 			t.push_back(gpu_elapsed(ev[0], ev[1]));
 	}
-	GPU_TRY(cudaFree(dev));
-	*ms = median_ms(t);
+	std::sort(t.begin(), t.end());
+	const size_t n = t.size();
+	*ms = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 	return 0;
+}
+
+extern "C" int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e)
+{
+	void *dev = NULL, *host = gpu_host_buffer(bytes, e);
+	int rc;
+	if (!host)
+		return -1;
+	GPU_TRY(cudaMalloc(&dev, bytes));
+	GPU_TRY(cudaMemset(dev, 0x3f, bytes));
+	rc = time_median(reps, ms, e, [&] {
+		return cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost);
+	});
+	GPU_TRY(cudaFree(dev));
+	return rc;
 }
 
 /* Writes a value derived from the index into every element: the least work a kernel that
@@ -165,25 +172,16 @@ extern "C" int gpu_floor_write(size_t count, enum qx_precision prec, int block, 
 			       double *ms, struct qx_err *e)
 {
 	void *dev = NULL;
-	cudaEvent_t *ev = gpu_events(2, e);
-	std::vector<float> t;
 	const size_t grid = (count + block - 1) / block;
-	if (!ev)
-		return -1;
+	int rc;
 	GPU_TRY(cudaMalloc(&dev, count * qx_precision_size(prec)));
-	for (int i = 0; i <= reps; i++) {
-		GPU_TRY(cudaEventRecord(ev[0]));
+	rc = time_median(reps, ms, e, [&] {
 		if (prec == QX_DOUBLE)
 			write_only_kernel<<<grid, block>>>((double *)dev, count);
 		else
 			write_only_kernel<<<grid, block>>>((float *)dev, count);
-		GPU_TRY(cudaGetLastError());
-		GPU_TRY(cudaEventRecord(ev[1]));
-		GPU_TRY(cudaEventSynchronize(ev[1]));
-		if (i)
-			t.push_back(gpu_elapsed(ev[0], ev[1]));
-	}
+		return cudaGetLastError();
+	});
 	GPU_TRY(cudaFree(dev));
-	*ms = median_ms(t);
-	return 0;
+	return rc;
 }

@@ -6,20 +6,7 @@
 
 #include "gpu_util.cuh"
 
-#define QX_REAL double
-#define QX_SUFFIX d
-#define QX_SUFFIX_IS_FLOAT 0
 #include "../src/problems/expint_math.h"
-#undef QX_REAL
-#undef QX_SUFFIX
-#undef QX_SUFFIX_IS_FLOAT
-#define QX_REAL float
-#define QX_SUFFIX f
-#define QX_SUFFIX_IS_FLOAT 1
-#include "../src/problems/expint_math.h"
-#undef QX_REAL
-#undef QX_SUFFIX
-#undef QX_SUFFIX_IS_FLOAT
 
 /* Points per chunk of the streamed variant and the number of streams (and device buffers)
  * it rotates through: copies of one chunk overlap the kernels of the next ones. */

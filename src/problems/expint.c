@@ -12,20 +12,7 @@
 #include "../../cuda/quadx_cuda.h"
 #endif
 
-#define QX_REAL double
-#define QX_SUFFIX d
-#define QX_SUFFIX_IS_FLOAT 0
 #include "expint_math.h"
-#undef QX_REAL
-#undef QX_SUFFIX
-#undef QX_SUFFIX_IS_FLOAT
-#define QX_REAL float
-#define QX_SUFFIX f
-#define QX_SUFFIX_IS_FLOAT 1
-#include "expint_math.h"
-#undef QX_REAL
-#undef QX_SUFFIX
-#undef QX_SUFFIX_IS_FLOAT
 
 enum { P_N, P_M, P_A, P_B, P_ITERS, P_COUNT };
 

@@ -10,16 +10,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#define QX_REAL double
-#define QX_SUFFIX d
-#define QX_SUFFIX_IS_FLOAT 0
-#include "../../src/problems/expint_math.h"
-#undef QX_REAL
-#undef QX_SUFFIX
-#undef QX_SUFFIX_IS_FLOAT
-#define QX_REAL float
-#define QX_SUFFIX f
-#define QX_SUFFIX_IS_FLOAT 1
 #include "../../src/problems/expint_math.h"
 
 #include "../../src/problem.h"
