@@ -37,7 +37,7 @@ static int gpu_open(struct gpu_info *g, struct qx_err *e)
 	cudaError_t err = cudaGetDeviceCount(&count);
 	if (err != cudaSuccess)
 		return qx_fail(e, "no usable GPU: %s (%s)", cudaGetErrorString(err),
-			       cudaGetErrorName(err));
+		               cudaGetErrorName(err));
 	if (count == 0)
 		return qx_fail(e, "no usable GPU: no CUDA device is visible");
 	GPU_TRY(cudaSetDevice(0));
@@ -152,9 +152,8 @@ extern "C" int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err 
 		return -1;
 	GPU_TRY(cudaMalloc(&dev, bytes));
 	GPU_TRY(cudaMemset(dev, 0x3f, bytes));
-	rc = time_median(reps, ms, e, [&] {
-		return cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost);
-	});
+	rc = time_median(reps, ms, e,
+	                 [&] { return cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost); });
 	GPU_TRY(cudaFree(dev));
 	return rc;
 }
@@ -169,7 +168,7 @@ template <typename T> __global__ void write_only_kernel(T *out, size_t count)
 }
 
 extern "C" int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps,
-			       double *ms, struct qx_err *e)
+                               double *ms, struct qx_err *e)
 {
 	void *dev = NULL;
 	const size_t grid = (count + block - 1) / block;

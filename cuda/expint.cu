@@ -17,20 +17,29 @@ static const int NSTREAMS = 4;
 static const long long LAUNCH_POINTS = 1LL << 30;
 
 /* E_n(x) by algorithm ALGO in precision T. */
-template <typename T, int ALGO> __device__ __forceinline__ int expint_point(int n, T x, long iters, T *v);
-template <> __device__ __forceinline__ int expint_point<float, EXPINT_ALGO_FAST>(int n, float x, long iters, float *v)
+template <typename T, int ALGO>
+__device__ __forceinline__ int expint_point(int n, T x, long iters, T *v);
+template <>
+__device__ __forceinline__ int expint_point<float, EXPINT_ALGO_FAST>(int n, float x, long iters,
+                                                                     float *v)
 {
 	return expint_fast_f(n, x, iters, v);
 }
-template <> __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_FAST>(int n, double x, long iters, double *v)
+template <>
+__device__ __forceinline__ int expint_point<double, EXPINT_ALGO_FAST>(int n, double x, long iters,
+                                                                      double *v)
 {
 	return expint_fast_d(n, x, iters, v);
 }
-template <> __device__ __forceinline__ int expint_point<float, EXPINT_ALGO_COURSEWORK>(int n, float x, long iters, float *v)
+template <>
+__device__ __forceinline__ int expint_point<float, EXPINT_ALGO_COURSEWORK>(int n, float x,
+                                                                           long iters, float *v)
 {
 	return expint_coursework_f(n, x, iters, v);
 }
-template <> __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_COURSEWORK>(int n, double x, long iters, double *v)
+template <>
+__device__ __forceinline__ int expint_point<double, EXPINT_ALGO_COURSEWORK>(int n, double x,
+                                                                            long iters, double *v)
 {
 	return expint_coursework_d(n, x, iters, v);
 }
@@ -40,8 +49,8 @@ template <> __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_COUR
  * (index << 2 | status) in *bad, so the smallest failing index wins. */
 template <typename T, int ALGO>
 __global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, unsigned count, double a,
-				   double step, long iters, long long first, T *out,
-				   unsigned long long *bad)
+                                   double step, long iters, long long first, T *out,
+                                   unsigned long long *bad)
 {
 	const unsigned l = blockIdx.x * blockDim.x + threadIdx.x;
 	if (l >= count)
@@ -57,36 +66,37 @@ __global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, unsigned
 
 /* Launches the kernel for points [first, first+count) into dev on stream s. */
 template <typename T>
-static cudaError_t expint_launch(const struct expint_gpu_job *job, long long first,
-				 long long count, T *dev, unsigned long long *bad, cudaStream_t s)
+static cudaError_t expint_launch(const struct expint_gpu_job *job, long long first, long long count,
+                                 T *dev, unsigned long long *bad, cudaStream_t s)
 {
 	const int row0 = (int)(first / job->m);
 	const unsigned col0 = (unsigned)(first % job->m);
 	const unsigned grid = (unsigned)((count + job->block - 1) / job->block);
 	const double step = (job->b - job->a) / (double)job->m;
 	if (job->algo == EXPINT_ALGO_COURSEWORK)
-		expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK><<<grid, job->block, 0, s>>>(
-			row0, col0, (unsigned)job->m, (unsigned)count, job->a, step, job->iters,
-			first, dev, bad);
+		expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK>
+		    <<<grid, job->block, 0, s>>>(row0, col0, (unsigned)job->m, (unsigned)count,
+		                                 job->a, step, job->iters, first, dev, bad);
 	else
-		expint_grid_kernel<T, EXPINT_ALGO_FAST><<<grid, job->block, 0, s>>>(
-			row0, col0, (unsigned)job->m, (unsigned)count, job->a, step, job->iters,
-			first, dev, bad);
+		expint_grid_kernel<T, EXPINT_ALGO_FAST>
+		    <<<grid, job->block, 0, s>>>(row0, col0, (unsigned)job->m, (unsigned)count,
+		                                 job->a, step, job->iters, first, dev, bad);
 	return cudaGetLastError();
 }
 
 /* Reports the first failing point recorded in bad, or returns 0 when there is none. */
 static int expint_check_bad(const struct expint_gpu_job *job, unsigned long long bad,
-			    struct qx_err *e)
+                            struct qx_err *e)
 {
 	if (bad == ULLONG_MAX)
 		return 0;
 	const long long idx = (long long)(bad >> 2);
 	const int n = (int)(idx / job->m) + 1;
-	const double x = expint_grid_x(job->a, (job->b - job->a) / (double)job->m, idx % job->m + 1);
+	const double x =
+	    expint_grid_x(job->a, (job->b - job->a) / (double)job->m, idx % job->m + 1);
 	if ((bad & 3) == EXPINT_NOCONV)
 		return qx_fail(e, "GPU: E_%d(%.17g) did not converge within iters = %ld iterations",
-			       n, x, job->iters);
+		               n, x, job->iters);
 	return qx_fail(e, "GPU: domain error at n = %d, x = %.17g", n, x);
 }
 
@@ -109,7 +119,7 @@ extern "C" size_t expint_gpu_device_bytes(const struct expint_gpu_job *job)
  * point (in launches of at most 2^30 points), one device-to-host copy, cudaFree. */
 template <typename T>
 static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct qx_phases *t,
-			     struct qx_err *e)
+                             struct qx_err *e)
 {
 	const long long total = (long long)job->n * job->m;
 	const size_t bytes = (size_t)total * sizeof(T);
@@ -124,7 +134,8 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	GPU_TRY(cudaEventRecord(ev[1]));
 	GPU_TRY(cudaMemcpy(bad, &bad_host, sizeof *bad, cudaMemcpyHostToDevice));
 	for (long long first = 0; first < total; first += LAUNCH_POINTS) {
-		const long long count = total - first < LAUNCH_POINTS ? total - first : LAUNCH_POINTS;
+		const long long count =
+		    total - first < LAUNCH_POINTS ? total - first : LAUNCH_POINTS;
 		GPU_TRY(expint_launch<T>(job, first, count, dev + first, bad, 0));
 	}
 	GPU_TRY(cudaEventRecord(ev[2]));
@@ -152,7 +163,7 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
  * chunks' kernel times, d2h = from the end of the first kernel to the end of the last copy. */
 template <typename T>
 static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct qx_phases *t,
-			       struct qx_err *e)
+                               struct qx_err *e)
 {
 	static cudaStream_t streams[NSTREAMS];
 	const long long total = (long long)job->n * job->m, chunk = expint_chunk(job);
@@ -202,7 +213,7 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		GPU_TRY(expint_launch<T>(job, first, count, dev, bad, s));
 		GPU_TRY(cudaEventRecord(mine[1], s));
 		GPU_TRY(cudaMemcpyAsync(host + first, dev, (size_t)count * sizeof(T),
-					cudaMemcpyDeviceToHost, s));
+		                        cudaMemcpyDeviceToHost, s));
 		GPU_TRY(cudaEventRecord(mine[2], s));
 	}
 	/* Join the streams on stream 0 (whose last copy is already ordered), then free. */
@@ -210,8 +221,8 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		GPU_TRY(cudaEventRecord(ev[2], streams[i]));
 		GPU_TRY(cudaStreamWaitEvent(streams[0], ev[2], 0));
 	}
-	GPU_TRY(cudaMemcpyAsync(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost,
-				streams[0]));
+	GPU_TRY(
+	    cudaMemcpyAsync(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost, streams[0]));
 	GPU_TRY(cudaEventRecord(ev[2], streams[0]));
 	for (int i = 0; i < NSTREAMS; i++)
 		GPU_TRY(cudaFreeAsync(buf[i], streams[0]));
@@ -228,15 +239,15 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 	return expint_check_bad(job, bad_host, e);
 }
 
-extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out,
-			      struct qx_phases *t, struct qx_err *e)
+extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
+                              struct qx_err *e)
 {
 	if (job->algo == EXPINT_ALGO_COURSEWORK)
 		return job->prec == QX_DOUBLE
-			       ? expint_run_serial<double>(job, (double *)host_out, t, e)
-			       : expint_run_serial<float>(job, (float *)host_out, t, e);
+		           ? expint_run_serial<double>(job, (double *)host_out, t, e)
+		           : expint_run_serial<float>(job, (float *)host_out, t, e);
 	return job->prec == QX_DOUBLE ? expint_run_streamed<double>(job, (double *)host_out, t, e)
-				      : expint_run_streamed<float>(job, (float *)host_out, t, e);
+	                              : expint_run_streamed<float>(job, (float *)host_out, t, e);
 }
 
 /* One point: E_n(x) by algorithm ALGO into *out, its status into *status. */
@@ -248,8 +259,7 @@ __global__ void expint_eval_kernel(int n, T x, long iters, T *out, int *status)
 
 /* Evaluates one point in precision T; returns 0 or -1. */
 template <typename T>
-static int expint_eval_typed(int n, double x, long iters, int algo, double *value,
-			     struct qx_err *e)
+static int expint_eval_typed(int n, double x, long iters, int algo, double *value, struct qx_err *e)
 {
 	struct {
 		T v;
@@ -257,17 +267,17 @@ static int expint_eval_typed(int n, double x, long iters, int algo, double *valu
 	} *dev = NULL, host;
 	GPU_TRY(cudaMalloc(&dev, sizeof host));
 	if (algo == EXPINT_ALGO_COURSEWORK)
-		expint_eval_kernel<T, EXPINT_ALGO_COURSEWORK><<<1, 1>>>(n, (T)x, iters, &dev->v,
-									&dev->status);
+		expint_eval_kernel<T, EXPINT_ALGO_COURSEWORK>
+		    <<<1, 1>>>(n, (T)x, iters, &dev->v, &dev->status);
 	else
-		expint_eval_kernel<T, EXPINT_ALGO_FAST><<<1, 1>>>(n, (T)x, iters, &dev->v,
-								  &dev->status);
+		expint_eval_kernel<T, EXPINT_ALGO_FAST>
+		    <<<1, 1>>>(n, (T)x, iters, &dev->v, &dev->status);
 	GPU_TRY(cudaGetLastError());
 	GPU_TRY(cudaMemcpy(&host, dev, sizeof host, cudaMemcpyDeviceToHost));
 	GPU_TRY(cudaFree(dev));
 	if (host.status == EXPINT_NOCONV)
 		return qx_fail(e, "GPU: E_%d(%.17g) did not converge within iters = %ld iterations",
-			       n, x, iters);
+		               n, x, iters);
 	if (host.status != EXPINT_OK)
 		return qx_fail(e, "GPU: domain error at n = %d, x = %.17g", n, x);
 	*value = host.v;
@@ -275,8 +285,8 @@ static int expint_eval_typed(int n, double x, long iters, int algo, double *valu
 }
 
 extern "C" int expint_gpu_eval(int n, double x, long iters, enum qx_precision prec, int algo,
-			       double *value, struct qx_err *e)
+                               double *value, struct qx_err *e)
 {
 	return prec == QX_DOUBLE ? expint_eval_typed<double>(n, x, iters, algo, value, e)
-				 : expint_eval_typed<float>(n, x, iters, algo, value, e);
+	                         : expint_eval_typed<float>(n, x, iters, algo, value, e);
 }

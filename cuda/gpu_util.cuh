@@ -11,11 +11,11 @@
 int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
 
 /* Evaluates a CUDA call; on failure reports it with its text and returns -1 from the caller. */
-#define GPU_TRY(call)                                                                        \
-	do {                                                                                 \
-		cudaError_t gpu_try_err_ = (call);                                           \
-		if (gpu_try_err_ != cudaSuccess)                                             \
-			return gpu_fail(e, #call, gpu_try_err_);                             \
+#define GPU_TRY(call)                                                                              \
+	do {                                                                                       \
+		cudaError_t gpu_try_err_ = (call);                                                 \
+		if (gpu_try_err_ != cudaSuccess)                                                   \
+			return gpu_fail(e, #call, gpu_try_err_);                                   \
 	} while (0)
 
 /* Returns n timing events that live as long as the process (created on first use, grown as

@@ -84,18 +84,20 @@ int main(void)
 			bench_set(&s, "variant", "fast");
 			r = bench_run(&s, QX_GPU);
 			if (gpu_floor_copy(count * qx_precision_size((enum qx_precision)prec), 10,
-					   &copy_ms, &e) ||
-			    gpu_floor_write(count, (enum qx_precision)prec, 256, 10, &write_ms, &e)) {
+			                   &copy_ms, &e) ||
+			    gpu_floor_write(count, (enum qx_precision)prec, 256, 10, &write_ms,
+			                    &e)) {
 				fprintf(stderr, "bench: floor: %s\n", e.msg);
 				return 1;
 			}
-			printf("| %ld | %s | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | "
-			       "%.3f | %.3f | %.2f | %.2f | %.0fx | %.0fx | %.2g |\n",
-			       sizes[i], pname, serial_s, threads_s, r->med.alloc, r->med.kernel,
-			       r->med.d2h, r->med.free, r->med.total, copy_ms, write_ms,
-			       r->med.total / copy_ms, r->med.kernel / write_ms, cw_ms,
-			       serial_s * 1e3 / r->med.total, threads_s * 1e3 / r->med.total,
-			       r->err.max_rel);
+			printf(
+			    "| %ld | %s | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | "
+			    "%.3f | %.3f | %.2f | %.2f | %.0fx | %.0fx | %.2g |\n",
+			    sizes[i], pname, serial_s, threads_s, r->med.alloc, r->med.kernel,
+			    r->med.d2h, r->med.free, r->med.total, copy_ms, write_ms,
+			    r->med.total / copy_ms, r->med.kernel / write_ms, cw_ms,
+			    serial_s * 1e3 / r->med.total, threads_s * 1e3 / r->med.total,
+			    r->err.max_rel);
 			fflush(stdout);
 		}
 	}

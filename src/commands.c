@@ -19,7 +19,7 @@ const char *const help_topics[] = {"settings", "variants", "keys", "scripts", "c
 /* Returns the index of word in the NULL-terminated list words (unique prefix allowed), or -1
  * with e naming the allowed words. */
 static int word_index(const char *what, const char *const *words, const char *word,
-		      struct qx_err *e)
+                      struct qx_err *e)
 {
 	int hit = -1;
 	char list[128] = "";
@@ -86,8 +86,9 @@ static int show_device(struct shell *sh, struct qx_err *e)
 	struct qx_err why;
 	char cc[16], mem[32], freemem[32];
 	if (!gpu_compiled()) {
-		struct kv kv[] = {{"gpu", "none", 0},
-				  {"reason", "CPU-only build: nvcc was not found at build time", 0}};
+		struct kv kv[] = {
+		    {"gpu", "none", 0},
+		    {"reason", "CPU-only build: nvcc was not found at build time", 0}};
 		output_record(&sh->s, "device", kv, 2);
 		return 0;
 	}
@@ -101,18 +102,18 @@ static int show_device(struct shell *sh, struct qx_err *e)
 	snprintf(mem, sizeof mem, "%.0f MiB", g.mem_total / 1048576.0);
 	snprintf(freemem, sizeof freemem, "%.0f MiB", g.mem_free / 1048576.0);
 	struct kv kv[] = {
-		{"gpu", g.name, 0},
-		{"compute_capability", cc, 0},
-		{"sms", NULL, g.sms},
-		{"memory", mem, 0},
-		{"memory_free", freemem, 0},
-		{"sm_clock_mhz", NULL, g.sm_clock_mhz},
-		{"mem_clock_mhz", NULL, g.mem_clock_mhz},
-		{"mem_bus_bits", NULL, g.mem_bus_bits},
-		{"max_threads_per_block", NULL, g.max_threads_per_block},
-		{"driver_version", NULL, g.driver_version},
-		{"runtime_version", NULL, g.runtime_version},
-		{"context_ms", NULL, g.context_ms},
+	    {"gpu", g.name, 0},
+	    {"compute_capability", cc, 0},
+	    {"sms", NULL, g.sms},
+	    {"memory", mem, 0},
+	    {"memory_free", freemem, 0},
+	    {"sm_clock_mhz", NULL, g.sm_clock_mhz},
+	    {"mem_clock_mhz", NULL, g.mem_clock_mhz},
+	    {"mem_bus_bits", NULL, g.mem_bus_bits},
+	    {"max_threads_per_block", NULL, g.max_threads_per_block},
+	    {"driver_version", NULL, g.driver_version},
+	    {"runtime_version", NULL, g.runtime_version},
+	    {"context_ms", NULL, g.context_ms},
 	};
 	output_record(&sh->s, "device", kv, sizeof kv / sizeof kv[0]);
 	return 0;
@@ -169,7 +170,7 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			strncat(usage, p->eval_args[i].name, sizeof usage - strlen(usage) - 1);
 		}
 		return qx_fail(e, "eval for %s takes %zu arguments:%s", p->name, p->neval_args,
-			       usage);
+		               usage);
 	}
 	for (size_t i = 0; i < p->neval_args; i++) {
 		struct param_value v;
@@ -182,18 +183,18 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		if (b == QX_GPU && !have_gpu) {
 			if (s->format == FORMAT_TEXT)
 				fprintf(s->out, "%s  gpu: none (%s)\n", p->name,
-					p->run_gpu ? why.msg : "CPU-only build");
+				        p->run_gpu ? why.msg : "CPU-only build");
 			continue;
 		}
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
 			struct eval_result r = {0};
 			int rc = p->eval(args, s->params[s->prob_index], (enum qx_backend)b,
-					 (enum qx_precision)prec, &r, e);
+			                 (enum qx_precision)prec, &r, e);
 			if (rc < 0)
 				return -1;
 			if (rc == 0)
 				output_eval(s, p, args, p->neval_args, (enum qx_backend)b,
-					    (enum qx_precision)prec, &r);
+				            (enum qx_precision)prec, &r);
 		}
 	}
 	return 0;
@@ -213,7 +214,7 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		return qx_fail(e, "errors: no run yet (try: run cpu)");
 	if (s->last->is_reference)
 		return qx_fail(e, "errors: the last run is the reference itself (cpu double); run "
-				  "another backend or precision");
+		                  "another backend or precision");
 	ref = session_reference(s, s->last->prob, s->last->params, e);
 	if (!ref)
 		return -1;
@@ -255,11 +256,11 @@ static void help_variants(struct session *s)
 	fprintf(s->out, "Variants of %s (set variant NAME; the first is the default):\n", p->name);
 	for (size_t i = 0; i < p->nvariants; i++)
 		fprintf(s->out, "  %-12s %s%s\n      %s\n", p->variants[i].name,
-			p->variants[i].backends & QX_ON_CPU ? "cpu" : "",
-			p->variants[i].backends == (QX_ON_CPU | QX_ON_GPU)
-				? "+gpu"
-				: (p->variants[i].backends & QX_ON_GPU ? "gpu" : "   "),
-			p->variants[i].help);
+		        p->variants[i].backends & QX_ON_CPU ? "cpu" : "",
+		        p->variants[i].backends == (QX_ON_CPU | QX_ON_GPU)
+		            ? "+gpu"
+		            : (p->variants[i].backends & QX_ON_GPU ? "gpu" : "   "),
+		        p->variants[i].help);
 }
 
 /* help [TOPIC]: the command list, or the page of a command, problem or topic. */
@@ -332,25 +333,25 @@ static int cmd_quit(struct shell *sh, int argc, char **argv, struct qx_err *e)
 }
 
 const struct cmd_entry cmd_table[] = {
-	{"use", "use PROBLEM", "switch to a problem (its settings are kept)", 1, 1, ARG_PROBLEM,
-	 NULL, cmd_use},
-	{"set", "set NAME VALUE [NAME VALUE...]", "set parameters and settings (all or nothing)",
-	 2, QX_MAX_ARGS - 1, ARG_SET, NULL, cmd_set},
-	{"show", "show [params|device|last]", "show parameters, the GPU, or the last run", 0, 1,
-	 ARG_WORDS, show_words, cmd_show},
-	{"run", "run [cpu|gpu|both]", "time the current problem (default both)", 0, 1, ARG_WORDS,
-	 run_words, cmd_run},
-	{"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0, 8,
-	 ARG_NONE, NULL, cmd_eval},
-	{"errors", "errors [K]", "list the K worst points of the last run (default 10)", 0, 1,
-	 ARG_NONE, NULL, cmd_errors},
-	{"format", "format text|json|csv", "choose how results are printed", 1, 1, ARG_WORDS,
-	 format_words, cmd_format},
-	{"help", "help [TOPIC]", "this list, or the page of a command or problem", 0, 1,
-	 ARG_TOPIC, NULL, cmd_help},
-	{"source", "source FILE", "run the commands in FILE", 1, 1, ARG_FILE, NULL, cmd_source},
-	{"quit", "quit", "leave quadx", 0, 0, ARG_NONE, NULL, cmd_quit},
-	{NULL, NULL, NULL, 0, 0, ARG_NONE, NULL, NULL},
+    {"use", "use PROBLEM", "switch to a problem (its settings are kept)", 1, 1, ARG_PROBLEM, NULL,
+     cmd_use},
+    {"set", "set NAME VALUE [NAME VALUE...]", "set parameters and settings (all or nothing)", 2,
+     QX_MAX_ARGS - 1, ARG_SET, NULL, cmd_set},
+    {"show", "show [params|device|last]", "show parameters, the GPU, or the last run", 0, 1,
+     ARG_WORDS, show_words, cmd_show},
+    {"run", "run [cpu|gpu|both]", "time the current problem (default both)", 0, 1, ARG_WORDS,
+     run_words, cmd_run},
+    {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0, 8, ARG_NONE,
+     NULL, cmd_eval},
+    {"errors", "errors [K]", "list the K worst points of the last run (default 10)", 0, 1, ARG_NONE,
+     NULL, cmd_errors},
+    {"format", "format text|json|csv", "choose how results are printed", 1, 1, ARG_WORDS,
+     format_words, cmd_format},
+    {"help", "help [TOPIC]", "this list, or the page of a command or problem", 0, 1, ARG_TOPIC,
+     NULL, cmd_help},
+    {"source", "source FILE", "run the commands in FILE", 1, 1, ARG_FILE, NULL, cmd_source},
+    {"quit", "quit", "leave quadx", 0, 0, ARG_NONE, NULL, cmd_quit},
+    {NULL, NULL, NULL, 0, 0, ARG_NONE, NULL, NULL},
 };
 
 /* Finds a command by exact name or unique prefix. */
@@ -404,7 +405,7 @@ int cmd_split(char *text, char **argv, int max, struct qx_err *e)
 					*w++ = *r++;
 				if (!*r)
 					return qx_fail(e, "unbalanced %s quote",
-						       q == '"' ? "double" : "single");
+					               q == '"' ? "double" : "single");
 				r++;
 			} else {
 				*w++ = *r++;

@@ -89,7 +89,7 @@ static int cw_run(struct session *s, enum qx_backend b, const char *prec)
 
 /* Prints every grid value of a backend as the coursework's -v did. */
 static void cw_print_values(struct session *s, const char *tag, const double *dbl,
-			    const void *other, enum qx_precision other_prec)
+                            const void *other, enum qx_precision other_prec)
 {
 	const struct run_result *r = s->last;
 	for (size_t i = 0; i < r->evals; i++) {

@@ -6,13 +6,13 @@
 #include "session.h"
 
 struct coursework_opts {
-	int used;                 /* any coursework option was given */
-	const char *set[5][2];    /* parameter NAME VALUE pairs from -n -m -a -b -i */
+	int used;              /* any coursework option was given */
+	const char *set[5][2]; /* parameter NAME VALUE pairs from -n -m -a -b -i */
 	int nset;
-	int skip_cpu, skip_gpu;   /* -c, -g */
-	int timing, verbose;      /* -t, -v */
-	int gpu_double;           /* -d */
-	int help;                 /* -h */
+	int skip_cpu, skip_gpu; /* -c, -g */
+	int timing, verbose;    /* -t, -v */
+	int gpu_double;         /* -d */
+	int help;               /* -h */
 };
 
 /* Fills o with the coursework's defaults (no option given). */

@@ -1,7 +1,8 @@
 /* gpu_none.c - the GPU interface in a build without nvcc: every call says why there is none. */
 #include "../cuda/quadx_cuda.h"
 
-#define NO_CUDA "no GPU backend: this quadx was built without CUDA (nvcc was not found at build time)"
+#define NO_CUDA                                                                                    \
+	"no GPU backend: this quadx was built without CUDA (nvcc was not found at build time)"
 
 /* Returns 0: no GPU code in this binary. */
 int gpu_compiled(void)

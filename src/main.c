@@ -42,22 +42,25 @@ static char *commands_to_lines(const char *cmds)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: quadx [--json] [--keep-going] [-f FILE | -e 'CMD; CMD...']\n"
-		"       quadx [-a A] [-b B] [-n N] [-m M] [-i ITERS] [-c] [-g] [-t] [-v] [-d]\n"
-		"On a terminal quadx starts an interactive prompt (type help). Otherwise it reads\n"
-		"commands from stdin, -f FILE or -e, stopping at the first error unless\n"
-		"--keep-going. The second form is the coursework's: one expint run, then exit\n"
-		"(-c skips the CPU, -g the GPU, -t prints times, -v values, -d uses double on the\n"
-		"GPU, -h prints this).\n");
+	        "usage: quadx [--json] [--keep-going] [-f FILE | -e 'CMD; CMD...']\n"
+	        "       quadx [-a A] [-b B] [-n N] [-m M] [-i ITERS] [-c] [-g] [-t] [-v] [-d]\n"
+	        "On a terminal quadx starts an interactive prompt (type help). Otherwise it reads\n"
+	        "commands from stdin, -f FILE or -e, stopping at the first error unless\n"
+	        "--keep-going. The second form is the coursework's: one expint run, then exit\n"
+	        "(-c skips the CPU, -g the GPU, -t prints times, -v values, -d uses double on the\n"
+	        "GPU, -h prints this).\n");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'J'},     {"keep-going", no_argument, NULL, 'K'},
-		{"help", no_argument, NULL, 'H'},     {"version", no_argument, NULL, 'V'},
-		{"file", required_argument, NULL, 'f'}, {"exec", required_argument, NULL, 'e'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'J'},
+	    {"keep-going", no_argument, NULL, 'K'},
+	    {"help", no_argument, NULL, 'H'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"file", required_argument, NULL, 'f'},
+	    {"exec", required_argument, NULL, 'e'},
+	    {NULL, 0, NULL, 0},
 	};
 	static struct shell shell;
 	struct shell *sh = &shell;

@@ -59,8 +59,7 @@ static void csv_text(char *row, size_t len, const char *text)
 }
 
 /* Adds the phase times of t to obj under name (only total for the CPU). */
-static void json_phases(cJSON *obj, const char *name, const struct qx_phases *t,
-			enum qx_backend b)
+static void json_phases(cJSON *obj, const char *name, const struct qx_phases *t, enum qx_backend b)
 {
 	cJSON *ph = cJSON_AddObjectToObject(obj, name);
 	if (b == QX_GPU) {
@@ -136,7 +135,7 @@ static void run_csv(struct session *s, const struct run_result *r)
 	const struct qx_phases *t = &r->med;
 	const int gpu = r->backend == QX_GPU;
 	snprintf(row, sizeof row, "run,%s,%s,%s,%d,%d,%s", p->name, qx_backend_name(r->backend),
-		 qx_precision_name(r->prec), r->threads, r->block, p->variants[r->variant].name);
+	         qx_precision_name(r->prec), r->threads, r->block, p->variants[r->variant].name);
 	for (size_t k = 0; k < p->nparams; k++) {
 		char text[80];
 		param_format(&p->params[k], r->params[k], text, sizeof text);
@@ -144,10 +143,10 @@ static void run_csv(struct session *s, const struct run_result *r)
 		csv_text(row, sizeof row, text);
 	}
 	strncat(header,
-		",alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms,total_min_ms,total_max_ms,"
-		"repeat,evals,evals_per_s,speedup_vs_cpu_serial,speedup_vs_cpu_threads,max_rel,"
-		"mean_rel,max_abs,over_threshold,threshold",
-		sizeof header - strlen(header) - 1);
+	        ",alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms,total_min_ms,total_max_ms,"
+	        "repeat,evals,evals_per_s,speedup_vs_cpu_serial,speedup_vs_cpu_threads,max_rel,"
+	        "mean_rel,max_abs,over_threshold,threshold",
+	        sizeof header - strlen(header) - 1);
 	csv_num(row, sizeof row, gpu ? t->alloc : NAN);
 	csv_num(row, sizeof row, gpu ? t->h2d : NAN);
 	csv_num(row, sizeof row, gpu ? t->kernel : NAN);
@@ -181,18 +180,18 @@ static void run_text(struct session *s, const struct run_result *r)
 	char params[512];
 	session_params_string(p, r->params, params, sizeof params);
 	fprintf(f, "%s %s  %s  %s  variant %s  ", qx_backend_name(r->backend), p->name, params,
-		qx_precision_name(r->prec), p->variants[r->variant].name);
+	        qx_precision_name(r->prec), p->variants[r->variant].name);
 	if (r->backend == QX_GPU)
 		fprintf(f, "block %d\n", r->block);
 	else
 		fprintf(f, "threads %d\n", r->threads);
 	if (r->backend == QX_GPU)
 		fprintf(f,
-			"  phases ms   alloc %.4g  h2d %.4g  kernel %.4g  d2h %.4g  free %.4g%s\n",
-			r->med.alloc, r->med.h2d, r->med.kernel, r->med.d2h, r->med.free,
-			r->med.overlapped ? "  (kernel and d2h overlap)" : "");
+		        "  phases ms   alloc %.4g  h2d %.4g  kernel %.4g  d2h %.4g  free %.4g%s\n",
+		        r->med.alloc, r->med.h2d, r->med.kernel, r->med.d2h, r->med.free,
+		        r->med.overlapped ? "  (kernel and d2h overlap)" : "");
 	fprintf(f, "  total      %.4g ms  (median of %d; min %.4g, max %.4g)  %.4g evals/s\n",
-		r->med.total, r->nsamples, r->min.total, r->max.total, r->evals_per_s);
+	        r->med.total, r->nsamples, r->min.total, r->max.total, r->evals_per_s);
 	if (r->backend == QX_GPU) {
 		fprintf(f, "  speedup    ");
 		if (isfinite(r->speedup_serial))
@@ -201,7 +200,7 @@ static void run_text(struct session *s, const struct run_result *r)
 			fprintf(f, "vs cpu serial: not measured (set threads 1, run cpu)");
 		if (isfinite(r->speedup_threads))
 			fprintf(f, ", %.2fx vs cpu %d threads\n", r->speedup_threads,
-				r->threads_ref);
+			        r->threads_ref);
 		else
 			fprintf(f, "; vs cpu threads: not measured\n");
 	}
@@ -209,13 +208,13 @@ static void run_text(struct session *s, const struct run_result *r)
 		fprintf(f, "  error      this run is the reference (cpu double)\n");
 	if (r->has_error) {
 		fprintf(f,
-			"  error      max_rel %.3g  mean_rel %.3g  max_abs %.3g  over %g: %zu of "
-			"%zu%s\n",
-			r->err.max_rel, r->err.mean_rel, r->err.max_abs, r->err.threshold,
-			r->err.over, r->err.count, r->err.over ? "  (see errors)" : "");
+		        "  error      max_rel %.3g  mean_rel %.3g  max_abs %.3g  over %g: %zu of "
+		        "%zu%s\n",
+		        r->err.max_rel, r->err.mean_rel, r->err.max_abs, r->err.threshold,
+		        r->err.over, r->err.count, r->err.over ? "  (see errors)" : "");
 		for (size_t i = 0; i < r->nextra; i++)
 			fprintf(f, "%s%s %.4g%s", i ? "  " : "             ", r->extra[i].name,
-				r->extra[i].value, i + 1 == r->nextra ? "\n" : "");
+			        r->extra[i].value, i + 1 == r->nextra ? "\n" : "");
 	}
 }
 
@@ -256,12 +255,13 @@ void output_samples(struct session *s, const struct run_result *r)
 			csv_num(row, sizeof row, t->free);
 			csv_num(row, sizeof row, t->total);
 			print_csv(s, "type,index,alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms",
-				  row);
+			          row);
 		} else if (r->backend == QX_GPU) {
-			fprintf(s->out,
-				"  sample %-3d alloc %.4g  h2d %.4g  kernel %.4g  d2h %.4g  free %.4g  "
-				"total %.4g ms\n",
-				i + 1, t->alloc, t->h2d, t->kernel, t->d2h, t->free, t->total);
+			fprintf(
+			    s->out,
+			    "  sample %-3d alloc %.4g  h2d %.4g  kernel %.4g  d2h %.4g  free %.4g  "
+			    "total %.4g ms\n",
+			    i + 1, t->alloc, t->h2d, t->kernel, t->d2h, t->free, t->total);
 		} else {
 			fprintf(s->out, "  sample %-3d total %.4g ms\n", i + 1, t->total);
 		}
@@ -271,7 +271,7 @@ void output_samples(struct session *s, const struct run_result *r)
 
 /* Prints one evaluation result. */
 void output_eval(struct session *s, const struct problem *p, const double *args, size_t nargs,
-		 enum qx_backend b, enum qx_precision prec, const struct eval_result *v)
+                 enum qx_backend b, enum qx_precision prec, const struct eval_result *v)
 {
 	char num[40];
 	if (s->format == FORMAT_JSON) {
@@ -288,14 +288,15 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 			json_num(obj, v->extra[i].name, v->extra[i].value);
 		print_json(s, obj);
 	} else if (s->format == FORMAT_CSV) {
-		char header[512] = "type,problem,args,backend,precision,value", row[1024], a[256] = "";
+		char header[512] = "type,problem,args,backend,precision,value", row[1024],
+		     a[256] = "";
 		for (size_t i = 0; i < nargs; i++) {
 			output_number(num, sizeof num, args[i]);
 			strncat(a, i ? " " : "", sizeof a - strlen(a) - 1);
 			strncat(a, num, sizeof a - strlen(a) - 1);
 		}
 		snprintf(row, sizeof row, "eval,%s,%s,%s,%s", p->name, a, qx_backend_name(b),
-			 qx_precision_name(prec));
+		         qx_precision_name(prec));
 		csv_num(row, sizeof row, v->value);
 		for (size_t i = 0; i < v->nextra; i++) {
 			csv_text(header, sizeof header, v->extra[i].name);
@@ -309,7 +310,7 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 			fprintf(s->out, "%s%s", i ? ", " : "", num);
 		}
 		fprintf(s->out, ")  %s %-6s  %.17g", qx_backend_name(b), qx_precision_name(prec),
-			v->value);
+		        v->value);
 		for (size_t i = 0; i < v->nextra; i++)
 			fprintf(s->out, "  %s %.17g", v->extra[i].name, v->extra[i].value);
 		fputc('\n', s->out);
@@ -319,7 +320,7 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 
 /* Prints the worst points: coordinates, reference, value and relative error. */
 void output_worst(struct session *s, const struct run_result *r, const double *ref,
-		  const void *vals, const size_t *idx, size_t k)
+                  const void *vals, const size_t *idx, size_t k)
 {
 	const struct problem *p = r->prob;
 	for (size_t i = 0; i < k; i++) {
@@ -345,7 +346,8 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 				csv_text(header, sizeof header, names[c]);
 				csv_num(row, sizeof row, coords[c]);
 			}
-			strncat(header, ",reference,value,rel_error", sizeof header - strlen(header) - 1);
+			strncat(header, ",reference,value,rel_error",
+			        sizeof header - strlen(header) - 1);
 			csv_num(row, sizeof row, ref[idx[i]]);
 			csv_num(row, sizeof row, v);
 			csv_num(row, sizeof row, rel);
@@ -355,7 +357,7 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 			for (int c = 0; c < nc; c++)
 				fprintf(s->out, " %s %-12.10g", names[c], coords[c]);
 			fprintf(s->out, " reference %-24.17g value %-24.17g rel_error %.3g\n",
-				ref[idx[i]], v, rel);
+			        ref[idx[i]], v, rel);
 		}
 	}
 	fflush(s->out);

@@ -12,11 +12,11 @@ void output_samples(struct session *s, const struct run_result *r);
 
 /* Prints one evaluation of problem p at args on backend b in precision prec. */
 void output_eval(struct session *s, const struct problem *p, const double *args, size_t nargs,
-		 enum qx_backend b, enum qx_precision prec, const struct eval_result *v);
+                 enum qx_backend b, enum qx_precision prec, const struct eval_result *v);
 
 /* Prints the k worst points of the last result (indices idx, largest error first). */
 void output_worst(struct session *s, const struct run_result *r, const double *ref,
-		  const void *vals, const size_t *idx, size_t k);
+                  const void *vals, const size_t *idx, size_t k);
 
 /* Prints a list of name/value pairs as one record (show params, show device). */
 struct kv {

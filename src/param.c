@@ -44,17 +44,17 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 		break;
 	case PARAM_REAL:
 		snprintf(buf, len, "a number in %s%g, %g]", def->min_open ? "(" : "[", def->min,
-			 def->max);
+		         def->max);
 		break;
 	case PARAM_RANGE:
 		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI <= %g", def->min,
-			 def->min_open ? "<" : "<=", def->max);
+		         def->min_open ? "<" : "<=", def->max);
 		break;
 	case PARAM_ENUM:
 		buf[0] = '\0';
 		for (size_t i = 0; def->choices[i]; i++)
 			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-						 i ? "|" : "", def->choices[i]);
+			                         i ? "|" : "", def->choices[i]);
 		break;
 	}
 }
@@ -79,7 +79,7 @@ static int param_reject(const struct param_def *def, const char *word, struct qx
 
 /* Parses word into *out according to def's type and bounds. */
 int param_parse(const struct param_def *def, const char *word, struct param_value *out,
-		struct qx_err *e)
+                struct qx_err *e)
 {
 	struct param_value v = {0, 0};
 	const char *colon;
@@ -119,8 +119,9 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 		    param_in_bounds(def, v.num) || param_in_bounds(def, v.hi))
 			return param_reject(def, word, e);
 		if (v.hi < v.num)
-			return qx_fail(e, "bad value '%.64s' for %s: the range is reversed (LO > HI)",
-				       word, def->name);
+			return qx_fail(e,
+			               "bad value '%.64s' for %s: the range is reversed (LO > HI)",
+			               word, def->name);
 		break;
 	}
 	*out = v;

@@ -29,7 +29,7 @@ struct param_value {
 
 /* Parses word as a value of def into *out; on failure fills e naming the word and the range. */
 int param_parse(const struct param_def *def, const char *word, struct param_value *out,
-		struct qx_err *e);
+                struct qx_err *e);
 
 /* Writes the allowed values of def ("an integer in 1..1000000", "float|double") into buf. */
 void param_describe_range(const struct param_def *def, char *buf, size_t len);

@@ -62,7 +62,7 @@ struct problem {
 	int (*run_cpu)(const struct run_request *rq, void *out, struct qx_err *e);
 	/* Computes all results on the GPU into the host array out; NULL in builds without CUDA. */
 	int (*run_gpu)(const struct run_request *rq, void *out, struct qx_phases *t,
-		       struct qx_err *e);
+	               struct qx_err *e);
 	/* The reference values in double (the CPU double result, or exact values). */
 	int (*reference)(const struct param_value *p, int threads, double *ref, struct qx_err *e);
 	/* Whether the run of (backend, prec, variant) is itself the reference. */
@@ -71,10 +71,10 @@ struct problem {
 	 * instances exceed it, how many took each method...), from its values vals (count of
 	 * rq->prec) and the reference ref; returns how many it stored in out (<= QX_MAX_EXTRA). */
 	size_t (*run_extras)(const struct run_request *rq, const void *vals, const double *ref,
-			     struct qx_extra *out);
+	                     struct qx_extra *out);
 	/* Evaluates one instance given the eval args; NULL run_gpu means no GPU evaluation. */
 	int (*eval)(const double *args, const struct param_value *p, enum qx_backend b,
-		    enum qx_precision prec, struct eval_result *out, struct qx_err *e);
+	            enum qx_precision prec, struct eval_result *out, struct qx_err *e);
 };
 
 /* All problems, NULL-terminated; the first is the one a session starts with. */

@@ -32,8 +32,7 @@ static size_t add_problems(const char **buf, size_t n, size_t cap)
 }
 
 /* Candidates for `set`: names at even positions, enumerated values after an enum name. */
-static size_t set_candidates(struct shell *sh, int word, char **argv, const char **buf,
-			     size_t cap)
+static size_t set_candidates(struct shell *sh, int word, char **argv, const char **buf, size_t cap)
 {
 	const struct problem *p = sh->s.prob;
 	size_t n = 0;
@@ -61,7 +60,7 @@ static size_t set_candidates(struct shell *sh, int word, char **argv, const char
 
 /* Builds the candidate list for the word at index `word`. */
 const char *const *repl_candidates(struct shell *sh, int word, char **argv, const char **buf,
-				   size_t cap)
+                                   size_t cap)
 {
 	struct qx_err e;
 	const struct cmd_entry *c;
@@ -131,8 +130,7 @@ static char **completion_hook(const char *text, int start, int end)
 		return NULL;
 	seg = strrchr(before, ';'); /* complete within the last command of the line */
 	argc = cmd_split(seg ? seg + 1 : before, argv, QX_MAX_ARGS, &e);
-	if (argc < 0 ||
-	    !repl_candidates(repl_shell, argc, argv, completion_list, MAX_CANDIDATES)) {
+	if (argc < 0 || !repl_candidates(repl_shell, argc, argv, completion_list, MAX_CANDIDATES)) {
 		free(before);
 		return NULL; /* readline falls back to file names */
 	}
@@ -186,7 +184,7 @@ static void repl_history_save(const char *path)
 static void repl_prompt(const struct shell *sh, char *buf, size_t len)
 {
 	snprintf(buf, len, "quadx %s/%s> ", sh->s.prob->name,
-		 qx_precision_name((enum qx_precision)session_setting(&sh->s, S_PRECISION)));
+	         qx_precision_name((enum qx_precision)session_setting(&sh->s, S_PRECISION)));
 }
 
 /* The interactive loop. */

@@ -11,7 +11,7 @@ int repl_run(struct shell *sh);
  * words are argv[0..word); a NULL-terminated list of the session's static names, or NULL
  * for file-name completion. Used by readline and unit-tested without it. */
 const char *const *repl_candidates(struct shell *sh, int word, char **argv, const char **buf,
-				   size_t cap);
+                                   size_t cap);
 
 /* The history file: $QUADX_HISTFILE, else $XDG_STATE_HOME/quadx/history, else
  * ~/.local/state/quadx/history; writes it into buf, returns 0 or -1. */

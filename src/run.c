@@ -12,8 +12,7 @@
 #define MIB (1024.0 * 1024.0)
 
 /* Writes the key that identifies a problem and its parameters into buf. */
-static void params_key(const struct problem *p, const struct param_value *v, char *buf,
-		       size_t len)
+static void params_key(const struct problem *p, const struct param_value *v, char *buf, size_t len)
 {
 	char params[400];
 	session_params_string(p, v, params, sizeof params);
@@ -21,8 +20,8 @@ static void params_key(const struct problem *p, const struct param_value *v, cha
 }
 
 /* Writes the key of a timing configuration: problem, parameters, precision and variant. */
-static void timing_key(const struct problem *p, const struct param_value *v,
-		       enum qx_precision prec, int variant, char *buf, size_t len)
+static void timing_key(const struct problem *p, const struct param_value *v, enum qx_precision prec,
+                       int variant, char *buf, size_t len)
 {
 	char pk[400];
 	params_key(p, v, pk, sizeof pk);
@@ -31,7 +30,7 @@ static void timing_key(const struct problem *p, const struct param_value *v,
 
 /* Returns the reference values for params, computing them with every core when not cached. */
 const double *session_reference(struct session *s, const struct problem *p,
-				const struct param_value *params, struct qx_err *e)
+                                const struct param_value *params, struct qx_err *e)
 {
 	char key[512];
 	const size_t count = p->count(params);
@@ -58,7 +57,7 @@ const double *session_reference(struct session *s, const struct problem *p,
 
 /* Checks that the variant exists on backend b and that the GPU is usable; fills info. */
 static int run_check_backend(const struct session *s, enum qx_backend b, int variant,
-			     struct gpu_info *info, struct qx_err *e)
+                             struct gpu_info *info, struct qx_err *e)
 {
 	const struct problem *p = s->prob;
 	const struct variant_def *v = &p->variants[variant];
@@ -66,29 +65,30 @@ static int run_check_backend(const struct session *s, enum qx_backend b, int var
 	if (!(v->backends & (1u << b))) {
 		for (size_t i = 0; i < p->nvariants; i++)
 			if (p->variants[i].backends & (1u << b)) {
-				strncat(others, *others ? ", " : "", sizeof others - strlen(others) - 1);
+				strncat(others, *others ? ", " : "",
+				        sizeof others - strlen(others) - 1);
 				strncat(others, p->variants[i].name,
-					sizeof others - strlen(others) - 1);
+				        sizeof others - strlen(others) - 1);
 			}
 		return qx_fail(e, "variant %s has no %s implementation (%s variants: %s)", v->name,
-			       qx_backend_name(b), qx_backend_name(b), others);
+		               qx_backend_name(b), qx_backend_name(b), others);
 	}
 	if (b != QX_GPU)
 		return 0;
 	if (!p->run_gpu)
 		return qx_fail(e, "no GPU backend: this quadx was built without CUDA (nvcc was not "
-				  "found at build time)");
+		                  "found at build time)");
 	if (gpu_init(info, e))
 		return -1;
 	if ((int)session_setting(s, S_BLOCK) > info->max_threads_per_block)
 		return qx_fail(e, "block %d is over this GPU's limit of %d threads per block",
-			       (int)session_setting(s, S_BLOCK), info->max_threads_per_block);
+		               (int)session_setting(s, S_BLOCK), info->max_threads_per_block);
 	return 0;
 }
 
 /* Refuses a run whose host or device memory does not fit, naming both figures. */
 static int run_check_memory(struct session *s, const struct run_request *rq, enum qx_backend b,
-			    struct qx_err *e)
+                            struct qx_err *e)
 {
 	const struct problem *p = s->prob;
 	const size_t count = p->count(rq->params);
@@ -100,9 +100,9 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
 		host += count * sizeof(double);
 	if (count > (size_t)1 << 40 || (avail && host > avail))
 		return qx_fail(e,
-			       "run refused: it needs %.1f MiB of host memory and %.1f MiB is "
-			       "available",
-			       host / MIB, avail / MIB);
+		               "run refused: it needs %.1f MiB of host memory and %.1f MiB is "
+		               "available",
+		               host / MIB, avail / MIB);
 	if (b == QX_GPU) {
 		struct gpu_info info;
 		size_t dev = p->device_bytes(rq);
@@ -110,9 +110,9 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
 			return -1;
 		if (dev > info.mem_free)
 			return qx_fail(e,
-				       "run refused: it needs %.1f MiB of GPU memory and %.1f MiB "
-				       "is free",
-				       dev / MIB, info.mem_free / MIB);
+			               "run refused: it needs %.1f MiB of GPU memory and %.1f MiB "
+			               "is free",
+			               dev / MIB, info.mem_free / MIB);
 	}
 	return 0;
 }
@@ -135,8 +135,8 @@ static void *run_buffer(struct session *s, enum qx_backend b, size_t bytes, stru
 }
 
 /* Runs warmup + repeat times into r->samples; returns 0 or -1 (cancelled or failed). */
-static int run_timed(struct session *s, const struct run_request *rq, enum qx_backend b,
-		     void *out, struct run_result *r, struct qx_err *e)
+static int run_timed(struct session *s, const struct run_request *rq, enum qx_backend b, void *out,
+                     struct run_result *r, struct qx_err *e)
 {
 	const int warmup = (int)session_setting(s, S_WARMUP);
 	const int repeat = (int)session_setting(s, S_REPEAT);
@@ -188,11 +188,11 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	struct run_result *r;
 	struct gpu_info info;
 	struct run_request rq = {
-		.params = s->params[s->prob_index],
-		.prec = (enum qx_precision)session_setting(s, S_PRECISION),
-		.variant = (int)session_setting(s, S_VARIANT),
-		.block = (int)session_setting(s, S_BLOCK),
-		.threads = (int)session_setting(s, S_THREADS),
+	    .params = s->params[s->prob_index],
+	    .prec = (enum qx_precision)session_setting(s, S_PRECISION),
+	    .variant = (int)session_setting(s, S_VARIANT),
+	    .block = (int)session_setting(s, S_BLOCK),
+	    .threads = (int)session_setting(s, S_THREADS),
 	};
 	const size_t count = p->count(rq.params);
 	void *out;
@@ -241,7 +241,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 			return -1;
 		}
 		err_stats_compute(ref, out, rq.prec, count, session_setting(s, S_THRESHOLD),
-				  &r->err);
+		                  &r->err);
 		r->has_error = 1;
 		if (p->run_extras)
 			r->nextra = p->run_extras(&rq, out, ref, r->extra);

@@ -10,19 +10,18 @@
 static const char *const precision_names[] = {"float", "double", NULL};
 
 const struct param_def settings_defs[S_COUNT] = {
-	[S_PRECISION] = {"precision", PARAM_ENUM, 0, 0, 0, QX_FLOAT, 0, precision_names,
-			 "float or double, for the CPU and the GPU alike"},
-	[S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block"},
-	[S_THREADS] = {"threads", PARAM_INT, 1, 1024, 0, 1, 0, NULL,
-		       "CPU threads (OpenMP); 1 is the seeds' serial baseline"},
-	[S_VARIANT] = {"variant", PARAM_ENUM, 0, 0, 0, 0, 0, NULL,
-		       "which implementation runs (see help variants); the first is the best"},
-	[S_THRESHOLD] = {"threshold", PARAM_REAL, 0, 1, 1, 1e-5, 0, NULL,
-			 "relative error above which a point is flagged"},
-	[S_REPEAT] = {"repeat", PARAM_INT, 1, QX_MAX_REPEAT, 0, 5, 0, NULL,
-		      "timed runs per run command; the median is reported"},
-	[S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL,
-		      "untimed runs before the timed ones"},
+    [S_PRECISION] = {"precision", PARAM_ENUM, 0, 0, 0, QX_FLOAT, 0, precision_names,
+                     "float or double, for the CPU and the GPU alike"},
+    [S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block"},
+    [S_THREADS] = {"threads", PARAM_INT, 1, 1024, 0, 1, 0, NULL,
+                   "CPU threads (OpenMP); 1 is the seeds' serial baseline"},
+    [S_VARIANT] = {"variant", PARAM_ENUM, 0, 0, 0, 0, 0, NULL,
+                   "which implementation runs (see help variants); the first is the best"},
+    [S_THRESHOLD] = {"threshold", PARAM_REAL, 0, 1, 1, 1e-5, 0, NULL,
+                     "relative error above which a point is flagged"},
+    [S_REPEAT] = {"repeat", PARAM_INT, 1, QX_MAX_REPEAT, 0, 5, 0, NULL,
+                  "timed runs per run command; the median is reported"},
+    [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones"},
 };
 
 /* Fills names[] with the variant names of p, NULL-terminated. */
@@ -36,7 +35,7 @@ static void variant_names(const struct problem *p, const char **names)
 
 /* Fills def with the setting's definition; for variant, names receives the choices. */
 void session_setting_def(const struct session *s, enum setting which, struct param_def *def,
-			 const char **names)
+                         const char **names)
 {
 	*def = settings_defs[which];
 	if (which == S_VARIANT) {
@@ -98,7 +97,7 @@ int session_use(struct session *s, const char *name, struct qx_err *e)
 
 /* Writes "n=10 m=10 ..." for the parameters v of p. */
 void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
-			   size_t len)
+                           size_t len)
 {
 	size_t used = 0;
 	buf[0] = '\0';
@@ -106,7 +105,7 @@ void session_params_string(const struct problem *p, const struct param_value *v,
 		char val[80];
 		param_format(&p->params[k], v[k], val, sizeof val);
 		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", k ? " " : "",
-					 p->params[k].name, val);
+		                         p->params[k].name, val);
 	}
 }
 
@@ -118,8 +117,9 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	int variant = s->variant[s->prob_index];
 
 	if (argc % 2)
-		return qx_fail(e, "set: '%.64s' has no value (usage: set NAME VALUE [NAME VALUE...])",
-			       argv[argc - 1]);
+		return qx_fail(e,
+		               "set: '%.64s' has no value (usage: set NAME VALUE [NAME VALUE...])",
+		               argv[argc - 1]);
 	memcpy(params, s->params[s->prob_index], sizeof params);
 	memcpy(settings, s->settings, sizeof settings);
 	for (int i = 0; i < argc; i += 2) {
@@ -136,13 +136,13 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 			size_t used = 0;
 			for (size_t j = 0; j < p->nparams; j++)
 				used += (size_t)snprintf(names + used, sizeof names - used, "%s, ",
-							 p->params[j].name);
+				                         p->params[j].name);
 			for (int j = 0; j < S_COUNT; j++)
 				used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-							 settings_defs[j].name,
-							 j + 1 < S_COUNT ? ", " : "");
+				                         settings_defs[j].name,
+				                         j + 1 < S_COUNT ? ", " : "");
 			return qx_fail(e, "unknown parameter '%.64s' for %s: names are %s", name,
-				       p->name, names);
+			               p->name, names);
 		}
 		struct param_def def;
 		const char *vnames[QX_MAX_VARIANTS + 1];

@@ -13,8 +13,16 @@
 #define QX_MAX_REPEAT 1000
 
 /* Session settings, in the order of settings_defs[]. */
-enum setting { S_PRECISION, S_BLOCK, S_THREADS, S_VARIANT, S_THRESHOLD, S_REPEAT, S_WARMUP,
-	       S_COUNT };
+enum setting {
+	S_PRECISION,
+	S_BLOCK,
+	S_THREADS,
+	S_VARIANT,
+	S_THRESHOLD,
+	S_REPEAT,
+	S_WARMUP,
+	S_COUNT
+};
 
 enum out_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 
@@ -88,11 +96,11 @@ double session_setting(const struct session *s, enum setting which);
 
 /* Fills def with the setting's definition for the current problem (variant gets its names). */
 void session_setting_def(const struct session *s, enum setting which, struct param_def *def,
-			 const char **names);
+                         const char **names);
 
 /* Writes "name=value name=value" of the current problem's parameters into buf. */
 void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
-			   size_t len);
+                           size_t len);
 
 /* Runs the current problem on backend b (warmup, then repeat timed runs), computes error and
  * speedup, and makes it the session's last result. */
@@ -100,6 +108,6 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e);
 
 /* The reference values of the last result's configuration (computed once, then cached). */
 const double *session_reference(struct session *s, const struct problem *p,
-				const struct param_value *params, struct qx_err *e);
+                                const struct param_value *params, struct qx_err *e);
 
 #endif

@@ -30,7 +30,7 @@ double stats_median(const double *v, int n)
 
 /* Summarizes one phase field (at byte offset off) across samples into med/min/max. */
 static void phase_field(const struct qx_phases *s, int n, size_t off, struct qx_phases *med,
-			struct qx_phases *min, struct qx_phases *max)
+                        struct qx_phases *min, struct qx_phases *max)
 {
 	double v[1024];
 	double lo = INFINITY, hi = -INFINITY;
@@ -48,12 +48,12 @@ static void phase_field(const struct qx_phases *s, int n, size_t off, struct qx_
 
 /* Computes per-phase median, min and max over the samples. */
 void phases_summarize(const struct qx_phases *samples, int n, struct qx_phases *med,
-		      struct qx_phases *min, struct qx_phases *max)
+                      struct qx_phases *min, struct qx_phases *max)
 {
 	static const size_t fields[] = {
-		offsetof(struct qx_phases, alloc),  offsetof(struct qx_phases, h2d),
-		offsetof(struct qx_phases, kernel), offsetof(struct qx_phases, d2h),
-		offsetof(struct qx_phases, free),   offsetof(struct qx_phases, total),
+	    offsetof(struct qx_phases, alloc),  offsetof(struct qx_phases, h2d),
+	    offsetof(struct qx_phases, kernel), offsetof(struct qx_phases, d2h),
+	    offsetof(struct qx_phases, free),   offsetof(struct qx_phases, total),
 	};
 	memset(med, 0, sizeof *med);
 	memset(min, 0, sizeof *min);
@@ -79,7 +79,7 @@ double value_at(const void *vals, enum qx_precision prec, size_t i)
 
 /* Computes max/mean relative error, max absolute error and the count over threshold. */
 void err_stats_compute(const double *ref, const void *vals, enum qx_precision prec, size_t count,
-		       double threshold, struct err_stats *out)
+                       double threshold, struct err_stats *out)
 {
 	double max_rel = 0, sum_rel = 0, max_abs = 0;
 	size_t over = 0, worst = 0;
@@ -122,7 +122,7 @@ void err_stats_compute(const double *ref, const void *vals, enum qx_precision pr
 
 /* Keeps the k largest relative errors in idx (sorted, largest first) by insertion. */
 size_t err_worst(const double *ref, const void *vals, enum qx_precision prec, size_t count,
-		 size_t k, size_t *idx)
+                 size_t k, size_t *idx)
 {
 	double *top;
 	size_t have = 0;

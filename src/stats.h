@@ -6,7 +6,7 @@
 
 /* Median, min and max of each phase over n samples. */
 void phases_summarize(const struct qx_phases *samples, int n, struct qx_phases *med,
-		      struct qx_phases *min, struct qx_phases *max);
+                      struct qx_phases *min, struct qx_phases *max);
 
 /* Median of n values (sorts a copy); NaN when n is 0. */
 double stats_median(const double *v, int n);
@@ -28,11 +28,11 @@ double value_at(const void *vals, enum qx_precision prec, size_t i);
 
 /* Computes err_stats of vals (count values of prec) against ref. */
 void err_stats_compute(const double *ref, const void *vals, enum qx_precision prec, size_t count,
-		       double threshold, struct err_stats *out);
+                       double threshold, struct err_stats *out);
 
 /* Stores in idx[0..k) the indices of the k largest relative errors, largest first; returns
  * how many were stored (fewer when count < k). */
 size_t err_worst(const double *ref, const void *vals, enum qx_precision prec, size_t count,
-		 size_t k, size_t *idx);
+                 size_t k, size_t *idx);
 
 #endif

@@ -17,12 +17,12 @@
 enum { P_N, P_M, P_A, P_B, P_ITERS, P_COUNT };
 
 static const struct param_def expint_params[P_COUNT] = {
-	[P_N] = {"n", PARAM_INT, 1, 1000000, 0, 10, 0, NULL, "orders: E_1 .. E_n are computed"},
-	[P_M] = {"m", PARAM_INT, 1, 1e9, 0, 10, 0, NULL, "samples per order: x_j = a + (b-a) j/m"},
-	[P_A] = {"a", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "start of the x interval (a >= 0)"},
-	[P_B] = {"b", PARAM_REAL, 0, 1e6, 1, 10, 0, NULL, "end of the x interval (b > a)"},
-	[P_ITERS] = {"iters", PARAM_INT, 1, 2147483647, 0, 2000000000, 0, NULL,
-		     "maximum iterations of the series and continued fraction"},
+    [P_N] = {"n", PARAM_INT, 1, 1000000, 0, 10, 0, NULL, "orders: E_1 .. E_n are computed"},
+    [P_M] = {"m", PARAM_INT, 1, 1e9, 0, 10, 0, NULL, "samples per order: x_j = a + (b-a) j/m"},
+    [P_A] = {"a", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "start of the x interval (a >= 0)"},
+    [P_B] = {"b", PARAM_REAL, 0, 1e6, 1, 10, 0, NULL, "end of the x interval (b > a)"},
+    [P_ITERS] = {"iters", PARAM_INT, 1, 2147483647, 0, 2000000000, 0, NULL,
+                 "maximum iterations of the series and continued fraction"},
 };
 
 enum { V_FAST, V_COURSEWORK, V_GSL };
@@ -31,26 +31,25 @@ enum { V_FAST, V_COURSEWORK, V_GSL };
 enum { EXPINT_GSL_FAILED = 3 };
 
 static const struct variant_def expint_variants[] = {
-	[V_FAST] = {"fast", QX_ON_CPU | QX_ON_GPU,
-		    "asymptotic series for large n, stops at the precision's rounding;\n"
-		    "      GPU: chunks over 4 streams, so copies overlap the kernels"},
-	[V_COURSEWORK] = {"coursework", QX_ON_CPU | QX_ON_GPU,
-			  "the coursework's loops (tolerance 1e-30), one thread per point;\n"
-			  "      GPU: cudaMalloc, one kernel, one copy back, cudaFree"},
-	[V_GSL] = {"gsl", QX_ON_CPU, "GSL's gsl_sf_expint_En, in double, on the CPU"},
+    [V_FAST] = {"fast", QX_ON_CPU | QX_ON_GPU,
+                "asymptotic series for large n, stops at the precision's rounding;\n"
+                "      GPU: chunks over 4 streams, so copies overlap the kernels"},
+    [V_COURSEWORK] = {"coursework", QX_ON_CPU | QX_ON_GPU,
+                      "the coursework's loops (tolerance 1e-30), one thread per point;\n"
+                      "      GPU: cudaMalloc, one kernel, one copy back, cudaFree"},
+    [V_GSL] = {"gsl", QX_ON_CPU, "GSL's gsl_sf_expint_En, in double, on the CPU"},
 };
 
 static const struct param_def expint_eval_args[] = {
-	{"N", PARAM_INT, -1e9, 1e9, 0, 0, 0, NULL, "order n >= 0"},
-	{"X", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "argument x >= 0"},
+    {"N", PARAM_INT, -1e9, 1e9, 0, 0, 0, NULL, "order n >= 0"},
+    {"X", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "argument x >= 0"},
 };
 
 /* Returns -1 with a clear message when a < b does not hold. */
 static int expint_check(const struct param_value *p, struct qx_err *e)
 {
 	if (!(p[P_A].num < p[P_B].num))
-		return qx_fail(e, "a must be less than b (a = %g, b = %g)", p[P_A].num,
-			       p[P_B].num);
+		return qx_fail(e, "a must be less than b (a = %g, b = %g)", p[P_A].num, p[P_B].num);
 	return 0;
 }
 
@@ -82,16 +81,16 @@ static int expint_status_error(int status, int n, double x, long iters, struct q
 {
 	if (status == EXPINT_GSL_FAILED)
 		return qx_fail(e,
-			       "gsl_sf_expint_En failed at n = %d, x = %.17g (an error status or a "
-			       "value that is not finite)",
-			       n, x);
+		               "gsl_sf_expint_En failed at n = %d, x = %.17g (an error status or a "
+		               "value that is not finite)",
+		               n, x);
 	if (status == EXPINT_NOCONV)
 		return qx_fail(e, "E_%d(%.17g) did not converge within iters = %ld iterations", n,
-			       x, iters);
+		               x, iters);
 	return qx_fail(e,
-		       "domain error: E_n(x) needs n >= 0 and x >= 0, and x > 0 when n <= 1 "
-		       "(got n = %d, x = %.17g)",
-		       n, x);
+	               "domain error: E_n(x) needs n >= 0 and x >= 0, and x > 0 when n <= 1 "
+	               "(got n = %d, x = %.17g)",
+	               n, x);
 }
 
 /* E_n(x) in double by variant v; returns an enum expint_status. */
@@ -128,7 +127,7 @@ static int expint_cpu_float(int v, int n, float x, long iters, float *out)
 /* Computes the grid on the CPU with `threads` OpenMP threads in blocks of points, polling the
  * cancel flag between blocks. Writes float or double values; returns 0 or -1. */
 static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, int variant,
-			   int threads, void *out, struct qx_err *e)
+                           int threads, void *out, struct qx_err *e)
 {
 	enum { BLOCK = 4096 };
 	const long long m = (long long)p[P_M].num;
@@ -149,10 +148,11 @@ static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, 
 			const double x = expint_grid_x(a, step, idx % m + 1);
 			int status;
 			if (prec == QX_DOUBLE)
-				status = expint_cpu_double(variant, n, x, iters, (double *)out + idx);
+				status =
+				    expint_cpu_double(variant, n, x, iters, (double *)out + idx);
 			else
 				status = expint_cpu_float(variant, n, (float)x, iters,
-							  (float *)out + idx);
+				                          (float *)out + idx);
 			if (status != EXPINT_OK) {
 #pragma omp critical(expint_bad)
 				if (bad < 0 || idx < bad) {
@@ -166,7 +166,7 @@ static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, 
 		return qx_fail(e, "run cancelled");
 	if (bad >= 0)
 		return expint_status_error(bad_status, (int)(bad / m) + 1,
-					   expint_grid_x(a, step, bad % m + 1), iters, e);
+		                           expint_grid_x(a, step, bad % m + 1), iters, e);
 	return 0;
 }
 
@@ -179,8 +179,7 @@ static int expint_run_cpu(const struct run_request *rq, void *out, struct qx_err
 }
 
 /* reference: the fast algorithm in double, on `threads` threads. */
-static int expint_reference(const struct param_value *p, int threads, double *ref,
-			    struct qx_err *e)
+static int expint_reference(const struct param_value *p, int threads, double *ref, struct qx_err *e)
 {
 	return expint_grid_cpu(p, QX_DOUBLE, V_FAST, threads, ref, e);
 }
@@ -201,7 +200,7 @@ static size_t expint_host_bytes(const struct run_request *rq)
 /* eval N X: E_N(X) by the fast algorithm on backend b in precision prec; returns 1 when
  * this build has no GPU backend. */
 static int expint_eval(const double *args, const struct param_value *p, enum qx_backend b,
-		       enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+                       enum qx_precision prec, struct eval_result *out, struct qx_err *e)
 {
 	const int n = (int)args[0];
 	const double x = args[1];
@@ -211,7 +210,7 @@ static int expint_eval(const double *args, const struct param_value *p, enum qx_
 		return expint_status_error(EXPINT_DOMAIN, n, x, iters, e);
 	if (prec == QX_FLOAT && (x > FLT_MAX || (x > 0 && (float)x == 0)))
 		return qx_fail(e, "x = %.17g is outside the range of float (%g .. %g)", x,
-			       FLT_TRUE_MIN, FLT_MAX);
+		               FLT_TRUE_MIN, FLT_MAX);
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
 		if (expint_gpu_eval(n, x, iters, prec, EXPINT_ALGO_FAST, &out->value, e))
@@ -231,7 +230,7 @@ static int expint_eval(const double *args, const struct param_value *p, enum qx_
 		return expint_status_error(status, n, x, iters, e);
 	if (!isfinite(out->value))
 		return qx_fail(e, "E_%d(%.17g) overflows %s (largest %g)", n, x,
-			       qx_precision_name(prec), prec == QX_FLOAT ? FLT_MAX : DBL_MAX);
+		               qx_precision_name(prec), prec == QX_FLOAT ? FLT_MAX : DBL_MAX);
 	return 0;
 }
 
@@ -241,21 +240,21 @@ static struct expint_gpu_job expint_job(const struct run_request *rq)
 {
 	const struct param_value *p = rq->params;
 	struct expint_gpu_job job = {
-		.n = (int)p[P_N].num,
-		.m = (long long)p[P_M].num,
-		.a = p[P_A].num,
-		.b = p[P_B].num,
-		.iters = (long)p[P_ITERS].num,
-		.prec = rq->prec,
-		.algo = rq->variant == V_COURSEWORK ? EXPINT_ALGO_COURSEWORK : EXPINT_ALGO_FAST,
-		.block = rq->block,
+	    .n = (int)p[P_N].num,
+	    .m = (long long)p[P_M].num,
+	    .a = p[P_A].num,
+	    .b = p[P_B].num,
+	    .iters = (long)p[P_ITERS].num,
+	    .prec = rq->prec,
+	    .algo = rq->variant == V_COURSEWORK ? EXPINT_ALGO_COURSEWORK : EXPINT_ALGO_FAST,
+	    .block = rq->block,
 	};
 	return job;
 }
 
 /* run_gpu: the grid on the GPU into out, with phase times. */
 static int expint_run_gpu(const struct run_request *rq, void *out, struct qx_phases *t,
-			  struct qx_err *e)
+                          struct qx_err *e)
 {
 	const struct expint_gpu_job job = expint_job(rq);
 	return expint_gpu_run(&job, out, t, e);
@@ -270,24 +269,24 @@ static size_t expint_device_bytes(const struct run_request *rq)
 #endif
 
 const struct problem expint_problem = {
-	.name = "expint",
-	.summary = "exponential integral E_n(x) on a grid of orders x samples (seed 000)",
-	.params = expint_params,
-	.nparams = P_COUNT,
-	.variants = expint_variants,
-	.nvariants = sizeof expint_variants / sizeof expint_variants[0],
-	.eval_args = expint_eval_args,
-	.neval_args = 2,
-	.check = expint_check,
-	.count = expint_count,
-	.host_bytes = expint_host_bytes,
-	.point = expint_point,
-	.run_cpu = expint_run_cpu,
-	.reference = expint_reference,
-	.is_reference = expint_is_reference,
-	.eval = expint_eval,
+    .name = "expint",
+    .summary = "exponential integral E_n(x) on a grid of orders x samples (seed 000)",
+    .params = expint_params,
+    .nparams = P_COUNT,
+    .variants = expint_variants,
+    .nvariants = sizeof expint_variants / sizeof expint_variants[0],
+    .eval_args = expint_eval_args,
+    .neval_args = 2,
+    .check = expint_check,
+    .count = expint_count,
+    .host_bytes = expint_host_bytes,
+    .point = expint_point,
+    .run_cpu = expint_run_cpu,
+    .reference = expint_reference,
+    .is_reference = expint_is_reference,
+    .eval = expint_eval,
 #ifdef QX_HAVE_CUDA
-	.run_gpu = expint_run_gpu,
-	.device_bytes = expint_device_bytes,
+    .run_gpu = expint_run_gpu,
+    .device_bytes = expint_device_bytes,
 #endif
 };

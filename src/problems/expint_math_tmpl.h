@@ -76,8 +76,7 @@ QX_HD QX_REAL QX_FN(expint_asymptotic)(int n, QX_REAL x)
 
 /* E_n(x) for x > 1 by the continued fraction, evaluated with modified Lentz's method; stops
  * when the update factor is 1 to within eps. Returns EXPINT_NOCONV after iters steps. */
-QX_HD int QX_FN(expint_cfrac)(int n, QX_REAL x, long iters, QX_REAL eps, QX_REAL big,
-			      QX_REAL *out)
+QX_HD int QX_FN(expint_cfrac)(int n, QX_REAL x, long iters, QX_REAL eps, QX_REAL big, QX_REAL *out)
 {
 	const QX_REAL nm1 = (QX_REAL)(n - 1);
 	QX_REAL b = x + (QX_REAL)n, c = big, d = 1 / b, h = d;

@@ -35,8 +35,8 @@ static int load_refs(void **state)
 		if (line[0] == '#' || line[0] == 'n')
 			continue;
 		if (nrefs == sizeof refs / sizeof refs[0] ||
-		    sscanf(line, "%d,%lf,%Lf", &refs[nrefs].n, &refs[nrefs].x, &refs[nrefs].value) !=
-			    3)
+		    sscanf(line, "%d,%lf,%Lf", &refs[nrefs].n, &refs[nrefs].x,
+		           &refs[nrefs].value) != 3)
 			return -1;
 		nrefs++;
 	}
@@ -62,7 +62,7 @@ static void test_fast_double(void **state)
 		if (refs[i].value >= DBL_MIN) {
 			if (rel(refs[i].value, v) > 1e-14)
 				fail_msg("E_%d(%.17g) = %.17g, mpmath %.20Lg, rel %.3g", refs[i].n,
-					 refs[i].x, v, refs[i].value, rel(refs[i].value, v));
+				         refs[i].x, v, refs[i].value, rel(refs[i].value, v));
 			checked++;
 		} else {
 			assert_true(v >= 0 && v < 1e-300);
@@ -86,7 +86,7 @@ static void test_fast_float(void **state)
 		if (refs[i].value >= FLT_MIN && refs[i].value <= FLT_MAX) {
 			if (rel(refs[i].value, v) > 1e-6)
 				fail_msg("float E_%d(%.9g) = %.9g, mpmath %.20Lg, rel %.3g",
-					 refs[i].n, x, v, refs[i].value, rel(refs[i].value, v));
+				         refs[i].n, x, v, refs[i].value, rel(refs[i].value, v));
 			checked++;
 		}
 	}
@@ -103,10 +103,10 @@ static void test_coursework_double(void **state)
 		if (refs[i].n > 1000 || refs[i].value < DBL_MIN)
 			continue;
 		assert_int_equal(expint_coursework_d(refs[i].n, refs[i].x, 2000000000L, &v),
-				 EXPINT_OK);
+		                 EXPINT_OK);
 		if (rel(refs[i].value, v) > 1e-13)
-			fail_msg("coursework E_%d(%.17g) = %.17g, rel %.3g", refs[i].n, refs[i].x, v,
-				 rel(refs[i].value, v));
+			fail_msg("coursework E_%d(%.17g) = %.17g, rel %.3g", refs[i].n, refs[i].x,
+			         v, rel(refs[i].value, v));
 		checked++;
 	}
 	assert_true(checked > 250);
@@ -172,9 +172,9 @@ static void test_grid_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fast_double),   cmocka_unit_test(test_fast_float),
-		cmocka_unit_test(test_coursework_double), cmocka_unit_test(test_special_cases),
-		cmocka_unit_test(test_no_convergence), cmocka_unit_test(test_grid_run),
+	    cmocka_unit_test(test_fast_double),       cmocka_unit_test(test_fast_float),
+	    cmocka_unit_test(test_coursework_double), cmocka_unit_test(test_special_cases),
+	    cmocka_unit_test(test_no_convergence),    cmocka_unit_test(test_grid_run),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }

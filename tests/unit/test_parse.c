@@ -28,8 +28,8 @@ static void test_int(void **state)
 	assert_true(v.num == 5);
 	assert_int_equal(param_parse(&int_def, "1e3", &v, &e), 0);
 	assert_true(v.num == 1000);
-	const char *bad[] = {"abc", "-5", "1e99", "2.5", "0", "1001", "", "5x", "nan", "inf",
-			     "0x10", " 5", "1e400"};
+	const char *bad[] = {"abc", "-5",  "1e99", "2.5",  "0",  "1001", "",
+	                     "5x",  "nan", "inf",  "0x10", " 5", "1e400"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		v.num = 42;
 		assert_int_equal(param_parse(&int_def, bad[i], &v, &e), -1);
@@ -174,10 +174,10 @@ static void test_set_atomic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_int),        cmocka_unit_test(test_real_range_enum),
-		cmocka_unit_test(test_format),     cmocka_unit_test(test_cmd_find),
-		cmocka_unit_test(test_split),      cmocka_unit_test(test_completion),
-		cmocka_unit_test(test_set_atomic),
+	    cmocka_unit_test(test_int),        cmocka_unit_test(test_real_range_enum),
+	    cmocka_unit_test(test_format),     cmocka_unit_test(test_cmd_find),
+	    cmocka_unit_test(test_split),      cmocka_unit_test(test_completion),
+	    cmocka_unit_test(test_set_atomic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

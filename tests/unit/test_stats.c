@@ -26,8 +26,8 @@ static void test_median(void **state)
 /* Each phase gets its own median, min and max. */
 static void test_phases(void **state)
 {
-	struct qx_phases s[3] = {{1, 0, 10, 5, 1, 20, 1}, {3, 0, 30, 4, 1, 40, 1},
-				 {2, 0, 20, 6, 1, 30, 1}};
+	struct qx_phases s[3] = {
+	    {1, 0, 10, 5, 1, 20, 1}, {3, 0, 30, 4, 1, 40, 1}, {2, 0, 20, 6, 1, 30, 1}};
 	struct qx_phases med, lo, hi;
 	(void)state;
 	phases_summarize(s, 3, &med, &lo, &hi);
@@ -95,16 +95,15 @@ static void test_run_json_csv(void **state)
 	assert_string_equal(cJSON_GetObjectItem(obj, "backend")->valuestring, "gpu");
 	assert_string_equal(cJSON_GetObjectItem(obj, "variant")->valuestring, "fast");
 	assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "params"), "n")->valuedouble ==
-		    10);
+	            10);
 	t = cJSON_GetObjectItem(obj, "time_ms");
 	assert_true(cJSON_GetObjectItem(t, "kernel")->valuedouble == 0.5);
 	assert_true(cJSON_GetObjectItem(t, "total")->valuedouble == 0.9);
 	assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "speedup"), "vs_cpu_serial")
-			    ->valuedouble == 12.5);
+	                ->valuedouble == 12.5);
 	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "speedup"), "vs_cpu_threads"));
-	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "error"), "over_threshold")
-				 ->valueint,
-			 0);
+	assert_int_equal(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "error"), "over_threshold")->valueint, 0);
 	cJSON_Delete(obj);
 	rewind(f);
 	len = 0;
@@ -113,7 +112,8 @@ static void test_run_json_csv(void **state)
 	output_run(&s, &r);
 	fflush(f);
 	assert_int_equal(strncmp(text, "type,problem,backend", 20), 0);
-	assert_non_null(strstr(text, "\nrun,expint,gpu,float,2,64,fast,10,10,0,10,2000000000,0.1,"));
+	assert_non_null(
+	    strstr(text, "\nrun,expint,gpu,float,2,64,fast,10,10,0,10,2000000000,0.1,"));
 	assert_null(strstr(strchr(text, '\n') + 1, "type,"));
 	fclose(f);
 	free(text);
@@ -122,10 +122,10 @@ static void test_run_json_csv(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_median),
-		cmocka_unit_test(test_phases),
-		cmocka_unit_test(test_err_stats),
-		cmocka_unit_test(test_run_json_csv),
+	    cmocka_unit_test(test_median),
+	    cmocka_unit_test(test_phases),
+	    cmocka_unit_test(test_err_stats),
+	    cmocka_unit_test(test_run_json_csv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
