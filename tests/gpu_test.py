@@ -63,6 +63,17 @@ class GpuTest(unittest.TestCase):
                     self.assertGreaterEqual(t[phase], 0)
                 self.assertGreater(t["total"], 0)
 
+    def test_coursework_large_sizes(self):
+        """The report's larger sizes (8192, 16384, 20000 squared) match the CPU reference."""
+        for size, prec, tol in ((8192, "float", 1e-5), (16384, "float", 1e-5),
+                                (20000, "float", 1e-5), (20000, "double", 1e-13)):
+            r = self.runs(f"set n {size} m {size} precision {prec} repeat 1 warmup 1 "
+                          f"threads 16; run gpu")[0]
+            print(f"\n  {size}^2 {prec:6} total {r['time_ms']['total']:.2f} ms  "
+                  f"max_rel {r['error']['max_rel']:.3g}")
+            self.assertLess(r["error"]["max_rel"], tol)
+            self.assertEqual(r["error"]["over_threshold"], 0)
+
     def test_block_sizes(self):
         """Every block size from 1 to 1024, odd ones included, gives the same values."""
         for block in (1, 32, 64, 100, 128, 256, 512, 1000, 1024):
