@@ -99,6 +99,16 @@ extern "C" void *gpu_host_buffer(size_t bytes, struct qx_err *e)
 	return pinned_ptr;
 }
 
+extern "C" void gpu_release(void)
+{
+	if (!gpu_state.ok)
+		return;
+	cudaFreeHost(pinned_ptr);
+	pinned_ptr = NULL;
+	pinned_bytes = 0;
+	cudaDeviceReset();
+}
+
 static std::vector<cudaEvent_t> event_pool;
 
 cudaEvent_t *gpu_events(int n, struct qx_err *e)

@@ -48,14 +48,22 @@ __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_COURSEWORK>(int 
  * = row0*m + col0: thread l computes point first+l into out[l]. A point that fails records
  * (index << 2 | status) in *bad, so the smallest failing index wins. */
 template <typename T, int ALGO>
-__global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, unsigned count, double a,
-                                   double step, long iters, long long first, T *out,
-                                   unsigned long long *bad)
+__global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, double inv_m,
+                                   unsigned count, double a, double step, long iters,
+                                   long long first, T *out, unsigned long long *bad)
 {
 	const unsigned l = blockIdx.x * blockDim.x + threadIdx.x;
 	if (l >= count)
 		return;
-	const unsigned c = col0 + l, r = c / m, j = c - r * m;
+	/* c / m by a double reciprocal, off by at most one and then corrected: cheaper than the
+	 * integer division. */
+	const unsigned c = col0 + l;
+	unsigned r = (unsigned)((double)c * inv_m);
+	if ((unsigned long long)r * m > c)
+		r--;
+	else if ((unsigned long long)(r + 1) * m <= c)
+		r++;
+	const unsigned j = c - r * m;
 	const T x = (T)expint_grid_x(a, step, (long long)j + 1);
 	T v;
 	const int status = expint_point<T, ALGO>(row0 + (int)r + 1, x, iters, &v);
@@ -75,12 +83,14 @@ static cudaError_t expint_launch(const struct expint_gpu_job *job, long long fir
 	const double step = (job->b - job->a) / (double)job->m;
 	if (job->algo == EXPINT_ALGO_COURSEWORK)
 		expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK>
-		    <<<grid, job->block, 0, s>>>(row0, col0, (unsigned)job->m, (unsigned)count,
-		                                 job->a, step, job->iters, first, dev, bad);
+		    <<<grid, job->block, 0, s>>>(row0, col0, (unsigned)job->m, 1.0 / (double)job->m,
+		                                 (unsigned)count, job->a, step, job->iters, first,
+		                                 dev, bad);
 	else
 		expint_grid_kernel<T, EXPINT_ALGO_FAST>
-		    <<<grid, job->block, 0, s>>>(row0, col0, (unsigned)job->m, (unsigned)count,
-		                                 job->a, step, job->iters, first, dev, bad);
+		    <<<grid, job->block, 0, s>>>(row0, col0, (unsigned)job->m, 1.0 / (double)job->m,
+		                                 (unsigned)count, job->a, step, job->iters, first,
+		                                 dev, bad);
 	return cudaGetLastError();
 }
 

@@ -17,6 +17,11 @@ int gpu_init(struct gpu_info *info, struct qx_err *e)
 	return qx_fail(e, NO_CUDA);
 }
 
+/* Nothing to release. */
+void gpu_release(void)
+{
+}
+
 /* Always fails: no GPU backend. */
 void *gpu_host_buffer(size_t bytes, struct qx_err *e)
 {

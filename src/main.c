@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../cuda/quadx_cuda.h"
 #include "commands.h"
 #include "coursework.h"
 #include "repl.h"
@@ -141,5 +142,6 @@ int main(int argc, char **argv)
 		failed = shell_run_stream(sh, stdin, NULL, keep_going);
 	}
 	session_free(&sh->s);
+	gpu_release();
 	return failed ? 1 : 0;
 }

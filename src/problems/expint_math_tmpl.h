@@ -60,7 +60,7 @@ QX_HD double expint_grid_x(double a, double step, long long j)
  * (relative error below 5e-8 for n >= 30), double A_0..A_6 (below 3e-17 for n >= 250). */
 QX_HD QX_REAL QX_FN(expint_asymptotic)(int n, QX_REAL x)
 {
-	const QX_REAL t = (QX_REAL)n, l = x / t, s = x + t, q = t / (s * s);
+	const QX_REAL t = (QX_REAL)n, l = x / t, rs = 1 / (x + t), q = t * rs * rs;
 	const QX_REAL a2 = 1 - 2 * l;
 	const QX_REAL a3 = 1 + l * (-8 + 6 * l);
 	const QX_REAL a4 = 1 + l * (-22 + l * (58 - 24 * l));
@@ -71,7 +71,7 @@ QX_HD QX_REAL QX_FN(expint_asymptotic)(int n, QX_REAL x)
 	const QX_REAL a6 = 1 + l * (-114 + l * (1452 + l * (-4400 + l * (3708 - 720 * l))));
 	QX_REAL sum = 1 + q * (1 + q * (a2 + q * (a3 + q * (a4 + q * (a5 + q * a6)))));
 #endif
-	return QX_EXP(-x) / s * sum;
+	return QX_EXP(-x) * rs * sum;
 }
 
 /* E_n(x) for x > 1 by the continued fraction, evaluated with modified Lentz's method; stops
