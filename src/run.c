@@ -181,6 +181,18 @@ static void run_speedup(struct session *s, struct run_result *r)
 	}
 }
 
+/* Drops a failed run r. The values buffer of the last result on backend b was reused by it
+ * and may hold partial values, so that result is dropped too. Returns -1. */
+static int run_discard(struct session *s, enum qx_backend b, struct run_result *r)
+{
+	if (s->last && s->last->backend == b) {
+		free(s->last);
+		s->last = NULL;
+	}
+	free(r);
+	return -1;
+}
+
 /* Runs the current problem on backend b and makes the result the session's last. */
 int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 {
@@ -214,15 +226,8 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->evals = count;
 
 	out = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
-	if (!out || run_timed(s, &rq, b, out, r, e)) {
-		/* The buffer of the last result on this backend may hold partial values now. */
-		if (s->last && s->last->backend == b) {
-			free(s->last);
-			s->last = NULL;
-		}
-		free(r);
-		return -1;
-	}
+	if (!out || run_timed(s, &rq, b, out, r, e))
+		return run_discard(s, b, r);
 	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
 	r->is_reference = p->is_reference(b, rq.prec, rq.variant);
 	if (r->is_reference) {
@@ -236,10 +241,8 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		}
 	} else {
 		const double *ref = session_reference(s, p, rq.params, e);
-		if (!ref) {
-			free(r);
-			return -1;
-		}
+		if (!ref)
+			return run_discard(s, b, r);
 		err_stats_compute(ref, out, rq.prec, count, session_setting(s, S_THRESHOLD),
 		                  &r->err);
 		r->has_error = 1;
