@@ -104,6 +104,7 @@ test-script: all
 test: all test-unit test-script test-asan
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/gpu_test.py
+	$(PYTHON) tests/longman_gpu_test.py
 
 # The unit and script tests again on a CPU-only build with AddressSanitizer and
 # UndefinedBehaviorSanitizer; any report fails the test.
@@ -126,6 +127,7 @@ endif
 test-gpu: $(BUILT)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/gpu_test.py
+	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/longman_gpu_test.py
 
 bench: $(BUILT)
 	$(BUILD)/quadx-bench

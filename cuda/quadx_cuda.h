@@ -40,7 +40,7 @@ void gpu_release(void);
  * a kernel that only writes count values of precision prec, each over reps timed runs. */
 int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e);
 int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps, double *ms,
-		    struct qx_err *e);
+                    struct qx_err *e);
 
 /* One expint run on the GPU: E_i(x_j) for i = 1..n, x_j = a + (b-a) j/m, j = 1..m, row-major
  * into host_out (n*m values of prec). algo is an enum expint_algo. */
@@ -55,11 +55,36 @@ struct expint_gpu_job {
 };
 size_t expint_gpu_device_bytes(const struct expint_gpu_job *job);
 int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
-		   struct qx_err *e);
+                   struct qx_err *e);
 
 /* E_n(x) for one (n, x) on the GPU, computed in precision prec with algorithm algo. */
 int expint_gpu_eval(int n, double x, long iters, enum qx_precision prec, int algo, double *value,
-		    struct qx_err *e);
+                    struct qx_err *e);
+
+/* Problem longman: M integrals int_a^inf e^{-lambda x} f(omega x) dx by Longman's method. The
+ * job carries the parameters (lambda, omega of integral k come from longman_params() of
+ * src/problems/longman_math.h, on the device) and the host's tables, which the GPU layer
+ * uploads only when g or N changed since the last run. layout: LONGMAN_GPU_PACKED (a team of
+ * lanes per integral) or LONGMAN_GPU_BLOCK (the seed's: a block per integral and the N x N
+ * difference table in shared memory). */
+enum longman_gpu_layout { LONGMAN_GPU_PACKED = 0, LONGMAN_GPU_BLOCK = 1 };
+struct longman_gpu_job {
+	long long m;
+	int n, g;
+	double lam_lo, lam_hi, om_lo, om_hi, a;
+	int spread;
+	unsigned long long seed;
+	int integrand, method, math; /* enum longman_integrand, longman_method, longman_mathlib */
+	enum qx_precision prec;
+	int layout;
+	int block;
+	const double *gl_t, *gl_w; /* g Gauss-Legendre nodes and weights on [-1, 1] */
+	const double *euler_c;     /* n Euler weights of the areas */
+	const double *zeros;       /* n + 1 zeros of J0 */
+};
+size_t longman_gpu_device_bytes(const struct longman_gpu_job *job);
+int longman_gpu_run(const struct longman_gpu_job *job, void *host_out, struct qx_phases *t,
+                    struct qx_err *e);
 
 #ifdef __cplusplus
 }

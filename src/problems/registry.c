@@ -4,8 +4,9 @@
 #include <string.h>
 
 extern const struct problem expint_problem;
+extern const struct problem longman_problem;
 
-const struct problem *const qx_problems[] = {&expint_problem, NULL};
+const struct problem *const qx_problems[] = {&expint_problem, &longman_problem, NULL};
 
 /* Returns the problem whose name is name or starts with the unique prefix name, or NULL. */
 const struct problem *problem_find(const char *name)

@@ -1,0 +1,537 @@
+/* longman.c - problem `longman`: M improper integrals I_k = int_a^inf e^{-lambda x} f(omega x)
+ * dx (f = cos, sin or J0) by Longman's method (seed 001): the first part [a, x_1] and N
+ * half-cycle areas between zeros by Gauss-Legendre of order g, summed by the Euler transform
+ * or directly. The reference is the exact closed form. */
+#include "../problem.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+#ifdef QX_HAVE_CUDA
+#include "../../cuda/quadx_cuda.h"
+#endif
+
+#define LM_REAL double
+#define LM_SUFFIX d
+#define LM_SUFFIX_IS_FLOAT 0
+#include "longman_math.h"
+#undef LM_REAL
+#undef LM_SUFFIX
+#undef LM_SUFFIX_IS_FLOAT
+#define LM_REAL float
+#define LM_SUFFIX f
+#define LM_SUFFIX_IS_FLOAT 1
+#include "longman_math.h"
+#undef LM_REAL
+#undef LM_SUFFIX
+#undef LM_SUFFIX_IS_FLOAT
+
+enum {
+	P_M,
+	P_N,
+	P_G,
+	P_LAMBDA,
+	P_OMEGA,
+	P_SPREAD,
+	P_SEED,
+	P_A,
+	P_INTEGRAND,
+	P_METHOD,
+	P_MATH,
+	P_COUNT
+};
+
+static const char *const spread_names[] = {"grid", "random", NULL};
+static const char *const integrand_names[] = {"cos", "sin", "j0", NULL};
+static const char *const method_names[] = {"euler", "direct", "auto", NULL};
+static const char *const math_names[] = {"fast", "precise", NULL};
+
+static const struct param_def longman_params_def[P_COUNT] = {
+	[P_M] = {"M", PARAM_INT, 1, 1e9, 0, 50000, 0, NULL, "number of integrals"},
+	[P_N] = {"N", PARAM_INT, 2, LM_NMAX, 0, 16, 0, NULL,
+		 "half-cycle areas V_0..V_{N-1} after the first part"},
+	[P_G] = {"g", PARAM_INT, 1, LM_GMAX, 0, 10, 0, NULL, "Gauss-Legendre order per area"},
+	[P_LAMBDA] = {"lambda", PARAM_RANGE, 0, 1e6, 0, 0.05, 0.5, NULL,
+		      "decay rates lambda, spread over the integrals"},
+	[P_OMEGA] = {"omega", PARAM_RANGE, 0, 1e6, 1, 5, 15, NULL,
+		     "frequencies omega > 0, spread over the integrals"},
+	[P_SPREAD] = {"spread", PARAM_ENUM, 0, 0, 0, LM_GRID, 0, spread_names,
+		      "grid: (lambda, omega) on a grid; random: uniform from seed"},
+	[P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL,
+		    "seed of spread random"},
+	[P_A] = {"a", PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "lower limit of the integrals"},
+	[P_INTEGRAND] = {"integrand", PARAM_ENUM, 0, 0, 0, LM_COS, 0, integrand_names,
+			 "e^{-lambda x} times cos(omega x), sin(omega x) or J0(omega x)"},
+	[P_METHOD] = {"method", PARAM_ENUM, 0, 0, 0, LM_AUTO, 0, method_names,
+		      "euler transform, direct partial sum, or auto (euler when q > 1/3)"},
+	[P_MATH] = {"math", PARAM_ENUM, 0, 0, 0, LM_PRECISE, 0, math_names,
+		    "GPU float: fast intrinsics (__expf, __cosf) or precise functions"},
+};
+
+enum { V_PACKED, V_BLOCK, V_QAWF };
+
+static const struct variant_def longman_variants[] = {
+	[V_PACKED] = {"packed", QX_ON_CPU | QX_ON_GPU,
+		      "GPU: a team of lanes per integral, the Euler sum as fixed weights of the\n"
+		      "      areas reduced by warp shuffles; CPU: the plain loop (OpenMP by threads)"},
+	[V_BLOCK] = {"block", QX_ON_GPU,
+		     "the seed's layout: one block per integral, the N x N difference table in\n"
+		     "      shared memory, a barrier per row"},
+	[V_QAWF] = {"qawf", QX_ON_CPU,
+		    "GSL's gsl_integration_qawf (QUADPACK QAWF), double, cos and sin only"},
+};
+
+static const struct param_def longman_eval_args[] = {
+	{"LAMBDA", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "decay rate lambda >= 0"},
+	{"OMEGA", PARAM_REAL, 0, 1e6, 1, 0, 0, NULL, "frequency omega > 0"},
+};
+
+/* Host tables for order g and N areas, cached across runs: Gauss-Legendre nodes and weights,
+ * the Euler weights of the areas, the binomial weights of the remainder estimate and the
+ * zeros of J0, in double and float. */
+struct longman_tables {
+	int g, n;
+	double t[LM_GMAX], w[LM_GMAX], c[LM_NMAX], bc[LM_NMAX + 1], z[LM_NMAX + 1];
+	float tf[LM_GMAX], wf[LM_GMAX], cf[LM_NMAX], zf[LM_NMAX + 1];
+};
+
+/* Gauss-Legendre nodes t and weights w of order g on [-1, 1], by Newton on P_g. */
+static void longman_gauss(int g, double *t, double *w)
+{
+	for (int i = 0; i < (g + 1) / 2; i++) {
+		double z = cos(LM_PI * (i + 0.75) / (g + 0.5)), dp = 1;
+		for (int it = 0; it < 100; it++) {
+			double p1 = 1, p2 = 0;
+			for (int j = 1; j <= g; j++) {
+				const double p3 = p2;
+				p2 = p1;
+				p1 = ((2 * j - 1) * z * p2 - (j - 1) * p3) / j;
+			}
+			dp = g * (z * p1 - p2) / (z * z - 1);
+			const double dz = p1 / dp;
+			z -= dz;
+			if (fabs(dz) < 1e-16)
+				break;
+		}
+		t[i] = -z;
+		t[g - 1 - i] = z;
+		w[i] = w[g - 1 - i] = 2 / ((1 - z * z) * dp * dp);
+	}
+}
+
+/* The first n zeros of J0: McMahon's expansion refined by Newton (J0' = -J1). */
+static void longman_j0_zeros(int n, double *z)
+{
+	for (int k = 1; k <= n; k++) {
+		const double b = (k - 0.25) * LM_PI, r = 1 / (8 * b);
+		double x = b + r - 124.0 / 3 * r * r * r + 120928.0 / 15 * pow(r, 5);
+		for (int it = 0; it < 20; it++) {
+			const double dx = j0(x) / j1(x);
+			x += dx;
+			if (fabs(dx) < 1e-15 * x)
+				break;
+		}
+		z[k - 1] = x;
+	}
+}
+
+/* Euler weights c_j = sum_{r=j}^{n-1} C(r,j)/2^{r+1} (the transform as a linear combination
+ * of the signed areas) and bc_j = C(n,j)/2^n (2^{-n} Delta^n V_0 = sum bc_j A_j up to sign). */
+static void longman_euler_weights(int n, double *c, double *bc)
+{
+	double row[LM_NMAX + 1] = {0.5}; /* C(r,j) / 2^{r+1} */
+	for (int j = 0; j < n; j++)
+		c[j] = 0;
+	for (int r = 0; r < n; r++) {
+		for (int j = 0; j <= r; j++)
+			c[j] += row[j];
+		for (int j = r + 1; j > 0; j--)
+			row[j] = (row[j] + row[j - 1]) / 2;
+		row[0] /= 2;
+	}
+	for (int j = 0; j <= n; j++)
+		bc[j] = 2 * row[j];
+}
+
+/* Returns the tables for (g, n), recomputed only when they change. */
+static const struct longman_tables *longman_tables(int g, int n)
+{
+	static struct longman_tables tab;
+	if (!tab.g)
+		longman_j0_zeros(LM_NMAX + 1, tab.z);
+	if (tab.g != g) {
+		longman_gauss(g, tab.t, tab.w);
+		for (int i = 0; i < g; i++) {
+			tab.tf[i] = (float)tab.t[i];
+			tab.wf[i] = (float)tab.w[i];
+		}
+		for (int i = 0; i <= LM_NMAX; i++)
+			tab.zf[i] = (float)tab.z[i];
+		tab.g = g;
+	}
+	if (tab.n != n) {
+		longman_euler_weights(n, tab.c, tab.bc);
+		for (int j = 0; j < n; j++)
+			tab.cf[j] = (float)tab.c[j];
+		tab.n = n;
+	}
+	return &tab;
+}
+
+/* Rejects what does not converge or has no exact value: lambda = 0 with cos or sin, a != 0
+ * with j0. */
+static int longman_check(const struct param_value *p, struct qx_err *e)
+{
+	const int f = (int)p[P_INTEGRAND].num;
+	if (f != LM_J0 && p[P_LAMBDA].num <= 0)
+		return qx_fail(e,
+			       "lambda must be > 0 with integrand %s: e^{-lambda x} %s(omega x) does "
+			       "not converge at lambda = 0 (only j0 allows it)",
+			       integrand_names[f], integrand_names[f]);
+	if (f == LM_J0 && p[P_A].num != 0)
+		return qx_fail(e, "integrand j0 needs a = 0 (its exact value is known there only; "
+				  "got a = %g)",
+			       p[P_A].num);
+	return 0;
+}
+
+/* Returns M, the number of integrals. */
+static size_t longman_count(const struct param_value *p)
+{
+	return (size_t)p[P_M].num;
+}
+
+/* (lambda, omega) of integral k. */
+static void longman_lo(const struct param_value *p, size_t k, double *lam, double *om)
+{
+	longman_params((long long)k, (long long)p[P_M].num, p[P_LAMBDA].num, p[P_LAMBDA].hi,
+		       p[P_OMEGA].num, p[P_OMEGA].hi, (int)p[P_SPREAD].num,
+		       (unsigned long long)p[P_SEED].num, lam, om);
+}
+
+/* One integral in double or float (CPU, precise functions) by the parameters' method. */
+static double longman_one(const struct param_value *p, const struct longman_tables *tab,
+			  enum qx_precision prec, double lam, double om)
+{
+	const int f = (int)p[P_INTEGRAND].num, n = (int)p[P_N].num, g = (int)p[P_G].num;
+	const double a = p[P_A].num, th1 = longman_first_phase(f, om, a);
+	const int euler = longman_use_euler((int)p[P_METHOD].num, lam, om);
+	if (prec == QX_DOUBLE)
+		return longman_value_d(f, lam, om, a, th1, n, g, tab->t, tab->w, tab->z,
+				       euler ? tab->c : NULL);
+	return longman_value_f(f, (float)lam, (float)om, (float)a, (float)th1, n, g, tab->tf,
+			       tab->wf, tab->zf, euler ? tab->cf : NULL);
+}
+
+/* The remainder estimate of one integral in double: 2^{-N} |Delta^N V_0| with Euler, |V_N|
+ * with the direct sum (both need the area after the N summed ones); *mag gets |first part| +
+ * sum |areas|, the size of the terms that rounding acts on. */
+static double longman_bound(const struct param_value *p, const struct longman_tables *tab,
+			    double lam, double om, double *mag)
+{
+	const int f = (int)p[P_INTEGRAND].num, n = (int)p[P_N].num, g = (int)p[P_G].num;
+	const double a = p[P_A].num, th1 = longman_first_phase(f, om, a);
+	double x0 = longman_zero_d(f, om, th1, 1, tab->z), delta = 0, area = 0;
+	*mag = fabs(longman_segment_d(f, lam, om, a, x0 - a, g, tab->t, tab->w));
+	for (int j = 0; j <= n; j++) {
+		const double x1 = longman_zero_d(f, om, th1, j + 2, tab->z);
+		area = longman_segment_d(f, lam, om, x0, x1 - x0, g, tab->t, tab->w);
+		delta += tab->bc[j] * area;
+		if (j < n)
+			*mag += fabs(area);
+		x0 = x1;
+	}
+	return longman_use_euler((int)p[P_METHOD].num, lam, om) ? fabs(delta) : fabs(area);
+}
+
+/* Fills the coordinates (lambda, omega, bound) of integral i; returns 3. */
+static int longman_point(const struct param_value *p, size_t i, const char **names, double *vals)
+{
+	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
+	double mag;
+	names[0] = "lambda";
+	names[1] = "omega";
+	names[2] = "bound";
+	longman_lo(p, i, &vals[0], &vals[1]);
+	vals[2] = longman_bound(p, tab, vals[0], vals[1], &mag);
+	return 3;
+}
+
+/* GSL's QAWF for one integral of e^{-lambda x} times cos or sin: the weight function. */
+static double longman_qawf_decay(double x, void *lam)
+{
+	return exp(-*(double *)lam * x);
+}
+
+/* Computes all integrals through gsl_integration_qawf, in double, on `threads` threads (each
+ * with its own workspaces), polling the cancel flag between blocks of integrals. */
+static int longman_qawf(const struct param_value *p, int threads, double *out, struct qx_err *e)
+{
+	enum { BLOCK = 1024, LIMIT = 1000 };
+	const long long m = (long long)p[P_M].num, nblocks = (m + BLOCK - 1) / BLOCK;
+	const int f = (int)p[P_INTEGRAND].num;
+	long long bad = -1;
+	int bad_status = 0;
+	if (f == LM_J0)
+		return qx_fail(e, "variant qawf does not apply to integrand j0: QAWF integrates "
+				  "f(x) cos(omega x) or f(x) sin(omega x) only");
+	gsl_set_error_handler_off();
+#pragma omp parallel num_threads(threads)
+	{
+		gsl_integration_workspace *ws = gsl_integration_workspace_alloc(LIMIT);
+		gsl_integration_workspace *cyc = gsl_integration_workspace_alloc(LIMIT);
+		gsl_integration_qawo_table *tab = gsl_integration_qawo_table_alloc(
+			1, 1, f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE, 50);
+#pragma omp for schedule(dynamic, 1)
+		for (long long blk = 0; blk < nblocks; blk++) {
+			if (qx_cancelled() || !ws || !cyc || !tab)
+				continue;
+			const long long end = blk * BLOCK + BLOCK < m ? blk * BLOCK + BLOCK : m;
+			for (long long k = blk * BLOCK; k < end; k++) {
+				double lam, om, abserr;
+				gsl_function fn = {longman_qawf_decay, &lam};
+				longman_lo(p, (size_t)k, &lam, &om);
+				gsl_integration_qawo_table_set(
+					tab, om, 1, f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE);
+				const int status = gsl_integration_qawf(&fn, p[P_A].num, 1e-13, LIMIT,
+									ws, cyc, tab, out + k,
+									&abserr);
+				if (status && status != GSL_EROUND) {
+#pragma omp critical(longman_bad)
+					if (bad < 0 || k < bad) {
+						bad = k;
+						bad_status = status;
+					}
+				}
+			}
+		}
+		if (!ws || !cyc || !tab) {
+#pragma omp critical(longman_bad)
+			bad_status = GSL_ENOMEM;
+		}
+		gsl_integration_qawo_table_free(tab);
+		gsl_integration_workspace_free(cyc);
+		gsl_integration_workspace_free(ws);
+	}
+	if (qx_cancelled())
+		return qx_fail(e, "run cancelled");
+	if (bad_status == GSL_ENOMEM)
+		return qx_fail(e, "variant qawf: cannot allocate GSL workspaces");
+	if (bad >= 0) {
+		double lam, om;
+		longman_lo(p, (size_t)bad, &lam, &om);
+		return qx_fail(e, "gsl_integration_qawf failed at lambda = %.17g, omega = %.17g: %s",
+			       lam, om, gsl_strerror(bad_status));
+	}
+	return 0;
+}
+
+/* run_cpu: every integral by Longman's method (precise math; `math fast` is GPU-only) on
+ * `threads` threads in blocks, polling the cancel flag; or through GSL for variant qawf. */
+static int longman_run_cpu(const struct run_request *rq, void *out, struct qx_err *e)
+{
+	enum { BLOCK = 1024 };
+	const struct param_value *p = rq->params;
+	const long long m = (long long)p[P_M].num, nblocks = (m + BLOCK - 1) / BLOCK;
+	if (rq->variant == V_QAWF) {
+		if (rq->prec == QX_FLOAT)
+			return qx_fail(e, "variant qawf computes in double only: set precision "
+					  "double");
+		return longman_qawf(p, rq->threads, out, e);
+	}
+	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(rq->threads)
+	for (long long blk = 0; blk < nblocks; blk++) {
+		if (qx_cancelled())
+			continue;
+		const long long end = blk * BLOCK + BLOCK < m ? blk * BLOCK + BLOCK : m;
+		for (long long k = blk * BLOCK; k < end; k++) {
+			double lam, om;
+			longman_lo(p, (size_t)k, &lam, &om);
+			const double v = longman_one(p, tab, rq->prec, lam, om);
+			if (rq->prec == QX_DOUBLE)
+				((double *)out)[k] = v;
+			else
+				((float *)out)[k] = (float)v;
+		}
+	}
+	if (qx_cancelled())
+		return qx_fail(e, "run cancelled");
+	return 0;
+}
+
+/* reference: the exact values, on `threads` threads. */
+static int longman_reference(const struct param_value *p, int threads, double *ref,
+			     struct qx_err *e)
+{
+	const long long m = (long long)p[P_M].num;
+	const int f = (int)p[P_INTEGRAND].num;
+	(void)e;
+#pragma omp parallel for schedule(static) num_threads(threads)
+	for (long long k = 0; k < m; k++) {
+		double lam, om;
+		longman_lo(p, (size_t)k, &lam, &om);
+		ref[k] = longman_exact(f, lam, om, p[P_A].num);
+	}
+	return 0;
+}
+
+/* No run is the reference: the exact values are. */
+static int longman_is_reference(enum qx_backend b, enum qx_precision prec, int variant)
+{
+	(void)b;
+	(void)prec;
+	(void)variant;
+	return 0;
+}
+
+/* run_extras: the largest remainder estimate, how many integrals miss their estimate by more
+ * than rounding (4 eps of the precision, times the conditioning 1 + omega x of f at the last
+ * zero, times the size of the summed terms), and how many took euler and direct. The
+ * estimates are recomputed in double on every core. */
+static size_t longman_run_extras(const struct run_request *rq, const void *vals,
+				 const double *ref, struct qx_extra *out)
+{
+	const struct param_value *p = rq->params;
+	const long long m = (long long)p[P_M].num;
+	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
+	const double eps = rq->prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24;
+	double worst = 0;
+	long long over = 0, euler = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : worst) reduction(+ : over, euler)
+	for (long long k = 0; k < m; k++) {
+		double lam, om, mag;
+		longman_lo(p, (size_t)k, &lam, &om);
+		const double bound = longman_bound(p, tab, lam, om, &mag);
+		const double v = rq->prec == QX_DOUBLE ? ((const double *)vals)[k]
+						       : ((const float *)vals)[k];
+		worst = bound > worst ? bound : worst;
+		const double cond = 1 + om * fabs(p[P_A].num) + (p[P_N].num + 2) * LM_PI;
+		over += !(fabs(v - ref[k]) <= bound + 4 * eps * cond * mag);
+		euler += longman_use_euler((int)p[P_METHOD].num, lam, om);
+	}
+	out[0] = (struct qx_extra){"bound_max", worst};
+	out[1] = (struct qx_extra){"over_bound", (double)over};
+	out[2] = (struct qx_extra){"euler", (double)euler};
+	out[3] = (struct qx_extra){"direct", (double)(m - euler)};
+	return 4;
+}
+
+/* Host memory besides results and reference: the cached tables. */
+static size_t longman_host_bytes(const struct run_request *rq)
+{
+	(void)rq;
+	return sizeof(struct longman_tables);
+}
+
+#ifdef QX_HAVE_CUDA
+/* The GPU job matching parameters p in precision prec with variant v. */
+static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_precision prec,
+					  int variant, int block)
+{
+	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
+	struct longman_gpu_job job = {
+		.m = (long long)p[P_M].num,
+		.n = (int)p[P_N].num,
+		.g = (int)p[P_G].num,
+		.lam_lo = p[P_LAMBDA].num,
+		.lam_hi = p[P_LAMBDA].hi,
+		.om_lo = p[P_OMEGA].num,
+		.om_hi = p[P_OMEGA].hi,
+		.a = p[P_A].num,
+		.spread = (int)p[P_SPREAD].num,
+		.seed = (unsigned long long)p[P_SEED].num,
+		.integrand = (int)p[P_INTEGRAND].num,
+		.method = (int)p[P_METHOD].num,
+		.math = (int)p[P_MATH].num,
+		.prec = prec,
+		.layout = variant == V_BLOCK ? LONGMAN_GPU_BLOCK : LONGMAN_GPU_PACKED,
+		.block = block,
+		.gl_t = tab->t,
+		.gl_w = tab->w,
+		.euler_c = tab->c,
+		.zeros = tab->z,
+	};
+	return job;
+}
+
+/* run_gpu: every integral on the GPU into out, with phase times. */
+static int longman_run_gpu(const struct run_request *rq, void *out, struct qx_phases *t,
+			   struct qx_err *e)
+{
+	const struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	return longman_gpu_run(&job, out, t, e);
+}
+
+/* Device bytes the GPU run allocates. */
+static size_t longman_device_bytes(const struct run_request *rq)
+{
+	const struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	return longman_gpu_device_bytes(&job);
+}
+#endif
+
+/* eval LAMBDA OMEGA: one integral on backend b in precision prec (the GPU: variant packed with
+ * the parameters' math), with the exact value, the remainder estimate and the error. */
+static int longman_eval(const double *args, const struct param_value *p, enum qx_backend b,
+			enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+{
+	struct param_value q[QX_MAX_PARAMS];
+	double mag;
+	for (int k = 0; k < P_COUNT; k++)
+		q[k] = p[k];
+	q[P_M].num = 1;
+	q[P_LAMBDA] = (struct param_value){args[0], args[0]};
+	q[P_OMEGA] = (struct param_value){args[1], args[1]};
+	if (longman_check(q, e))
+		return -1;
+	const struct longman_tables *tab = longman_tables((int)q[P_G].num, (int)q[P_N].num);
+	if (b == QX_GPU) {
+#ifdef QX_HAVE_CUDA
+		const struct longman_gpu_job job = longman_job(q, prec, V_PACKED, 256);
+		struct qx_phases t;
+		double d = 0;
+		float f = 0;
+		if (longman_gpu_run(&job, prec == QX_DOUBLE ? (void *)&d : (void *)&f, &t, e))
+			return -1;
+		out->value = prec == QX_DOUBLE ? d : f;
+#else
+		return 1;
+#endif
+	} else {
+		out->value = longman_one(q, tab, prec, args[0], args[1]);
+	}
+	const double exact = longman_exact((int)q[P_INTEGRAND].num, args[0], args[1], q[P_A].num);
+	out->nextra = 3;
+	out->extra[0] = (struct qx_extra){"exact", exact};
+	out->extra[1] = (struct qx_extra){"bound", longman_bound(q, tab, args[0], args[1], &mag)};
+	out->extra[2] = (struct qx_extra){"error", fabs(out->value - exact)};
+	return 0;
+}
+
+const struct problem longman_problem = {
+	.name = "longman",
+	.summary = "improper oscillatory integrals by Longman's method (seed 001)",
+	.params = longman_params_def,
+	.nparams = P_COUNT,
+	.variants = longman_variants,
+	.nvariants = sizeof longman_variants / sizeof longman_variants[0],
+	.eval_args = longman_eval_args,
+	.neval_args = 2,
+	.check = longman_check,
+	.count = longman_count,
+	.host_bytes = longman_host_bytes,
+	.point = longman_point,
+	.run_cpu = longman_run_cpu,
+	.reference = longman_reference,
+	.is_reference = longman_is_reference,
+	.run_extras = longman_run_extras,
+	.eval = longman_eval,
+#ifdef QX_HAVE_CUDA
+	.run_gpu = longman_run_gpu,
+	.device_bytes = longman_device_bytes,
+#endif
+};

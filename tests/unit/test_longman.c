@@ -1,0 +1,326 @@
+/* test_longman.c - problem longman on the CPU: Longman's method against the values of
+ * tests/data/longman_ref.csv (closed forms checked by mpmath's quadosc, made by
+ * tests/gen_longman_ref.py) on both sides of q = 1/3, for cos, sin and J0, a != 0, double and
+ * float; the remainder estimate; the batch run, GSL's QAWF and the validation of bad input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/problem.h"
+
+extern const struct problem longman_problem;
+static const struct problem *const P = &longman_problem;
+
+struct ref_point {
+	char integrand[8];
+	double lam, om, a;
+	long double value;
+};
+
+static struct ref_point refs[64];
+static size_t nrefs;
+
+/* Loads the reference file once; fails the group if it is missing or malformed. */
+static int load_refs(void **state)
+{
+	FILE *f = fopen("tests/data/longman_ref.csv", "r");
+	char line[256];
+	(void)state;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		struct ref_point *r = &refs[nrefs];
+		if (line[0] == '#' || !strncmp(line, "integrand", 9))
+			continue;
+		if (nrefs == sizeof refs / sizeof refs[0] ||
+		    sscanf(line, "%7[^,],%lf,%lf,%lf,%Lf", r->integrand, &r->lam, &r->om, &r->a,
+			   &r->value) != 5)
+			return -1;
+		nrefs++;
+	}
+	fclose(f);
+	return nrefs >= 20 ? 0 : -1;
+}
+
+/* Index of parameter name in the problem's table (fails the test when absent). */
+static int pidx(const char *name)
+{
+	for (size_t k = 0; k < P->nparams; k++)
+		if (!strcmp(P->params[k].name, name))
+			return (int)k;
+	fail_msg("no parameter %s", name);
+	return -1;
+}
+
+/* Default parameters with NAME VALUE words applied through the parser; returns check(). */
+static int setp(struct param_value *v, struct qx_err *e, const char *const *words)
+{
+	for (size_t k = 0; k < P->nparams; k++)
+		v[k] = param_default(&P->params[k]);
+	for (; words && *words; words += 2) {
+		int k = pidx(words[0]);
+		if (param_parse(&P->params[k], words[1], &v[k], e))
+			return -1;
+	}
+	return P->check(v, e);
+}
+
+/* Rounding allowance for one integral: units of precision prec, times the conditioning of
+ * f(omega x) at a rounded x (1 + omega x at the last zero), times the size of the summed
+ * terms, (N+1) half-cycles of height up to e^{-lambda a} and width pi/omega. */
+static double round_tol(enum qx_precision prec, int n, double lam, double om, double a)
+{
+	const double eps = prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24;
+	return 4 * eps * (1 + om * fabs(a) + (n + 2) * M_PI) * (n + 1) * 2 / om * exp(-lam * a);
+}
+
+/* Evaluates one integral on the CPU; returns value, fills exact and bound. */
+static double eval1(const struct param_value *v, enum qx_precision prec, double lam, double om,
+		    double *exact, double *bound)
+{
+	struct eval_result r = {0};
+	struct qx_err e;
+	const double args[2] = {lam, om};
+	if (P->eval(args, v, QX_CPU, prec, &r, &e))
+		fail_msg("eval %g %g: %s", lam, om, e.msg);
+	assert_int_equal(r.nextra, 3);
+	assert_string_equal(r.extra[0].name, "exact");
+	assert_string_equal(r.extra[1].name, "bound");
+	*exact = r.extra[0].value;
+	*bound = r.extra[1].value;
+	return r.value;
+}
+
+/* The parameters for one reference point: its integrand and a, with method m and N, g. */
+static void point_params(const struct ref_point *r, const char *method, const char *n,
+			 const char *g, struct param_value *v)
+{
+	char a[32];
+	struct qx_err e;
+	snprintf(a, sizeof a, "%.17g", r->a);
+	const char *words[] = {"integrand", r->integrand, "a", a, "method", method,
+			       "N", n, "g", g, "lambda", "1", NULL};
+	if (setp(v, &e, words))
+		fail_msg("params: %s", e.msg);
+}
+
+/* Double, method auto, N = 16, g = 10: the exact value of eval agrees with mpmath to 1e-15,
+ * the error is within the remainder estimate plus rounding, and cos/sin are within 1e-12
+ * relative (J0 converges algebraically at lambda = 0: there only the estimate is checked). */
+static void test_double_auto(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < nrefs; i++) {
+		const struct ref_point *r = &refs[i];
+		struct param_value v[QX_MAX_PARAMS];
+		double exact, bound;
+		point_params(r, "auto", "16", "10", v);
+		const double val = eval1(v, QX_DOUBLE, r->lam, r->om, &exact, &bound);
+		const double ref = (double)r->value, err = fabs(val - ref);
+		if (fabs(exact - ref) > 1e-15 * fabs(ref))
+			fail_msg("%s %g %g: exact %.17g, mpmath %.17g", r->integrand, r->lam, r->om,
+				 exact, ref);
+		if (err > bound + round_tol(QX_DOUBLE, 16, r->lam, r->om, r->a))
+			fail_msg("%s lambda %g omega %g a %g: error %.3g over the estimate %.3g",
+				 r->integrand, r->lam, r->om, r->a, err, bound);
+		if (strcmp(r->integrand, "j0") && err > 1e-12 * fabs(ref))
+			fail_msg("%s lambda %g omega %g a %g: value %.17g, mpmath %.17g",
+				 r->integrand, r->lam, r->om, r->a, val, ref);
+	}
+}
+
+/* Float, method auto: within the estimate plus float rounding of the summed terms (the
+ * cancellation Longman's sum goes through). */
+static void test_float_auto(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < nrefs; i++) {
+		const struct ref_point *r = &refs[i];
+		struct param_value v[QX_MAX_PARAMS];
+		double exact, bound;
+		point_params(r, "auto", "16", "10", v);
+		const double val = eval1(v, QX_FLOAT, r->lam, r->om, &exact, &bound);
+		const double err = fabs(val - (double)r->value);
+		if (err > bound + round_tol(QX_FLOAT, 16, r->lam, r->om, r->a))
+			fail_msg("float %s lambda %g omega %g a %g: value %.9g, mpmath %.9Lg",
+				 r->integrand, r->lam, r->om, r->a, val, r->value);
+	}
+}
+
+/* With few areas (N = 6), the Euler transform beats the plain sum where q > 1/3 and the plain
+ * sum is at least as good where q < 1/3; auto takes the better one on both sides. */
+static void test_regimes(void **state)
+{
+	static const struct {
+		const char *f;
+		double lam, om;
+	} pts[] = {{"cos", 0.05, 5.0}, {"sin", 0.5, 10.0}, {"cos", 3.0, 2.0}, {"sin", 2.0, 0.8}};
+	(void)state;
+	for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+		struct ref_point r = {"", pts[i].lam, pts[i].om, 0, 0};
+		struct param_value v[QX_MAX_PARAMS];
+		double err[3], exact, bound;
+		const char *methods[3] = {"euler", "direct", "auto"};
+		const int euler_side = exp(-pts[i].lam * M_PI / pts[i].om) > 1.0 / 3;
+		snprintf(r.integrand, sizeof r.integrand, "%s", pts[i].f);
+		for (int m = 0; m < 3; m++) {
+			point_params(&r, methods[m], "6", "12", v);
+			err[m] = fabs(eval1(v, QX_DOUBLE, r.lam, r.om, &exact, &bound) - exact);
+			if (err[m] > bound + 1e-15)
+				fail_msg("%s %g %g %s: error %.3g over estimate %.3g", r.integrand,
+					 r.lam, r.om, methods[m], err[m], bound);
+		}
+		if (euler_side) {
+			assert_true(err[0] < 1e-3 * err[1]);
+			assert_true(err[2] == err[0]);
+		} else {
+			assert_true(err[1] <= err[0] + 1e-17);
+			assert_true(err[2] == err[1]);
+		}
+	}
+}
+
+/* A batch on a grid: M = 12 integrals over both ranges, values in double and float as eval
+ * gives them, point() names (lambda, omega, bound), the extras count euler and direct, and no
+ * integral exceeds its estimate; with g = 3 the quadrature error, which the estimate does not
+ * cover, shows as integrals over it. */
+static void test_batch(void **state)
+{
+	const char *words[] = {"M", "12", "lambda", "0.1:3", "omega", "3:9", NULL};
+	struct param_value v[QX_MAX_PARAMS];
+	struct qx_err e;
+	double out[12], ref[12];
+	float outf[12];
+	struct run_request rq = {v, QX_DOUBLE, 0, 256, 2};
+	struct qx_extra ex[QX_MAX_EXTRA];
+	(void)state;
+	assert_int_equal(setp(v, &e, words), 0);
+	assert_int_equal(P->count(v), 12);
+	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
+	assert_int_equal(P->reference(v, 2, ref, &e), 0);
+	for (size_t i = 0; i < 12; i++) {
+		const char *names[4];
+		double c[4], exact, bound;
+		assert_int_equal(P->point(v, i, names, c), 3);
+		assert_string_equal(names[0], "lambda");
+		assert_string_equal(names[2], "bound");
+		assert_true(c[0] >= 0.1 && c[0] <= 3 && c[1] >= 3 && c[1] <= 9);
+		assert_true(out[i] == eval1(v, QX_DOUBLE, c[0], c[1], &exact, &bound));
+		assert_true(ref[i] == exact && c[2] == bound);
+	}
+	assert_int_equal(P->run_extras(&rq, out, ref, ex), 4);
+	assert_string_equal(ex[1].name, "over_bound");
+	assert_true(ex[1].value == 0);
+	assert_true(ex[2].value > 0 && ex[3].value > 0 && ex[2].value + ex[3].value == 12);
+	rq.prec = QX_FLOAT;
+	assert_int_equal(P->run_cpu(&rq, outf, &e), 0);
+	assert_int_equal(P->run_extras(&rq, outf, ref, ex), 4);
+	assert_true(ex[1].value == 0);
+	rq.prec = QX_DOUBLE;
+	v[pidx("g")].num = 3;
+	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
+	assert_int_equal(P->run_extras(&rq, out, ref, ex), 4);
+	assert_true(ex[1].value >= 6);
+}
+
+/* Random spread: reproducible from the seed, inside the ranges, different for another seed. */
+static void test_random_spread(void **state)
+{
+	const char *w1[] = {"M", "50", "spread", "random", "seed", "7", NULL};
+	const char *w2[] = {"M", "50", "spread", "random", "seed", "8", NULL};
+	struct param_value v[QX_MAX_PARAMS];
+	struct qx_err e;
+	const char *names[4];
+	double c1[4], c2[4];
+	int differ = 0;
+	(void)state;
+	for (size_t i = 0; i < 50; i++) {
+		assert_int_equal(setp(v, &e, w1), 0);
+		P->point(v, i, names, c1);
+		assert_true(c1[0] >= 0.05 && c1[0] <= 0.5 && c1[1] >= 5 && c1[1] <= 15);
+		assert_int_equal(setp(v, &e, w2), 0);
+		P->point(v, i, names, c2);
+		differ += c1[0] != c2[0];
+	}
+	assert_true(differ > 45);
+}
+
+/* GSL's QAWF agrees with the exact values; it refuses float and j0 with a clear message. */
+static void test_qawf(void **state)
+{
+	const char *words[] = {"M", "9", "lambda", "0.1:2", "omega", "0.5:20", "a", "0.7",
+			       "integrand", "sin", NULL};
+	struct param_value v[QX_MAX_PARAMS];
+	struct qx_err e;
+	double out[9], ref[9];
+	struct run_request rq = {v, QX_DOUBLE, 2, 256, 2};
+	(void)state;
+	assert_string_equal(P->variants[rq.variant].name, "qawf");
+	assert_int_equal(setp(v, &e, words), 0);
+	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
+	assert_int_equal(P->reference(v, 1, ref, &e), 0);
+	for (int i = 0; i < 9; i++)
+		assert_true(fabs(out[i] - ref[i]) < 1e-10);
+	rq.prec = QX_FLOAT;
+	assert_int_equal(P->run_cpu(&rq, out, &e), -1);
+	assert_non_null(strstr(e.msg, "double only"));
+	rq.prec = QX_DOUBLE;
+	v[pidx("integrand")].num = 2;
+	v[pidx("a")].num = 0;
+	assert_int_equal(P->run_cpu(&rq, out, &e), -1);
+	assert_non_null(strstr(e.msg, "j0"));
+}
+
+/* Bad input is refused by the parameter table or check(), naming the problem. */
+static void test_validation(void **state)
+{
+	static const struct {
+		const char *name, *value, *msg;
+	} bad[] = {
+		{"lambda", "-0.1", "lambda"},   {"lambda", "0.5:0.05", "reversed"},
+		{"omega", "0", "omega"},         {"omega", "-3:4", "omega"},
+		{"N", "1", "N"},                 {"g", "0", "g"},
+		{"g", "129", "g"},               {"M", "0", "M"},
+		{"method", "best", "euler"},     {"integrand", "tan", "cos"},
+	};
+	struct param_value v[QX_MAX_PARAMS];
+	struct qx_err e;
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *words[] = {bad[i].name, bad[i].value, NULL};
+		assert_int_equal(setp(v, &e, words), -1);
+		if (!strstr(e.msg, bad[i].msg))
+			fail_msg("set %s %s: '%s'", bad[i].name, bad[i].value, e.msg);
+	}
+	const char *cos0[] = {"lambda", "0:1", NULL};
+	assert_int_equal(setp(v, &e, cos0), -1);
+	assert_non_null(strstr(e.msg, "lambda must be > 0"));
+	const char *sin0[] = {"integrand", "sin", "lambda", "0", NULL};
+	assert_int_equal(setp(v, &e, sin0), -1);
+	const char *j0ok[] = {"integrand", "j0", "lambda", "0", NULL};
+	assert_int_equal(setp(v, &e, j0ok), 0);
+	const char *j0a[] = {"integrand", "j0", "a", "1", NULL};
+	assert_int_equal(setp(v, &e, j0a), -1);
+	assert_non_null(strstr(e.msg, "a = 0"));
+	const double args[2] = {0, 3};
+	struct eval_result r;
+	assert_int_equal(setp(v, &e, NULL), 0);
+	assert_int_equal(P->eval(args, v, QX_CPU, QX_DOUBLE, &r, &e), -1);
+	assert_non_null(strstr(e.msg, "lambda must be > 0"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_double_auto), cmocka_unit_test(test_float_auto),
+		cmocka_unit_test(test_regimes),     cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_random_spread), cmocka_unit_test(test_qawf),
+		cmocka_unit_test(test_validation),
+	};
+	return cmocka_run_group_tests(tests, load_refs, NULL);
+}
