@@ -138,6 +138,7 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	unsigned long long *bad = NULL, bad_host = ULLONG_MAX;
 	if (!ev)
 		return -1;
+	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0]));
 	GPU_TRY(cudaMalloc(&dev, bytes));
 	GPU_TRY(cudaMalloc(&bad, sizeof *bad));
@@ -149,13 +150,18 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 		GPU_TRY(expint_launch<T>(job, first, count, dev + first, bad, 0));
 	}
 	GPU_TRY(cudaEventRecord(ev[2]));
+	qx_progress_phase("kernel");
+	GPU_TRY(cudaEventSynchronize(ev[2]));
+	qx_progress_phase("d2h");
 	GPU_TRY(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
 	GPU_TRY(cudaMemcpy(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost));
 	GPU_TRY(cudaEventRecord(ev[3]));
+	qx_progress_phase("free");
 	GPU_TRY(cudaFree(dev));
 	GPU_TRY(cudaFree(bad));
 	GPU_TRY(cudaEventRecord(ev[4]));
 	GPU_TRY(cudaEventSynchronize(ev[4]));
+	qx_progress_add(total);
 	t->alloc = gpu_elapsed(ev[0], ev[1]);
 	t->h2d = 0;
 	t->kernel = gpu_elapsed(ev[1], ev[2]);
@@ -191,6 +197,7 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		for (int i = 0; i < NSTREAMS; i++)
 			GPU_TRY(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
 	cudaEvent_t *slot = ev + 4;
+	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0], streams[0]));
 	for (int i = 0; i < NSTREAMS; i++)
 		GPU_TRY(cudaMallocAsync(&buf[i], (size_t)chunk * sizeof(T), streams[0]));
@@ -204,6 +211,10 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		if (c >= lookahead) {
 			cudaEvent_t *done = slot + 3 * ((c - lookahead) % lookahead);
 			GPU_TRY(cudaEventSynchronize(done[2]));
+			qx_progress_phase("kernel+d2h");
+			qx_progress_add(total - (c - lookahead) * chunk < chunk
+			                    ? total - (c - lookahead) * chunk
+			                    : chunk);
 			kernel_ms += gpu_elapsed(done[0], done[1]);
 			if (c == lookahead)
 				first_kernel_end = gpu_elapsed(ev[0], done[1]);
@@ -234,6 +245,7 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 	GPU_TRY(
 	    cudaMemcpyAsync(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost, streams[0]));
 	GPU_TRY(cudaEventRecord(ev[2], streams[0]));
+	qx_progress_phase("free");
 	for (int i = 0; i < NSTREAMS; i++)
 		GPU_TRY(cudaFreeAsync(buf[i], streams[0]));
 	GPU_TRY(cudaFreeAsync(bad, streams[0]));

@@ -295,6 +295,7 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *
 	if (!streams[0])
 		for (int i = 0; i < NSTREAMS; i++)
 			GPU_TRY(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0], streams[0]));
 	GPU_TRY(cudaMallocAsync(&dev, (size_t)job->m * sizeof(T), streams[0]));
 	GPU_TRY(cudaEventRecord(ev[1], streams[0]));
@@ -327,7 +328,9 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *
 	GPU_TRY(cudaEventRecord(ev[3], streams[0]));
 	GPU_TRY(cudaFreeAsync(dev, streams[0]));
 	GPU_TRY(cudaEventRecord(ev[4], streams[0]));
+	qx_progress_phase("kernel+d2h");
 	GPU_TRY(cudaEventSynchronize(ev[4]));
+	qx_progress_add(job->m);
 	double kernel_ms = 0;
 	for (int c = 0; c < nchunks && c * chunk < job->m; c++)
 		kernel_ms += gpu_elapsed(ev[5 + 3 * c], ev[6 + 3 * c]);

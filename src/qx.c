@@ -8,6 +8,8 @@
 #include <time.h>
 
 static atomic_int cancel_flag;
+static atomic_llong progress_done, progress_total;
+static _Atomic(const char *) progress_phase = "";
 
 /* Sets the cancel flag (async-signal-safe: a lock-free atomic store). */
 void qx_cancel_request(void)
@@ -25,6 +27,34 @@ void qx_cancel_clear(void)
 int qx_cancelled(void)
 {
 	return atomic_load_explicit(&cancel_flag, memory_order_relaxed);
+}
+
+/* Resets the progress to 0 of total units in phase. */
+void qx_progress_start(long long total, const char *phase)
+{
+	atomic_store(&progress_done, 0);
+	atomic_store(&progress_total, total);
+	atomic_store(&progress_phase, phase);
+}
+
+/* Adds n units to the progress. */
+void qx_progress_add(long long n)
+{
+	atomic_fetch_add_explicit(&progress_done, n, memory_order_relaxed);
+}
+
+/* Sets the current phase's name. */
+void qx_progress_phase(const char *phase)
+{
+	atomic_store(&progress_phase, phase);
+}
+
+/* Reads the progress (each field atomically). */
+void qx_progress_get(struct qx_progress *p)
+{
+	p->done = atomic_load(&progress_done);
+	p->total = atomic_load(&progress_total);
+	p->phase = atomic_load(&progress_phase);
 }
 
 /* Formats the message into e; always returns -1. */

@@ -53,6 +53,26 @@ void qx_cancel_clear(void);
 /* Returns 1 when the run in progress should stop; long loops poll it. */
 int qx_cancelled(void);
 
+/* Progress of the run in progress, published by the thread that runs it (lock-free atomics) and
+ * read by the dashboard: units (points, integrals) done of total, and the current phase, a
+ * static string such as "cpu", "reference", "alloc", "kernel", "d2h", "free". */
+struct qx_progress {
+	long long done, total;
+	const char *phase;
+};
+
+/* Starts a new count of total units in phase; done goes back to 0. */
+void qx_progress_start(long long total, const char *phase);
+
+/* Adds n finished units. */
+void qx_progress_add(long long n);
+
+/* Names the current phase (a string with static storage). */
+void qx_progress_phase(const char *phase);
+
+/* Copies the current progress into p. */
+void qx_progress_get(struct qx_progress *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,7 @@ const double *session_reference(struct session *s, const struct problem *p,
 		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
 		return NULL;
 	}
+	qx_progress_start((long long)count, "reference");
 	if (p->reference(params, omp_get_num_procs(), ref, e)) {
 		free(ref);
 		return NULL;
@@ -140,6 +141,8 @@ static int run_timed(struct session *s, const struct run_request *rq, enum qx_ba
 {
 	const int warmup = (int)session_setting(s, S_WARMUP);
 	const int repeat = (int)session_setting(s, S_REPEAT);
+	qx_progress_start((long long)(warmup + repeat) * (long long)s->prob->count(rq->params),
+	                  qx_backend_name(b));
 	for (int i = 0; i < warmup + repeat; i++) {
 		struct qx_phases t = {0};
 		if (qx_cancelled())

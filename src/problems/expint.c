@@ -161,6 +161,7 @@ static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, 
 				}
 			}
 		}
+		qx_progress_add(end - blk * BLOCK);
 	}
 	if (qx_cancelled())
 		return qx_fail(e, "run cancelled");

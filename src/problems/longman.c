@@ -307,6 +307,7 @@ static int longman_qawf(const struct param_value *p, int threads, double *out, s
 					}
 				}
 			}
+			qx_progress_add(end - blk * BLOCK);
 		}
 		if (!ws || !cyc || !tab) {
 #pragma omp critical(longman_bad)
@@ -357,6 +358,7 @@ static int longman_run_cpu(const struct run_request *rq, void *out, struct qx_er
 			else
 				((float *)out)[k] = (float)v;
 		}
+		qx_progress_add(end - blk * BLOCK);
 	}
 	if (qx_cancelled())
 		return qx_fail(e, "run cancelled");
