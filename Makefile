@@ -24,7 +24,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -MMD -MP
 LDLIBS   := -lreadline -lncursesw -lcjson -lgsl -lgslcblas -lm -fopenmp
 
 SRC      := $(wildcard src/*.c src/problems/*.c)
-MAIN_SRC := src/main.c src/bench.c
+MAIN_SRC := src/main.c src/bench.c src/longman_bench.c
 CU_SRC   := $(wildcard cuda/*.cu)
 
 ifneq ($(strip $(NVCC)),)
@@ -77,7 +77,7 @@ deps: $(BUILD)/.deps-ok
 $(BIN): $(BUILD)/.deps-ok $(BUILD)/src/main.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/src/main.o $(LIB_OBJ) $(LDLIBS)
 
-$(BUILD)/quadx-bench: $(BUILD)/src/bench.o $(LIB_OBJ)
+$(BUILD)/quadx-bench: $(BUILD)/src/bench.o $(BUILD)/src/longman_bench.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok

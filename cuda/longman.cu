@@ -33,36 +33,43 @@ template <> struct lm_tab<float> {
 	__device__ static const float *z() { return lm_z_f; }
 };
 
-/* What every kernel needs to know about the batch. */
+/* What every kernel needs to know about the batch: team lanes per integral (a power of two
+ * <= 32, team = 1 << team_log2), each lane taking per of the (N+1) g evaluations. */
 struct lm_args {
 	long long m;
-	int n, g, team;
+	int n, g, team, team_log2, per;
 	double lam_lo, lam_hi, om_lo, om_hi, a;
 	int spread, integrand, method;
 	unsigned long long seed;
 };
 
-/* e^{-lam x} f(om x) in precision T; FAST uses the hardware approximations (float only). */
-template <typename T, bool FAST> __device__ __forceinline__ T lm_f(int integrand, T lam, T om, T x);
-template <> __device__ __forceinline__ double lm_f<double, false>(int integrand, double lam, double om, double x)
+/* J0 in float and double. */
+__device__ __forceinline__ float lm_j0(float x)
 {
-	const double osc = integrand == LM_J0 ? j0(om * x) : integrand == LM_SIN ? sin(om * x) : cos(om * x);
-	return exp(-lam * x) * osc;
+	return j0f(x);
 }
-template <> __device__ __forceinline__ float lm_f<float, false>(int integrand, float lam, float om, float x)
+__device__ __forceinline__ double lm_j0(double x)
 {
-	const float osc = integrand == LM_J0 ? j0f(om * x) : integrand == LM_SIN ? sinf(om * x) : cosf(om * x);
-	return expf(-lam * x) * osc;
+	return j0(x);
 }
-template <> __device__ __forceinline__ float lm_f<float, true>(int integrand, float lam, float om, float x)
+
+/* e^{-lam x} times cos, sin or J0 of om x in precision T (F: the integrand); FAST uses the
+ * hardware approximations __expf, __cosf, __sinf (float only). The precise cos and sin take
+ * om x as cospi/sinpi of (om/pi) x: range reduction by rounding instead of Cody-Waite with
+ * a Payne-Hanek slow path, which would cost registers and a stack frame. */
+template <typename T, bool FAST, int F> __device__ __forceinline__ T lm_f(T lam, T om, T om_pi, T x)
 {
-	const float osc = integrand == LM_J0 ? j0f(om * x) : integrand == LM_SIN ? __sinf(om * x) : __cosf(om * x);
-	return __expf(-lam * x) * osc;
+	if constexpr (F == LM_J0)
+		return exp(-lam * x) * lm_j0(om * x);
+	else if constexpr (FAST)
+		return __expf(-lam * x) * (F == LM_SIN ? __sinf(om * x) : __cosf(om * x));
+	else
+		return exp(-lam * x) * (F == LM_SIN ? sinpi(om_pi * x) : cospi(om_pi * x));
 }
 
 /* One integral's constants in precision T. */
 template <typename T> struct lm_one {
-	T lam, om, inv_om, a, th1;
+	T lam, om, om_pi, inv_om, a, th1;
 	int euler;
 };
 
@@ -74,6 +81,7 @@ template <typename T> __device__ __forceinline__ lm_one<T> lm_setup(const lm_arg
 	lm_one<T> o;
 	o.lam = (T)lam;
 	o.om = (T)om;
+	o.om_pi = (T)(om / LM_PI);
 	o.inv_om = (T)(1 / om);
 	o.a = (T)p.a;
 	o.th1 = p.integrand == LM_J0 ? (T)0 : (T)longman_first_phase(p.integrand, om, p.a);
@@ -89,33 +97,55 @@ template <typename T> __device__ __forceinline__ T lm_zero(const lm_one<T> &o, i
 	return (o.th1 + (T)(s - 1) * (T)LM_PI) * o.inv_om;
 }
 
-/* Packed layout: a team of p.team lanes (a power of two <= 32) per integral. The (N+1) g
- * evaluations (first part, then N areas, g nodes each) are dealt round-robin to the lanes;
- * each lane accumulates c_seg (h/2) w_i f(x), where c_seg is 1 for the first part and the
- * Euler weight (or 1, direct) of the area; the team's sum is finished by xor shuffles. */
+/* The sum over Gauss nodes i0 <= i < i1 of w_i f(x0 + hh (1 + t_i)) for integrand F. */
+template <typename T, bool FAST, int F>
+__device__ __forceinline__ T lm_nodes(const lm_one<T> &o, T x0, T hh, int i0, int i1)
+{
+	const T *t = lm_tab<T>::t(), *w = lm_tab<T>::w();
+	T part = 0;
+	for (int i = i0; i < i1; i++)
+		part += w[i] * lm_f<T, FAST, F>(o.lam, o.om, o.om_pi, x0 + hh * (1 + t[i]));
+	return part;
+}
+
+/* Lane `lane`'s share of integral o: the evaluations [lane per, (lane+1) per) of the (N+1) g
+ * (first part, then the N areas, g nodes each), walked segment by segment so that each
+ * segment's ends and weight are computed once; returns the sum of c_seg (h/2) w_i f(x), c_seg
+ * being 1 for the first part and the Euler weight of the area (or 1, direct sum). */
+template <typename T, bool FAST, int F>
+__device__ __forceinline__ T lm_share(const lm_args &p, const lm_one<T> &o, int lane)
+{
+	const T *c = lm_tab<T>::c();
+	const int total = (p.n + 1) * p.g, end = min(lane * p.per + p.per, total);
+	int e = lane * p.per, seg = e / p.g, i = e - seg * p.g;
+	T sum = 0;
+	while (e < end) {
+		const int stop = min(p.g, i + end - e);
+		const T x0 = seg == 0 ? o.a : lm_zero(o, F, seg);
+		const T hh = (lm_zero(o, F, seg + 1) - x0) / 2;
+		const T coef = seg == 0 || !o.euler ? (T)1 : c[seg - 1];
+		sum += coef * hh * lm_nodes<T, FAST, F>(o, x0, hh, i, stop);
+		e += stop - i;
+		i = 0;
+		seg++;
+	}
+	return sum;
+}
+
+/* Packed layout: a team of p.team lanes per integral; each lane computes its share
+ * (lm_share), and the team's sum is finished by xor shuffles. */
 template <typename T, bool FAST>
 __global__ void __launch_bounds__(256) lm_packed_kernel(lm_args p, long long first, long long count, T *out)
 {
 	const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	const long long local = tid / p.team;
+	const long long local = tid >> p.team_log2;
 	const int lane = (int)(tid & (p.team - 1));
 	T sum = 0;
 	if (local < count) {
 		const lm_one<T> o = lm_setup<T>(p, first + local);
-		const T *t = lm_tab<T>::t(), *w = lm_tab<T>::w(), *c = lm_tab<T>::c();
-		const int total = (p.n + 1) * p.g;
-		int seg = lane / p.g, i = lane - seg * p.g;
-		for (int e = lane; e < total; e += p.team) {
-			const T x0 = seg == 0 ? o.a : lm_zero(o, p.integrand, seg);
-			const T hh = (lm_zero(o, p.integrand, seg + 1) - x0) / 2;
-			const T coef = seg == 0 || !o.euler ? (T)1 : c[seg - 1];
-			sum += coef * hh * w[i] * lm_f<T, FAST>(p.integrand, o.lam, o.om, x0 + hh * (1 + t[i]));
-			i += p.team;
-			while (i >= p.g) {
-				i -= p.g;
-				seg++;
-			}
-		}
+		sum = p.integrand == LM_COS   ? lm_share<T, FAST, LM_COS>(p, o, lane)
+		      : p.integrand == LM_SIN ? lm_share<T, FAST, LM_SIN>(p, o, lane)
+		                              : lm_share<T, FAST, LM_J0>(p, o, lane);
 	}
 	for (int off = p.team / 2; off > 0; off >>= 1)
 		sum += __shfl_xor_sync(0xffffffffu, sum, off);
@@ -135,14 +165,13 @@ __global__ void lm_block_kernel(lm_args p, long long first, T *out)
 	const int j = threadIdx.x, n = p.n;
 	const lm_one<T> o = lm_setup<T>(p, first + blockIdx.x);
 	if (j <= n) {
-		const T *t = lm_tab<T>::t(), *w = lm_tab<T>::w();
 		const int seg = j == n ? 0 : j + 1;
 		const T x0 = seg == 0 ? o.a : lm_zero(o, p.integrand, seg);
 		const T hh = (lm_zero(o, p.integrand, seg + 1) - x0) / 2;
-		T v = 0;
-		for (int i = 0; i < p.g; i++)
-			v += w[i] * lm_f<T, FAST>(p.integrand, o.lam, o.om, x0 + hh * (1 + t[i]));
-		v *= hh;
+		const T v =
+		    hh * (p.integrand == LM_COS   ? lm_nodes<T, FAST, LM_COS>(o, x0, hh, 0, p.g)
+		          : p.integrand == LM_SIN ? lm_nodes<T, FAST, LM_SIN>(o, x0, hh, 0, p.g)
+		                                  : lm_nodes<T, FAST, LM_J0>(o, x0, hh, 0, p.g));
 		if (j == n)
 			*F = v;
 		else
@@ -183,14 +212,39 @@ static int lm_packed_threads(int block)
 	return b < 32 ? 32 : b > 256 ? 256 : b;
 }
 
-/* Lanes per integral: the smallest power of two (<= 32) that leaves each lane >= 4 of the
- * (N+1) g evaluations, or 32. */
-static int lm_team(int n, int g)
+/* Lanes per integral for the packed layout: job->lanes when set; else the smallest power of
+ * two (<= 32) that gives the batch two waves of the device's resident threads (sms x threads
+ * per SM), as long as each lane keeps >= 16 of the (N+1) g evaluations. Large batches thus
+ * run one integral per thread, paying its setup (lambda, omega, first zero) once. */
+static int lm_team(const struct longman_gpu_job *job, int sms, int threads_per_sm)
 {
+	const long long want = 2LL * sms * threads_per_sm;
 	int team = 1;
-	while (team < 32 && team * 4 < (n + 1) * g)
+	if (job->lanes)
+		return job->lanes;
+	while (team < 32 && job->m * team < want && team * 16 <= (job->n + 1) * job->g)
 		team *= 2;
 	return team;
+}
+
+/* The kernels' arguments for job: the batch, and the packed layout's work split. */
+static int lm_make_args(const struct longman_gpu_job *job, lm_args *p, struct qx_err *e)
+{
+	static int sms, threads_per_sm;
+	if (!sms) {
+		GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+		GPU_TRY(cudaDeviceGetAttribute(&threads_per_sm,
+		                               cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+	}
+	const int team = lm_team(job, sms, threads_per_sm), total = (job->n + 1) * job->g;
+	int log2 = 0;
+	while ((1 << log2) < team)
+		log2++;
+	*p = {
+	    job->m,         job->n,      job->g,     team,       log2,   (total + team - 1) / team,
+	    job->lam_lo,    job->lam_hi, job->om_lo, job->om_hi, job->a, job->spread,
+	    job->integrand, job->method, job->seed};
+	return 0;
 }
 
 extern "C" size_t longman_gpu_device_bytes(const struct longman_gpu_job *job)
@@ -273,24 +327,23 @@ static cudaError_t lm_launch(const struct longman_gpu_job *job, const lm_args &p
 }
 
 /* The run: the result buffer from the pool, the tables when changed, then the integrals in
- * one chunk (or NSTREAMS chunks on NSTREAMS streams, chunk c's copy overlapping the kernel of
- * chunk c+1), copied to the pinned host array, and the buffer freed. Phases: alloc, h2d (the
- * table upload, 0 when cached), kernel = the sum of the chunks' kernel times, d2h = from the
- * end of the first kernel to the end of the last copy, free. */
+ * one chunk (or NSTREAMS chunks on NSTREAMS streams, chunk c's copy overlapping the kernels
+ * of the later chunks), copied to the pinned host array, and the buffer freed. The phases
+ * partition the wall time: alloc; h2d (the table upload, 0 when cached); kernel = the span
+ * from the first kernel's start to the last kernel's end (the earlier chunks' copies run
+ * inside it); d2h = the copying left after the last kernel; free. */
 template <typename T, bool FAST>
 static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *t, struct qx_err *e)
 {
 	static cudaStream_t streams[NSTREAMS];
-	const lm_args p = {job->m, job->n, job->g, lm_team(job->n, job->g), job->lam_lo,
-			   job->lam_hi, job->om_lo, job->om_hi, job->a, job->spread,
-			   job->integrand, job->method, job->seed};
+	lm_args p;
 	const int nchunks = job->m >= CHUNK_MIN ? NSTREAMS : 1;
 	const long long chunk = (job->m + nchunks - 1) / nchunks;
 	/* events: start, allocated, uploaded, joined, end; per chunk: kernel start, end, copy end */
 	cudaEvent_t *ev = gpu_events(5 + 3 * NSTREAMS, e);
 	T *dev = NULL;
-	int uploaded = 0;
-	if (!ev || lm_check_limits(job, e))
+	int uploaded = 0, used = 0;
+	if (!ev || lm_check_limits(job, e) || lm_make_args(job, &p, e))
 		return -1;
 	if (!streams[0])
 		for (int i = 0; i < NSTREAMS; i++)
@@ -324,6 +377,7 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *
 		GPU_TRY(cudaEventRecord(mine[2], s));
 		if (c)
 			GPU_TRY(cudaStreamWaitEvent(streams[0], mine[2], 0));
+		used++;
 	}
 	GPU_TRY(cudaEventRecord(ev[3], streams[0]));
 	GPU_TRY(cudaFreeAsync(dev, streams[0]));
@@ -331,16 +385,18 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *
 	qx_progress_phase("kernel+d2h");
 	GPU_TRY(cudaEventSynchronize(ev[4]));
 	qx_progress_add(job->m);
-	double kernel_ms = 0;
-	for (int c = 0; c < nchunks && c * chunk < job->m; c++)
-		kernel_ms += gpu_elapsed(ev[5 + 3 * c], ev[6 + 3 * c]);
+	double k_start = gpu_elapsed(ev[2], ev[5]), k_end = gpu_elapsed(ev[2], ev[6]);
+	for (int c = 1; c < used; c++) {
+		k_start = fmin(k_start, gpu_elapsed(ev[2], ev[5 + 3 * c]));
+		k_end = fmax(k_end, gpu_elapsed(ev[2], ev[6 + 3 * c]));
+	}
 	t->alloc = gpu_elapsed(ev[0], ev[1]);
 	t->h2d = uploaded ? gpu_elapsed(ev[1], ev[2]) : 0;
-	t->kernel = kernel_ms;
-	t->d2h = gpu_elapsed(ev[6], ev[3]);
+	t->kernel = k_end - k_start;
+	t->d2h = gpu_elapsed(ev[2], ev[3]) - k_end;
 	t->free = gpu_elapsed(ev[3], ev[4]);
 	t->total = gpu_elapsed(ev[0], ev[4]);
-	t->overlapped = nchunks > 1;
+	t->overlapped = used > 1;
 	return 0;
 }
 

@@ -78,6 +78,7 @@ struct longman_gpu_job {
 	enum qx_precision prec;
 	int layout;
 	int block;
+	int lanes; /* packed: lanes per integral (a power of two <= 32), 0 = chosen for the batch */
 	const double *gl_t, *gl_w; /* g Gauss-Legendre nodes and weights on [-1, 1] */
 	const double *euler_c;     /* n Euler weights of the areas */
 	const double *zeros;       /* n + 1 zeros of J0 */

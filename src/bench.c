@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../cuda/quadx_cuda.h"
+#include "longman_bench.h"
 #include "session.h"
 
 /* Sets NAME VALUE pairs (NULL-terminated varargs of strings); exits the benchmark on error. */
@@ -101,6 +102,8 @@ int main(void)
 			fflush(stdout);
 		}
 	}
+	if (longman_bench(&s, &g, &e))
+		fprintf(stderr, "bench: longman: %s\n", e.msg);
 	session_free(&s);
 	return 0;
 }

@@ -68,6 +68,20 @@ class LongmanGpuTest(unittest.TestCase):
         self.assertGreater(r[1]["error"]["direct"], 0)
         self.assertLess(abs(r[0]["error"]["max_abs"] - r[1]["error"]["max_abs"]), 1e-13)
 
+    def test_lanes(self):
+        """Every work split of the packed layout (lanes 1..32, shares that cut areas in the
+        middle: g 7, N 8 and 16) gives errors within the estimate; no double integral over."""
+        for n, g in ((8, 7), (16, 10), (16, 7)):
+            for lanes in (1, 2, 4, 8, 16, 32):
+                for prec, tol in (("double", 1e-12), ("float", 2e-5)):
+                    r = self.runs(f"set M 5000 N {n} g {g} lanes {lanes} precision {prec} "
+                                  f"lambda 0.05:3 omega 3:15 a 0.4 repeat 1 warmup 0; "
+                                  f"run gpu")[0]
+                    self.assertLess(r["error"]["max_abs"], r["error"]["bound_max"] + tol,
+                                    (n, g, lanes, prec))
+                    if prec == "double":
+                        self.assertEqual(r["error"]["over_bound"], 0, (n, g, lanes))
+
     def test_block_limit(self):
         """Variant block with an N whose table does not fit in shared memory is refused."""
         p = subprocess.run([QUADX, "-e", "use longman; set variant block N 1000 precision "

@@ -41,6 +41,7 @@ enum {
 	P_INTEGRAND,
 	P_METHOD,
 	P_MATH,
+	P_LANES,
 	P_COUNT
 };
 
@@ -69,6 +70,8 @@ static const struct param_def longman_params_def[P_COUNT] = {
 		      "euler transform, direct partial sum, or auto (euler when q > 1/3)"},
 	[P_MATH] = {"math", PARAM_ENUM, 0, 0, 0, LM_PRECISE, 0, math_names,
 		    "GPU float: fast intrinsics (__expf, __cosf) or precise functions"},
+	[P_LANES] = {"lanes", PARAM_INT, 0, 32, 0, 0, 0, NULL,
+		     "GPU packed: lanes per integral, 1 2 4 8 16 32, or 0 = chosen for M"},
 };
 
 enum { V_PACKED, V_BLOCK, V_QAWF };
@@ -185,7 +188,7 @@ static const struct longman_tables *longman_tables(int g, int n)
  * with j0. */
 static int longman_check(const struct param_value *p, struct qx_err *e)
 {
-	const int f = (int)p[P_INTEGRAND].num;
+	const int f = (int)p[P_INTEGRAND].num, lanes = (int)p[P_LANES].num;
 	if (f != LM_J0 && p[P_LAMBDA].num <= 0)
 		return qx_fail(e,
 			       "lambda must be > 0 with integrand %s: e^{-lambda x} %s(omega x) does "
@@ -195,6 +198,10 @@ static int longman_check(const struct param_value *p, struct qx_err *e)
 		return qx_fail(e, "integrand j0 needs a = 0 (its exact value is known there only; "
 				  "got a = %g)",
 			       p[P_A].num);
+	if (lanes & (lanes - 1))
+		return qx_fail(e, "lanes must be 0 (chosen for M) or a power of two 1, 2, 4, 8, 16, "
+				  "32; got %d",
+			       lanes);
 	return 0;
 }
 
@@ -227,15 +234,30 @@ static double longman_one(const struct param_value *p, const struct longman_tabl
 }
 
 /* The remainder estimate of one integral in double: 2^{-N} |Delta^N V_0| with Euler, |V_N|
- * with the direct sum (both need the area after the N summed ones); *mag gets |first part| +
- * sum |areas|, the size of the terms that rounding acts on. */
+ * with the direct sum; *mag gets |first part| + sum |areas|, the size of the terms that
+ * rounding acts on. For cos and sin, area j+1 is exactly -q times area j (its Gauss nodes are
+ * area j's shifted by pi/omega, where f changes sign and e^{-lambda x} shrinks by q), so
+ * Delta^N V_0 = (1-q)^N V_0 and V_N = q^N V_0 follow from V_0 alone (g evaluations instead
+ * of (N+2) g); for j0 the N+1 areas are integrated. */
 static double longman_bound(const struct param_value *p, const struct longman_tables *tab,
 			    double lam, double om, double *mag)
 {
 	const int f = (int)p[P_INTEGRAND].num, n = (int)p[P_N].num, g = (int)p[P_G].num;
+	const int euler = longman_use_euler((int)p[P_METHOD].num, lam, om);
 	const double a = p[P_A].num, th1 = longman_first_phase(f, om, a);
 	double x0 = longman_zero_d(f, om, th1, 1, tab->z), delta = 0, area = 0;
 	*mag = fabs(longman_segment_d(f, lam, om, a, x0 - a, g, tab->t, tab->w));
+	if (f != LM_J0) {
+		const double one_minus_q = -expm1(-lam * LM_PI / om), q = 1 - one_minus_q;
+		const double v0 = fabs(longman_segment_d(f, lam, om, x0, LM_PI / om, g, tab->t,
+							 tab->w));
+		double qj = 1;
+		for (int j = 0; j < n; j++) {
+			*mag += v0 * qj;
+			qj *= q;
+		}
+		return euler ? v0 * pow(one_minus_q / 2, n) : v0 * qj;
+	}
 	for (int j = 0; j <= n; j++) {
 		const double x1 = longman_zero_d(f, om, th1, j + 2, tab->z);
 		area = longman_segment_d(f, lam, om, x0, x1 - x0, g, tab->t, tab->w);
@@ -244,7 +266,7 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 			*mag += fabs(area);
 		x0 = x1;
 	}
-	return longman_use_euler((int)p[P_METHOD].num, lam, om) ? fabs(delta) : fabs(area);
+	return euler ? fabs(delta) : fabs(area);
 }
 
 /* Fills the coordinates (lambda, omega, bound) of integral i; returns 3. */
@@ -393,7 +415,8 @@ static int longman_is_reference(enum qx_backend b, enum qx_precision prec, int v
 /* run_extras: the largest remainder estimate, how many integrals miss their estimate by more
  * than rounding (4 eps of the precision, times the conditioning 1 + omega x of f at the last
  * zero, times the size of the summed terms), and how many took euler and direct. The
- * estimates are recomputed in double on every core. */
+ * estimates are recomputed in double on every core: for cos and sin from the first area
+ * alone (longman_bound), about N times cheaper than the run itself. */
 static size_t longman_run_extras(const struct run_request *rq, const void *vals,
 				 const double *ref, struct qx_extra *out)
 {
@@ -452,6 +475,7 @@ static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_p
 		.prec = prec,
 		.layout = variant == V_BLOCK ? LONGMAN_GPU_BLOCK : LONGMAN_GPU_PACKED,
 		.block = block,
+		.lanes = (int)p[P_LANES].num,
 		.gl_t = tab->t,
 		.gl_w = tab->w,
 		.euler_c = tab->c,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <gsl/gsl_integration.h>
 
 #include "../../src/problem.h"
 
@@ -185,6 +186,68 @@ static void test_regimes(void **state)
 	}
 }
 
+/* e^{-lambda x} cos(omega x) or sin (params[2] = 1) for GSL, params = {lambda, omega, sin}. */
+static double damped_osc(double x, void *params)
+{
+	const double *q = params;
+	return exp(-q[0] * x) * (q[2] ? sin(q[1] * x) : cos(q[1] * x));
+}
+
+/* The remainder estimate from the definition, independently of the problem: the N+1 areas
+ * after the first zero by GSL's fixed Gauss-Legendre rule of order g, the difference table of
+ * V_j = (-1)^j A_j, and 2^{-N} |Delta^N V_0| (euler) or |V_N| (direct). */
+static double bound_by_table(int sine, double lam, double om, double a, int n, int g, int euler,
+                             double *v0)
+{
+	double params[3] = {lam, om, sine}, v[64];
+	gsl_function fn = {damped_osc, params};
+	gsl_integration_glfixed_table *tab = gsl_integration_glfixed_table_alloc((size_t)g);
+	const double shift = sine ? 0 : M_PI / 2;
+	const double x1 = (floor((om * a - shift) / M_PI) + 1) * M_PI + shift;
+	assert_non_null(tab);
+	for (int j = 0; j <= n; j++) {
+		const double lo = (x1 + j * M_PI) / om, hi = (x1 + (j + 1) * M_PI) / om;
+		v[j] = (j & 1 ? -1 : 1) * gsl_integration_glfixed(&fn, lo, hi, tab);
+	}
+	gsl_integration_glfixed_table_free(tab);
+	*v0 = fabs(v[0]);
+	if (!euler)
+		return fabs(v[n]);
+	for (int r = 0; r < n; r++)
+		for (int j = 0; j < n - r; j++)
+			v[j] = v[j + 1] - v[j];
+	return ldexp(fabs(v[0]), -n);
+}
+
+/* The estimate eval reports for cos and sin (from the first area and q alone) equals the one
+ * from the difference table of all N+1 areas, for euler and direct, on both sides of
+ * q = 1/3 and with a != 0, to 1e-9 relative plus the table's own rounding (about eps V_0
+ * after the division by 2^N); N = 8 keeps the estimates far above that rounding. */
+static void test_bound_closed_form(void **state)
+{
+	static const struct {
+		const char *f, *method;
+		double lam, om, a;
+	} pts[] = {{"cos", "euler", 1.1, 5.0, 0},    {"cos", "euler", 0.5, 10.0, 0.3},
+	           {"sin", "euler", 1.0, 3.0, 1.7},  {"sin", "euler", 3.0, 2.0, 0},
+	           {"cos", "direct", 2.0, 1.5, 0.2}, {"sin", "direct", 0.3, 4.0, 2.5},
+	           {"cos", "direct", 0.02, 9.0, 0}};
+	(void)state;
+	for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+		struct ref_point r = {"", pts[i].lam, pts[i].om, pts[i].a, 0};
+		struct param_value v[QX_MAX_PARAMS];
+		double exact, bound, v0;
+		snprintf(r.integrand, sizeof r.integrand, "%s", pts[i].f);
+		point_params(&r, pts[i].method, "8", "10", v);
+		eval1(v, QX_DOUBLE, r.lam, r.om, &exact, &bound);
+		const double want = bound_by_table(!strcmp(r.integrand, "sin"), r.lam, r.om, r.a, 8,
+		                                   10, !strcmp(pts[i].method, "euler"), &v0);
+		if (!(fabs(bound - want) <= 1e-9 * want + 1e-15 * v0))
+			fail_msg("%s %s lambda %g omega %g a %g: estimate %.17g, table %.17g",
+			         r.integrand, pts[i].method, r.lam, r.om, r.a, bound, want);
+	}
+}
+
 /* A batch on a grid: M = 12 integrals over both ranges, values in double and float as eval
  * gives them, point() names (lambda, omega, bound), the extras count euler and direct, and no
  * integral exceeds its estimate; with g = 3 the quadrature error, which the estimate does not
@@ -282,11 +345,18 @@ static void test_validation(void **state)
 	static const struct {
 		const char *name, *value, *msg;
 	} bad[] = {
-		{"lambda", "-0.1", "lambda"},   {"lambda", "0.5:0.05", "reversed"},
-		{"omega", "0", "omega"},         {"omega", "-3:4", "omega"},
-		{"N", "1", "N"},                 {"g", "0", "g"},
-		{"g", "129", "g"},               {"M", "0", "M"},
-		{"method", "best", "euler"},     {"integrand", "tan", "cos"},
+	    {"lambda", "-0.1", "lambda"},
+	    {"lambda", "0.5:0.05", "reversed"},
+	    {"omega", "0", "omega"},
+	    {"omega", "-3:4", "omega"},
+	    {"N", "1", "N"},
+	    {"g", "0", "g"},
+	    {"g", "129", "g"},
+	    {"M", "0", "M"},
+	    {"method", "best", "euler"},
+	    {"integrand", "tan", "cos"},
+	    {"lanes", "3", "power of two"},
+	    {"lanes", "64", "lanes"},
 	};
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
@@ -317,10 +387,10 @@ static void test_validation(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_double_auto), cmocka_unit_test(test_float_auto),
-		cmocka_unit_test(test_regimes),     cmocka_unit_test(test_batch),
-		cmocka_unit_test(test_random_spread), cmocka_unit_test(test_qawf),
-		cmocka_unit_test(test_validation),
+	    cmocka_unit_test(test_double_auto), cmocka_unit_test(test_float_auto),
+	    cmocka_unit_test(test_regimes),     cmocka_unit_test(test_bound_closed_form),
+	    cmocka_unit_test(test_batch),       cmocka_unit_test(test_random_spread),
+	    cmocka_unit_test(test_qawf),        cmocka_unit_test(test_validation),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }

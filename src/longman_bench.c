@@ -1,0 +1,219 @@
+/* longman_bench.c - the `make bench` section of problem longman: the seed's experiments (time
+ * vs M at N = 16, figs. 7, 8, 10; N = 8..32 at small M, fig. 9; float vs double and fast vs
+ * precise math, figs. 11-13) on the GPU against CPU serial, CPU threads and GSL's QAWF, with
+ * the floors (a pinned device-to-host copy of the M values, a kernel that only writes them)
+ * measured in the same run; then what the GPU time depends on (lanes per integral, g, how
+ * lambda and omega are generated, method, integrand). GPU figures are medians of 20 runs
+ * after 3 warm-ups; CPU runs are single. */
+#include "longman_bench.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+/* CPU serial and GSL runs use at most this many integrals and are scaled up to M. */
+#define LB_CPU_SUBSET 20000
+#define LB_GPU_RUNS "repeat 20 warmup 3"
+
+/* Applies the space-separated NAME VALUE pairs of words to s (all or nothing). */
+static int lb_set(struct session *s, const char *words, struct qx_err *e)
+{
+	char buf[512], *argv[32], *save = NULL;
+	int argc = 0;
+	snprintf(buf, sizeof buf, "%s", words);
+	for (char *w = strtok_r(buf, " ", &save); w && argc < 32; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	if (session_set(s, argc, argv, e) == 0)
+		return 0;
+	fprintf(stderr, "bench longman: set %s\n", words);
+	return -1;
+}
+
+/* Runs backend b; returns the result, or NULL with e filled. */
+static const struct run_result *lb_run(struct session *s, enum qx_backend b, struct qx_err *e)
+{
+	return session_run(s, b, e) ? NULL : s->last;
+}
+
+/* The run's figure named name (bound_max, over_bound...), NaN when it has none. */
+static double lb_extra(const struct run_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nextra; i++)
+		if (!strcmp(r->extra[i].name, name))
+			return r->extra[i].value;
+	return NAN;
+}
+
+/* Milliseconds for M integrals on the CPU with variant and threads: run on min(M,
+ * LB_CPU_SUBSET) integrals and scaled by M / that (exact when M is not larger). */
+static int lb_cpu(struct session *s, long m, const char *variant, int threads, double *ms,
+                  struct qx_err *e)
+{
+	char words[128];
+	const long sub = m < LB_CPU_SUBSET ? m : LB_CPU_SUBSET;
+	const struct run_result *r;
+	snprintf(words, sizeof words, "M %ld variant %s threads %d repeat 1 warmup 0", sub, variant,
+	         threads);
+	if (lb_set(s, words, e) || !(r = lb_run(s, QX_CPU, e)))
+		return -1;
+	*ms = r->med.total * (double)m / (double)sub;
+	return 0;
+}
+
+/* Table 1: time vs M at N = 16 for float fast, float precise and double. */
+static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
+{
+	static const long sizes[] = {1000, 10000, 50000, 100000, 1000000};
+	static const char *const cfg[][2] = {
+	    {"float", "precise"}, {"float", "fast"}, {"double", "precise"}};
+	double serial = 0, thr = 0, qawf = NAN;
+	printf("\n### Time vs M (N = 16, g = 10, cos, lambda 0.05:0.5, omega 5:15, method auto)\n\n"
+	       "CPU serial and GSL QAWF (%d threads, epsabs 1e-13) ran on min(M, %d) integrals, "
+	       "scaled to M (`*`: extrapolated). CPU %d thr: one run over all M. `seed layout`: "
+	       "variant block, one block and an N x N table per integral.\n\n",
+	       nproc, LB_CPU_SUBSET, nproc);
+	printf("| M | prec | math | CPU serial ms | CPU %d thr ms | QAWF %d thr ms | seed layout "
+	       "ms | alloc | kernel | d2h | free | GPU total ms | copy floor ms | write floor ms | "
+	       "kernel / write | total / copy | vs serial | vs %d thr | vs QAWF | max abs err | "
+	       "bound max | over bound |\n",
+	       nproc, nproc, nproc);
+	printf(
+	    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---"
+	    "|---|\n");
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+		for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+			const enum qx_precision prec =
+			    strcmp(cfg[c][0], "double") ? QX_FLOAT : QX_DOUBLE;
+			const struct run_result *r;
+			double block_ms, copy_ms, write_ms;
+			char words[256];
+			fprintf(stderr, "bench longman: M = %ld, %s %s\n", sizes[i], cfg[c][0],
+			        cfg[c][1]);
+			snprintf(words, sizeof words, "precision %s math %s", cfg[c][0], cfg[c][1]);
+			if (lb_set(s, words, e))
+				return -1;
+			if (strcmp(cfg[c][1], "fast") && /* the CPU has no fast math */
+			    (lb_cpu(s, sizes[i], "packed", 1, &serial, e) ||
+			     lb_cpu(s, sizes[i], "packed", nproc, &thr, e) ||
+			     (prec == QX_DOUBLE && lb_cpu(s, sizes[i], "qawf", nproc, &qawf, e))))
+				return -1;
+			snprintf(words, sizeof words, "M %ld variant block %s", sizes[i],
+			         LB_GPU_RUNS);
+			if (lb_set(s, words, e) || !(r = lb_run(s, QX_GPU, e)))
+				return -1;
+			block_ms = r->med.total;
+			if (lb_set(s, "variant packed", e) || !(r = lb_run(s, QX_GPU, e)) ||
+			    gpu_floor_copy((size_t)sizes[i] * qx_precision_size(prec), 20, &copy_ms,
+			                   e) ||
+			    gpu_floor_write((size_t)sizes[i], prec, 256, 20, &write_ms, e))
+				return -1;
+			const double q = prec == QX_DOUBLE ? qawf : NAN;
+			const char *mark = sizes[i] > LB_CPU_SUBSET ? "*" : "";
+			printf("| %ld | %s | %s | %.3g%s | %.3g | %.3g%s | %.4f | %.4f | %.4f | "
+			       "%.4f | "
+			       "%.4f | %.4f | %.4f | %.4f | %.2f | %.2f | %.0fx | %.0fx | %.0fx | "
+			       "%.2g | %.2g | %.0f |\n",
+			       sizes[i], cfg[c][0], cfg[c][1], serial, mark, thr, q,
+			       prec == QX_DOUBLE ? mark : "", block_ms, r->med.alloc, r->med.kernel,
+			       r->med.d2h, r->med.free, r->med.total, copy_ms, write_ms,
+			       r->med.kernel / write_ms, r->med.total / copy_ms,
+			       serial / r->med.total, thr / r->med.total, q / r->med.total,
+			       r->err.max_abs, lb_extra(r, "bound_max"), lb_extra(r, "over_bound"));
+			fflush(stdout);
+		}
+	return 0;
+}
+
+/* Table 2: N = 8..32 at M = 10^4 (the seed's fig. 9), float precise and double. */
+static int lb_areas(struct session *s, int nproc, struct qx_err *e)
+{
+	static const int ns[] = {8, 12, 16, 20, 24, 32};
+	printf("\n### N = 8..32 at M = 10000 (g = 10, cos, method auto)\n\n");
+	printf("| N | prec | GPU total ms | kernel | seed layout ms | CPU %d thr ms | vs %d thr | "
+	       "max abs err | bound max |\n",
+	       nproc, nproc);
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		for (int prec = QX_FLOAT; prec <= QX_DOUBLE; prec++) {
+			const struct run_result *r;
+			double thr, block_ms;
+			char words[256];
+			fprintf(stderr, "bench longman: N = %d, %s\n", ns[i],
+			        qx_precision_name((enum qx_precision)prec));
+			snprintf(words, sizeof words, "N %d precision %s math precise", ns[i],
+			         qx_precision_name((enum qx_precision)prec));
+			if (lb_set(s, words, e) || lb_cpu(s, 10000, "packed", nproc, &thr, e))
+				return -1;
+			if (lb_set(s, "variant block " LB_GPU_RUNS, e) ||
+			    !(r = lb_run(s, QX_GPU, e)))
+				return -1;
+			block_ms = r->med.total;
+			if (lb_set(s, "variant packed", e) || !(r = lb_run(s, QX_GPU, e)))
+				return -1;
+			printf("| %d | %s | %.4f | %.4f | %.4f | %.3g | %.0fx | %.2g | %.2g |\n",
+			       ns[i], qx_precision_name((enum qx_precision)prec), r->med.total,
+			       r->med.kernel, block_ms, thr, thr / r->med.total, r->err.max_abs,
+			       lb_extra(r, "bound_max"));
+			fflush(stdout);
+		}
+	return lb_set(s, "N 16", e);
+}
+
+/* Table 3: at M = 10^6, N = 16, one change at a time from the defaults. */
+static int lb_costs(struct session *s, struct qx_err *e)
+{
+	static const char *const changes[] = {"lanes 0",
+	                                      "lanes 1",
+	                                      "lanes 2",
+	                                      "lanes 4",
+	                                      "lanes 8",
+	                                      "lanes 32",
+	                                      "M 50000 lanes 0",
+	                                      "M 50000 lanes 4",
+	                                      "M 50000 lanes 8",
+	                                      "M 50000 lanes 16",
+	                                      "M 50000 lanes 32",
+	                                      "g 5",
+	                                      "g 20",
+	                                      "spread random",
+	                                      "method euler",
+	                                      "method direct",
+	                                      "integrand sin",
+	                                      "integrand j0"};
+	static const char *const precs[][2] = {{"float", "precise"}, {"double", "precise"}};
+	const char *reset = "lanes 0 g 10 spread grid method auto integrand cos";
+	printf("\n### What the GPU time depends on (M = 10^6, N = 16; one change from these "
+	       "defaults per row; lanes 0 = chosen for M)\n\n");
+	printf("| change | prec | kernel ms | d2h ms | GPU total ms | max abs err | bound max |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+	for (size_t p = 0; p < sizeof precs / sizeof precs[0]; p++)
+		for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++) {
+			const struct run_result *r;
+			char words[256];
+			fprintf(stderr, "bench longman: %s, %s\n", changes[i], precs[p][0]);
+			snprintf(words, sizeof words,
+			         "%s M 1000000 variant packed precision %s math %s %s", reset,
+			         precs[p][0], precs[p][1], LB_GPU_RUNS);
+			if (lb_set(s, words, e) || lb_set(s, changes[i], e) ||
+			    !(r = lb_run(s, QX_GPU, e)))
+				return -1;
+			printf("| %s | %s | %.4f | %.4f | %.4f | %.2g | %.2g |\n", changes[i],
+			       precs[p][0], r->med.kernel, r->med.d2h, r->med.total, r->err.max_abs,
+			       lb_extra(r, "bound_max"));
+			fflush(stdout);
+		}
+	return lb_set(s, reset, e);
+}
+
+int longman_bench(struct session *s, const struct gpu_info *g, struct qx_err *e)
+{
+	const int nproc = omp_get_num_procs();
+	if (session_use(s, "longman", e))
+		return -1;
+	printf("\n## longman: device %s (%d SMs), %d CPU threads\n", g->name, g->sms, nproc);
+	printf("GPU: variant packed, block 256, median of 20 runs after 3 warm-ups; phases "
+	       "partition the total (kernel = span of the kernels, d2h = the copy left after "
+	       "them).\n");
+	return lb_sizes(s, nproc, e) || lb_areas(s, nproc, e) || lb_costs(s, e) ? -1 : 0;
+}
