@@ -213,38 +213,33 @@ static int lm_packed_threads(int block)
 }
 
 /* Lanes per integral for the packed layout: job->lanes when set; else the smallest power of
- * two (<= 32) that gives the batch two waves of the device's resident threads (sms x threads
- * per SM), as long as each lane keeps >= 16 of the (N+1) g evaluations. Large batches thus
- * run one integral per thread, paying its setup (lambda, omega, first zero) once. */
-static int lm_team(const struct longman_gpu_job *job, int sms, int threads_per_sm)
+ * two (<= 32) that gives the batch half a wave of the kernel's resident threads (`resident`,
+ * from the occupancy API), as long as each lane keeps >= 16 of the (N+1) g evaluations.
+ * Large batches thus run one integral per thread, paying its setup (lambda, omega, first
+ * zero) once; measured on an H200 at N = 16, g = 10: M = 10^6 is fastest with 1 lane and
+ * M = 50000 with 4 (make bench). */
+static int lm_team(const struct longman_gpu_job *job, long long resident)
 {
-	const long long want = 2LL * sms * threads_per_sm;
 	int team = 1;
 	if (job->lanes)
 		return job->lanes;
-	while (team < 32 && job->m * team < want && team * 16 <= (job->n + 1) * job->g)
+	while (team < 32 && 2 * job->m * team < resident &&
+	       2 * team * 16 <= (job->n + 1) * job->g)
 		team *= 2;
 	return team;
 }
 
-/* The kernels' arguments for job: the batch, and the packed layout's work split. */
-static int lm_make_args(const struct longman_gpu_job *job, lm_args *p, struct qx_err *e)
+/* The kernels' arguments for job: the batch, and the packed layout's work split for a
+ * device that holds `resident` threads of the packed kernel at once. */
+static lm_args lm_make_args(const struct longman_gpu_job *job, long long resident)
 {
-	static int sms, threads_per_sm;
-	if (!sms) {
-		GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-		GPU_TRY(cudaDeviceGetAttribute(&threads_per_sm,
-		                               cudaDevAttrMaxThreadsPerMultiProcessor, 0));
-	}
-	const int team = lm_team(job, sms, threads_per_sm), total = (job->n + 1) * job->g;
+	const int team = lm_team(job, resident), total = (job->n + 1) * job->g;
 	int log2 = 0;
 	while ((1 << log2) < team)
 		log2++;
-	*p = {
-	    job->m,         job->n,      job->g,     team,       log2,   (total + team - 1) / team,
-	    job->lam_lo,    job->lam_hi, job->om_lo, job->om_hi, job->a, job->spread,
-	    job->integrand, job->method, job->seed};
-	return 0;
+	return {job->m,		job->n,	     job->g,	 team,	      log2,
+		(total + team - 1) / team, job->lam_lo, job->lam_hi, job->om_lo, job->om_hi,
+		job->a,		job->spread, job->integrand, job->method, job->seed};
 }
 
 extern "C" size_t longman_gpu_device_bytes(const struct longman_gpu_job *job)
@@ -336,15 +331,22 @@ template <typename T, bool FAST>
 static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *t, struct qx_err *e)
 {
 	static cudaStream_t streams[NSTREAMS];
-	lm_args p;
+	static int sms;
+	const int threads = lm_packed_threads(job->block);
+	int blocks_per_sm = 0;
 	const int nchunks = job->m >= CHUNK_MIN ? NSTREAMS : 1;
 	const long long chunk = (job->m + nchunks - 1) / nchunks;
 	/* events: start, allocated, uploaded, joined, end; per chunk: kernel start, end, copy end */
 	cudaEvent_t *ev = gpu_events(5 + 3 * NSTREAMS, e);
 	T *dev = NULL;
 	int uploaded = 0, used = 0;
-	if (!ev || lm_check_limits(job, e) || lm_make_args(job, &p, e))
+	if (!ev || lm_check_limits(job, e))
 		return -1;
+	if (!sms)
+		GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		&blocks_per_sm, lm_packed_kernel<T, FAST>, threads, 0));
+	const lm_args p = lm_make_args(job, (long long)sms * blocks_per_sm * threads);
 	if (!streams[0])
 		for (int i = 0; i < NSTREAMS; i++)
 			GPU_TRY(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));

@@ -67,7 +67,7 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 	static const long sizes[] = {1000, 10000, 50000, 100000, 1000000};
 	static const char *const cfg[][2] = {
 	    {"float", "precise"}, {"float", "fast"}, {"double", "precise"}};
-	double serial = 0, thr = 0, qawf = NAN;
+	double serial = 0, thr = 0, qawf = 0;
 	printf("\n### Time vs M (N = 16, g = 10, cos, lambda 0.05:0.5, omega 5:15, method auto)\n\n"
 	       "CPU serial and GSL QAWF (%d threads, epsabs 1e-13) ran on min(M, %d) integrals, "
 	       "scaled to M (`*`: extrapolated). CPU %d thr: one run over all M. `seed layout`: "
@@ -108,18 +108,22 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 			                   e) ||
 			    gpu_floor_write((size_t)sizes[i], prec, 256, 20, &write_ms, e))
 				return -1;
-			const double q = prec == QX_DOUBLE ? qawf : NAN;
+			char q_ms[32] = "-", q_speedup[32] = "-";
 			const char *mark = sizes[i] > LB_CPU_SUBSET ? "*" : "";
-			printf("| %ld | %s | %s | %.3g%s | %.3g | %.3g%s | %.4f | %.4f | %.4f | "
-			       "%.4f | "
-			       "%.4f | %.4f | %.4f | %.4f | %.2f | %.2f | %.0fx | %.0fx | %.0fx | "
-			       "%.2g | %.2g | %.0f |\n",
-			       sizes[i], cfg[c][0], cfg[c][1], serial, mark, thr, q,
-			       prec == QX_DOUBLE ? mark : "", block_ms, r->med.alloc, r->med.kernel,
-			       r->med.d2h, r->med.free, r->med.total, copy_ms, write_ms,
-			       r->med.kernel / write_ms, r->med.total / copy_ms,
-			       serial / r->med.total, thr / r->med.total, q / r->med.total,
-			       r->err.max_abs, lb_extra(r, "bound_max"), lb_extra(r, "over_bound"));
+			if (prec == QX_DOUBLE) { /* QAWF computes in double only */
+				snprintf(q_ms, sizeof q_ms, "%.3g%s", qawf, mark);
+				snprintf(q_speedup, sizeof q_speedup, "%.0fx", qawf / r->med.total);
+			}
+			printf(
+			    "| %ld | %s | %s | %.3g%s | %.3g | %s | %.4f | %.4f | %.4f | %.4f | "
+			    "%.4f | "
+			    "%.4f | %.4f | %.4f | %.2f | %.2f | %.0fx | %.0fx | %s | %.2g | %.2g | "
+			    "%.0f |\n",
+			    sizes[i], cfg[c][0], cfg[c][1], serial, mark, thr, q_ms, block_ms,
+			    r->med.alloc, r->med.kernel, r->med.d2h, r->med.free, r->med.total,
+			    copy_ms, write_ms, r->med.kernel / write_ms, r->med.total / copy_ms,
+			    serial / r->med.total, thr / r->med.total, q_speedup, r->err.max_abs,
+			    lb_extra(r, "bound_max"), lb_extra(r, "over_bound"));
 			fflush(stdout);
 		}
 	return 0;
