@@ -228,6 +228,25 @@ class ValidationTest(QuadxTestCase):
                          ["7", "3", "1", "2", "128", "double"])
 
 
+class LongmanLanesTest(QuadxTestCase):
+    """Problem longman's `lanes` (the GPU work split) is checked like every parameter."""
+
+    def test_bad_lanes_is_one_error_and_changes_nothing(self):
+        """`set lanes 3 N 8` is one error naming lanes and the allowed powers of two; neither
+        lanes nor N changes; a valid `set lanes 4` then does (the control)."""
+        res = session("use longman\nset lanes 3 N 8\nformat json\nshow params\nset lanes 4\n"
+                      "show params\n", "--keep-going")
+        self.assertOneError(res, 2, ["lanes", "3"], r"power of two 1, 2, 4, 8, 16, 32")
+        before, after = json_lines(res)
+        self.assertEqual((before["lanes"], before["N"]), (0, 16))
+        self.assertEqual(after["lanes"], 4)
+
+    def test_lanes_out_of_range(self):
+        """lanes 64 is refused by the parameter's range."""
+        res = session("use longman\nset lanes 64\n")
+        self.assertOneError(res, 2, ["lanes", "64"], INT_RANGE)
+
+
 # --------------------------------------------------------------------------------------------
 # 2. Script semantics
 
