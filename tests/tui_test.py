@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The dashboard end to end under tmux: `quadx --tui` in a detached session of a fixed size,
+commands typed with send-keys, the panels read back with capture-pane. Checks that the Timing,
+Speedup and Error panels show the figures of the runs just made, that the layout reflows on
+resize (and says so when too small), that Esc cancels a long CPU run and the session goes on,
+that the function keys change the settings, and that F10, quit and a fatal signal restore the
+terminal. Every wait polls with a timeout. Run from the repository root; skipped without tmux."""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+SOCKET = "quadx-tui-test"
+RESTORED = re.compile(r"(?m)^icanon echo")  # stty after quadx: canonical mode and echo back
+
+
+def tmux(*args):
+    """Runs one tmux command on the test's own server socket and returns its stdout."""
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True,
+                          timeout=10).stdout
+
+
+@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
+class DashboardTest(unittest.TestCase):
+    def start(self, env="LANG=C.UTF-8", cols=120, rows=40):
+        """Starts quadx --tui in a fresh tmux session; after it ends the shell prints its exit
+        status and whether the terminal is back in canonical mode with echo."""
+        self.tmp = tempfile.mkdtemp()
+        tmux("kill-server")
+        script = (f"env {env} TERM=xterm-256color QUADX_HISTFILE={self.tmp}/history "
+                  f"{QUADX} --tui; echo EXITED $?; stty -a | grep -o -- '-*icanon\\|-*echo '"
+                  f" | tr '\\n' ' '; echo; sleep 60")
+        tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), script)
+        self.screen("Log (")
+        self.screen("Device")
+
+    def tearDown(self):
+        tmux("kill-server")
+        if hasattr(self, "tmp"):
+            shutil.rmtree(self.tmp)
+
+    def pane(self):
+        return tmux("capture-pane", "-p", "-t", "t")
+
+    def screen(self, want, timeout=20.0):
+        """Waits until the pane shows `want` (a string or a compiled regex); returns the pane
+        text, or the match for a regex. capture-pane drops trailing blanks, so `want` is
+        compared without its own."""
+        end = time.time() + timeout
+        text = ""
+        while time.time() < end:
+            text = self.pane()
+            if isinstance(want, str) and want.rstrip() in text:
+                return text
+            if not isinstance(want, str) and want.search(text):
+                return want.search(text)
+            time.sleep(0.05)
+        self.fail(f"pane never showed {want!r}:\n{text}")
+
+    def gone(self, unwanted, timeout=20.0):
+        """Waits until the pane no longer shows `unwanted`; returns the pane text."""
+        end = time.time() + timeout
+        while time.time() < end:
+            text = self.pane()
+            if unwanted not in text:
+                return text
+            time.sleep(0.05)
+        self.fail(f"pane kept showing {unwanted!r}:\n{text}")
+
+    def type(self, line):
+        tmux("send-keys", "-t", "t", "-l", line)
+        tmux("send-keys", "-t", "t", "Enter")
+
+    def keys(self, *keys):
+        tmux("send-keys", "-t", "t", *keys)
+
+    def idle(self):
+        """Waits until no command runs (the status line shows the keys again)."""
+        return self.screen(" quadx dashboard ")
+
+    def run_cpu(self, threads):
+        """Runs cpu with `threads` threads; returns the total (ms, as printed) and max_rel."""
+        self.type(f"set threads {threads}")
+        self.type("run cpu")
+        m = self.screen(re.compile(rf"threads {threads}\s*x?\n.*?total +(\S+) ms.*?\n"
+                                   r".*?max_rel (\S+)", re.S))
+        self.idle()
+        return m.group(1), m.group(2)
+
+    def test_panels_show_the_runs(self):
+        """After two CPU runs the panels show those runs' totals, their ratio and the error."""
+        self.start()
+        self.type("set n 300 m 300")
+        serial, max_rel = self.run_cpu(1)
+        text = self.screen(re.compile(rf"cpu 1 thr .*? {re.escape(serial)} ms")).string
+        self.assertIn("n=300 m=300", text)
+        self.assertIn(f"max rel {max_rel}", text)
+        self.assertIn("over 1e-05: 0 of 90000", text)
+        self.assertRegex(text, r"worst n=\d+ x=")
+        threaded, max_rel2 = self.run_cpu(2)
+        text = self.screen(re.compile(rf"cpu 2 thr .*? {re.escape(threaded)} ms")).string
+        self.assertRegex(text, rf"cpu 1 thr .*? {re.escape(serial)} ms")
+        self.assertIn("threads 2", text)  # the Problem panel's settings
+        self.assertIn("cpu 2 threads vs cpu serial", text)
+        ratio = float(re.search(r"cpu threads/serial (\S+)x", text).group(1))
+        self.assertAlmostEqual(ratio, float(serial) / float(threaded),
+                               delta=0.01 * ratio + 1e-3)
+        self.assertIn(f"max rel {max_rel2}", text)
+        self.assertIn("gpu        (no GPU run yet)", text)
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_resize_reflows(self):
+        """Two columns when wide, one column when narrow, a message when too small."""
+        self.start()
+        wide = self.pane().splitlines()
+        self.assertRegex(wide[1], r"Problem .*Timing")
+        tmux("resize-window", "-t", "t", "-x", "60", "-y", "70")
+        text = self.screen(re.compile(r"Problem[^\n]*\n(.*\n)+.*Timing")).string
+        self.assertTrue(all(len(line) <= 60 for line in text.splitlines()))
+        self.assertNotRegex(text, r"Problem .*Timing")
+        tmux("resize-window", "-t", "t", "-x", "50", "-y", "12")
+        text = self.screen("terminal too small: 50x12")
+        self.assertNotIn("Timing", text)
+        tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
+        self.gone("too small")
+        self.screen(re.compile(r"Problem .*Timing"))
+        self.type("set n 200")  # the command line still works after the reflows
+        self.screen("n=200 m=")
+
+    def test_escape_cancels_a_long_run(self):
+        """Esc stops a long CPU run with progress showing; the next command works."""
+        self.start()
+        self.type("set n 1000 m 20000 repeat 1000")
+        self.type("run cpu")
+        self.screen(re.compile(r"running `run cpu`  cpu: \d+% of \d+  .* elapsed  ~.* left"))
+        self.type("show params")  # queued behind the run, dropped by Esc
+        self.screen("queued: show params")
+        self.keys("Escape")
+        self.screen("error: run cancelled", timeout=5)
+        self.screen("cancelled: 1 queued lines dropped")
+        self.idle()
+        self.type("set n 300 m 300 repeat 2; run cpu")
+        self.screen(re.compile(r"max rel \S+"))
+        self.screen("over 1e-05: 0 of 90000")
+        self.type("quit")
+        self.screen("EXITED 0")
+        self.screen(RESTORED)
+
+    def test_function_keys(self):
+        """F2 toggles the precision, F3 halves and F4 doubles the block, refusals go to the
+        log; Ctrl-D leaves and the terminal is restored."""
+        self.start()
+        self.keys("F2")
+        self.screen("quadx expint/double> ")
+        self.screen("precision double  block 256")
+        self.keys("F3")
+        self.screen("block 128")
+        self.keys("F4")
+        self.keys("F4")
+        self.screen("block 512")
+        self.type("set block 1024")
+        self.screen("block 1024")
+        self.keys("F4")
+        self.screen("error: bad value '2048' for block")
+        self.keys("C-d")
+        self.screen("EXITED 0")
+        self.screen(RESTORED)
+
+    def test_ascii_no_color_and_completion(self):
+        """Without a UTF-8 locale the bars are ASCII; Tab completes from the command table."""
+        self.start(env="LC_ALL=C NO_COLOR=1")
+        self.type("set n 300 m 300")
+        self.keys("ru", "Tab")
+        self.screen("> run ")
+        self.keys("c", "Tab", "Enter")
+        self.screen(re.compile(r"cpu 1 thr  #*\S* +\S+ ms"))
+        self.assertNotIn("█", self.pane())
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_fatal_signal_restores_the_terminal(self):
+        """SIGTERM while the dashboard is open: the terminal is restored on the way out."""
+        self.start()
+        shell = tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").strip()
+        pid = subprocess.run(["ps", "-o", "pid=", "--ppid", shell], capture_output=True,
+                             text=True).stdout.split()[0]
+        os.kill(int(pid), 15)
+        self.screen("EXITED 143")
+        self.screen(RESTORED)
+
+
+class NoTerminalTest(unittest.TestCase):
+    def test_refused_without_a_terminal(self):
+        """dashboard and --tui refuse with one line when stdin/stdout are not terminals."""
+        r = subprocess.run([QUADX], input="dashboard\n", capture_output=True, text=True,
+                           timeout=20)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.stderr.strip().splitlines(),
+                         ["quadx: line 1: dashboard: needs a terminal, and stdin or stdout is "
+                          "not one (scripts use the plain commands)"])
+        r = subprocess.run([QUADX, "--tui"], stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=20)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("dashboard: needs a terminal", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
