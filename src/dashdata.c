@@ -55,7 +55,9 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 		snprintf(d->worst, sizeof d->worst, "(no reference: %.100s)", e.msg);
 		return;
 	}
+	qx_progress_start((long long)r->evals, "error histogram");
 	hist_log10_rel(ref, s->last_values, r->prec, r->evals, &d->hist);
+	qx_progress_add((long long)r->evals);
 	const int nc = r->prob->point(r->params, r->err.worst, names, coords);
 	for (int k = 0; k < nc && k < 8; k++) {
 		const size_t used = strlen(where);

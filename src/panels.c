@@ -292,14 +292,20 @@ const int panel_count = sizeof panel_table / sizeof panel_table[0];
 void panels_draw_status(WINDOW *w, const struct panel_ctx *c)
 {
 	const struct dash_live *l = c->live;
-	char line[2 * DASH_LINE], prog[160];
+	enum { BAR = 20 };
+	char line[2 * DASH_LINE], prog[160], bar[4 * BAR + 1];
 	werase(w);
 	wattron(w, A_REVERSE);
 	if (l->busy) {
 		fmt_progress(prog, sizeof prog, l->prog.done, l->prog.total, l->elapsed_ms,
 		             l->phase_ms);
-		snprintf(line, sizeof line, " running `%.60s`  %s: %s  (Esc cancels)", l->line,
-		         l->prog.phase ? l->prog.phase : "starting", prog);
+		const int cells = fmt_bar(bar, sizeof bar - BAR, (double)l->prog.done,
+		                          (double)l->prog.total, BAR, c->utf8);
+		const size_t used = strlen(bar);
+		memset(bar + used, c->utf8 ? ' ' : '.', (size_t)(BAR - cells));
+		bar[used + (size_t)(BAR - cells)] = '\0';
+		snprintf(line, sizeof line, " running `%.60s`  %s [%s] %s  (Esc cancels)", l->line,
+		         l->prog.phase ? l->prog.phase : "starting", bar, prog);
 	} else {
 		snprintf(line, sizeof line,
 		         " quadx dashboard   F5 run both  F6 cpu  F7 gpu  F2 precision  F3/F4 "

@@ -27,17 +27,21 @@ def tmux(*args):
 
 @unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
 class DashboardTest(unittest.TestCase):
-    def start(self, env="LANG=C.UTF-8", cols=120, rows=40):
-        """Starts quadx --tui in a fresh tmux session; after it ends the shell prints its exit
-        status and whether the terminal is back in canonical mode with echo."""
+    def start(self, env="LANG=C.UTF-8", cols=120, rows=40, args="--tui"):
+        """Starts quadx (in the dashboard with --tui) in a fresh tmux session; after it ends the
+        shell prints its exit status and whether the terminal is back in canonical mode with
+        echo."""
         self.tmp = tempfile.mkdtemp()
         tmux("kill-server")
         script = (f"env {env} TERM=xterm-256color QUADX_HISTFILE={self.tmp}/history "
-                  f"{QUADX} --tui; echo EXITED $?; stty -a | grep -o -- '-*icanon\\|-*echo '"
+                  f"{QUADX} {args}; echo EXITED $?; stty -a | grep -o -- '-*icanon\\|-*echo '"
                   f" | tr '\\n' ' '; echo; sleep 60")
         tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), script)
-        self.screen("Log (")
-        self.screen("Device")
+        if args == "--tui":
+            self.screen("Log (")
+            self.screen("Device")
+        else:
+            self.screen("quadx expint/float> ")
 
     def tearDown(self):
         tmux("kill-server")
@@ -138,7 +142,7 @@ class DashboardTest(unittest.TestCase):
         self.start()
         self.type("set n 1000 m 20000 repeat 1000")
         self.type("run cpu")
-        self.screen(re.compile(r"running `run cpu`  cpu: \d+% of \d+  .* elapsed  ~.* left"))
+        self.screen(re.compile(r"running `run cpu`  cpu \[.*\] \d+% of \d+  .* elapsed  ~.* left"))
         self.type("show params")  # queued behind the run, dropped by Esc
         self.screen("queued: show params")
         self.keys("Escape")
@@ -183,6 +187,29 @@ class DashboardTest(unittest.TestCase):
         self.assertNotIn("█", self.pane())
         self.keys("F10")
         self.screen("EXITED 0")
+
+    def test_from_the_plain_prompt(self):
+        """`dashboard` at the plain prompt opens on the same session; what a script prints on
+        stderr goes to the log; quit goes back to the plain prompt, settings kept."""
+        self.start(args="")
+        script = os.path.join(self.tmp, "bad.qx")
+        with open(script, "w") as f:
+            f.write("set m 400\nset n 0\n")
+        self.type("set n 300 m 300")
+        self.type("dashboard")
+        self.screen("n=300 m=300")
+        self.type(f"source {script}")
+        self.screen(f"quadx: {script}: line 2: ")
+        self.screen(f"error: source: {script} stopped at its first error")
+        self.screen("n=300 m=400")
+        self.type("quit")
+        self.gone("Log (")
+        self.type("show params")
+        text = self.screen(re.compile(r"m +400"))
+        self.assertRegex(text.string, r"n +300")
+        self.type("quit")
+        self.screen("EXITED 0")
+        self.screen(RESTORED)
 
     def test_fatal_signal_restores_the_terminal(self):
         """SIGTERM while the dashboard is open: the terminal is restored on the way out."""
