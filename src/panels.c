@@ -117,7 +117,7 @@ static void draw_timing(WINDOW *w, const struct panel_ctx *c)
 	char label[32], line[DASH_LINE];
 	double max = 0;
 	int y = 1;
-	frame(w, c, "Timing (median ms)");
+	frame(w, c, "Timing (median; * other parameters than the last run)");
 	for (int k = 0; k < SLOT_COUNT; k++)
 		if (t[k].valid && t[k].med.total > max)
 			max = t[k].med.total;
@@ -129,7 +129,8 @@ static void draw_timing(WINDOW *w, const struct panel_ctx *c)
 			                         : "cpu N thr  (set threads N; run cpu)");
 			continue;
 		}
-		snprintf(label, sizeof label, "cpu %d thr", t[k].threads_or_block);
+		snprintf(label, sizeof label, "cpu %d thr%s", t[k].threads_or_block,
+		         strcmp(t[k].config, d->error_of) ? "*" : "");
 		y = timing_row(w, c, y, label, t[k].med.total, scale, PAIR_CPU);
 	}
 	if (!t[SLOT_GPU].valid) {
@@ -137,7 +138,8 @@ static void draw_timing(WINDOW *w, const struct panel_ctx *c)
 	} else {
 		const struct qx_phases *p = &t[SLOT_GPU].med;
 		const double ph[5] = {p->alloc, p->h2d, p->kernel, p->d2h, p->free};
-		snprintf(label, sizeof label, "gpu b%d", t[SLOT_GPU].threads_or_block);
+		snprintf(label, sizeof label, "gpu b%d%s", t[SLOT_GPU].threads_or_block,
+		         strcmp(t[SLOT_GPU].config, d->error_of) ? "*" : "");
 		y = timing_row(w, c, y, label, p->total, scale, PAIR_GPU);
 		for (int k = 0; k < 5 && y < getmaxy(w) - 2; k++) {
 			snprintf(label, sizeof label, "  %s", phase_names[k]);
@@ -215,6 +217,9 @@ static void draw_error(WINDOW *w, const struct panel_ctx *c)
 	put(w, 2, 2, line);
 	color(w, c, e->over ? PAIR_BAD : PAIR_GOOD, 1);
 	snprintf(line, sizeof line, "over %g: %zu of %zu", e->threshold, e->over, e->count);
+	if (d->hist.bad)
+		snprintf(line + strlen(line), sizeof line - strlen(line), "  (%zu not a number)",
+		         d->hist.bad);
 	put(w, 3, 2, line);
 	color(w, c, e->over ? PAIR_BAD : PAIR_GOOD, 0);
 	snprintf(line, sizeof line, "worst %s", d->worst);

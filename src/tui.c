@@ -324,25 +324,46 @@ struct rl_hooks {
 	rl_voidfunc_t *redisplay, *deprep;
 	rl_vintfunc_t *prep;
 	rl_compdisp_func_t *display_matches;
+	rl_completion_func_t *complete;
 	FILE *out;
 	int catch_signals, catch_sigwinch, change_environment;
 };
-static struct rl_hooks saved_hooks;
+static struct rl_hooks saved_hooks; /* while the dashboard is open: the plain prompt's */
+
+/* Completes from the command table (the plain prompt's completion, which reads the session)
+ * only while no command runs, since the worker may be changing the session; during a run Tab
+ * completes nothing. */
+static char **complete_when_idle(const char *text, int start, int end)
+{
+	struct tui *t = active;
+	pthread_mutex_lock(&t->lock);
+	const int idle = !t->busy && !t->queue_len;
+	pthread_mutex_unlock(&t->lock);
+	rl_attempted_completion_over = !idle;
+	return idle && saved_hooks.complete ? saved_hooks.complete(text, start, end) : NULL;
+}
 
 /* Swaps readline's current hooks with those in h. */
 static void rl_hooks_swap(struct rl_hooks *h)
 {
-	const struct rl_hooks cur = {rl_getc_function,      rl_input_available_hook,
-	                             rl_redisplay_function, rl_deprep_term_function,
-	                             rl_prep_term_function, rl_completion_display_matches_hook,
-	                             rl_outstream,          rl_catch_signals,
-	                             rl_catch_sigwinch,     rl_change_environment};
+	const struct rl_hooks cur = {rl_getc_function,
+	                             rl_input_available_hook,
+	                             rl_redisplay_function,
+	                             rl_deprep_term_function,
+	                             rl_prep_term_function,
+	                             rl_completion_display_matches_hook,
+	                             rl_attempted_completion_function,
+	                             rl_outstream,
+	                             rl_catch_signals,
+	                             rl_catch_sigwinch,
+	                             rl_change_environment};
 	rl_getc_function = h->getc;
 	rl_input_available_hook = h->input_available;
 	rl_redisplay_function = h->redisplay;
 	rl_deprep_term_function = h->deprep;
 	rl_prep_term_function = h->prep;
 	rl_completion_display_matches_hook = h->display_matches;
+	rl_attempted_completion_function = h->complete;
 	rl_outstream = h->out;
 	rl_catch_signals = h->catch_signals;
 	rl_catch_sigwinch = h->catch_sigwinch;
@@ -359,6 +380,7 @@ static void readline_start(struct tui *t)
 	                                rl_deprep_none,
 	                                rl_term_none,
 	                                rl_show_matches,
+	                                complete_when_idle,
 	                                t->devnull,
 	                                0,
 	                                0,

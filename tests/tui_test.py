@@ -116,6 +116,9 @@ class DashboardTest(unittest.TestCase):
                                delta=0.01 * ratio + 1e-3)
         self.assertIn(f"max rel {max_rel2}", text)
         self.assertIn("gpu        (no GPU run yet)", text)
+        self.type("set n 200")  # other parameters: both CPU rows get the marker after a run
+        self.type("set precision double; run cpu")
+        self.screen(re.compile(r"cpu 1 thr\*.*\n.*cpu 2 thr "))
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -145,6 +148,10 @@ class DashboardTest(unittest.TestCase):
         self.screen(re.compile(r"running `run cpu`  cpu \[.*\] \d+% of \d+  .* elapsed  ~.* left"))
         self.type("show params")  # queued behind the run, dropped by Esc
         self.screen("queued: show params")
+        self.keys("sho", "Tab", "x")  # no completion while the session is busy
+        self.screen("quadx (running)> shox")
+        self.keys("C-u")
+        self.gone("> shox")
         self.keys("Escape")
         self.screen("error: run cancelled", timeout=5)
         self.screen("cancelled: 1 queued lines dropped")
@@ -172,6 +179,10 @@ class DashboardTest(unittest.TestCase):
         self.screen("block 1024")
         self.keys("F4")
         self.screen("error: bad value '2048' for block")
+        self.type("dashboard")
+        self.screen("error: dashboard: already open")
+        self.type("set n 100 m 100")
+        self.screen("n=100 m=100")
         self.keys("C-d")
         self.screen("EXITED 0")
         self.screen(RESTORED)
