@@ -16,6 +16,7 @@ import unittest
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
 SOCKET = "quadx-tui-test"
+COLOR = re.compile(r"\x1b\[3[0-7]m")  # a foreground colour in capture-pane -e
 RESTORED = re.compile(r"(?m)^icanon echo")  # stty after quadx: canonical mode and echo back
 
 
@@ -106,6 +107,8 @@ class DashboardTest(unittest.TestCase):
         self.assertIn(f"max rel {max_rel}", text)
         self.assertIn("over 1e-05: 0 of 90000", text)
         self.assertRegex(text, r"worst n=\d+ x=")
+        self.assertRegex(text, r"cpu 1 thr  [▏▎▍▌▋▊▉█]+ ")  # UTF-8 bars
+        self.assertRegex(tmux("capture-pane", "-e", "-p", "-t", "t"), COLOR)
         threaded, max_rel2 = self.run_cpu(2)
         text = self.screen(re.compile(rf"cpu 2 thr .*? {re.escape(threaded)} ms")).string
         self.assertRegex(text, rf"cpu 1 thr .*? {re.escape(serial)} ms")
@@ -196,6 +199,7 @@ class DashboardTest(unittest.TestCase):
         self.keys("c", "Tab", "Enter")
         self.screen(re.compile(r"cpu 1 thr  #*\S* +\S+ ms"))
         self.assertNotIn("█", self.pane())
+        self.assertNotRegex(tmux("capture-pane", "-e", "-p", "-t", "t"), COLOR)
         self.keys("F10")
         self.screen("EXITED 0")
 
