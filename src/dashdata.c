@@ -41,18 +41,17 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	struct qx_err e;
 	const char *names[8];
 	double coords[8];
-	char where[100] = "";
 	const double *ref;
 	d->has_error = r->has_error;
 	d->is_reference = r->is_reference;
-	d->worst[0] = '\0';
+	d->worst_at[0] = d->worst_value[0] = '\0';
 	memset(&d->hist, 0, sizeof d->hist);
 	if (!r->has_error)
 		return;
 	d->err = r->err;
 	ref = session_reference(s, r->prob, r->params, &e);
 	if (!ref) {
-		snprintf(d->worst, sizeof d->worst, "(no reference: %.100s)", e.msg);
+		snprintf(d->worst_value, sizeof d->worst_value, "no reference: %.80s", e.msg);
 		return;
 	}
 	qx_progress_start((long long)r->evals, "error histogram");
@@ -60,11 +59,11 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	qx_progress_add((long long)r->evals);
 	const int nc = r->prob->point(r->params, r->err.worst, names, coords);
 	for (int k = 0; k < nc && k < 8; k++) {
-		const size_t used = strlen(where);
-		snprintf(where + used, sizeof where - used, "%s%s=%.6g", k ? " " : "", names[k],
-		         coords[k]);
+		const size_t used = strlen(d->worst_at);
+		snprintf(d->worst_at + used, sizeof d->worst_at - used, "%s%s=%.6g", k ? " " : "",
+		         names[k], coords[k]);
 	}
-	snprintf(d->worst, sizeof d->worst, "%s: %.8g vs %.8g", where,
+	snprintf(d->worst_value, sizeof d->worst_value, "%.9g vs %.9g",
 	         value_at(s->last_values, r->prec, r->err.worst), ref[r->err.worst]);
 }
 

@@ -38,7 +38,8 @@ struct dash_data {
 	char error_of[96]; /* which run the error panel describes, "" before the first */
 	int has_error, is_reference;
 	struct err_stats err;
-	char worst[160]; /* "n=3 x=1.5: 0.0123 vs 0.0124" */
+	char worst_at[100];    /* the worst point's coordinates, "n=3 x=1.5" */
+	char worst_value[100]; /* its value and the reference, "0.0123 vs 0.0124" */
 	struct log_hist hist;
 
 	char device[DASH_DEVICE_LINES][DASH_LINE];

@@ -31,11 +31,11 @@ static void color(WINDOW *w, const struct panel_ctx *c, int pair, int on)
 		wattroff(w, COLOR_PAIR(pair));
 }
 
-/* Writes s at (y, x) of w, cut at the window's right border (counting UTF-8 characters as
- * one cell each); rows outside the inside of the border are skipped. */
+/* Writes s at (y, x) of w, cut one cell before the window's right border (counting UTF-8 characters
+ * as one cell each); rows outside the inside of the border are skipped. */
 static void put(WINDOW *w, int y, int x, const char *s)
 {
-	const int rows = getmaxy(w), avail = getmaxx(w) - 1 - x;
+	const int rows = getmaxy(w), avail = getmaxx(w) - 2 - x;
 	int cells = 0, bytes = 0;
 	if (y < 1 || y >= rows - 1 || avail <= 0)
 		return;
@@ -46,19 +46,24 @@ static void put(WINDOW *w, int y, int x, const char *s)
 	mvwaddnstr(w, y, x, s, bytes);
 }
 
-/* Writes text from row y on, wrapped at blanks to the inside width; returns the next row. */
+/* Writes text from row y on, wrapped to the inside width at a double blank (items such as
+ * "threads 2  variant fast" stay whole) or else a blank; returns the next row. */
 static int put_wrapped(WINDOW *w, int y, const char *text)
 {
-	const int width = getmaxx(w) - 3;
+	const int width = getmaxx(w) - 4;
 	char line[DASH_LINE];
 	while (*text && width > 0) {
 		int n = (int)strlen(text);
 		if (n > width) {
-			n = width;
-			while (n > 0 && text[n] != ' ')
-				n--;
-			if (n == 0)
-				n = width;
+			int cut = width; /* at a double blank (between items), else a blank */
+			while (cut > 0 && !(text[cut] == ' ' && text[cut - 1] == ' '))
+				cut--;
+			if (cut == 0) {
+				cut = width;
+				while (cut > 0 && text[cut] != ' ')
+					cut--;
+			}
+			n = cut ? cut : width;
 		}
 		snprintf(line, sizeof line, "%.*s", n, text);
 		put(w, y++, 2, line);
@@ -81,7 +86,7 @@ static void frame(WINDOW *w, const struct panel_ctx *c, const char *title)
 	color(w, c, PAIR_TITLE, 0);
 }
 
-/* Problem: the problem, its parameters and the settings. */
+/* Problem: the problem, the settings, then its parameters. */
 static void draw_problem(WINDOW *w, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
@@ -89,22 +94,26 @@ static void draw_problem(WINDOW *w, const struct panel_ctx *c)
 	wattron(w, A_BOLD);
 	put(w, 1, 2, d->problem);
 	wattroff(w, A_BOLD);
-	put_wrapped(w, put_wrapped(w, 2, d->params), d->settings);
+	put_wrapped(w, put_wrapped(w, 2, d->settings), d->params);
 }
+
+/* Cells of a timing bar in window w: from column 13 (after the label) to one blank before
+ * the 12-cell figure, which ends one blank before the border. */
+#define TIMING_BAR(w) (getmaxx(w) - 28)
 
 /* Draws one timing row: label, bar on the shared scale, figure; returns the next row. */
 static int timing_row(WINDOW *w, const struct panel_ctx *c, int y, const char *label, double ms,
                       double scale, int pair)
 {
 	char bar[4 * 256], fig[32];
-	const int width = getmaxx(w) - 2 - 2 - 11 - 12;
+	const int width = TIMING_BAR(w);
 	put(w, y, 2, label);
 	color(w, c, pair, 1);
 	fmt_bar(bar, sizeof bar, ms, scale, width < 256 ? width : 256, c->utf8);
 	put(w, y, 13, bar);
 	color(w, c, pair, 0);
 	fmt_ms(fig, sizeof fig, ms);
-	put(w, y, getmaxx(w) - 1 - 12, fig);
+	put(w, y, getmaxx(w) - 14, fig);
 	return y + 1;
 }
 
@@ -117,7 +126,7 @@ static void draw_timing(WINDOW *w, const struct panel_ctx *c)
 	char label[32], line[DASH_LINE];
 	double max = 0;
 	int y = 1;
-	frame(w, c, "Timing (median; * other parameters than the last run)");
+	frame(w, c, "Timing (median; *: other params)");
 	for (int k = 0; k < SLOT_COUNT; k++)
 		if (t[k].valid && t[k].med.total > max)
 			max = t[k].med.total;
@@ -146,7 +155,7 @@ static void draw_timing(WINDOW *w, const struct panel_ctx *c)
 			y = timing_row(w, c, y, label, ph[k], scale, PAIR_PHASE);
 		}
 	}
-	fmt_scale(line, sizeof line, scale, getmaxx(w) - 2 - 2 - 11 - 12);
+	fmt_scale(line, sizeof line, scale, TIMING_BAR(w));
 	put(w, getmaxy(w) - 2 > y ? getmaxy(w) - 2 : y, 13, line);
 }
 
@@ -167,7 +176,7 @@ static void draw_speedup(WINDOW *w, const struct panel_ctx *c)
 		what = "gpu vs cpu serial";
 	} else if (!isnan(d->cpu_scaling)) {
 		x = d->cpu_scaling;
-		snprintf(line, sizeof line, "cpu %d threads vs cpu serial (no GPU speedup yet)",
+		snprintf(line, sizeof line, "cpu %d threads vs serial (no GPU run)",
 		         d->cpu_scaling_threads);
 		what = line;
 	} else {
@@ -187,12 +196,13 @@ static void draw_speedup(WINDOW *w, const struct panel_ctx *c)
 	fmt_speedup(a, sizeof a, d->speedup_serial);
 	fmt_speedup(b, sizeof b, d->speedup_threads);
 	fmt_speedup(s, sizeof s, d->cpu_scaling);
-	snprintf(line, sizeof line, "gpu/serial %s  gpu/threads %s  cpu threads/serial %s", a, b,
-	         s);
+	snprintf(line, sizeof line, "gpu vs serial %s  vs threads %s", a, b);
 	put(w, 5, 2, line);
+	snprintf(line, sizeof line, "cpu threads vs serial %s", s);
+	put(w, 6, 2, line);
 	fmt_spark(row, sizeof row, d->history, d->nhistory, c->utf8);
 	snprintf(line, sizeof line, "history %s", d->nhistory ? row : "(no GPU run yet)");
-	put(w, 6, 2, line);
+	put(w, 7, 2, line);
 }
 
 /* Error: statistics of the last run against the reference and its log10 histogram. */
@@ -222,19 +232,21 @@ static void draw_error(WINDOW *w, const struct panel_ctx *c)
 		         d->hist.bad);
 	put(w, 3, 2, line);
 	color(w, c, e->over ? PAIR_BAD : PAIR_GOOD, 0);
-	snprintf(line, sizeof line, "worst %s", d->worst);
+	snprintf(line, sizeof line, "worst at %s", d->worst_at);
 	put(w, 4, 2, line);
-	const int height = getmaxy(w) - 2 - 5;
+	snprintf(line, sizeof line, "  %s", d->worst_value);
+	put(w, 5, 2, line);
+	const int height = getmaxy(w) - 2 - 6;
 	for (int r = 0; r < height; r++) {
 		fmt_hist_row(row, sizeof row, &d->hist, r, height, c->utf8);
 		color(w, c, PAIR_PHASE, 1);
-		put(w, 5 + r, 2, row);
+		put(w, 6 + r, 2, row);
 		color(w, c, PAIR_PHASE, 0);
 	}
 	if (height > 0) {
 		fmt_hist_axis(row, sizeof row);
 		snprintf(line, sizeof line, "%s log10", row);
-		put(w, 5 + height, 2, line);
+		put(w, 6 + height, 2, line);
 	}
 }
 
@@ -287,9 +299,12 @@ static int log_key(struct panel_ctx *c, int key, int rows)
 }
 
 const struct panel panel_table[] = {
-    {"problem", {4, 5, 38, 0}, draw_problem, NULL}, {"timing", {6, 11, 38, 0}, draw_timing, NULL},
-    {"speedup", {5, 8, 38, 0}, draw_speedup, NULL}, {"error", {6, 10, 38, 0}, draw_error, NULL},
-    {"device", {3, 7, 38, 0}, draw_device, NULL},   {"log", {4, 4, 40, 1}, draw_log, log_key},
+    {.name = "problem", .hint = {4, 6, 38, 0}, .draw = draw_problem},
+    {.name = "timing", .hint = {6, 11, 38, 0}, .draw = draw_timing},
+    {.name = "speedup", .hint = {5, 9, 38, 0}, .draw = draw_speedup},
+    {.name = "error", .hint = {6, 11, 38, 0}, .draw = draw_error},
+    {.name = "device", .hint = {3, 7, 38, 0}, .draw = draw_device},
+    {.name = "log", .hint = {4, 4, 40, 1}, .draw = draw_log, .on_key = log_key},
 };
 const int panel_count = sizeof panel_table / sizeof panel_table[0];
 

@@ -110,10 +110,11 @@ static void test_gpu_result(void **state)
 	assert_non_null(strstr(d.error_of, "expint n=2 m=3"));
 	assert_int_equal(d.err.over, 1);
 	assert_true(fabs(d.err.max_rel - 3e-3) < 1e-9);
-	assert_int_equal(d.hist.count[-9 + 16], 5); /* 2e-9 */
-	assert_int_equal(d.hist.count[-3 + 16], 1); /* 3e-3 */
-	assert_non_null(strstr(d.worst, "n=2 x=")); /* point 4: second row */
-	dash_update(&d, &s);                        /* the same result: nothing new */
+	assert_int_equal(d.hist.count[-9 + 16], 5);       /* 2e-9 */
+	assert_int_equal(d.hist.count[-3 + 16], 1);       /* 3e-3 */
+	assert_string_equal(d.worst_at, "n=2 x=6.66667"); /* point 4: row 2, x = 10 * 2/3 */
+	assert_non_null(strstr(d.worst_value, " vs "));
+	dash_update(&d, &s); /* the same result: nothing new */
 	assert_int_equal(d.nhistory, 1);
 	r->med.total = 2.5;
 	r->speedup_threads = NAN; /* no CPU threads timing: the history takes vs serial */
