@@ -189,6 +189,9 @@ class DashboardTest(unittest.TestCase):
         self.keys("C-d")
         self.screen("EXITED 0")
         self.screen(RESTORED)
+        with open(os.path.join(self.tmp, "history")) as f:  # typed lines, not the keys'
+            self.assertEqual(f.read().split("\n")[:3], ["set block 1024", "dashboard",
+                                                        "set n 100 m 100"])
 
     def test_ascii_no_color_and_completion(self):
         """Without a UTF-8 locale the bars are ASCII; Tab completes from the command table."""
@@ -222,6 +225,10 @@ class DashboardTest(unittest.TestCase):
         self.type("show params")
         text = self.screen(re.compile(r"m +400"))
         self.assertRegex(text.string, r"n +300")
+        self.type("dashboard")  # a second time, on the same session
+        self.screen("n=300 m=400")
+        self.keys("F10")
+        self.gone("Log (")
         self.type("quit")
         self.screen("EXITED 0")
         self.screen(RESTORED)
