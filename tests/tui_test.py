@@ -37,7 +37,12 @@ class DashboardTest(unittest.TestCase):
         script = (f"env {env} TERM=xterm-256color QUADX_HISTFILE={self.tmp}/history "
                   f"{QUADX} {args}; echo EXITED $?; stty -a | grep -o -- '-*icanon\\|-*echo '"
                   f" | tr '\\n' ' '; echo; sleep 60")
-        tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), script)
+        for _ in range(5):  # a server still shutting down can make new-session fail
+            tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), script)
+            if subprocess.run(["tmux", "-L", SOCKET, "has-session", "-t", "t"],
+                              capture_output=True).returncode == 0:
+                break
+            time.sleep(0.2)
         if args == "--tui":
             self.screen("Log (")
             self.screen("Device")
