@@ -617,6 +617,8 @@ static int screen_open(struct tui *t, struct qx_err *e)
 	t->old_ctype = strdup(old ? old : "C");
 	setlocale(LC_CTYPE, "");
 	t->ctx.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	use_env(FALSE); /* the size from the terminal, not LINES/COLUMNS readline may have set */
+	use_tioctl(TRUE);
 	t->screen = newterm(NULL, stdout, stdin);
 	if (!t->screen) {
 		const char *term = getenv("TERM");

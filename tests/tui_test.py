@@ -131,8 +131,9 @@ class DashboardTest(unittest.TestCase):
         self.screen("EXITED 0")
 
     def test_resize_reflows(self):
-        """Two columns when wide, one column when narrow, a message when too small."""
-        self.start()
+        """Two columns when wide, one column when narrow, a message when too small; the size
+        comes from the terminal, not from stale LINES/COLUMNS."""
+        self.start(env="LANG=C.UTF-8 LINES=10 COLUMNS=50")
         wide = self.pane().splitlines()
         self.assertRegex(wide[1], r"Problem .*Timing")
         tmux("resize-window", "-t", "t", "-x", "60", "-y", "70")
