@@ -74,9 +74,11 @@ static int put_wrapped(WINDOW *w, int y, const char *text)
 	return y;
 }
 
-/* Clears w, draws its border and its title. */
-static void frame(WINDOW *w, const struct panel_ctx *c, const char *title)
+/* Clears w, draws its border and the title: the panel's name and a note (NULL for none). */
+static void frame(WINDOW *w, const struct panel_ctx *c, const char *name, const char *note)
 {
+	char title[DASH_LINE];
+	snprintf(title, sizeof title, note ? "%s (%s)" : "%s", name, note);
 	werase(w);
 	box(w, 0, 0);
 	color(w, c, PAIR_TITLE, 1);
@@ -87,10 +89,10 @@ static void frame(WINDOW *w, const struct panel_ctx *c, const char *title)
 }
 
 /* Problem: the problem, the settings, then its parameters. */
-static void draw_problem(WINDOW *w, const struct panel_ctx *c)
+static void draw_problem(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
-	frame(w, c, "Problem");
+	frame(w, c, self->name, NULL);
 	wattron(w, A_BOLD);
 	put(w, 1, 2, d->problem);
 	wattroff(w, A_BOLD);
@@ -118,7 +120,7 @@ static int timing_row(WINDOW *w, const struct panel_ctx *c, int y, const char *l
 }
 
 /* Timing: every backend's total, the GPU's phases, all bars on one shared scale. */
-static void draw_timing(WINDOW *w, const struct panel_ctx *c)
+static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
 	const struct dash_timing *t = d->timing;
@@ -126,7 +128,7 @@ static void draw_timing(WINDOW *w, const struct panel_ctx *c)
 	char label[32], line[DASH_LINE];
 	double max = 0;
 	int y = 1;
-	frame(w, c, "Timing (median; *: other params)");
+	frame(w, c, self->name, "median; *: other params");
 	for (int k = 0; k < SLOT_COUNT; k++)
 		if (t[k].valid && t[k].med.total > max)
 			max = t[k].med.total;
@@ -160,13 +162,13 @@ static void draw_timing(WINDOW *w, const struct panel_ctx *c)
 }
 
 /* Speedup: the headline speedup in big digits, the others, and the history of GPU runs. */
-static void draw_speedup(WINDOW *w, const struct panel_ctx *c)
+static void draw_speedup(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
 	char big[32], row[160], line[DASH_LINE], a[32], b[32], s[32];
 	const char *what;
 	double x;
-	frame(w, c, "Speedup");
+	frame(w, c, self->name, NULL);
 	if (!isnan(d->speedup_threads)) {
 		x = d->speedup_threads;
 		snprintf(line, sizeof line, "gpu vs cpu %d threads", d->threads_ref);
@@ -206,12 +208,12 @@ static void draw_speedup(WINDOW *w, const struct panel_ctx *c)
 }
 
 /* Error: statistics of the last run against the reference and its log10 histogram. */
-static void draw_error(WINDOW *w, const struct panel_ctx *c)
+static void draw_error(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
 	const struct err_stats *e = &d->err;
 	char line[DASH_LINE + 64], row[160];
-	frame(w, c, "Error (relative)");
+	frame(w, c, self->name, "relative");
 	if (!d->error_of[0]) {
 		put(w, 1, 2, "no run yet");
 		return;
@@ -251,11 +253,11 @@ static void draw_error(WINDOW *w, const struct panel_ctx *c)
 }
 
 /* Device: the GPU, or why there is none. */
-static void draw_device(WINDOW *w, const struct panel_ctx *c)
+static void draw_device(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
 	int y = 1;
-	frame(w, c, "Device");
+	frame(w, c, self->name, NULL);
 	if (!d->ndevice)
 		put(w, 1, 2, "(checking the GPU...)");
 	for (int k = 0; k < d->ndevice; k++)
@@ -263,16 +265,16 @@ static void draw_device(WINDOW *w, const struct panel_ctx *c)
 }
 
 /* Log: the newest lines that fit, or older ones when scrolled back. */
-static void draw_log(WINDOW *w, const struct panel_ctx *c)
+static void draw_log(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const int rows = getmaxy(w) - 2;
 	const int last = c->log->count - c->log_scroll;
-	char title[64];
+	char note[64];
 	if (c->log_scroll)
-		snprintf(title, sizeof title, "Log (%d lines back; PgDn)", c->log_scroll);
+		snprintf(note, sizeof note, "%d lines back; PgDn", c->log_scroll);
 	else
-		snprintf(title, sizeof title, "Log (PgUp/PgDn scroll)");
-	frame(w, c, title);
+		snprintf(note, sizeof note, "PgUp/PgDn scroll");
+	frame(w, c, self->name, note);
 	for (int r = 0; r < rows; r++) {
 		const char *s = dash_log_line(c->log, last - rows + r);
 		if (!s)
@@ -299,12 +301,12 @@ static int log_key(struct panel_ctx *c, int key, int rows)
 }
 
 const struct panel panel_table[] = {
-    {.name = "problem", .hint = {4, 6, 38, 0}, .draw = draw_problem},
-    {.name = "timing", .hint = {6, 11, 38, 0}, .draw = draw_timing},
-    {.name = "speedup", .hint = {5, 9, 38, 0}, .draw = draw_speedup},
-    {.name = "error", .hint = {6, 11, 38, 0}, .draw = draw_error},
-    {.name = "device", .hint = {3, 7, 38, 0}, .draw = draw_device},
-    {.name = "log", .hint = {4, 4, 40, 1}, .draw = draw_log, .on_key = log_key},
+    {.name = "Problem", .hint = {4, 6, 38, 0}, .draw = draw_problem},
+    {.name = "Timing", .hint = {6, 11, 38, 0}, .draw = draw_timing},
+    {.name = "Speedup", .hint = {5, 9, 38, 0}, .draw = draw_speedup},
+    {.name = "Error", .hint = {6, 11, 38, 0}, .draw = draw_error},
+    {.name = "Device", .hint = {3, 7, 38, 0}, .draw = draw_device},
+    {.name = "Log", .hint = {4, 4, 40, 1}, .draw = draw_log, .on_key = log_key},
 };
 const int panel_count = sizeof panel_table / sizeof panel_table[0];
 

@@ -27,10 +27,10 @@ struct panel_ctx {
 };
 
 struct panel {
-	const char *name;
+	const char *name; /* its title */
 	struct panel_hint hint;
-	/* Draws the panel into w (its own window, border included); calls no refresh. */
-	void (*draw)(WINDOW *w, const struct panel_ctx *c);
+	/* Draws the panel self into w (its own window, border included); calls no refresh. */
+	void (*draw)(WINDOW *w, const struct panel *self, const struct panel_ctx *c);
 	/* Handles key with the panel's window rows tall; returns 1 when it used it. May be NULL. */
 	int (*on_key)(struct panel_ctx *c, int key, int rows);
 };

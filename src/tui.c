@@ -491,7 +491,7 @@ static void draw_frame(struct tui *t)
 		wnoutrefresh(stdscr);
 	} else {
 		for (int i = 0; i < panel_count; i++) {
-			panel_table[i].draw(t->win[i], &t->ctx);
+			panel_table[i].draw(t->win[i], &panel_table[i], &t->ctx);
 			wnoutrefresh(t->win[i]);
 		}
 		panels_draw_status(t->status, &t->ctx);
