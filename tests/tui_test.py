@@ -150,7 +150,8 @@ class DashboardTest(unittest.TestCase):
         self.screen("n=200 m=")
 
     def test_escape_cancels_a_long_run(self):
-        """Esc stops a long CPU run with progress showing; the next command works."""
+        """Esc (then Ctrl-C) stops a long CPU run with progress showing, dropping the line
+        queued behind it; the next command works."""
         self.start()
         self.type("set n 1000 m 20000 repeat 1000")
         self.type("run cpu")
@@ -164,6 +165,11 @@ class DashboardTest(unittest.TestCase):
         self.keys("Escape")
         self.screen("error: run cancelled", timeout=5)
         self.screen("cancelled: 1 queued lines dropped")
+        self.idle()
+        self.type("run cpu")  # Ctrl-C cancels too
+        self.screen("running `run cpu`  cpu [")
+        self.keys("C-c")
+        self.screen(re.compile(r"error: run cancelled(.*\n)+.*error: run cancelled"), timeout=5)
         self.idle()
         self.type("set n 300 m 300 repeat 2; run cpu")
         self.screen(re.compile(r"max rel \S+"))
