@@ -20,8 +20,8 @@ TEST_PKGS  := python3 tmux gnuplot-nox
 
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -MMD -MP
-LDLIBS   := -lreadline -lncursesw -lcjson -lgsl -lgslcblas -lm -fopenmp
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
+LDLIBS   := -lreadline -lncursesw -lcjson -lgsl -lgslcblas -lm -fopenmp -pthread
 
 SRC      := $(wildcard src/*.c src/problems/*.c)
 MAIN_SRC := src/main.c src/bench.c src/longman_bench.c
@@ -103,6 +103,7 @@ test-script: all
 
 test: all test-unit test-script test-asan
 	$(PYTHON) tests/repl_test.py
+	$(PYTHON) tests/tui_test.py
 	$(PYTHON) tests/gpu_test.py
 	$(PYTHON) tests/longman_gpu_test.py
 

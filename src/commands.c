@@ -9,6 +9,7 @@
 
 #include "../cuda/quadx_cuda.h"
 #include "output.h"
+#include "tui.h"
 
 static const char *const show_words[] = {"params", "device", "last", NULL};
 static const char *const run_words[] = {"cpu", "gpu", "both", NULL};
@@ -322,6 +323,14 @@ static int cmd_source(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return failed ? qx_fail(e, "source: %.200s stopped at its first error", argv[1]) : 0;
 }
 
+/* dashboard: the full-screen dashboard until quit, F10 or Ctrl-D (src/tui.c). */
+static int cmd_dashboard(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	(void)argc;
+	(void)argv;
+	return tui_run(sh, 0, e);
+}
+
 /* quit */
 static int cmd_quit(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
@@ -350,6 +359,8 @@ const struct cmd_entry cmd_table[] = {
     {"help", "help [TOPIC]", "this list, or the page of a command or problem", 0, 1, ARG_TOPIC,
      NULL, cmd_help},
     {"source", "source FILE", "run the commands in FILE", 1, 1, ARG_FILE, NULL, cmd_source},
+    {"dashboard", "dashboard", "open the full-screen dashboard (F10 leaves)", 0, 0, ARG_NONE, NULL,
+     cmd_dashboard},
     {"quit", "quit", "leave quadx", 0, 0, ARG_NONE, NULL, cmd_quit},
     {NULL, NULL, NULL, 0, 0, ARG_NONE, NULL, NULL},
 };

@@ -29,3 +29,12 @@ void *gpu_host_buffer(size_t bytes, struct qx_err *e)
 	qx_fail(e, NO_CUDA);
 	return (void *)0;
 }
+
+/* Always fails: no GPU backend. */
+int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e)
+{
+	(void)bytes;
+	(void)reps;
+	(void)ms;
+	return qx_fail(e, NO_CUDA);
+}

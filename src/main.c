@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "coursework.h"
 #include "repl.h"
+#include "tui.h"
 
 #define QX_VERSION "0.1"
 
@@ -43,11 +44,12 @@ static char *commands_to_lines(const char *cmds)
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: quadx [--json] [--keep-going] [-f FILE | -e 'CMD; CMD...']\n"
+	        "usage: quadx [--json] [--keep-going] [-f FILE | -e 'CMD; CMD...'] [--tui]\n"
 	        "       quadx [-a A] [-b B] [-n N] [-m M] [-i ITERS] [-c] [-g] [-t] [-v] [-d]\n"
 	        "On a terminal quadx starts an interactive prompt (type help). Otherwise it reads\n"
 	        "commands from stdin, -f FILE or -e, stopping at the first error unless\n"
-	        "--keep-going. The second form is the coursework's: one expint run, then exit\n"
+	        "--keep-going; --tui opens the full-screen dashboard instead. The second form\n"
+	        "is the coursework's: one expint run, then exit\n"
 	        "(-c skips the CPU, -g the GPU, -t prints times, -v values, -d uses double on the\n"
 	        "GPU, -h prints this).\n");
 }
@@ -61,13 +63,14 @@ int main(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},
 	    {"file", required_argument, NULL, 'f'},
 	    {"exec", required_argument, NULL, 'e'},
+	    {"tui", no_argument, NULL, 'T'},
 	    {NULL, 0, NULL, 0},
 	};
 	static struct shell shell;
 	struct shell *sh = &shell;
 	struct coursework_opts cw = {0};
 	const char *file = NULL, *cmds = NULL;
-	int keep_going = 0, failed = 0, opt;
+	int keep_going = 0, failed = 0, tui = 0, opt;
 	struct sigaction sa;
 
 	gsl_set_error_handler_off();
@@ -93,6 +96,9 @@ int main(int argc, char **argv)
 		case 'e':
 			cmds = optarg;
 			break;
+		case 'T':
+			tui = 1;
+			break;
 		default:
 			if (coursework_option(&cw, opt, optarg)) {
 				usage(stderr);
@@ -115,7 +121,13 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 
-	if (cw.used) {
+	if (tui) {
+		struct qx_err e;
+		sh->interactive = 1;
+		failed = tui_run(sh, 1, &e);
+		if (failed)
+			fprintf(stderr, "quadx: %s\n", e.msg);
+	} else if (cw.used) {
 		failed = coursework_run(&sh->s, &cw);
 	} else if (cmds) {
 		char *script = commands_to_lines(cmds);

@@ -170,7 +170,7 @@ int repl_history_path(char *buf, size_t len)
 
 /* Saves the history through a temporary file and a rename, so a failed write never
  * truncates the old file. */
-static void repl_history_save(const char *path)
+void repl_history_save(const char *path)
 {
 	char tmp[PATH_MAX + 16];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -187,16 +187,22 @@ static void repl_prompt(const struct shell *sh, char *buf, size_t len)
 	         qx_precision_name((enum qx_precision)session_setting(&sh->s, S_PRECISION)));
 }
 
+/* Sets readline up for sh: its name, completion from the tables, the history's length. */
+void repl_init(struct shell *sh)
+{
+	repl_shell = sh;
+	rl_readline_name = "quadx";
+	rl_attempted_completion_function = completion_hook;
+	stifle_history(2000);
+}
+
 /* The interactive loop. */
 int repl_run(struct shell *sh)
 {
 	char hist[PATH_MAX], prompt[128];
 	const int have_hist = repl_history_path(hist, sizeof hist) == 0;
 	int failed = 0;
-	repl_shell = sh;
-	rl_readline_name = "quadx";
-	rl_attempted_completion_function = completion_hook;
-	stifle_history(2000);
+	repl_init(sh);
 	if (have_hist)
 		read_history(hist);
 	while (!sh->quit) {

@@ -1,0 +1,76 @@
+/* dashdata.h - what the dashboard shows, as plain data: a snapshot of the session taken by the
+ * worker thread after each command, and the log of commands and their output. Free of ncurses;
+ * the panels draw from it. */
+#ifndef QX_DASHDATA_H
+#define QX_DASHDATA_H
+
+#include "dashfmt.h"
+#include "session.h"
+
+#define DASH_LOG_LINES 500
+#define DASH_LINE 200
+#define DASH_HISTORY 40
+#define DASH_DEVICE_LINES 6
+
+/* The latest timing of one backend slot: CPU with 1 thread, CPU with threads, GPU. */
+enum dash_slot { SLOT_CPU_SERIAL, SLOT_CPU_THREADS, SLOT_GPU, SLOT_COUNT };
+struct dash_timing {
+	int valid;
+	int threads_or_block; /* CPU threads, or the GPU block size */
+	char config[200];     /* "n=300 m=300 ... float fast" of the run */
+	struct qx_phases med; /* the CPU fills only total */
+};
+
+struct dash_data {
+	char problem[32];
+	char params[400];     /* name=value of the problem's parameters */
+	char settings[200];   /* precision, block, threads, variant */
+	int precision, block; /* the settings the dashboard's keys change */
+	struct dash_timing timing[SLOT_COUNT];
+
+	double speedup_serial, speedup_threads; /* the latest GPU run's; NaN when not measured */
+	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
+	double cpu_scaling;                     /* CPU threads over CPU serial, same config; NaN */
+	int cpu_scaling_threads;
+	double history[DASH_HISTORY]; /* GPU speedups of the recent GPU runs, oldest first */
+	int nhistory;
+
+	char error_of[96]; /* which run the error panel describes, "" before the first */
+	int has_error, is_reference;
+	struct err_stats err;
+	char worst_at[100];    /* the worst point's coordinates, "n=3 x=1.5" */
+	char worst_value[100]; /* its value and the reference, "0.0123 vs 0.0124" */
+	struct log_hist hist;
+
+	char device[DASH_DEVICE_LINES][DASH_LINE];
+	int ndevice;
+
+	int runs_seen;
+	struct run_result seen; /* a copy of the last result taken in, to spot a new one */
+};
+
+/* The log: the last DASH_LOG_LINES lines, a ring. */
+struct dash_log {
+	char line[DASH_LOG_LINES][DASH_LINE];
+	int first, count;
+};
+
+/* Clears d: no runs, NaN speedups. */
+void dash_init(struct dash_data *d);
+
+/* Takes in the session after a command: problem, settings, the CPU timings, and the last run
+ * when it is new (its timing, speedups, error, histogram over all points and worst point). */
+void dash_update(struct dash_data *d, struct session *s);
+
+/* Fills the device lines: the GPU's name, SMs, memory, clocks and a measured pinned
+ * device-to-host copy bandwidth (skipped while the last result is a GPU one, whose values live
+ * in the pinned buffer the copy reuses), or why there is no GPU. */
+void dash_device(struct dash_data *d, const struct session *s);
+
+/* Appends text to the log, one entry per line (tabs become spaces, long lines are cut). */
+void dash_log_add(struct dash_log *log, const char *text);
+
+/* Returns line i of the log, 0 the oldest kept; NULL past the end. */
+const char *dash_log_line(const struct dash_log *log, int i);
+
+#endif

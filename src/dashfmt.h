@@ -1,0 +1,62 @@
+/* dashfmt.h - the dashboard's text: bars, scales, big digits, sparklines, histograms, times and
+ * progress. Pure functions on strings (UTF-8 block characters or an ASCII fallback), free of
+ * ncurses and unit-tested. Every function writes a NUL-terminated string of at most len bytes. */
+#ifndef QX_DASHFMT_H
+#define QX_DASHFMT_H
+
+#include <stddef.h>
+
+#include "qx.h"
+
+/* Bins of the log10 relative-error histogram: bin 0 holds errors below 1e-15 (exact values
+ * included), bin k holds [1e(k-16), 1e(k-15)), the last bin 1 and above; `bad` counts values
+ * that are not numbers. */
+#define HIST_BINS 17
+#define HIST_LO_EXP (-16)
+struct log_hist {
+	size_t count[HIST_BINS];
+	size_t bad, total;
+};
+
+/* Returns the smallest 1, 2 or 5 times a power of ten that is >= v; 1 for v <= 0 or NaN. */
+double fmt_nice_max(double v);
+
+/* A horizontal bar of value on a scale of 0..scale across width cells (UTF-8: eighths of a
+ * cell; ASCII: '#' per full cell). Returns the number of cells drawn. */
+int fmt_bar(char *buf, size_t len, double value, double scale, int width, int utf8);
+
+/* A scale line of width cells for 0..scale ms: "0" at the left, the middle and the end value. */
+void fmt_scale(char *buf, size_t len, double scale, int width);
+
+/* A duration in ms as text with 4 significant digits: "0.2057 ms", "23.34 ms", "1.25 s"; "-"
+ * when it is NaN or negative. */
+void fmt_ms(char *buf, size_t len, double ms);
+
+/* A speedup as "12.3x" (3 significant digits), or "-" when it is NaN. */
+void fmt_speedup(char *buf, size_t len, double x);
+
+/* Row (0..2) of text drawn with three-row seven-segment digits (0-9, '.', 'x', '-', ' ');
+ * other characters are drawn as blanks. Returns the width in cells. */
+int fmt_big_row(char *buf, size_t len, const char *text, int row);
+
+/* A sparkline of n values scaled to their maximum, one cell each (UTF-8: eight levels;
+ * ASCII: "_.-=#"). NaN values are drawn as a blank. */
+void fmt_spark(char *buf, size_t len, const double *v, int n, int utf8);
+
+/* Progress text: "45% of 25000000  1.2 s elapsed  ~1.5 s left", the time left estimated from
+ * the phase's own elapsed time; without a total: "1.2 s elapsed". */
+void fmt_progress(char *buf, size_t len, long long done, long long total, double elapsed_ms,
+                  double phase_ms);
+
+/* Counts the log10 relative errors of count values of precision prec against ref into h. */
+void hist_log10_rel(const double *ref, const void *vals, enum qx_precision prec, size_t count,
+                    struct log_hist *h);
+
+/* Row (0 = top) of a histogram height rows tall, two cells per bin, bars scaled to the largest
+ * bin; a bin that is not empty shows at least its lowest level. */
+void fmt_hist_row(char *buf, size_t len, const struct log_hist *h, int row, int height, int utf8);
+
+/* The axis under fmt_hist_row: the exponent of every fourth bin's lower edge ("-16 -12 ..."). */
+void fmt_hist_axis(char *buf, size_t len);
+
+#endif

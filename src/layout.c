@@ -1,0 +1,93 @@
+/* layout.c - the dashboard's geometry, free of ncurses. */
+#include "layout.h"
+
+#include <string.h>
+
+/* Gives the panels of column c (col_of[i] == c, not fill) heights between their minimum and
+ * preferred heights summing to height, one row at a time in table order; the last panel of the
+ * column takes what is left beyond every preference. Stores heights in h[]. */
+static void column_heights(const struct panel_hint *hints, int n, const int *col_of, int c,
+                           int height, int *h)
+{
+	int used = 0, last = -1, grew = 1;
+	for (int i = 0; i < n; i++)
+		if (!hints[i].fill && col_of[i] == c) {
+			h[i] = hints[i].min_h;
+			used += h[i];
+			last = i;
+		}
+	while (used < height && grew) {
+		grew = 0;
+		for (int i = 0; i < n && used < height; i++)
+			if (!hints[i].fill && col_of[i] == c && h[i] < hints[i].pref_h) {
+				h[i]++;
+				used++;
+				grew = 1;
+			}
+	}
+	if (last >= 0)
+		h[last] += height - used;
+}
+
+/* Computes the layout; see layout.h. */
+int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out)
+{
+	int col_of[LAYOUT_MAX_PANELS], h[LAYOUT_MAX_PANELS];
+	int pref_sum[2] = {0, 0}, min_sum[2] = {0, 0};
+	int width_side = 1, width_fill = 1, fill_min = 0, nfill = 0;
+	memset(out, 0, sizeof *out);
+	if (n > LAYOUT_MAX_PANELS)
+		n = LAYOUT_MAX_PANELS;
+	for (int i = 0; i < n; i++) {
+		int *w = hints[i].fill ? &width_fill : &width_side;
+		*w = hints[i].min_w > *w ? hints[i].min_w : *w;
+	}
+	out->columns = cols >= 2 * width_side ? 2 : 1;
+	for (int i = 0; i < n; i++) {
+		if (hints[i].fill) {
+			fill_min += hints[i].min_h;
+			nfill++;
+			continue;
+		}
+		const int c = out->columns == 2 && pref_sum[1] < pref_sum[0] ? 1 : 0;
+		col_of[i] = c;
+		pref_sum[c] += hints[i].pref_h;
+		min_sum[c] += hints[i].min_h;
+	}
+	const int top_min = min_sum[0] > min_sum[1] ? min_sum[0] : min_sum[1];
+	const int top_pref = pref_sum[0] > pref_sum[1] ? pref_sum[0] : pref_sum[1];
+	const int side_cols = out->columns == 2 ? 2 * width_side : width_side;
+	out->min_rows = 2 + top_min + fill_min;
+	out->min_cols = side_cols > width_fill ? side_cols : width_fill;
+	out->status = (struct rect){0, 0, rows > 0 ? 1 : 0, cols};
+	out->cmdline = (struct rect){rows > 1 ? rows - 1 : 0, 0, rows > 1 ? 1 : 0, cols};
+	if (rows < out->min_rows || cols < out->min_cols)
+		return -1;
+
+	const int body = rows - 2;
+	int top_h = nfill ? body - fill_min : body;
+	if (nfill && top_pref < top_h)
+		top_h = top_pref;
+	for (int c = 0; c < out->columns; c++) {
+		int y = 1;
+		column_heights(hints, n, col_of, c, top_h, h);
+		for (int i = 0; i < n; i++)
+			if (!hints[i].fill && col_of[i] == c) {
+				const int x = c == 0 ? 0 : cols / 2;
+				const int w = out->columns == 1
+				                  ? cols
+				                  : (c == 0 ? cols / 2 : cols - cols / 2);
+				out->panel[i] = (struct rect){y, x, h[i], w};
+				y += h[i];
+			}
+	}
+	int y = 1 + top_h, left = body - top_h, k = 0;
+	for (int i = 0; i < n; i++)
+		if (hints[i].fill) {
+			const int hf = ++k == nfill ? left : (body - top_h) / nfill;
+			out->panel[i] = (struct rect){y, 0, hf, cols};
+			y += hf;
+			left -= hf;
+		}
+	return 0;
+}

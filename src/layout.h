@@ -1,0 +1,35 @@
+/* layout.h - the dashboard's geometry: where each panel, the status line and the command line
+ * go for a terminal of a given size. Pure (no ncurses), unit-tested over many sizes. */
+#ifndef QX_LAYOUT_H
+#define QX_LAYOUT_H
+
+#define LAYOUT_MAX_PANELS 16
+
+/* A rectangle of character cells: top row y, left column x, h rows, w columns. */
+struct rect {
+	int y, x, h, w;
+};
+
+/* What a panel asks for: its minimum and preferred height, its minimum width, and whether it
+ * fills the rows left over (full width, below the others; the Log panel). */
+struct panel_hint {
+	int min_h, pref_h, min_w;
+	int fill;
+};
+
+/* The computed geometry. columns is 1 or 2; min_rows/min_cols are what the panels need. */
+struct layout {
+	struct rect status, cmdline;
+	struct rect panel[LAYOUT_MAX_PANELS];
+	int columns;
+	int min_rows, min_cols;
+};
+
+/* Lays out n panels (n <= LAYOUT_MAX_PANELS) on a rows x cols terminal: the status line on
+ * top, the command line at the bottom, the other panels in two columns when the terminal is
+ * wide enough (one otherwise), each column filled in table order by the shorter column first,
+ * then the fill panels at full width. Returns 0, or -1 when the terminal is smaller than
+ * out->min_rows x out->min_cols (both are set in either case). */
+int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out);
+
+#endif

@@ -1,0 +1,354 @@
+/* panels.c - the dashboard's panels and their table; ncurses drawing only. */
+#include "panels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum color_pair { PAIR_TITLE = 1, PAIR_CPU, PAIR_GPU, PAIR_PHASE, PAIR_GOOD, PAIR_BAD, PAIR_BIG };
+
+/* Sets up the colour pairs on the terminal's default background. */
+void panels_init_colors(void)
+{
+	use_default_colors();
+	init_pair(PAIR_TITLE, COLOR_CYAN, -1);
+	init_pair(PAIR_CPU, COLOR_YELLOW, -1);
+	init_pair(PAIR_GPU, COLOR_GREEN, -1);
+	init_pair(PAIR_PHASE, COLOR_BLUE, -1);
+	init_pair(PAIR_GOOD, COLOR_GREEN, -1);
+	init_pair(PAIR_BAD, COLOR_RED, -1);
+	init_pair(PAIR_BIG, COLOR_MAGENTA, -1);
+}
+
+/* Turns colour pair on (on = 1) or off in w when the dashboard uses colours. */
+static void color(WINDOW *w, const struct panel_ctx *c, int pair, int on)
+{
+	if (!c->color)
+		return;
+	if (on)
+		wattron(w, COLOR_PAIR(pair));
+	else
+		wattroff(w, COLOR_PAIR(pair));
+}
+
+/* Writes s at (y, x) of w, cut one cell before the window's right border (counting UTF-8 characters
+ * as one cell each); rows outside the inside of the border are skipped. */
+static void put(WINDOW *w, int y, int x, const char *s)
+{
+	const int rows = getmaxy(w), avail = getmaxx(w) - 2 - x;
+	int cells = 0, bytes = 0;
+	if (y < 1 || y >= rows - 1 || avail <= 0)
+		return;
+	for (; s[bytes]; bytes++) {
+		if (((unsigned char)s[bytes] & 0xC0) != 0x80 && cells++ == avail)
+			break;
+	}
+	mvwaddnstr(w, y, x, s, bytes);
+}
+
+/* Writes text from row y on, wrapped to the inside width at a double blank (items such as
+ * "threads 2  variant fast" stay whole) or else a blank; returns the next row. */
+static int put_wrapped(WINDOW *w, int y, const char *text)
+{
+	const int width = getmaxx(w) - 4;
+	char line[DASH_LINE];
+	while (*text && width > 0) {
+		int n = (int)strlen(text);
+		if (n > width) {
+			int cut = width; /* at a double blank (between items), else a blank */
+			while (cut > 0 && !(text[cut] == ' ' && text[cut - 1] == ' '))
+				cut--;
+			if (cut == 0) {
+				cut = width;
+				while (cut > 0 && text[cut] != ' ')
+					cut--;
+			}
+			n = cut ? cut : width;
+		}
+		snprintf(line, sizeof line, "%.*s", n, text);
+		put(w, y++, 2, line);
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	return y;
+}
+
+/* Clears w, draws its border and the title: the panel's name and a note (NULL for none). */
+static void frame(WINDOW *w, const struct panel_ctx *c, const char *name, const char *note)
+{
+	char title[DASH_LINE];
+	snprintf(title, sizeof title, note ? "%s (%s)" : "%s", name, note);
+	werase(w);
+	box(w, 0, 0);
+	color(w, c, PAIR_TITLE, 1);
+	wattron(w, A_BOLD);
+	mvwprintw(w, 0, 2, " %.*s ", getmaxx(w) > 6 ? getmaxx(w) - 6 : 0, title);
+	wattroff(w, A_BOLD);
+	color(w, c, PAIR_TITLE, 0);
+}
+
+/* Problem: the problem, the settings, then its parameters. */
+static void draw_problem(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
+{
+	const struct dash_data *d = c->data;
+	frame(w, c, self->name, NULL);
+	wattron(w, A_BOLD);
+	put(w, 1, 2, d->problem);
+	wattroff(w, A_BOLD);
+	put_wrapped(w, put_wrapped(w, 2, d->settings), d->params);
+}
+
+/* Cells of a timing bar in window w: from column 13 (after the label) to one blank before
+ * the 12-cell figure, which ends one blank before the border. */
+#define TIMING_BAR(w) (getmaxx(w) - 28)
+
+/* Draws one timing row: label, bar on the shared scale, figure; returns the next row. */
+static int timing_row(WINDOW *w, const struct panel_ctx *c, int y, const char *label, double ms,
+                      double scale, int pair)
+{
+	char bar[4 * 256], fig[32];
+	const int width = TIMING_BAR(w);
+	put(w, y, 2, label);
+	color(w, c, pair, 1);
+	fmt_bar(bar, sizeof bar, ms, scale, width < 256 ? width : 256, c->utf8);
+	put(w, y, 13, bar);
+	color(w, c, pair, 0);
+	fmt_ms(fig, sizeof fig, ms);
+	put(w, y, getmaxx(w) - 14, fig);
+	return y + 1;
+}
+
+/* Timing: every backend's total, the GPU's phases, all bars on one shared scale. */
+static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
+{
+	const struct dash_data *d = c->data;
+	const struct dash_timing *t = d->timing;
+	const char *phase_names[5] = {"alloc", "h2d", "kernel", "d2h", "free"};
+	char label[32], line[DASH_LINE];
+	double max = 0;
+	int y = 1;
+	frame(w, c, self->name, "median; *: other params");
+	for (int k = 0; k < SLOT_COUNT; k++)
+		if (t[k].valid && t[k].med.total > max)
+			max = t[k].med.total;
+	const double scale = fmt_nice_max(max);
+	for (int k = SLOT_CPU_SERIAL; k <= SLOT_CPU_THREADS; k++) {
+		if (!t[k].valid) {
+			put(w, y++, 2,
+			    k == SLOT_CPU_SERIAL ? "cpu 1 thr  (set threads 1; run cpu)"
+			                         : "cpu N thr  (set threads N; run cpu)");
+			continue;
+		}
+		snprintf(label, sizeof label, "cpu %d thr%s", t[k].threads_or_block,
+		         strcmp(t[k].config, d->error_of) ? "*" : "");
+		y = timing_row(w, c, y, label, t[k].med.total, scale, PAIR_CPU);
+	}
+	if (!t[SLOT_GPU].valid) {
+		put(w, y++, 2, "gpu        (no GPU run yet)");
+	} else {
+		const struct qx_phases *p = &t[SLOT_GPU].med;
+		const double ph[5] = {p->alloc, p->h2d, p->kernel, p->d2h, p->free};
+		snprintf(label, sizeof label, "gpu b%d%s", t[SLOT_GPU].threads_or_block,
+		         strcmp(t[SLOT_GPU].config, d->error_of) ? "*" : "");
+		y = timing_row(w, c, y, label, p->total, scale, PAIR_GPU);
+		for (int k = 0; k < 5 && y < getmaxy(w) - 2; k++) {
+			snprintf(label, sizeof label, "  %s", phase_names[k]);
+			y = timing_row(w, c, y, label, ph[k], scale, PAIR_PHASE);
+		}
+	}
+	fmt_scale(line, sizeof line, scale, TIMING_BAR(w));
+	put(w, getmaxy(w) - 2 > y ? getmaxy(w) - 2 : y, 13, line);
+}
+
+/* Speedup: the headline speedup in big digits, the others, and the history of GPU runs. */
+static void draw_speedup(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
+{
+	const struct dash_data *d = c->data;
+	char big[32], row[160], line[DASH_LINE], a[32], b[32], s[32];
+	const char *what;
+	double x;
+	frame(w, c, self->name, NULL);
+	if (!isnan(d->speedup_threads)) {
+		x = d->speedup_threads;
+		snprintf(line, sizeof line, "gpu vs cpu %d threads", d->threads_ref);
+		what = line;
+	} else if (!isnan(d->speedup_serial)) {
+		x = d->speedup_serial;
+		what = "gpu vs cpu serial";
+	} else if (!isnan(d->cpu_scaling)) {
+		x = d->cpu_scaling;
+		snprintf(line, sizeof line, "cpu %d threads vs serial (no GPU run)",
+		         d->cpu_scaling_threads);
+		what = line;
+	} else {
+		x = NAN;
+		what = "run cpu and gpu on one configuration (F5)";
+	}
+	put(w, 1, 2, what);
+	fmt_speedup(big, sizeof big, x);
+	color(w, c, PAIR_BIG, 1);
+	wattron(w, A_BOLD);
+	for (int r = 0; r < 3; r++) {
+		fmt_big_row(row, sizeof row, big, r);
+		put(w, 2 + r, 2, row);
+	}
+	wattroff(w, A_BOLD);
+	color(w, c, PAIR_BIG, 0);
+	fmt_speedup(a, sizeof a, d->speedup_serial);
+	fmt_speedup(b, sizeof b, d->speedup_threads);
+	fmt_speedup(s, sizeof s, d->cpu_scaling);
+	snprintf(line, sizeof line, "gpu vs serial %s  vs threads %s", a, b);
+	put(w, 5, 2, line);
+	snprintf(line, sizeof line, "cpu threads vs serial %s", s);
+	put(w, 6, 2, line);
+	fmt_spark(row, sizeof row, d->history, d->nhistory, c->utf8);
+	snprintf(line, sizeof line, "history %s", d->nhistory ? row : "(no GPU run yet)");
+	put(w, 7, 2, line);
+}
+
+/* Error: statistics of the last run against the reference and its log10 histogram. */
+static void draw_error(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
+{
+	const struct dash_data *d = c->data;
+	const struct err_stats *e = &d->err;
+	char line[DASH_LINE + 64], row[160];
+	frame(w, c, self->name, "relative");
+	if (!d->error_of[0]) {
+		put(w, 1, 2, "no run yet");
+		return;
+	}
+	put(w, 1, 2, d->error_of);
+	if (d->is_reference) {
+		put(w, 2, 2, "this run is the reference itself: no error");
+		return;
+	}
+	if (!d->has_error)
+		return;
+	snprintf(line, sizeof line, "max rel %.3g  mean rel %.3g", e->max_rel, e->mean_rel);
+	put(w, 2, 2, line);
+	color(w, c, e->over ? PAIR_BAD : PAIR_GOOD, 1);
+	snprintf(line, sizeof line, "over %g: %zu of %zu", e->threshold, e->over, e->count);
+	if (d->hist.bad)
+		snprintf(line + strlen(line), sizeof line - strlen(line), "  (%zu not a number)",
+		         d->hist.bad);
+	put(w, 3, 2, line);
+	color(w, c, e->over ? PAIR_BAD : PAIR_GOOD, 0);
+	snprintf(line, sizeof line, "worst at %s", d->worst_at);
+	put(w, 4, 2, line);
+	snprintf(line, sizeof line, "  %s", d->worst_value);
+	put(w, 5, 2, line);
+	const int height = getmaxy(w) - 2 - 6;
+	for (int r = 0; r < height; r++) {
+		fmt_hist_row(row, sizeof row, &d->hist, r, height, c->utf8);
+		color(w, c, PAIR_PHASE, 1);
+		put(w, 6 + r, 2, row);
+		color(w, c, PAIR_PHASE, 0);
+	}
+	if (height > 0) {
+		fmt_hist_axis(row, sizeof row);
+		snprintf(line, sizeof line, "%s log10", row);
+		put(w, 6 + height, 2, line);
+	}
+}
+
+/* Device: the GPU, or why there is none. */
+static void draw_device(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
+{
+	const struct dash_data *d = c->data;
+	int y = 1;
+	frame(w, c, self->name, NULL);
+	if (!d->ndevice)
+		put(w, 1, 2, "(checking the GPU...)");
+	for (int k = 0; k < d->ndevice; k++)
+		y = put_wrapped(w, y, d->device[k]);
+}
+
+/* Log: the newest lines that fit, or older ones when scrolled back. */
+static void draw_log(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
+{
+	const int rows = getmaxy(w) - 2;
+	const int last = c->log->count - c->log_scroll;
+	char note[64];
+	if (c->log_scroll)
+		snprintf(note, sizeof note, "%d lines back; PgDn", c->log_scroll);
+	else
+		snprintf(note, sizeof note, "PgUp/PgDn scroll");
+	frame(w, c, self->name, note);
+	for (int r = 0; r < rows; r++) {
+		const char *s = dash_log_line(c->log, last - rows + r);
+		if (!s)
+			continue;
+		if (!strncmp(s, "error: ", 7))
+			color(w, c, PAIR_BAD, 1);
+		put(w, 1 + r, 2, s);
+		color(w, c, PAIR_BAD, 0);
+	}
+}
+
+/* Log keys: PgUp/PgDn scroll by a page; returns 1 when key was one of them. */
+static int log_key(struct panel_ctx *c, int key, int rows)
+{
+	const int page = rows > 3 ? rows - 3 : 1;
+	const int max = c->log->count > rows - 2 ? c->log->count - (rows - 2) : 0;
+	if (key == KEY_PPAGE)
+		c->log_scroll = c->log_scroll + page > max ? max : c->log_scroll + page;
+	else if (key == KEY_NPAGE)
+		c->log_scroll = c->log_scroll > page ? c->log_scroll - page : 0;
+	else
+		return 0;
+	return 1;
+}
+
+const struct panel panel_table[] = {
+    {.name = "Problem", .hint = {4, 6, 38, 0}, .draw = draw_problem},
+    {.name = "Timing", .hint = {6, 11, 38, 0}, .draw = draw_timing},
+    {.name = "Speedup", .hint = {5, 9, 38, 0}, .draw = draw_speedup},
+    {.name = "Error", .hint = {6, 11, 38, 0}, .draw = draw_error},
+    {.name = "Device", .hint = {3, 7, 38, 0}, .draw = draw_device},
+    {.name = "Log", .hint = {4, 4, 40, 1}, .draw = draw_log, .on_key = log_key},
+};
+const int panel_count = sizeof panel_table / sizeof panel_table[0];
+
+/* Draws the status line. */
+void panels_draw_status(WINDOW *w, const struct panel_ctx *c)
+{
+	const struct dash_live *l = c->live;
+	enum { BAR = 20 };
+	char line[2 * DASH_LINE], prog[160], bar[4 * BAR + 1];
+	werase(w);
+	wattron(w, A_REVERSE);
+	if (l->busy) {
+		fmt_progress(prog, sizeof prog, l->prog.done, l->prog.total, l->elapsed_ms,
+		             l->phase_ms);
+		const int cells = fmt_bar(bar, sizeof bar - BAR, (double)l->prog.done,
+		                          (double)l->prog.total, BAR, c->utf8);
+		const size_t used = strlen(bar);
+		memset(bar + used, c->utf8 ? ' ' : '.', (size_t)(BAR - cells));
+		bar[used + (size_t)(BAR - cells)] = '\0';
+		snprintf(line, sizeof line, " running `%.60s`  %s [%s] %s  (Esc cancels)", l->line,
+		         l->prog.phase ? l->prog.phase : "starting", bar, prog);
+	} else {
+		snprintf(line, sizeof line,
+		         " quadx dashboard   F5 run both  F6 cpu  F7 gpu  F2 precision  F3/F4 "
+		         "block /2 x2  F10 leave");
+	}
+	mvwhline(w, 0, 0, ' ', getmaxx(w));
+	mvwaddnstr(w, 0, 0, line, getmaxx(w));
+	wattroff(w, A_REVERSE);
+}
+
+/* Draws the too-small message in the middle of w. */
+void panels_draw_too_small(WINDOW *w, int rows, int cols, int min_rows, int min_cols)
+{
+	char line[160];
+	werase(w);
+	snprintf(line, sizeof line, "terminal too small: %dx%d; the dashboard needs %dx%d", cols,
+	         rows, min_cols, min_rows);
+	mvwaddnstr(w, rows / 2 - 1 > 0 ? rows / 2 - 1 : 0, 0, line, cols);
+	mvwaddnstr(w,
+	           rows / 2 > 1 ? rows / 2
+	           : 1 < rows   ? 1
+	                        : 0,
+	           0, "enlarge the window, or F10 to leave", cols);
+}

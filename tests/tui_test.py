@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""The dashboard end to end under tmux: `quadx --tui` in a detached session of a fixed size,
+commands typed with send-keys, the panels read back with capture-pane. Checks that the Timing,
+Speedup and Error panels show the figures of the runs just made, that the layout reflows on
+resize (and says so when too small), that Esc cancels a long CPU run and the session goes on,
+that the function keys change the settings, and that F10, quit and a fatal signal restore the
+terminal. Every wait polls with a timeout. Run from the repository root; skipped without tmux."""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+SOCKET = "quadx-tui-test"
+COLOR = re.compile(r"\x1b\[3[0-7]m")  # a foreground colour in capture-pane -e
+RESTORED = re.compile(r"(?m)^icanon echo")  # stty after quadx: canonical mode and echo back
+
+
+def tmux(*args):
+    """Runs one tmux command on the test's own server socket and returns its stdout."""
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True,
+                          timeout=10).stdout
+
+
+@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
+class DashboardTest(unittest.TestCase):
+    def start(self, env="LANG=C.UTF-8", cols=120, rows=40, args="--tui"):
+        """Starts quadx (in the dashboard with --tui) in a fresh tmux session; after it ends the
+        shell prints its exit status and whether the terminal is back in canonical mode with
+        echo."""
+        self.tmp = tempfile.mkdtemp()
+        tmux("kill-server")
+        script = (f"env {env} TERM=xterm-256color QUADX_HISTFILE={self.tmp}/history "
+                  f"{QUADX} {args}; echo EXITED $?; stty -a | grep -o -- '-*icanon\\|-*echo '"
+                  f" | tr '\\n' ' '; echo; sleep 60")
+        for _ in range(5):  # a server still shutting down can make new-session fail
+            tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), script)
+            if subprocess.run(["tmux", "-L", SOCKET, "has-session", "-t", "t"],
+                              capture_output=True).returncode == 0:
+                break
+            time.sleep(0.2)
+        if args == "--tui":
+            self.screen("Log (")
+            self.screen("Device")
+        else:
+            self.screen("quadx expint/float> ")
+
+    def tearDown(self):
+        tmux("kill-server")
+        if hasattr(self, "tmp"):
+            shutil.rmtree(self.tmp)
+
+    def pane(self):
+        return tmux("capture-pane", "-p", "-t", "t")
+
+    def screen(self, want, timeout=20.0):
+        """Waits until the pane shows `want` (a string or a compiled regex); returns the pane
+        text, or the match for a regex. capture-pane drops trailing blanks, so `want` is
+        compared without its own."""
+        end = time.time() + timeout
+        text = ""
+        while time.time() < end:
+            text = self.pane()
+            if isinstance(want, str) and want.rstrip() in text:
+                return text
+            if not isinstance(want, str) and want.search(text):
+                return want.search(text)
+            time.sleep(0.05)
+        self.fail(f"pane never showed {want!r}:\n{text}")
+
+    def gone(self, unwanted, timeout=20.0):
+        """Waits until the pane no longer shows `unwanted`; returns the pane text."""
+        end = time.time() + timeout
+        while time.time() < end:
+            text = self.pane()
+            if unwanted not in text:
+                return text
+            time.sleep(0.05)
+        self.fail(f"pane kept showing {unwanted!r}:\n{text}")
+
+    def type(self, line):
+        tmux("send-keys", "-t", "t", "-l", line)
+        tmux("send-keys", "-t", "t", "Enter")
+
+    def keys(self, *keys):
+        tmux("send-keys", "-t", "t", *keys)
+
+    def idle(self):
+        """Waits until no command runs (the status line shows the keys again)."""
+        return self.screen(" quadx dashboard ")
+
+    def run_cpu(self, threads):
+        """Runs cpu with `threads` threads; returns the total (ms, as printed) and max_rel."""
+        self.type(f"set threads {threads}")
+        self.type("run cpu")
+        m = self.screen(re.compile(rf"threads {threads}\s*x?\n.*?total +(\S+) ms.*?\n"
+                                   r".*?max_rel (\S+)", re.S))
+        self.idle()
+        return m.group(1), m.group(2)
+
+    def test_panels_show_the_runs(self):
+        """After two CPU runs the panels show those runs' totals, their ratio and the error."""
+        self.start()
+        self.type("set n 300 m 300")
+        serial, max_rel = self.run_cpu(1)
+        text = self.screen(re.compile(rf"cpu 1 thr .*? {re.escape(serial)} ms")).string
+        self.assertIn("n=300 m=300", text)
+        self.assertIn(f"max rel {max_rel}", text)
+        self.assertIn("over 1e-05: 0 of 90000", text)
+        self.assertRegex(text, r"worst at n=\d+ x=")
+        self.assertRegex(text, r"cpu 1 thr  [▏▎▍▌▋▊▉█]+ ")  # UTF-8 bars
+        self.assertRegex(tmux("capture-pane", "-e", "-p", "-t", "t"), COLOR)
+        threaded, max_rel2 = self.run_cpu(2)
+        text = self.screen(re.compile(rf"cpu 2 thr .*? {re.escape(threaded)} ms")).string
+        self.assertRegex(text, rf"cpu 1 thr .*? {re.escape(serial)} ms")
+        self.assertIn("threads 2", text)  # the Problem panel's settings
+        self.assertIn("cpu 2 threads vs serial", text)
+        ratio = float(re.search(r"cpu threads vs serial (\S+)x", text).group(1))
+        self.assertAlmostEqual(ratio, float(serial) / float(threaded),
+                               delta=0.01 * ratio + 1e-3)
+        self.assertIn(f"max rel {max_rel2}", text)
+        self.assertIn("gpu        (no GPU run yet)", text)
+        self.type("set n 200")  # other parameters: both CPU rows get the marker after a run
+        self.type("set precision double; run cpu")
+        self.screen(re.compile(r"cpu 1 thr\*.*\n.*cpu 2 thr "))
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_resize_reflows(self):
+        """Two columns when wide, one column when narrow, a message when too small; the size
+        comes from the terminal, not from stale LINES/COLUMNS."""
+        self.start(env="LANG=C.UTF-8 LINES=10 COLUMNS=50")
+        wide = self.pane().splitlines()
+        self.assertRegex(wide[1], r"Problem .*Timing")
+        tmux("resize-window", "-t", "t", "-x", "60", "-y", "70")
+        text = self.screen(re.compile(r"Problem[^\n]*\n(.*\n)+.*Timing")).string
+        self.assertTrue(all(len(line) <= 60 for line in text.splitlines()))
+        self.assertNotRegex(text, r"Problem .*Timing")
+        tmux("resize-window", "-t", "t", "-x", "50", "-y", "12")
+        text = self.screen("terminal too small: 50x12")
+        self.assertNotIn("Timing", text)
+        tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
+        self.gone("too small")
+        self.screen(re.compile(r"Problem .*Timing"))
+        self.type("set n 200")  # the command line still works after the reflows
+        self.screen("n=200 m=")
+
+    def test_escape_cancels_a_long_run(self):
+        """Esc (then Ctrl-C) stops a long CPU run with progress showing, dropping the line
+        queued behind it; the next command works."""
+        self.start()
+        self.type("set n 1000 m 20000 repeat 1000")
+        self.type("run cpu")
+        self.screen(re.compile(r"running `run cpu`  cpu \[.*\] \d+% of \d+  .* elapsed  ~.* left"))
+        self.type("show params")  # queued behind the run, dropped by Esc
+        self.screen("queued: show params")
+        self.keys("sho", "Tab", "x")  # no completion while the session is busy
+        self.screen("quadx (running)> shox")
+        self.keys("C-u")
+        self.gone("> shox")
+        self.keys("Escape")
+        self.screen("error: run cancelled", timeout=5)
+        self.screen("cancelled: 1 queued lines dropped")
+        self.idle()
+        self.type("run cpu")  # Ctrl-C cancels too
+        self.screen("running `run cpu`  cpu [")
+        self.keys("C-c")
+        self.screen(re.compile(r"error: run cancelled(.*\n)+.*error: run cancelled"), timeout=5)
+        self.idle()
+        self.type("set n 300 m 300 repeat 2; run cpu")
+        self.screen(re.compile(r"max rel \S+"))
+        self.screen("over 1e-05: 0 of 90000")
+        self.type("quit")
+        self.screen("EXITED 0")
+        self.screen(RESTORED)
+
+    def test_function_keys(self):
+        """F2 toggles the precision, F3 halves and F4 doubles the block, refusals go to the
+        log; Ctrl-D leaves and the terminal is restored."""
+        self.start()
+        self.keys("F2")
+        self.screen("quadx expint/double> ")
+        self.screen("precision double  block 256")
+        self.keys("F3")
+        self.screen("block 128")
+        self.keys("F4")
+        self.keys("F4")
+        self.screen("block 512")
+        self.type("set block 1024")
+        self.screen("block 1024")
+        self.keys("F4")
+        self.screen("error: bad value '2048' for block")
+        self.type("dashboard")
+        self.screen("error: dashboard: already open")
+        self.type("set n 100 m 100")
+        self.screen("n=100 m=100")
+        self.keys("C-d")
+        self.screen("EXITED 0")
+        self.screen(RESTORED)
+        with open(os.path.join(self.tmp, "history")) as f:  # typed lines, not the keys'
+            self.assertEqual(f.read().split("\n")[:3], ["set block 1024", "dashboard",
+                                                        "set n 100 m 100"])
+
+    def test_ascii_no_color_and_completion(self):
+        """Without a UTF-8 locale the bars are ASCII; Tab completes from the command table."""
+        self.start(env="LC_ALL=C NO_COLOR=1")
+        self.type("set n 300 m 300")
+        self.keys("ru", "Tab")
+        self.screen("> run ")
+        self.keys("c", "Tab", "Enter")
+        self.screen(re.compile(r"cpu 1 thr  #*\S* +\S+ ms"))
+        self.assertNotIn("█", self.pane())
+        self.assertNotRegex(tmux("capture-pane", "-e", "-p", "-t", "t"), COLOR)
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_from_the_plain_prompt(self):
+        """`dashboard` at the plain prompt opens on the same session; what a script prints on
+        stderr goes to the log; quit goes back to the plain prompt, settings kept."""
+        self.start(args="")
+        script = os.path.join(self.tmp, "bad.qx")
+        with open(script, "w") as f:
+            f.write("set m 400\nset n 0\n")
+        self.type("set n 300 m 300")
+        self.type("dashboard")
+        self.screen("n=300 m=300")
+        self.type(f"source {script}")
+        self.screen(f"quadx: {script}: line 2: ")
+        self.screen(f"error: source: {script} stopped at its first error")
+        self.screen("n=300 m=400")
+        self.type("quit")
+        self.gone("Log (")
+        self.type("show params")
+        text = self.screen(re.compile(r"m +400"))
+        self.assertRegex(text.string, r"n +300")
+        self.type("dashboard")  # a second time, on the same session
+        self.screen("n=300 m=400")
+        self.keys("F10")
+        self.gone("Log (")
+        self.type("quit")
+        self.screen("EXITED 0")
+        self.screen(RESTORED)
+
+    def test_fatal_signal_restores_the_terminal(self):
+        """SIGTERM while the dashboard is open: the terminal is restored on the way out."""
+        self.start()
+        shell = tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").strip()
+        pid = subprocess.run(["ps", "-o", "pid=", "--ppid", shell], capture_output=True,
+                             text=True).stdout.split()[0]
+        os.kill(int(pid), 15)
+        self.screen("EXITED 143")
+        self.screen(RESTORED)
+
+
+class NoTerminalTest(unittest.TestCase):
+    def test_refused_without_a_terminal(self):
+        """dashboard and --tui refuse with one line when stdin/stdout are not terminals."""
+        r = subprocess.run([QUADX], input="dashboard\n", capture_output=True, text=True,
+                           timeout=20)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.stderr.strip().splitlines(),
+                         ["quadx: line 1: dashboard: needs a terminal, and stdin or stdout is "
+                          "not one (scripts use the plain commands)"])
+        r = subprocess.run([QUADX, "--tui"], stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=20)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("dashboard: needs a terminal", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

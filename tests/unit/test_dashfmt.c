@@ -1,0 +1,189 @@
+/* test_dashfmt.c - the dashboard's text (bars, scales, big digits, sparklines, histograms,
+ * times, progress) and its log ring, without a terminal. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/dashdata.h"
+
+/* Counts the cells of a UTF-8 string (one per character). */
+static int cells(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* Nice scale ends: 1, 2 or 5 times a power of ten at or above the value. */
+static void test_nice_max(void **state)
+{
+	(void)state;
+	assert_true(fmt_nice_max(0.7) == 1);
+	assert_true(fmt_nice_max(1) == 1);
+	assert_true(fmt_nice_max(1.01) == 2);
+	assert_true(fmt_nice_max(29.64) == 50);
+	assert_true(fabs(fmt_nice_max(0.0031) - 0.005) < 1e-15);
+	assert_true(fmt_nice_max(600) == 1000);
+	assert_true(fmt_nice_max(0) == 1 && fmt_nice_max(NAN) == 1);
+}
+
+/* Bars: eighths in UTF-8, whole cells in ASCII, clipped at the scale, never empty for a
+ * positive value. */
+static void test_bar(void **state)
+{
+	char buf[512];
+	(void)state;
+	assert_int_equal(fmt_bar(buf, sizeof buf, 5, 10, 20, 0), 10);
+	assert_string_equal(buf, "##########");
+	assert_int_equal(fmt_bar(buf, sizeof buf, 5.5 / 8, 1, 1, 1), 1); /* 5.5 eighths -> 6 */
+	assert_string_equal(buf, "▊");
+	assert_int_equal(fmt_bar(buf, sizeof buf, 1.5, 2, 4, 1), 3);
+	assert_string_equal(buf, "███");
+	assert_int_equal(fmt_bar(buf, sizeof buf, 99, 10, 7, 1), 7);
+	assert_int_equal(cells(buf), 7);
+	assert_int_equal(fmt_bar(buf, sizeof buf, 1e-9, 10, 30, 0), 1);
+	assert_string_equal(buf, "|");
+	assert_int_equal(fmt_bar(buf, sizeof buf, 0, 10, 30, 1), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(fmt_bar(buf, 7, 10, 10, 30, 1), 2); /* room for two 3-byte cells */
+}
+
+/* The scale line puts 0, the middle and the end value within its width. */
+static void test_scale(void **state)
+{
+	char buf[128];
+	(void)state;
+	fmt_scale(buf, sizeof buf, 50, 40);
+	assert_int_equal(strlen(buf), 40);
+	assert_true(buf[0] == '0');
+	assert_non_null(strstr(buf, "25 ms"));
+	assert_string_equal(buf + 40 - 5, "50 ms");
+	fmt_scale(buf, sizeof buf, 50, 8);
+	assert_int_equal(strlen(buf), 8);
+	assert_null(strstr(buf, "25 ms")); /* no room for the middle */
+}
+
+/* Durations and speedups as text. */
+static void test_numbers(void **state)
+{
+	char buf[64];
+	(void)state;
+	fmt_ms(buf, sizeof buf, 23.344);
+	assert_string_equal(buf, "23.34 ms");
+	fmt_ms(buf, sizeof buf, 0.20571);
+	assert_string_equal(buf, "0.2057 ms");
+	fmt_ms(buf, sizeof buf, 1250);
+	assert_string_equal(buf, "1.25 s");
+	fmt_ms(buf, sizeof buf, NAN);
+	assert_string_equal(buf, "-");
+	fmt_speedup(buf, sizeof buf, 12.2871);
+	assert_string_equal(buf, "12.3x");
+	fmt_speedup(buf, sizeof buf, NAN);
+	assert_string_equal(buf, "-");
+}
+
+/* Big digits: three cells a character, the rows of "12.5x" spelled segment by segment. */
+static void test_big(void **state)
+{
+	char buf[128];
+	(void)state;
+	assert_int_equal(fmt_big_row(buf, sizeof buf, "12.5x", 0), 15);
+	assert_string_equal(buf, "    _     _    ");
+	fmt_big_row(buf, sizeof buf, "12.5x", 1);
+	assert_string_equal(buf, "  | _|   |_ \\/ ");
+	fmt_big_row(buf, sizeof buf, "12.5x", 2);
+	assert_string_equal(buf, "  ||_  o  _|/\\ ");
+	assert_int_equal(fmt_big_row(buf, sizeof buf, "7?", 1), 6); /* unknown: blank */
+	assert_string_equal(buf, "  |   ");
+	assert_int_equal(fmt_big_row(buf, sizeof buf, "1", 3), 0);
+}
+
+/* Sparklines scale to the largest value; NaN is a blank. */
+static void test_spark(void **state)
+{
+	const double v[4] = {1, 2, NAN, 4};
+	char buf[64];
+	(void)state;
+	fmt_spark(buf, sizeof buf, v, 4, 0);
+	assert_string_equal(buf, ".- #");
+	fmt_spark(buf, sizeof buf, v, 4, 1);
+	assert_string_equal(buf, "▃▅ █");
+}
+
+/* Progress: share done, elapsed, time left from the phase's rate. */
+static void test_progress(void **state)
+{
+	char buf[160];
+	(void)state;
+	fmt_progress(buf, sizeof buf, 25, 100, 3000, 1000);
+	assert_string_equal(buf, "25% of 100  3 s elapsed  ~3 s left");
+	fmt_progress(buf, sizeof buf, 0, 100, 10, 10);
+	assert_string_equal(buf, "0% of 100  10 ms elapsed  ~? left");
+	fmt_progress(buf, sizeof buf, 0, 0, 1500, 0);
+	assert_string_equal(buf, "1.5 s elapsed");
+}
+
+/* The histogram counts each value in its decade; not-a-number values apart. */
+static void test_histogram(void **state)
+{
+	const double ref[6] = {1, 1, 1, 1, 1, 1};
+	const double vals[6] = {1, 1 + 3e-7, 1 + 5e-7, 1 + 2e-3, 3, NAN};
+	struct log_hist h;
+	char buf[256];
+	(void)state;
+	hist_log10_rel(ref, vals, QX_DOUBLE, 6, &h);
+	assert_int_equal(h.total, 6);
+	assert_int_equal(h.bad, 1);
+	assert_int_equal(h.count[0], 1);       /* exact */
+	assert_int_equal(h.count[-7 + 16], 2); /* [1e-7, 1e-6) */
+	assert_int_equal(h.count[-3 + 16], 1);
+	assert_int_equal(h.count[HIST_BINS - 1], 1); /* 2 (relative) and above */
+	fmt_hist_row(buf, sizeof buf, &h, 1, 2, 0);  /* bottom row: every non-empty bin */
+	assert_int_equal(strlen(buf), 2 * HIST_BINS);
+	assert_memory_equal(buf, "##", 2);
+	assert_memory_equal(buf + 2 * 9, "##", 2);
+	assert_memory_equal(buf + 2 * 1, "  ", 2);
+	fmt_hist_row(buf, sizeof buf, &h, 0, 2, 0); /* top row: only the tallest bin */
+	assert_memory_equal(buf + 2 * 9, "##", 2);
+	assert_memory_equal(buf, "  ", 2);
+	fmt_hist_axis(buf, sizeof buf);
+	assert_memory_equal(buf, "-16     -12", 11);
+}
+
+/* The log keeps the newest DASH_LOG_LINES lines, one entry per line of text. */
+static void test_log(void **state)
+{
+	static struct dash_log log;
+	char line[32];
+	(void)state;
+	dash_log_add(&log, "a\tb\nsecond\n");
+	assert_int_equal(log.count, 2);
+	assert_string_equal(dash_log_line(&log, 0), "a b");
+	assert_string_equal(dash_log_line(&log, 1), "second");
+	assert_null(dash_log_line(&log, 2));
+	for (int i = 0; i < DASH_LOG_LINES + 5; i++) {
+		snprintf(line, sizeof line, "line %d", i);
+		dash_log_add(&log, line);
+	}
+	assert_int_equal(log.count, DASH_LOG_LINES);
+	assert_string_equal(dash_log_line(&log, 0), "line 5");
+	snprintf(line, sizeof line, "line %d", DASH_LOG_LINES + 4);
+	assert_string_equal(dash_log_line(&log, DASH_LOG_LINES - 1), line);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_nice_max), cmocka_unit_test(test_bar),
+	    cmocka_unit_test(test_scale),    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_big),      cmocka_unit_test(test_spark),
+	    cmocka_unit_test(test_progress), cmocka_unit_test(test_histogram),
+	    cmocka_unit_test(test_log),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
