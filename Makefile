@@ -102,6 +102,7 @@ test-script: all
 	$(PYTHON) tests/script_test.py
 
 test: all test-unit test-script test-asan
+	$(PYTHON) tests/sweep_test.py
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/gpu_test.py
 	$(PYTHON) tests/longman_gpu_test.py

@@ -208,9 +208,10 @@ static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	(void)argc;
 	if (!sh->s.sweep)
 		return qx_fail(e, "plot: no sweep yet (try: sweep block 32..1024)");
-	if (plot_sweep(sh->s.sweep, argv[1], sh->s.out, e))
+	const int rc = plot_sweep(sh->s.sweep, argv[1], sh->s.out, e);
+	if (rc < 0)
 		return -1;
-	if (sh->s.format == FORMAT_TEXT)
+	if (rc == 0 && sh->s.format == FORMAT_TEXT)
 		fprintf(sh->s.out, "plotted the last sweep into %s\n", argv[1]);
 	return 0;
 }

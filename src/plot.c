@@ -291,7 +291,7 @@ static int plot_files(const struct sweep *sw, const char *path, FILE *out, struc
 	        "plot: gnuplot is not installed; wrote %s and %s. Render them with: gnuplot %s "
 	        "(Debian: apt-get install gnuplot-nox)\n",
 	        gp_path, dat_path, gp_path);
-	return 0;
+	return 1;
 }
 
 /* Checks the path, then renders or writes the script and data. */

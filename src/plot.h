@@ -19,8 +19,9 @@ void plot_write_script(const struct sweep *sw, const char *data, const char *ima
                        FILE *f);
 
 /* Draws the last sweep of s into path (.png or .svg) with gnuplot when it is on the PATH
- * (atomically: a temporary image renamed into place); without gnuplot it writes PATH's stem
- * .gp and .dat and prints to out how to render them. Returns 0 or -1 with e filled. */
+ * (atomically: a temporary image renamed into place) and returns 0; without gnuplot it writes
+ * PATH's stem .gp and .dat, prints to out how to render them and returns 1. Returns -1 with e
+ * filled on failure. */
 int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e);
 
 #endif

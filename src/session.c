@@ -23,7 +23,7 @@ const struct param_def settings_defs[S_COUNT] = {
     [S_REPEAT] = {"repeat", PARAM_INT, 1, QX_MAX_REPEAT, 0, 5, 0, NULL,
                   "timed runs per run command; the median is reported"},
     [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones"},
-    [S_STREAMS] = {"streams", PARAM_INT, 1, EXPINT_MAX_STREAMS, 0, 4, 0, NULL,
+    [S_STREAMS] = {"streams", PARAM_INT, 1, EXPINT_MAX_STREAMS, 0, 2, 0, NULL,
                    "GPU streams of the streamed variants (expint fast and streams)"},
 };
 

@@ -255,8 +255,8 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 		                  "[on cpu|gpu|both])");
 	for (int a = 0; a < plan->naxes; a++) {
 		struct sweep_axis *axis = &plan->axes[a];
-		if (gpu_only_axis(axis->name) && (plan->backends & QX_ON_CPU))
-			return qx_fail(e, "sweep: %s only changes GPU runs: sweep it on gpu",
+		if (gpu_only_axis(axis->name) && plan->backends == QX_ON_CPU)
+			return qx_fail(e, "sweep: %s only changes GPU runs: sweep it on gpu or both",
 			               axis->name);
 		if (specs[a]) {
 			axis->nvalues =
@@ -277,7 +277,8 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 	return plan_check(s, plan, e);
 }
 
-/* Marks the fastest row that succeeded (first those with no point over the threshold). */
+/* Marks the row with the highest throughput that succeeded (first among those with no point
+ * over the threshold). */
 int sweep_pick_best(struct sweep_row *rows, size_t n)
 {
 	int best = -1;
@@ -286,7 +287,7 @@ int sweep_pick_best(struct sweep_row *rows, size_t n)
 			const struct sweep_row *r = &rows[i];
 			if (!r->ok || (pass == 0 && r->has_error && r->over > 0))
 				continue;
-			if (best < 0 || r->med.total < rows[best].med.total)
+			if (best < 0 || r->evals_per_s > rows[best].evals_per_s)
 				best = (int)i;
 		}
 	for (size_t i = 0; i < n; i++)

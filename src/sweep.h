@@ -68,7 +68,8 @@ int sweep_parse_values(const char *spec, char (*words)[SWEEP_WORD], int max, str
 int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *plan,
                struct qx_err *e);
 
-/* Marks and returns the best row: the fastest median total among the rows that succeeded with
+/* Marks and returns the best row: the highest throughput (evaluations per second of the median
+ * total; for configurations of the same size, the fastest) among the rows that succeeded with
  * no point over the threshold, else among those that succeeded; -1 when none succeeded. */
 int sweep_pick_best(struct sweep_row *rows, size_t n);
 

@@ -126,6 +126,7 @@ static void test_plan(void **state)
 	    {4, {"sweep", "block", "64", "on"}, "'on' takes one word"},
 	    {5, {"sweep", "block", "64", "on", "tpu"}, "bad backend 'tpu'"},
 	    {5, {"sweep", "block", "64", "on", "cpu"}, "only changes GPU runs"},
+	    {5, {"sweep", "block", "64", "on", "both"}, NULL},
 	    {5, {"sweep", "n", "1", "n", "2"}, "axis 'n' given twice"},
 	    {7, {"sweep", "n", "1", "m", "2", "a", "0"}, "at most 2 axes"},
 	    {3, {"sweep", "variant", "shared"}, NULL},
@@ -156,7 +157,8 @@ static struct sweep_row row(const char *value, enum qx_backend b, int ok, double
 	snprintf(r.values[0], SWEEP_WORD, "%s", value);
 	r.backend = b;
 	r.ok = ok;
-	r.med.total = r.min.total = r.max.total = t;
+	r.med.total = t;
+	r.evals_per_s = ok ? 1e6 / t : 0;
 	r.min.total = t * 0.9;
 	r.max.total = t * 1.2;
 	r.has_error = 1;
@@ -170,8 +172,8 @@ static struct sweep_row row(const char *value, enum qx_backend b, int ok, double
 	return r;
 }
 
-/* Best: the fastest correct row; a faster row with points over the threshold or a failed one
- * never wins; with no correct row, the fastest that ran; none when nothing ran. */
+/* Best: the correct row of highest throughput; a faster row with points over the threshold or
+ * a failed one never wins; with no correct row, the fastest that ran; none when nothing ran. */
 static void test_pick_best(void **state)
 {
 	struct sweep_row rows[4] = {row("32", QX_GPU, 1, 5.0, 0), row("64", QX_GPU, 1, 2.0, 3),
