@@ -117,6 +117,7 @@ test-asan:
 	  $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%)
 	@set -e; for t in $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%); do echo "== asan $$t"; $$t; done
 	QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help $(PYTHON) tests/script_test.py
+	QUADX=$(ASAN_DIR)/quadx $(PYTHON) tests/sweep_test.py
 
 # NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).
 ifeq ($(NOBUILD),1)

@@ -131,16 +131,37 @@ static int powers_of_two(const struct sweep_axis *axis)
 	return axis->nvalues > 1;
 }
 
-/* Writes `plot` with one element per series: column ycol (and bars from columns 4:5). */
-static void script_plot(FILE *f, const char *data, const char **titles, int nseries, int ycol,
-                        int bars, int numeric)
+/* Writes `plot` with one element per series whose keep is 1 (all when keep is NULL): column
+ * ycol (and bars from columns 4:5). */
+static void script_plot(FILE *f, const char *data, const char **titles, int nseries,
+                        const int *keep, int ycol, int bars, int numeric)
 {
+	int first = 1;
 	fprintf(f, "plot ");
-	for (int k = 0; k < nseries; k++)
+	for (int k = 0; k < nseries; k++) {
+		if (keep && !keep[k])
+			continue;
 		fprintf(f, "%s%s index %d using 1:%d%s%s with %s title \"%s\"",
-		        k ? ", \\\n     " : "", data, k, ycol, bars ? ":4:5" : "",
+		        first ? "" : ", \\\n     ", data, k, ycol, bars ? ":4:5" : "",
 		        numeric ? "" : ":xtic(2)", bars ? "yerrorlines" : "linespoints", titles[k]);
+		first = 0;
+	}
 	fputc('\n', f);
+}
+
+/* Sets has_speedup[k] when a row of series k has a speedup. */
+static void series_with_speedup(const struct sweep *sw, char (*names)[96], int nseries,
+                                int *has_speedup)
+{
+	const int xa = x_axis(sw);
+	for (size_t i = 0; i < sw->nrows; i++) {
+		char name[96];
+		if (!sw->rows[i].ok || !isfinite(sw->rows[i].speedup))
+			continue;
+		series_name(sw, &sw->rows[i], xa, name, sizeof name);
+		for (int k = 0; k < nseries; k++)
+			has_speedup[k] |= strcmp(names[k], name) == 0;
+	}
 }
 
 /* The script: terminal, titles, scales, then one to three panels. */
@@ -175,18 +196,20 @@ void plot_write_script(const struct sweep *sw, const char *data, const char *ima
 	fprintf(f, "set title '%s: total time (median, bars min..max)%s%s'\n", sw->prob->name,
 	        *sw->device ? ", " : "", sw->device);
 	fprintf(f, "set ylabel 'ms'\n");
-	script_plot(f, data, titles, nseries, 3, 1, xa >= 0);
+	script_plot(f, data, titles, nseries, NULL, 3, 1, xa >= 0);
 	fprintf(f, "unset logscale y\n");
 	if (speedup) {
 		fprintf(f,
 		        "set title 'GPU speedup against the CPU run of the same configuration'\n");
 		fprintf(f, "set ylabel 'speedup (x)'\n");
-		script_plot(f, data, titles, nseries, 6, 0, xa >= 0);
+		int has_speedup[2 * SWEEP_MAX_VALUES] = {0};
+		series_with_speedup(sw, names, nseries, has_speedup);
+		script_plot(f, data, titles, nseries, has_speedup, 6, 0, xa >= 0);
 	}
 	if (efficiency) {
 		fprintf(f, "set title 'parallel efficiency T(p0) p0 / (T(p) p)'\n");
 		fprintf(f, "set ylabel 'efficiency'\nset yrange [0:*]\n");
-		script_plot(f, data, titles, nseries, 7, 0, 1);
+		script_plot(f, data, titles, nseries, NULL, 7, 0, 1);
 	}
 	if (panels > 1)
 		fprintf(f, "unset multiplot\n");

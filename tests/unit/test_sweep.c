@@ -210,18 +210,33 @@ static void fake_sweep(struct sweep *sw, struct sweep_row *rows)
 	sw->best = sweep_pick_best(rows, 3);
 }
 
+/* What sw prints as a table (what 0), gnuplot data (1) or a script drawing $d into x.png (2);
+ * a malloc'd string. */
+static char *text_of(const struct sweep *sw, int what)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	if (what == 0)
+		sweep_print_table(sw, f);
+	else if (what == 1)
+		assert_int_equal(plot_write_data(sw, f), 1);
+	else
+		plot_write_script(sw, "$d", "x.png", 0, f);
+	fclose(f);
+	return text;
+}
+
 /* The table marks the best row, shows the occupancy and the failure, and names the best. */
 static void test_table(void **state)
 {
 	struct sweep sw;
 	struct sweep_row rows[3];
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text;
 	(void)state;
 	fake_sweep(&sw, rows);
-	sweep_print_table(&sw, f);
-	fclose(f);
+	text = text_of(&sw, 0);
 	assert_non_null(strstr(text, "gpu Test GPU"));
 	assert_non_null(strstr(text, "\n* 128   gpu"));
 	assert_non_null(strstr(text, "\n  64    gpu"));
@@ -264,13 +279,12 @@ static void test_plot_text(void **state)
 {
 	struct sweep sw;
 	struct sweep_row rows[3];
-	char *text = NULL;
+	char *text;
 	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	FILE *f;
 	(void)state;
 	fake_sweep(&sw, rows);
-	assert_int_equal(plot_write_data(&sw, f), 1);
-	fclose(f);
+	text = text_of(&sw, 1);
 	assert_non_null(
 	    strstr(text, "\n64 \"64\" 4 3.6 4.8 NaN NaN\n128 \"128\" 2 1.8 2.4 NaN NaN\n"));
 	assert_null(strstr(text, "1024"));
@@ -283,6 +297,24 @@ static void test_plot_text(void **state)
 	assert_non_null(strstr(text, "set logscale x 2"));
 	assert_non_null(
 	    strstr(text, "'x.dat' index 0 using 1:3:4:5 with yerrorlines title \"gpu\""));
+	free(text);
+}
+
+/* The speedup panel draws only the series that have a speedup (the GPU's, not the CPU's). */
+static void test_plot_speedup_panel(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	char *text;
+	(void)state;
+	fake_sweep(&sw, rows);
+	rows[0].backend = QX_CPU;
+	rows[1].speedup = 3;
+	text = text_of(&sw, 2);
+	assert_non_null(strstr(text, "set terminal pngcairo"));
+	assert_non_null(strstr(text, "set multiplot layout 2,1"));
+	assert_non_null(strstr(text, "plot $d index 1 using 1:6 with linespoints title \"gpu\"\n"));
+	assert_null(strstr(text, "index 0 using 1:6"));
 	free(text);
 }
 
@@ -319,7 +351,8 @@ int main(void)
 	    cmocka_unit_test(test_parse_values), cmocka_unit_test(test_parse_errors),
 	    cmocka_unit_test(test_plan),         cmocka_unit_test(test_pick_best),
 	    cmocka_unit_test(test_table),        cmocka_unit_test(test_rows_csv_json),
-	    cmocka_unit_test(test_plot_text),    cmocka_unit_test(test_atomic_write),
+	    cmocka_unit_test(test_plot_text),    cmocka_unit_test(test_plot_speedup_panel),
+	    cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
