@@ -20,7 +20,7 @@ TEST_PKGS  := python3 tmux gnuplot-nox
 
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -MMD -MP
+override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -MMD -MP
 LDLIBS   := -lreadline -lncursesw -lcjson -lgsl -lgslcblas -lm -fopenmp
 
 SRC      := $(wildcard src/*.c src/problems/*.c)
@@ -29,7 +29,7 @@ CU_SRC   := $(wildcard cuda/*.cu)
 
 ifneq ($(strip $(NVCC)),)
   GPU_BUILD  := yes
-  CFLAGS     += -DQX_HAVE_CUDA
+  override CFLAGS += -DQX_HAVE_CUDA
   LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpu_none.c,$(SRC))
   CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o)
   NVCCFLAGS  ?= -O3 -std=c++17 -lineinfo

@@ -315,6 +315,8 @@ static char *sweep_json(const struct session *s)
 		cJSON_AddItemToArray(axes, axis);
 	}
 	cJSON_AddBoolToObject(root, "cancelled", sw->cancelled);
+	cJSON_AddNumberToObject(root, "configs", (double)sw->nconfigs);
+	cJSON_AddNumberToObject(root, "configs_done", (double)sw->configs_done);
 	output_json_num(root, "best", sw->best >= 0 ? sw->best : NAN);
 	rows = cJSON_AddArrayToObject(root, "rows");
 	for (size_t i = 0; i < sw->nrows; i++)

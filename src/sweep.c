@@ -256,7 +256,8 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 	for (int a = 0; a < plan->naxes; a++) {
 		struct sweep_axis *axis = &plan->axes[a];
 		if (gpu_only_axis(axis->name) && plan->backends == QX_ON_CPU)
-			return qx_fail(e, "sweep: %s only changes GPU runs: sweep it on gpu or both",
+			return qx_fail(e,
+			               "sweep: %s only changes GPU runs: sweep it on gpu or both",
 			               axis->name);
 		if (specs[a]) {
 			axis->nvalues =
@@ -332,7 +333,8 @@ static void cpu_key(const struct session *s, char *buf, size_t len)
 	         (int)session_setting(s, S_VARIANT), (int)session_setting(s, S_THREADS));
 }
 
-/* Runs the plan's configurations into plan->rows; stops early when cancelled. */
+/* Runs the configurations of sweep plan into its rows, counting configs_done and keeping the
+ * best row marked as they finish; stops early when cancelled. */
 static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e)
 {
 	const size_t n = config_count(plan);
@@ -372,6 +374,7 @@ static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, 
 			if (b == QX_CPU)
 				snprintf(last_cpu, sizeof last_cpu, "%s", key);
 			plan->nrows++;
+			plan->best = sweep_pick_best(plan->rows, plan->nrows);
 			if (progress) {
 				fprintf(progress, "sweep %zu/%zu:", k + 1, n);
 				for (int a = 0; a < plan->naxes; a++)
@@ -385,6 +388,8 @@ static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, 
 				fflush(progress);
 			}
 		}
+		if (!plan->cancelled)
+			plan->configs_done++;
 	}
 	return 0;
 }
@@ -414,6 +419,9 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 	}
 	if (plan->backends & QX_ON_GPU)
 		snprintf(sw->device, sizeof sw->device, "%s", info.name);
+	sw->nconfigs = n;
+	sweep_free(s->sweep);
+	s->sweep = sw;
 	memcpy(params, s->params[s->prob_index], sizeof params);
 	memcpy(sw->params, params, sizeof params);
 	memcpy(settings, s->settings, sizeof settings);
@@ -422,9 +430,6 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 	memcpy(s->params[s->prob_index], params, sizeof params);
 	memcpy(s->settings, settings, sizeof settings);
 	s->variant[s->prob_index] = variant;
-	sw->best = sweep_pick_best(sw->rows, sw->nrows);
-	sweep_free(s->sweep);
-	s->sweep = sw;
 	if (rc)
 		return -1;
 	if (sw->cancelled)

@@ -43,14 +43,17 @@ struct sweep_row {
 	int best; /* 1 on the best row */
 };
 
-/* A sweep: its plan (axes, backends) and, once run, its rows. */
+/* A sweep: its plan (axes, backends) and its rows. From the start of sweep_run it is the
+ * session's s->sweep, and rows, nrows and configs_done grow as configurations finish, so a
+ * panel can draw it while it runs (they are written by the thread that runs the sweep). */
 struct sweep {
 	const struct problem *prob;
 	struct param_value params[QX_MAX_PARAMS]; /* the parameters before it; axes override */
 	int naxes;
 	struct sweep_axis axes[SWEEP_MAX_AXES];
-	unsigned backends; /* QX_ON_CPU | QX_ON_GPU */
-	char device[256];  /* the GPU's name when the sweep used it, else "" */
+	unsigned backends;             /* QX_ON_CPU | QX_ON_GPU */
+	char device[256];              /* the GPU's name when the sweep used it, else "" */
+	size_t nconfigs, configs_done; /* configurations planned and finished */
 	size_t nrows;
 	struct sweep_row *rows;
 	int best;      /* index of the best row, -1 when no row succeeded */
@@ -75,8 +78,8 @@ int sweep_pick_best(struct sweep_row *rows, size_t n);
 
 /* Runs plan (from sweep_plan) on session s, printing one progress line per configuration to
  * progress (when not NULL); the session's parameters and settings are restored afterwards.
- * The sweep becomes s->sweep (it takes plan's contents) even when cancelled, in which case it
- * returns -1 saying how many configurations were kept. Returns 0 or -1 with e filled. */
+ * The sweep becomes s->sweep as it starts (it takes plan's contents) and stays when cancelled,
+ * in which case it returns -1 saying how many runs were kept. Returns 0 or -1 with e filled. */
 int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e);
 
 /* Prints the sweep as an aligned text table, the best row marked with '*'. */

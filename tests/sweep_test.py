@@ -170,6 +170,8 @@ class SweepTest(TmpDirTest):
         kept = json.loads(read(out))
         self.assertTrue(kept["cancelled"])
         self.assertEqual(len(kept["rows"]), len(rows))
+        self.assertEqual(kept["configs"], 64)
+        self.assertIn(kept["configs_done"], range(2, 64))
 
 
 class ExportTest(TmpDirTest):
@@ -208,6 +210,8 @@ class ExportTest(TmpDirTest):
             self.assertEqual((row["n"], row["m"], row["threads"]), ("20", "100", str(r["threads"])))
         sweep = json.loads(read(last["json"]))
         self.assertEqual(sweep["axes"], [{"name": "precision", "values": ["float", "double"]}])
+        self.assertEqual((sweep["configs"], sweep["configs_done"], sweep["cancelled"]),
+                         (2, 2, False))
         self.assertEqual(sweep["params"]["n"], "20")
         self.assertEqual([r["config"]["precision"] for r in sweep["rows"]], ["float", "double"])
         lrows = list(csv.DictReader(io.StringIO(read(last["csv"]))))
