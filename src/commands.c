@@ -403,7 +403,7 @@ const struct cmd_entry cmd_table[] = {
     {"run", "run [cpu|gpu|both]", "time the current problem (default both)", 0, 1, ARG_WORDS,
      run_words, cmd_run},
     {"sweep", "sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]",
-     "time the problem over a range of a parameter or setting", 1, 6, ARG_SET, NULL, cmd_sweep},
+     "time the problem over a range of a parameter or setting", 1, 8, ARG_SET, NULL, cmd_sweep},
     {"export", "export [last] FILE.csv|FILE.json", "write every run (or the last sweep) to a file",
      1, 2, ARG_FILE, NULL, cmd_export},
     {"plot", "plot FILE.png|FILE.svg", "draw the last sweep with gnuplot", 1, 1, ARG_FILE, NULL,

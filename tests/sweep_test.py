@@ -77,8 +77,8 @@ class SweepTest(TmpDirTest):
         """sweep n RANGE precision: every pair in order (first axis outermost), statistics that
         hold together, float rows checked against the reference, and the session's values back
         afterwards."""
-        p = quadx("format json; set n 7 m 200 repeat 3; sweep size n 10..30:10 precision on cpu;"
-                  " show params")
+        p = quadx("format json; set n 7 m 200 repeat 3; sweep size n 10..30:10 size precision "
+                  "float,double on cpu; show params")
         self.assertEqual(p.returncode, 0, p.stderr)
         rows = json_objects(p.stdout, "sweep")
         self.assertEqual([(r["config"]["n"], r["config"]["precision"]) for r in rows],
