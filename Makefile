@@ -20,7 +20,7 @@ TEST_PKGS  := python3 tmux gnuplot-nox
 
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
+override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
 LDLIBS   := -lreadline -lncursesw -lcjson -lgsl -lgslcblas -lm -fopenmp -pthread
 
 SRC      := $(wildcard src/*.c src/problems/*.c)
@@ -29,7 +29,7 @@ CU_SRC   := $(wildcard cuda/*.cu)
 
 ifneq ($(strip $(NVCC)),)
   GPU_BUILD  := yes
-  CFLAGS     += -DQX_HAVE_CUDA
+  override CFLAGS += -DQX_HAVE_CUDA
   LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpu_none.c,$(SRC))
   CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o)
   NVCCFLAGS  ?= -O3 -std=c++17 -lineinfo
@@ -102,6 +102,7 @@ test-script: all
 	$(PYTHON) tests/script_test.py
 
 test: all test-unit test-script test-asan
+	$(PYTHON) tests/sweep_test.py
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/tui_test.py
 	$(PYTHON) tests/gpu_test.py
@@ -117,6 +118,7 @@ test-asan:
 	  $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%)
 	@set -e; for t in $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%); do echo "== asan $$t"; $$t; done
 	QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help $(PYTHON) tests/script_test.py
+	QUADX=$(ASAN_DIR)/quadx $(PYTHON) tests/sweep_test.py
 
 # NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).
 ifeq ($(NOBUILD),1)

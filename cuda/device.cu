@@ -194,3 +194,33 @@ extern "C" int gpu_floor_write(size_t count, enum qx_precision prec, int block, 
 	GPU_TRY(cudaFree(dev));
 	return rc;
 }
+
+/* Dynamic shared memory of a launch as a function of its block size, for
+ * cudaOccupancyMaxPotentialBlockSizeVariableSMem. */
+struct shared_per_block {
+	size_t fixed, per_thread;
+	__host__ __device__ size_t operator()(int block) const
+	{
+		return fixed + per_thread * (size_t)block;
+	}
+};
+
+int gpu_occupancy_of(const void *func, int block, size_t shared_fixed, size_t shared_per_thread,
+                     struct gpu_occupancy *o, struct qx_err *e)
+{
+	cudaFuncAttributes attr;
+	int per_sm = 0, min_grid = 0, suggested = 0, max_threads = 0;
+	const shared_per_block shared = {shared_fixed, shared_per_thread};
+	GPU_TRY(cudaFuncGetAttributes(&attr, func));
+	GPU_TRY(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+	GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, block, shared(block)));
+	GPU_TRY(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &suggested, func, shared,
+	                                                       attr.maxThreadsPerBlock));
+	o->block = block;
+	o->regs_per_thread = attr.numRegs;
+	o->blocks_per_sm = per_sm;
+	o->occupancy = max_threads > 0 ? (double)per_sm * block / max_threads : 0;
+	o->suggested_block = suggested;
+	o->shared_bytes = attr.sharedSizeBytes + shared(block);
+	return 0;
+}

@@ -8,13 +8,20 @@
 
 #include "../src/problems/expint_math.h"
 
-/* Points per chunk of the streamed variant and the number of streams (and device buffers)
- * it rotates through: copies of one chunk overlap the kernels of the next ones. */
+/* Points per chunk of the streamed sequence; the streams (and device buffers) it rotates
+ * through are the job's: copies of one chunk overlap the kernels of the next ones. */
 static const long long CHUNK_POINTS = 1LL << 22;
-static const int NSTREAMS = 4;
 
-/* Points per launch of the coursework variant (keeps the in-launch index 32-bit). */
+/* Points per launch of the serial sequence (keeps the in-launch index 32-bit). */
 static const long long LAUNCH_POINTS = 1LL << 30;
+
+/* The grid's constants for the constant-memory kernel, copied by cudaMemcpyToSymbol. */
+struct expint_grid_consts {
+	double a, step, inv_m;
+	unsigned m;
+	long iters;
+};
+__constant__ expint_grid_consts grid_consts;
 
 /* E_n(x) by algorithm ALGO in precision T. */
 template <typename T, int ALGO>
@@ -46,15 +53,24 @@ __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_COURSEWORK>(int 
 
 /* Grid points [first, first+count) of the n x m grid (row-major, orders from 1), where first
  * = row0*m + col0: thread l computes point first+l into out[l]. A point that fails records
- * (index << 2 | status) in *bad, so the smallest failing index wins. */
-template <typename T, int ALGO>
+ * (index << 2 | status) in *bad, so the smallest failing index wins. MEM says where the grid's
+ * constants and x live: the arguments (EXPINT_MEM_GLOBAL), x staged through dynamic shared
+ * memory (EXPINT_MEM_SHARED, blockDim.x values of T), or grid_consts in constant memory
+ * (EXPINT_MEM_CONSTANT, which ignores the arguments m .. iters). */
+template <typename T, int ALGO, int MEM>
 __global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, double inv_m,
                                    unsigned count, double a, double step, long iters,
                                    long long first, T *out, unsigned long long *bad)
 {
+	extern __shared__ unsigned char shared_bytes[];
 	const unsigned l = blockIdx.x * blockDim.x + threadIdx.x;
-	if (l >= count)
-		return;
+	if (MEM == EXPINT_MEM_CONSTANT) {
+		m = grid_consts.m;
+		inv_m = grid_consts.inv_m;
+		a = grid_consts.a;
+		step = grid_consts.step;
+		iters = grid_consts.iters;
+	}
 	/* c / m by a double reciprocal, off by at most one and then corrected: cheaper than the
 	 * integer division. */
 	const unsigned c = col0 + l;
@@ -64,7 +80,17 @@ __global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, double i
 	else if ((unsigned long long)(r + 1) * m <= c)
 		r++;
 	const unsigned j = c - r * m;
-	const T x = (T)expint_grid_x(a, step, (long long)j + 1);
+	T x = (T)expint_grid_x(a, step, (long long)j + 1);
+	if (MEM == EXPINT_MEM_SHARED) {
+		/* The seed's experiment: x goes through shared memory although no other thread
+		 * reads it, so it only adds a store, a barrier and a load. */
+		T *xs = (T *)shared_bytes;
+		xs[threadIdx.x] = x;
+		__syncthreads();
+		x = xs[threadIdx.x];
+	}
+	if (l >= count)
+		return;
 	T v;
 	const int status = expint_point<T, ALGO>(row0 + (int)r + 1, x, iters, &v);
 	out[l] = v;
@@ -72,7 +98,30 @@ __global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, double i
 		atomicMin(bad, (unsigned long long)(first + l) << 2 | (unsigned)status);
 }
 
-/* Launches the kernel for points [first, first+count) into dev on stream s. */
+typedef void (*expint_kernel_fn)(int, unsigned, unsigned, double, unsigned, double, double, long,
+                                 long long, void *, unsigned long long *);
+
+/* The kernel the job launches, as an untyped pointer (its out argument is a T *). */
+template <typename T> static const void *expint_kernel_for(const struct expint_gpu_job *job)
+{
+	if (job->algo != EXPINT_ALGO_COURSEWORK)
+		return (const void *)expint_grid_kernel<T, EXPINT_ALGO_FAST, EXPINT_MEM_GLOBAL>;
+	if (job->memory == EXPINT_MEM_SHARED)
+		return (
+		    const void *)expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_SHARED>;
+	if (job->memory == EXPINT_MEM_CONSTANT)
+		return (
+		    const void *)expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_CONSTANT>;
+	return (const void *)expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_GLOBAL>;
+}
+
+/* Dynamic shared memory per thread of the job's kernel. */
+static size_t expint_shared_per_thread(const struct expint_gpu_job *job)
+{
+	return job->memory == EXPINT_MEM_SHARED ? qx_precision_size(job->prec) : 0;
+}
+
+/* Launches the job's kernel for points [first, first+count) into dev on stream s. */
 template <typename T>
 static cudaError_t expint_launch(const struct expint_gpu_job *job, long long first, long long count,
                                  T *dev, unsigned long long *bad, cudaStream_t s)
@@ -81,17 +130,31 @@ static cudaError_t expint_launch(const struct expint_gpu_job *job, long long fir
 	const unsigned col0 = (unsigned)(first % job->m);
 	const unsigned grid = (unsigned)((count + job->block - 1) / job->block);
 	const double step = (job->b - job->a) / (double)job->m;
-	if (job->algo == EXPINT_ALGO_COURSEWORK)
-		expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK>
-		    <<<grid, job->block, 0, s>>>(row0, col0, (unsigned)job->m, 1.0 / (double)job->m,
-		                                 (unsigned)count, job->a, step, job->iters, first,
-		                                 dev, bad);
-	else
-		expint_grid_kernel<T, EXPINT_ALGO_FAST>
-		    <<<grid, job->block, 0, s>>>(row0, col0, (unsigned)job->m, 1.0 / (double)job->m,
-		                                 (unsigned)count, job->a, step, job->iters, first,
-		                                 dev, bad);
+	const expint_kernel_fn kernel = (expint_kernel_fn)expint_kernel_for<T>(job);
+	kernel<<<grid, job->block, expint_shared_per_thread(job) * job->block, s>>>(
+	    row0, col0, (unsigned)job->m, 1.0 / (double)job->m, (unsigned)count, job->a, step,
+	    job->iters, first, dev, bad);
 	return cudaGetLastError();
+}
+
+/* Copies the grid's constants to constant memory for the constant-memory kernel (timed by
+ * the caller as part of h2d); does nothing for the other kernels. */
+static int expint_upload_consts(const struct expint_gpu_job *job, struct qx_err *e)
+{
+	if (job->memory != EXPINT_MEM_CONSTANT)
+		return 0;
+	const expint_grid_consts c = {job->a, (job->b - job->a) / (double)job->m,
+	                              1.0 / (double)job->m, (unsigned)job->m, job->iters};
+	GPU_TRY(cudaMemcpyToSymbol(grid_consts, &c, sizeof c));
+	return 0;
+}
+
+extern "C" int expint_gpu_occupancy(const struct expint_gpu_job *job, struct gpu_occupancy *o,
+                                    struct qx_err *e)
+{
+	const void *func =
+	    job->prec == QX_DOUBLE ? expint_kernel_for<double>(job) : expint_kernel_for<float>(job);
+	return gpu_occupancy_of(func, job->block, 0, expint_shared_per_thread(job), o, e);
 }
 
 /* Reports the first failing point recorded in bad, or returns 0 when there is none. */
@@ -120,20 +183,21 @@ static long long expint_chunk(const struct expint_gpu_job *job)
 extern "C" size_t expint_gpu_device_bytes(const struct expint_gpu_job *job)
 {
 	const size_t size = qx_precision_size(job->prec);
-	if (job->algo == EXPINT_ALGO_COURSEWORK)
+	if (job->sequence == EXPINT_SEQ_SERIAL)
 		return (size_t)job->n * job->m * size + sizeof(unsigned long long);
-	return (size_t)NSTREAMS * expint_chunk(job) * size + sizeof(unsigned long long);
+	return (size_t)job->streams * expint_chunk(job) * size + sizeof(unsigned long long);
 }
 
-/* The coursework's sequence, each phase timed with events: cudaMalloc, one kernel over every
- * point (in launches of at most 2^30 points), one device-to-host copy, cudaFree. */
+/* The coursework's sequence, each phase timed with events: cudaMalloc, the constants to
+ * constant memory (h2d; constant-memory kernel only), one kernel over every point (in launches
+ * of at most 2^30 points), one device-to-host copy, cudaFree. */
 template <typename T>
 static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct qx_phases *t,
                              struct qx_err *e)
 {
 	const long long total = (long long)job->n * job->m;
 	const size_t bytes = (size_t)total * sizeof(T);
-	cudaEvent_t *ev = gpu_events(5, e);
+	cudaEvent_t *ev = gpu_events(6, e);
 	T *dev = NULL;
 	unsigned long long *bad = NULL, bad_host = ULLONG_MAX;
 	if (!ev)
@@ -143,6 +207,9 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	GPU_TRY(cudaMalloc(&dev, bytes));
 	GPU_TRY(cudaMalloc(&bad, sizeof *bad));
 	GPU_TRY(cudaEventRecord(ev[1]));
+	if (expint_upload_consts(job, e))
+		return -1;
+	GPU_TRY(cudaEventRecord(ev[5]));
 	GPU_TRY(cudaMemcpy(bad, &bad_host, sizeof *bad, cudaMemcpyHostToDevice));
 	for (long long first = 0; first < total; first += LAUNCH_POINTS) {
 		const long long count =
@@ -163,8 +230,8 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	GPU_TRY(cudaEventSynchronize(ev[4]));
 	qx_progress_add(total);
 	t->alloc = gpu_elapsed(ev[0], ev[1]);
-	t->h2d = 0;
-	t->kernel = gpu_elapsed(ev[1], ev[2]);
+	t->h2d = gpu_elapsed(ev[1], ev[5]);
+	t->kernel = gpu_elapsed(ev[5], ev[2]);
 	t->d2h = gpu_elapsed(ev[2], ev[3]);
 	t->free = gpu_elapsed(ev[3], ev[4]);
 	t->total = gpu_elapsed(ev[0], ev[4]);
@@ -172,39 +239,40 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	return expint_check_bad(job, bad_host, e);
 }
 
-/* The fast sequence: the grid in chunks over NSTREAMS streams, each with its own device
- * buffer from the stream-ordered pool; chunk c's copy to the pinned host array overlaps the
- * kernels of chunks c+1.. . The host keeps at most 2*NSTREAMS chunks queued and checks for
+/* The streamed sequence: the grid in chunks over K = job->streams streams, each with its own
+ * device buffer from the stream-ordered pool; chunk c's copy to the pinned host array overlaps
+ * the kernels of chunks c+1.. . The host keeps at most 2*K chunks queued and checks for
  * cancellation between chunks. Phases: alloc and free of the buffers, kernel = the sum of the
  * chunks' kernel times, d2h = from the end of the first kernel to the end of the last copy. */
 template <typename T>
 static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct qx_phases *t,
                                struct qx_err *e)
 {
-	static cudaStream_t streams[NSTREAMS];
+	static cudaStream_t streams[EXPINT_MAX_STREAMS];
+	const int nstreams = job->streams;
 	const long long total = (long long)job->n * job->m, chunk = expint_chunk(job);
 	const long long nchunks = (total + chunk - 1) / chunk;
-	const int lookahead = 2 * NSTREAMS;
+	const int lookahead = 2 * nstreams;
 	/* events: start, allocated, done, end, then per chunk slot: kernel start/end, copy end */
 	cudaEvent_t *ev = gpu_events(4 + 3 * lookahead, e);
-	T *buf[NSTREAMS];
+	T *buf[EXPINT_MAX_STREAMS];
 	unsigned long long *bad = NULL, bad_host = ULLONG_MAX;
 	double kernel_ms = 0;
 	float first_kernel_end = 0;
 	if (!ev)
 		return -1;
-	if (!streams[0])
-		for (int i = 0; i < NSTREAMS; i++)
+	for (int i = 0; i < nstreams; i++)
+		if (!streams[i])
 			GPU_TRY(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
 	cudaEvent_t *slot = ev + 4;
 	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0], streams[0]));
-	for (int i = 0; i < NSTREAMS; i++)
+	for (int i = 0; i < nstreams; i++)
 		GPU_TRY(cudaMallocAsync(&buf[i], (size_t)chunk * sizeof(T), streams[0]));
 	GPU_TRY(cudaMallocAsync(&bad, sizeof *bad, streams[0]));
 	GPU_TRY(cudaMemcpyAsync(bad, &bad_host, sizeof *bad, cudaMemcpyHostToDevice, streams[0]));
 	GPU_TRY(cudaEventRecord(ev[1], streams[0]));
-	for (int i = 1; i < NSTREAMS; i++)
+	for (int i = 1; i < nstreams; i++)
 		GPU_TRY(cudaStreamWaitEvent(streams[i], ev[1], 0));
 	for (long long c = 0; c < nchunks + lookahead; c++) {
 		/* Retire chunk c - lookahead: add its kernel time, reuse its events. */
@@ -227,9 +295,9 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		}
 		const long long first = c * chunk;
 		const long long count = total - first < chunk ? total - first : chunk;
-		const cudaStream_t s = streams[c % NSTREAMS];
+		const cudaStream_t s = streams[c % nstreams];
 		cudaEvent_t *mine = slot + 3 * (c % lookahead);
-		T *dev = buf[c % NSTREAMS];
+		T *dev = buf[c % nstreams];
 		GPU_TRY(cudaEventRecord(mine[0], s));
 		GPU_TRY(expint_launch<T>(job, first, count, dev, bad, s));
 		GPU_TRY(cudaEventRecord(mine[1], s));
@@ -238,7 +306,7 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		GPU_TRY(cudaEventRecord(mine[2], s));
 	}
 	/* Join the streams on stream 0 (whose last copy is already ordered), then free. */
-	for (int i = 1; i < NSTREAMS; i++) {
+	for (int i = 1; i < nstreams; i++) {
 		GPU_TRY(cudaEventRecord(ev[2], streams[i]));
 		GPU_TRY(cudaStreamWaitEvent(streams[0], ev[2], 0));
 	}
@@ -246,7 +314,7 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 	    cudaMemcpyAsync(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost, streams[0]));
 	GPU_TRY(cudaEventRecord(ev[2], streams[0]));
 	qx_progress_phase("free");
-	for (int i = 0; i < NSTREAMS; i++)
+	for (int i = 0; i < nstreams; i++)
 		GPU_TRY(cudaFreeAsync(buf[i], streams[0]));
 	GPU_TRY(cudaFreeAsync(bad, streams[0]));
 	GPU_TRY(cudaEventRecord(ev[3], streams[0]));
@@ -264,7 +332,9 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
                               struct qx_err *e)
 {
-	if (job->algo == EXPINT_ALGO_COURSEWORK)
+	if (job->streams < 1 || job->streams > EXPINT_MAX_STREAMS)
+		return qx_fail(e, "streams %d is outside 1..%d", job->streams, EXPINT_MAX_STREAMS);
+	if (job->sequence == EXPINT_SEQ_SERIAL)
 		return job->prec == QX_DOUBLE
 		           ? expint_run_serial<double>(job, (double *)host_out, t, e)
 		           : expint_run_serial<float>(job, (float *)host_out, t, e);

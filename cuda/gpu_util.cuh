@@ -22,6 +22,11 @@ int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
  * needed), or NULL with e filled. */
 cudaEvent_t *gpu_events(int n, struct qx_err *e);
 
+/* Fills *o for kernel func launched with block threads and shared_fixed + shared_per_thread *
+ * block bytes of dynamic shared memory; returns 0 or -1 with e filled. */
+int gpu_occupancy_of(const void *func, int block, size_t shared_fixed, size_t shared_per_thread,
+                     struct gpu_occupancy *o, struct qx_err *e);
+
 /* Milliseconds between two recorded events. */
 float gpu_elapsed(cudaEvent_t a, cudaEvent_t b);
 

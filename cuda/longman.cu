@@ -411,3 +411,22 @@ extern "C" int longman_gpu_run(const struct longman_gpu_job *job, void *host_out
 		return lm_run<float, true>(job, (float *)host_out, t, e);
 	return lm_run<float, false>(job, (float *)host_out, t, e);
 }
+
+extern "C" int longman_gpu_occupancy(const struct longman_gpu_job *job, struct gpu_occupancy *o,
+				     struct qx_err *e)
+{
+	const size_t size = qx_precision_size(job->prec);
+	const bool fast = job->prec == QX_FLOAT && job->math == LM_FAST;
+	const void *func;
+	if (job->layout == LONGMAN_GPU_BLOCK) {
+		func = job->prec == QX_DOUBLE ? (const void *)lm_block_kernel<double, false>
+		       : fast                 ? (const void *)lm_block_kernel<float, true>
+		                              : (const void *)lm_block_kernel<float, false>;
+		return gpu_occupancy_of(func, lm_block_threads(job->n),
+		                        ((size_t)job->n * job->n + 1) * size, 0, o, e);
+	}
+	func = job->prec == QX_DOUBLE ? (const void *)lm_packed_kernel<double, false>
+	       : fast                 ? (const void *)lm_packed_kernel<float, true>
+	                              : (const void *)lm_packed_kernel<float, false>;
+	return gpu_occupancy_of(func, lm_packed_threads(job->block), 0, 0, o, e);
+}

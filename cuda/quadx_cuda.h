@@ -42,6 +42,30 @@ int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e);
 int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps, double *ms,
                     struct qx_err *e);
 
+/* What the CUDA occupancy API says about one kernel at one block size: registers per thread
+ * (cudaFuncGetAttributes), resident blocks per SM and the theoretical occupancy (resident
+ * threads / the SM's maximum, cudaOccupancyMaxActiveBlocksPerMultiprocessor), and the block
+ * size cudaOccupancyMaxPotentialBlockSize suggests for the kernel. */
+struct gpu_occupancy {
+	int block; /* threads per block the kernel is launched with */
+	int regs_per_thread;
+	int blocks_per_sm;
+	double occupancy; /* 0..1 */
+	int suggested_block;
+	size_t shared_bytes; /* shared memory per block (static + dynamic) */
+};
+
+/* Most streams a streamed expint run may use (`set streams K`). */
+#define EXPINT_MAX_STREAMS 16
+
+/* How an expint GPU run moves its results: one kernel then one copy (the coursework's), or the
+ * grid in chunks over `streams` streams whose copies overlap the next chunks' kernels. */
+enum expint_gpu_sequence { EXPINT_SEQ_SERIAL = 0, EXPINT_SEQ_STREAMED = 1 };
+
+/* Where the kernel keeps its inputs: arguments (global), x staged through shared memory, or
+ * a, step, m and iters in __constant__ memory (the seed report's experiments). */
+enum expint_gpu_memory { EXPINT_MEM_GLOBAL = 0, EXPINT_MEM_SHARED = 1, EXPINT_MEM_CONSTANT = 2 };
+
 /* One expint run on the GPU: E_i(x_j) for i = 1..n, x_j = a + (b-a) j/m, j = 1..m, row-major
  * into host_out (n*m values of prec). algo is an enum expint_algo. */
 struct expint_gpu_job {
@@ -52,10 +76,17 @@ struct expint_gpu_job {
 	enum qx_precision prec;
 	int algo;
 	int block;
+	int sequence; /* enum expint_gpu_sequence */
+	int memory;   /* enum expint_gpu_memory */
+	int streams;  /* streams of the streamed sequence, 1..EXPINT_MAX_STREAMS */
 };
 size_t expint_gpu_device_bytes(const struct expint_gpu_job *job);
 int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
                    struct qx_err *e);
+
+/* Fills *o for the kernel the job launches at its block size; returns 0 or -1. */
+int expint_gpu_occupancy(const struct expint_gpu_job *job, struct gpu_occupancy *o,
+                         struct qx_err *e);
 
 /* E_n(x) for one (n, x) on the GPU, computed in precision prec with algorithm algo. */
 int expint_gpu_eval(int n, double x, long iters, enum qx_precision prec, int algo, double *value,
@@ -86,6 +117,10 @@ struct longman_gpu_job {
 size_t longman_gpu_device_bytes(const struct longman_gpu_job *job);
 int longman_gpu_run(const struct longman_gpu_job *job, void *host_out, struct qx_phases *t,
                     struct qx_err *e);
+
+/* Fills *o for the kernel the job launches, at the block size it really uses; returns 0 or -1. */
+int longman_gpu_occupancy(const struct longman_gpu_job *job, struct gpu_occupancy *o,
+                          struct qx_err *e);
 
 #ifdef __cplusplus
 }

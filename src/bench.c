@@ -9,6 +9,7 @@
 #include "../cuda/quadx_cuda.h"
 #include "longman_bench.h"
 #include "session.h"
+#include "sweep.h"
 
 /* Sets NAME VALUE pairs (NULL-terminated varargs of strings); exits the benchmark on error. */
 static void bench_set(struct session *s, const char *name, const char *value)
@@ -30,6 +31,81 @@ static const struct run_result *bench_run(struct session *s, enum qx_backend b)
 		exit(1);
 	}
 	return s->last;
+}
+
+/* The sweep section: every GPU variant of expint x block sizes at n = m = size in precision
+ * prec (warm-up 2, median of 10), with occupancy, against the copy and write floors measured
+ * here; then the streams variant over 1..16 streams. Prints Markdown tables and the winner. */
+static void bench_sweep(struct session *s, long size, const char *prec)
+{
+	static const char *const sweeps[][5] = {
+	    {"sweep", "variant", "fast,coursework,shared,constant,streams", "block",
+	     "32,64,128,256,512,1024"},
+	    {"sweep", "streams", "1,2,4,8,16", "variant", "streams,fast"},
+	};
+	const size_t count = (size_t)size * (size_t)size;
+	const enum qx_precision p = strcmp(prec, "double") == 0 ? QX_DOUBLE : QX_FLOAT;
+	char num[32];
+	double copy_ms, write_ms;
+	struct qx_err e;
+	snprintf(num, sizeof num, "%ld", size);
+	bench_set(s, "n", num);
+	bench_set(s, "m", num);
+	bench_set(s, "precision", prec);
+	bench_set(s, "repeat", "10");
+	bench_set(s, "warmup", "2");
+	bench_set(s, "block", "256");
+	bench_set(s, "variant", "streams");
+	if (gpu_floor_copy(count * qx_precision_size(p), 10, &copy_ms, &e) ||
+	    gpu_floor_write(count, p, 256, 10, &write_ms, &e)) {
+		fprintf(stderr, "bench: floor: %s\n", e.msg);
+		exit(1);
+	}
+	for (size_t k = 0; k < sizeof sweeps / sizeof sweeps[0]; k++) {
+		struct sweep plan;
+		const struct sweep *sw;
+		const struct sweep_row *best, *base = NULL;
+		if (sweep_plan(s, 5, (char **)sweeps[k], &plan, &e) ||
+		    sweep_run(s, &plan, stderr, &e)) {
+			fprintf(stderr, "bench: sweep: %s\n", e.msg);
+			exit(1);
+		}
+		sw = s->sweep;
+		printf("\n%s %s: n = m = %ld %s, copy floor %.2f ms, write floor %.3f ms\n\n",
+		       sweeps[k][1], sweeps[k][3], size, prec, copy_ms, write_ms);
+		printf("| %s | %s | alloc | h2d | kernel | d2h | total ms | min | max | regs | "
+		       "blocks/SM | occupancy | total / copy | kernel / write | max rel err |\n",
+		       sweeps[k][1], sweeps[k][3]);
+		printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		for (size_t i = 0; i < sw->nrows; i++) {
+			const struct sweep_row *r = &sw->rows[i];
+			if (!r->ok) {
+				printf("| %s | %s | failed: %s |\n", r->values[0], r->values[1],
+				       r->error);
+				continue;
+			}
+			if (!strcmp(r->values[0], "coursework") && !strcmp(r->values[1], "256"))
+				base = r;
+			printf(
+			    "| %s%s | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %d | "
+			    "%d | %.0f%% | %.3f | %.2f | %.2g |\n",
+			    r->best ? "**best** " : "", r->values[0], r->values[1], r->med.alloc,
+			    r->med.h2d, r->med.kernel, r->med.d2h, r->med.total, r->min.total,
+			    r->max.total, r->occ.regs_per_thread, r->occ.blocks_per_sm,
+			    100 * r->occ.occupancy, r->med.total / copy_ms,
+			    r->med.kernel / write_ms, r->max_rel);
+		}
+		if (sw->best < 0)
+			continue;
+		best = &sw->rows[sw->best];
+		printf("\nbest: %s %s, %s %s: %.2f ms", sweeps[k][1], best->values[0], sweeps[k][3],
+		       best->values[1], best->med.total);
+		if (base)
+			printf("; %.2fx faster than coursework at block 256 (%.2f ms)",
+			       base->med.total / best->med.total, base->med.total);
+		printf("\n");
+		fflush(stdout);
+	}
 }
 
 int main(void)
@@ -104,6 +180,8 @@ int main(void)
 	}
 	if (longman_bench(&s, &g, &e))
 		fprintf(stderr, "bench: longman: %s\n", e.msg);
+	bench_sweep(&s, 20000, "float");
+	bench_sweep(&s, 20000, "double");
 	session_free(&s);
 	return 0;
 }

@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include "../cuda/quadx_cuda.h"
+#include "export.h"
 #include "output.h"
+#include "plot.h"
+#include "sweep.h"
 #include "tui.h"
 
 static const char *const show_words[] = {"params", "device", "last", NULL};
@@ -44,10 +47,25 @@ static int cmd_use(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return session_use(&sh->s, argv[1], e);
 }
 
-/* set NAME VALUE [NAME VALUE...] */
+/* set NAME VALUE [NAME VALUE...]; `block best` and `block auto` become the block of the last
+ * sweep's best run and the occupancy API's suggestion. */
 static int cmd_set(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	return session_set(&sh->s, argc - 1, argv + 1, e);
+	char *words[QX_MAX_ARGS];
+	char block_word[16];
+	memcpy(words, argv + 1, (size_t)(argc - 1) * sizeof *words);
+	for (int i = 0; i + 1 < argc - 1; i += 2) {
+		const int best = strcmp(words[i + 1], "best") == 0;
+		int block;
+		if (strcmp(words[i], "block") || (!best && strcmp(words[i + 1], "auto")))
+			continue;
+		if (best ? sweep_best_block(&sh->s, &block, e)
+		         : sweep_auto_block(&sh->s, &block, e))
+			return -1;
+		snprintf(block_word, sizeof block_word, "%d", block);
+		words[i + 1] = block_word;
+	}
+	return session_set(&sh->s, argc - 1, words, e);
 }
 
 /* Prints the current problem's parameters and the settings. */
@@ -153,6 +171,49 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			return -1;
 		output_run(&sh->s, sh->s.last);
 	}
+	return 0;
+}
+
+/* sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]: runs every configuration and prints
+ * the table; progress goes to stderr when reading a script. */
+static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	struct sweep plan;
+	const struct sweep *before = sh->s.sweep;
+	int rc;
+	if (sweep_plan(&sh->s, argc, argv, &plan, e))
+		return -1;
+	rc = sweep_run(&sh->s, &plan, sh->interactive ? NULL : stderr, e);
+	if (sh->s.sweep && sh->s.sweep != before)
+		sweep_output(&sh->s, sh->s.sweep);
+	return rc;
+}
+
+/* export FILE.csv|FILE.json, or export last FILE...: every run, or the last sweep. */
+static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	if (argc == 3 && strcmp(argv[1], "last") != 0)
+		return qx_fail(e,
+		               "export: bad word '%.64s' (usage: export [last] FILE.csv|FILE.json)",
+		               argv[1]);
+	if (export_session(&sh->s, argv[argc - 1], argc == 3, e))
+		return -1;
+	if (sh->s.format == FORMAT_TEXT)
+		fprintf(sh->s.out, "wrote %s\n", argv[argc - 1]);
+	return 0;
+}
+
+/* plot FILE.png|FILE.svg: draws the last sweep. */
+static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	(void)argc;
+	if (!sh->s.sweep)
+		return qx_fail(e, "plot: no sweep yet (try: sweep block 32..1024)");
+	const int rc = plot_sweep(sh->s.sweep, argv[1], sh->s.out, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && sh->s.format == FORMAT_TEXT)
+		fprintf(sh->s.out, "plotted the last sweep into %s\n", argv[1]);
 	return 0;
 }
 
@@ -350,6 +411,12 @@ const struct cmd_entry cmd_table[] = {
      ARG_WORDS, show_words, cmd_show},
     {"run", "run [cpu|gpu|both]", "time the current problem (default both)", 0, 1, ARG_WORDS,
      run_words, cmd_run},
+    {"sweep", "sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]",
+     "time the problem over a range of a parameter or setting", 1, 8, ARG_SET, NULL, cmd_sweep},
+    {"export", "export [last] FILE.csv|FILE.json", "write every run (or the last sweep) to a file",
+     1, 2, ARG_FILE, NULL, cmd_export},
+    {"plot", "plot FILE.png|FILE.svg", "draw the last sweep with gnuplot", 1, 1, ARG_FILE, NULL,
+     cmd_plot},
     {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0, 8, ARG_NONE,
      NULL, cmd_eval},
     {"errors", "errors [K]", "list the K worst points of the last run (default 10)", 0, 1, ARG_NONE,

@@ -23,7 +23,7 @@ static void print_json(struct session *s, cJSON *obj)
 }
 
 /* Adds a number to obj, or null when it is not finite (JSON has no NaN). */
-static void json_num(cJSON *obj, const char *name, double v)
+void output_json_num(cJSON *obj, const char *name, double v)
 {
 	if (isfinite(v))
 		cJSON_AddNumberToObject(obj, name, v);
@@ -58,22 +58,29 @@ static void csv_text(char *row, size_t len, const char *text)
 	strncat(row, text, len - strlen(row) - 1);
 }
 
-/* Adds the phase times of t to obj under name (only total for the CPU). */
-static void json_phases(cJSON *obj, const char *name, const struct qx_phases *t, enum qx_backend b)
+/* The phase times of t as an object (only total for the CPU). */
+cJSON *output_phases_json(const struct qx_phases *t, enum qx_backend b)
 {
-	cJSON *ph = cJSON_AddObjectToObject(obj, name);
+	cJSON *ph = cJSON_CreateObject();
 	if (b == QX_GPU) {
-		json_num(ph, "alloc", t->alloc);
-		json_num(ph, "h2d", t->h2d);
-		json_num(ph, "kernel", t->kernel);
-		json_num(ph, "d2h", t->d2h);
-		json_num(ph, "free", t->free);
+		output_json_num(ph, "alloc", t->alloc);
+		output_json_num(ph, "h2d", t->h2d);
+		output_json_num(ph, "kernel", t->kernel);
+		output_json_num(ph, "d2h", t->d2h);
+		output_json_num(ph, "free", t->free);
 	}
-	json_num(ph, "total", t->total);
+	output_json_num(ph, "total", t->total);
+	return ph;
+}
+
+/* Adds the phase times of t to obj under name. */
+void output_json_phases(cJSON *obj, const char *name, const struct qx_phases *t, enum qx_backend b)
+{
+	cJSON_AddItemToObject(obj, name, output_phases_json(t, b));
 }
 
 /* Builds the JSON object of a run result. */
-static cJSON *run_json(const struct run_result *r)
+cJSON *output_run_json(const struct run_result *r)
 {
 	const struct problem *p = r->prob;
 	cJSON *obj = cJSON_CreateObject(), *params = NULL, *sp, *err;
@@ -83,6 +90,7 @@ static cJSON *run_json(const struct run_result *r)
 	cJSON_AddStringToObject(obj, "precision", qx_precision_name(r->prec));
 	cJSON_AddNumberToObject(obj, "threads", r->threads);
 	cJSON_AddNumberToObject(obj, "block", r->block);
+	cJSON_AddNumberToObject(obj, "streams", r->streams);
 	cJSON_AddStringToObject(obj, "variant", p->variants[r->variant].name);
 	params = cJSON_AddObjectToObject(obj, "params");
 	for (size_t k = 0; k < p->nparams; k++) {
@@ -95,14 +103,14 @@ static cJSON *run_json(const struct run_result *r)
 			cJSON_AddNumberToObject(params, d->name, r->params[k].num);
 		}
 	}
-	json_phases(obj, "time_ms", &r->med, r->backend);
-	json_phases(obj, "time_ms_min", &r->min, r->backend);
-	json_phases(obj, "time_ms_max", &r->max, r->backend);
+	output_json_phases(obj, "time_ms", &r->med, r->backend);
+	output_json_phases(obj, "time_ms_min", &r->min, r->backend);
+	output_json_phases(obj, "time_ms_max", &r->max, r->backend);
 	cJSON_AddBoolToObject(obj, "overlapped", r->med.overlapped);
 	cJSON_AddNumberToObject(obj, "repeat", r->nsamples);
 	cJSON_AddNumberToObject(obj, "warmup", r->warmup);
 	cJSON_AddNumberToObject(obj, "evals", (double)r->evals);
-	json_num(obj, "evals_per_s", r->evals_per_s);
+	output_json_num(obj, "evals_per_s", r->evals_per_s);
 	if (r->backend == QX_GPU && (isfinite(r->speedup_serial) || isfinite(r->speedup_threads))) {
 		sp = cJSON_AddObjectToObject(obj, "speedup");
 		if (isfinite(r->speedup_serial))
@@ -115,60 +123,67 @@ static cJSON *run_json(const struct run_result *r)
 	cJSON_AddBoolToObject(obj, "reference", r->is_reference);
 	if (r->has_error) {
 		err = cJSON_AddObjectToObject(obj, "error");
-		json_num(err, "max_rel", r->err.max_rel);
-		json_num(err, "mean_rel", r->err.mean_rel);
-		json_num(err, "max_abs", r->err.max_abs);
+		output_json_num(err, "max_rel", r->err.max_rel);
+		output_json_num(err, "mean_rel", r->err.mean_rel);
+		output_json_num(err, "max_abs", r->err.max_abs);
 		cJSON_AddNumberToObject(err, "over_threshold", (double)r->err.over);
 		cJSON_AddNumberToObject(err, "threshold", r->err.threshold);
 		for (size_t i = 0; i < r->nextra; i++)
-			json_num(err, r->extra[i].name, r->extra[i].value);
+			output_json_num(err, r->extra[i].name, r->extra[i].value);
 	}
 	return obj;
 }
 
-/* CSV header and row of a run result. */
-static void run_csv(struct session *s, const struct run_result *r)
+/* Writes the CSV header and row of a run result into header[1024] and row[2048]. */
+void output_run_csv(const struct run_result *r, char *header, char *row)
 {
 	const struct problem *p = r->prob;
-	char header[1024] = "type,problem,backend,precision,threads,block,variant";
-	char row[2048];
 	const struct qx_phases *t = &r->med;
 	const int gpu = r->backend == QX_GPU;
-	snprintf(row, sizeof row, "run,%s,%s,%s,%d,%d,%s", p->name, qx_backend_name(r->backend),
+	const size_t hlen = 1024, rlen = 2048;
+	snprintf(header, hlen, "type,problem,backend,precision,threads,block,variant");
+	snprintf(row, rlen, "run,%s,%s,%s,%d,%d,%s", p->name, qx_backend_name(r->backend),
 	         qx_precision_name(r->prec), r->threads, r->block, p->variants[r->variant].name);
 	for (size_t k = 0; k < p->nparams; k++) {
 		char text[80];
 		param_format(&p->params[k], r->params[k], text, sizeof text);
-		csv_text(header, sizeof header, p->params[k].name);
-		csv_text(row, sizeof row, text);
+		csv_text(header, hlen, p->params[k].name);
+		csv_text(row, rlen, text);
 	}
 	strncat(header,
 	        ",alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms,total_min_ms,total_max_ms,"
 	        "repeat,evals,evals_per_s,speedup_vs_cpu_serial,speedup_vs_cpu_threads,max_rel,"
 	        "mean_rel,max_abs,over_threshold,threshold",
-	        sizeof header - strlen(header) - 1);
-	csv_num(row, sizeof row, gpu ? t->alloc : NAN);
-	csv_num(row, sizeof row, gpu ? t->h2d : NAN);
-	csv_num(row, sizeof row, gpu ? t->kernel : NAN);
-	csv_num(row, sizeof row, gpu ? t->d2h : NAN);
-	csv_num(row, sizeof row, gpu ? t->free : NAN);
-	csv_num(row, sizeof row, t->total);
-	csv_num(row, sizeof row, r->min.total);
-	csv_num(row, sizeof row, r->max.total);
-	csv_num(row, sizeof row, r->nsamples);
-	csv_num(row, sizeof row, (double)r->evals);
-	csv_num(row, sizeof row, r->evals_per_s);
-	csv_num(row, sizeof row, r->speedup_serial);
-	csv_num(row, sizeof row, r->speedup_threads);
-	csv_num(row, sizeof row, r->has_error ? r->err.max_rel : NAN);
-	csv_num(row, sizeof row, r->has_error ? r->err.mean_rel : NAN);
-	csv_num(row, sizeof row, r->has_error ? r->err.max_abs : NAN);
-	csv_num(row, sizeof row, r->has_error ? (double)r->err.over : NAN);
-	csv_num(row, sizeof row, r->has_error ? r->err.threshold : NAN);
+	        hlen - strlen(header) - 1);
+	csv_num(row, rlen, gpu ? t->alloc : NAN);
+	csv_num(row, rlen, gpu ? t->h2d : NAN);
+	csv_num(row, rlen, gpu ? t->kernel : NAN);
+	csv_num(row, rlen, gpu ? t->d2h : NAN);
+	csv_num(row, rlen, gpu ? t->free : NAN);
+	csv_num(row, rlen, t->total);
+	csv_num(row, rlen, r->min.total);
+	csv_num(row, rlen, r->max.total);
+	csv_num(row, rlen, r->nsamples);
+	csv_num(row, rlen, (double)r->evals);
+	csv_num(row, rlen, r->evals_per_s);
+	csv_num(row, rlen, r->speedup_serial);
+	csv_num(row, rlen, r->speedup_threads);
+	csv_num(row, rlen, r->has_error ? r->err.max_rel : NAN);
+	csv_num(row, rlen, r->has_error ? r->err.mean_rel : NAN);
+	csv_num(row, rlen, r->has_error ? r->err.max_abs : NAN);
+	csv_num(row, rlen, r->has_error ? (double)r->err.over : NAN);
+	csv_num(row, rlen, r->has_error ? r->err.threshold : NAN);
 	for (size_t i = 0; i < r->nextra; i++) {
-		csv_text(header, sizeof header, r->extra[i].name);
-		csv_num(row, sizeof row, r->extra[i].value);
+		csv_text(header, hlen, r->extra[i].name);
+		csv_num(row, rlen, r->extra[i].value);
 	}
+}
+
+/* CSV header and row of a run result. */
+static void run_csv(struct session *s, const struct run_result *r)
+{
+	char header[1024], row[2048];
+	output_run_csv(r, header, row);
 	print_csv(s, header, row);
 }
 
@@ -223,7 +238,7 @@ void output_run(struct session *s, const struct run_result *r)
 {
 	switch (s->format) {
 	case FORMAT_JSON:
-		print_json(s, run_json(r));
+		print_json(s, output_run_json(r));
 		break;
 	case FORMAT_CSV:
 		run_csv(s, r);
@@ -243,7 +258,7 @@ void output_samples(struct session *s, const struct run_result *r)
 			cJSON *obj = cJSON_CreateObject();
 			cJSON_AddStringToObject(obj, "type", "sample");
 			cJSON_AddNumberToObject(obj, "index", i + 1);
-			json_phases(obj, "time_ms", t, r->backend);
+			output_json_phases(obj, "time_ms", t, r->backend);
 			print_json(s, obj);
 		} else if (s->format == FORMAT_CSV) {
 			char row[512];
@@ -283,9 +298,9 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 			cJSON_AddItemToArray(arr, cJSON_CreateNumber(args[i]));
 		cJSON_AddStringToObject(obj, "backend", qx_backend_name(b));
 		cJSON_AddStringToObject(obj, "precision", qx_precision_name(prec));
-		json_num(obj, "value", v->value);
+		output_json_num(obj, "value", v->value);
 		for (size_t i = 0; i < v->nextra; i++)
-			json_num(obj, v->extra[i].name, v->extra[i].value);
+			output_json_num(obj, v->extra[i].name, v->extra[i].value);
 		print_json(s, obj);
 	} else if (s->format == FORMAT_CSV) {
 		char header[512] = "type,problem,args,backend,precision,value", row[1024],
@@ -335,9 +350,9 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 			cJSON_AddNumberToObject(obj, "rank", (double)(i + 1));
 			for (int c = 0; c < nc; c++)
 				cJSON_AddNumberToObject(obj, names[c], coords[c]);
-			json_num(obj, "reference", ref[idx[i]]);
-			json_num(obj, "value", v);
-			json_num(obj, "rel_error", rel);
+			output_json_num(obj, "reference", ref[idx[i]]);
+			output_json_num(obj, "value", v);
+			output_json_num(obj, "rel_error", rel);
 			print_json(s, obj);
 		} else if (s->format == FORMAT_CSV) {
 			char header[256] = "type,rank", row[512];
@@ -374,7 +389,7 @@ void output_record(struct session *s, const char *kind, const struct kv *kv, siz
 			if (kv[i].text)
 				cJSON_AddStringToObject(obj, kv[i].name, kv[i].text);
 			else
-				json_num(obj, kv[i].name, kv[i].num);
+				output_json_num(obj, kv[i].name, kv[i].num);
 		}
 		print_json(s, obj);
 	} else if (s->format == FORMAT_CSV) {

@@ -4,8 +4,24 @@
 
 #include "session.h"
 
+struct cJSON; /* <cjson/cJSON.h> */
+
 /* Prints one run result in the session's format. */
 void output_run(struct session *s, const struct run_result *r);
+
+/* Adds number v to a cJSON object, or null when it is not finite. */
+void output_json_num(struct cJSON *obj, const char *name, double v);
+
+/* The phase times of t as a cJSON object (the CPU: only total), and the same added to obj. */
+struct cJSON *output_phases_json(const struct qx_phases *t, enum qx_backend b);
+void output_json_phases(struct cJSON *obj, const char *name, const struct qx_phases *t,
+                        enum qx_backend b);
+
+/* The JSON object of a run result (cJSON; the caller deletes it). */
+struct cJSON *output_run_json(const struct run_result *r);
+
+/* Writes the CSV header and row of a run result into header[1024] and row[2048]. */
+void output_run_csv(const struct run_result *r, char *header, char *row);
 
 /* Prints every timed sample of r (show last). */
 void output_samples(struct session *s, const struct run_result *r);

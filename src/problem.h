@@ -23,7 +23,10 @@ struct run_request {
 	int variant; /* index into the problem's variants */
 	int block;   /* GPU threads per block */
 	int threads; /* CPU threads */
+	int streams; /* GPU streams of a streamed variant */
 };
+
+struct gpu_occupancy; /* cuda/quadx_cuda.h */
 
 /* A named number a problem adds to an evaluation or a result (an exact value, a bound...). */
 struct qx_extra {
@@ -72,6 +75,9 @@ struct problem {
 	 * rq->prec) and the reference ref; returns how many it stored in out (<= QX_MAX_EXTRA). */
 	size_t (*run_extras)(const struct run_request *rq, const void *vals, const double *ref,
 	                     struct qx_extra *out);
+	/* Optional, GPU builds: fills o with the registers, resident blocks per SM, theoretical
+	 * occupancy and suggested block size of the kernel that rq would launch; 0 or -1. */
+	int (*occupancy)(const struct run_request *rq, struct gpu_occupancy *o, struct qx_err *e);
 	/* Evaluates one instance given the eval args; NULL run_gpu means no GPU evaluation. */
 	int (*eval)(const double *args, const struct param_value *p, enum qx_backend b,
 	            enum qx_precision prec, struct eval_result *out, struct qx_err *e);

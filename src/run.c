@@ -185,15 +185,44 @@ static void run_speedup(struct session *s, struct run_result *r)
 }
 
 /* Drops a failed run r. The values buffer of the last result on backend b was reused by it
- * and may hold partial values, so that result is dropped too. Returns -1. */
+ * and may hold partial values, so that result stops being the last (it stays in the session's
+ * list of runs, whose timings are still valid). Returns -1. */
 static int run_discard(struct session *s, enum qx_backend b, struct run_result *r)
 {
-	if (s->last && s->last->backend == b) {
-		free(s->last);
+	if (s->last && s->last->backend == b)
 		s->last = NULL;
-	}
 	free(r);
 	return -1;
+}
+
+/* Appends r to the session's list of runs, which takes it; returns 0 or -1 when out of memory. */
+static int run_keep(struct session *s, struct run_result *r, struct qx_err *e)
+{
+	if (s->nruns == s->runs_cap) {
+		const size_t cap = s->runs_cap ? 2 * s->runs_cap : 16;
+		struct run_result **runs = realloc(s->runs, cap * sizeof *runs);
+		if (!runs)
+			return qx_fail(e, "out of memory for the list of runs (%zu kept)",
+			               s->nruns);
+		s->runs = runs;
+		s->runs_cap = cap;
+	}
+	s->runs[s->nruns++] = r;
+	return 0;
+}
+
+/* The request for a run of the current problem with the current settings. */
+struct run_request session_request(const struct session *s)
+{
+	const struct run_request rq = {
+	    .params = s->params[s->prob_index],
+	    .prec = (enum qx_precision)session_setting(s, S_PRECISION),
+	    .variant = (int)session_setting(s, S_VARIANT),
+	    .block = (int)session_setting(s, S_BLOCK),
+	    .threads = (int)session_setting(s, S_THREADS),
+	    .streams = (int)session_setting(s, S_STREAMS),
+	};
+	return rq;
 }
 
 /* Runs the current problem on backend b and makes the result the session's last. */
@@ -202,13 +231,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	const struct problem *p = s->prob;
 	struct run_result *r;
 	struct gpu_info info;
-	struct run_request rq = {
-	    .params = s->params[s->prob_index],
-	    .prec = (enum qx_precision)session_setting(s, S_PRECISION),
-	    .variant = (int)session_setting(s, S_VARIANT),
-	    .block = (int)session_setting(s, S_BLOCK),
-	    .threads = (int)session_setting(s, S_THREADS),
-	};
+	const struct run_request rq = session_request(s);
 	const size_t count = p->count(rq.params);
 	void *out;
 
@@ -225,6 +248,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->variant = rq.variant;
 	r->block = rq.block;
 	r->threads = rq.threads;
+	r->streams = rq.streams;
 	r->warmup = (int)session_setting(s, S_WARMUP);
 	r->evals = count;
 
@@ -253,7 +277,8 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 			r->nextra = p->run_extras(&rq, out, ref, r->extra);
 	}
 	run_speedup(s, r);
-	free(s->last);
+	if (run_keep(s, r, e))
+		return run_discard(s, b, r);
 	s->last = r;
 	s->last_values = out;
 	return 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../cuda/quadx_cuda.h"
+#include "sweep.h"
 
 static const char *const precision_names[] = {"float", "double", NULL};
 
@@ -22,6 +23,8 @@ const struct param_def settings_defs[S_COUNT] = {
     [S_REPEAT] = {"repeat", PARAM_INT, 1, QX_MAX_REPEAT, 0, 5, 0, NULL,
                   "timed runs per run command; the median is reported"},
     [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones"},
+    [S_STREAMS] = {"streams", PARAM_INT, 1, EXPINT_MAX_STREAMS, 0, 2, 0, NULL,
+                   "GPU streams of the streamed variants (expint fast and streams)"},
 };
 
 /* Fills names[] with the variant names of p, NULL-terminated. */
@@ -69,9 +72,15 @@ void session_init(struct session *s, FILE *out)
 /* Releases the session's buffers. */
 void session_free(struct session *s)
 {
-	free(s->last);
+	for (size_t i = 0; i < s->nruns; i++)
+		free(s->runs[i]);
+	free(s->runs);
+	sweep_free(s->sweep);
 	free(s->cpu_values);
 	free(s->ref);
+	s->runs = NULL;
+	s->nruns = s->runs_cap = 0;
+	s->sweep = NULL;
 	s->last = NULL;
 	s->cpu_values = s->ref = NULL;
 }

@@ -21,6 +21,7 @@ enum setting {
 	S_THRESHOLD,
 	S_REPEAT,
 	S_WARMUP,
+	S_STREAMS,
 	S_COUNT
 };
 
@@ -32,7 +33,7 @@ struct run_result {
 	struct param_value params[QX_MAX_PARAMS];
 	enum qx_backend backend;
 	enum qx_precision prec;
-	int variant, block, threads, warmup;
+	int variant, block, threads, warmup, streams;
 	int nsamples;
 	struct qx_phases samples[QX_MAX_REPEAT];
 	struct qx_phases med, min, max;
@@ -54,6 +55,8 @@ struct cpu_timing {
 	int threads;
 };
 
+struct sweep; /* sweep.h */
+
 struct session {
 	const struct problem *prob;
 	int prob_index;
@@ -64,7 +67,9 @@ struct session {
 	char csv_header[1024]; /* the last CSV header printed, so it is printed once */
 	FILE *out;
 
-	struct run_result *last; /* the latest run, NULL before the first */
+	struct run_result **runs; /* every finished run of the session, oldest first (export) */
+	size_t nruns, runs_cap;
+	struct run_result *last; /* the latest run (one of runs), NULL before the first */
 	void *last_values;       /* its values (count of them, in last->prec) */
 	void *cpu_values;        /* malloc'd buffer for CPU results, reused */
 	size_t cpu_values_bytes;
@@ -74,6 +79,8 @@ struct session {
 	char ref_key[512];
 
 	struct cpu_timing cpu_serial, cpu_threads;
+
+	struct sweep *sweep; /* the last sweep, NULL before the first */
 };
 
 /* The settings' table; variant's choices are the current problem's variants. */
@@ -101,6 +108,10 @@ void session_setting_def(const struct session *s, enum setting which, struct par
 /* Writes "name=value name=value" of the current problem's parameters into buf. */
 void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
                            size_t len);
+
+/* The request a run of the current problem with the current settings makes (its params point
+ * into s). */
+struct run_request session_request(const struct session *s);
 
 /* Runs the current problem on backend b (warmup, then repeat timed runs), computes error and
  * speedup, and makes it the session's last result. */

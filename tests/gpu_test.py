@@ -122,6 +122,93 @@ class GpuTest(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("run refused", p.stderr)
 
+    def sweep_rows(self, cmds):
+        """Runs cmds ending in a sweep and returns its row objects; fails on a non-zero exit."""
+        rc, out, err = quadx(cmds)
+        self.assertEqual(rc, 0, err)
+        return [o for o in out if o.get("type") == "sweep"]
+
+    def test_variants_match_reference(self):
+        """Every GPU variant (and streams 1, 3, 16) matches the CPU reference over many chunks."""
+        cases = [(v, 4) for v in ("fast", "coursework", "shared", "constant", "streams")]
+        cases += [("streams", 1), ("streams", 3), ("fast", 16)]
+        for prec, tol in (("float", 1e-5), ("double", 1e-13)):
+            for variant, streams in cases:
+                r = self.runs(f"set n 4100 m 5000 precision {prec} variant {variant} "
+                              f"streams {streams} repeat 1 warmup 0 threads 16; run gpu")[0]
+                print(f"\n  {prec:6} {variant:10} streams {streams:2}  total "
+                      f"{r['time_ms']['total']:.3f} ms  h2d {r['time_ms']['h2d']:.4f}  "
+                      f"max_rel {r['error']['max_rel']:.3g}")
+                self.assertLess(r["error"]["max_rel"], tol, f"{variant} {prec} {streams}")
+                self.assertEqual(r["error"]["over_threshold"], 0)
+                self.assertEqual(r["streams"], streams)
+                self.assertEqual(r["overlapped"], variant in ("fast", "streams"))
+
+    def test_sweep_every_variant_and_block(self):
+        """sweep variant block: every GPU variant at every block size checks against the
+        reference, with occupancy from the CUDA API and one best row."""
+        blocks = [1, 32, 64, 100, 128, 256, 512, 1000, 1024]
+        for prec, tol in (("float", 1e-5), ("double", 1e-13)):
+            rows = self.sweep_rows(f"set n 70 m 9999 precision {prec} repeat 2 warmup 1; "
+                                   f"sweep variant block {','.join(map(str, blocks))}")
+            variants = sorted({r["config"]["variant"] for r in rows})
+            self.assertEqual(variants, ["constant", "coursework", "fast", "shared", "streams"])
+            self.assertEqual(len(rows), 5 * len(blocks))
+            self.assertEqual(sum(r["best"] for r in rows), 1)
+            for r in rows:
+                what = f"{prec} {r['config']}"
+                self.assertTrue(r["ok"], what)
+                self.assertEqual(r["block"], int(r["config"]["block"]), what)
+                self.assertLess(r["max_rel"], tol, what)
+                occ = r["occupancy"]
+                self.assertGreater(occ["regs_per_thread"], 0, what)
+                self.assertGreaterEqual(occ["blocks_per_sm"], 1, what)
+                self.assertGreater(occ["theoretical"], 0, what)
+                self.assertLessEqual(occ["theoretical"], 1, what)
+                self.assertIn(occ["suggested_block"], range(32, 1025, 32), what)
+                t = r["time_ms"]
+                self.assertLessEqual(r["time_ms_min"]["total"], t["total"], what)
+                self.assertLessEqual(t["total"], r["time_ms_max"]["total"], what)
+            shared = [r for r in rows if r["config"]["variant"] == "shared"]
+            self.assertTrue(all(r["occupancy"]["shared_bytes"] > 0 for r in shared))
+
+    def test_set_block_best_and_auto(self):
+        """set block best takes the best row's block, set block auto the suggested block."""
+        rc, out, err = quadx("set n 100 m 2000 repeat 2; sweep block 32,64,128,256,512; "
+                             "set block best; show params; set block auto; show params")
+        self.assertEqual(rc, 0, err)
+        rows = [o for o in out if o.get("type") == "sweep"]
+        params = [o for o in out if o.get("type") == "params"]
+        best = [r for r in rows if r["best"]][0]
+        self.assertEqual(int(params[0]["block"]), best["block"])
+        self.assertEqual(int(params[1]["block"]), best["occupancy"]["suggested_block"])
+
+    def test_sweep_both_has_speedup(self):
+        """sweep ... on both runs the CPU once per CPU configuration; GPU rows get a speedup."""
+        rows = self.sweep_rows("set n 500 m 2000 threads 4 repeat 2; sweep block 64,256 on both")
+        self.assertEqual([r["backend"] for r in rows], ["cpu", "gpu", "gpu"])
+        for r in rows[1:]:
+            self.assertGreater(r["speedup"], 0)
+            self.assertEqual(r["speedup_cpu_threads"], 4)
+
+    def test_sweep_failure_is_listed(self):
+        """A configuration that fails is listed with its error and the sweep goes on."""
+        rows = self.sweep_rows("set n 20 m 200 repeat 1; sweep iters 3,1000 on gpu")
+        self.assertFalse(rows[0]["ok"])
+        self.assertIn("did not converge", rows[0]["error"])
+        self.assertTrue(rows[1]["ok"])
+        self.assertTrue(rows[1]["best"])
+
+    def test_longman_occupancy(self):
+        """longman's kernels answer the occupancy query at the block size they launch with."""
+        rows = self.sweep_rows("use longman; set M 2000 repeat 1; sweep variant on gpu")
+        self.assertEqual(sorted(r["config"]["variant"] for r in rows), ["block", "packed"])
+        for r in rows:
+            self.assertTrue(r["ok"], r)
+            self.assertGreater(r["occupancy"]["regs_per_thread"], 0)
+            self.assertGreaterEqual(r["occupancy"]["blocks_per_sm"], 1)
+
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

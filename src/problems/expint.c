@@ -25,7 +25,7 @@ static const struct param_def expint_params[P_COUNT] = {
                  "maximum iterations of the series and continued fraction"},
 };
 
-enum { V_FAST, V_COURSEWORK, V_GSL };
+enum { V_FAST, V_COURSEWORK, V_GSL, V_SHARED, V_CONSTANT, V_STREAMS };
 
 /* Status for a GSL failure, beside the enum expint_status values. */
 enum { EXPINT_GSL_FAILED = 3 };
@@ -33,11 +33,20 @@ enum { EXPINT_GSL_FAILED = 3 };
 static const struct variant_def expint_variants[] = {
     [V_FAST] = {"fast", QX_ON_CPU | QX_ON_GPU,
                 "asymptotic series for large n, stops at the precision's rounding;\n"
-                "      GPU: chunks over 4 streams, so copies overlap the kernels"},
+                "      GPU: chunks on `streams` streams (default 2): copies overlap the kernels"},
     [V_COURSEWORK] = {"coursework", QX_ON_CPU | QX_ON_GPU,
                       "the coursework's loops (tolerance 1e-30), one thread per point;\n"
                       "      GPU: cudaMalloc, one kernel, one copy back, cudaFree"},
     [V_GSL] = {"gsl", QX_ON_CPU, "GSL's gsl_sf_expint_En, in double, on the CPU"},
+    [V_SHARED] = {"shared", QX_ON_GPU,
+                  "coursework + x staged through shared memory (the seed's experiment): no\n"
+                  "      thread reads another's x, so it only adds a barrier; kernel 3% slower"},
+    [V_CONSTANT] = {"constant", QX_ON_GPU,
+                    "coursework + a, step, m, iters in __constant__ memory: the same kernel\n"
+                    "      time, as kernel arguments already live in a constant bank"},
+    [V_STREAMS] = {"streams", QX_ON_GPU,
+                   "coursework loops, chunks on `streams` streams into pinned memory: copies\n"
+                   "      overlap the kernels; 1.17x faster than coursework at 20000^2 float"},
 };
 
 static const struct param_def expint_eval_args[] = {
@@ -247,8 +256,14 @@ static struct expint_gpu_job expint_job(const struct run_request *rq)
 	    .b = p[P_B].num,
 	    .iters = (long)p[P_ITERS].num,
 	    .prec = rq->prec,
-	    .algo = rq->variant == V_COURSEWORK ? EXPINT_ALGO_COURSEWORK : EXPINT_ALGO_FAST,
+	    .algo = rq->variant == V_FAST ? EXPINT_ALGO_FAST : EXPINT_ALGO_COURSEWORK,
 	    .block = rq->block,
+	    .sequence = rq->variant == V_FAST || rq->variant == V_STREAMS ? EXPINT_SEQ_STREAMED
+	                                                                  : EXPINT_SEQ_SERIAL,
+	    .memory = rq->variant == V_SHARED     ? EXPINT_MEM_SHARED
+	              : rq->variant == V_CONSTANT ? EXPINT_MEM_CONSTANT
+	                                          : EXPINT_MEM_GLOBAL,
+	    .streams = rq->streams,
 	};
 	return job;
 }
@@ -266,6 +281,13 @@ static size_t expint_device_bytes(const struct run_request *rq)
 {
 	const struct expint_gpu_job job = expint_job(rq);
 	return expint_gpu_device_bytes(&job);
+}
+
+/* Occupancy of the kernel the GPU run launches. */
+static int expint_occupancy(const struct run_request *rq, struct gpu_occupancy *o, struct qx_err *e)
+{
+	const struct expint_gpu_job job = expint_job(rq);
+	return expint_gpu_occupancy(&job, o, e);
 }
 #endif
 
@@ -289,5 +311,6 @@ const struct problem expint_problem = {
 #ifdef QX_HAVE_CUDA
     .run_gpu = expint_run_gpu,
     .device_bytes = expint_device_bytes,
+    .occupancy = expint_occupancy,
 #endif
 };

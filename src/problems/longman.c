@@ -498,6 +498,14 @@ static size_t longman_device_bytes(const struct run_request *rq)
 	const struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
 	return longman_gpu_device_bytes(&job);
 }
+
+/* Occupancy of the kernel the GPU run launches. */
+static int longman_occupancy(const struct run_request *rq, struct gpu_occupancy *o,
+			     struct qx_err *e)
+{
+	const struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	return longman_gpu_occupancy(&job, o, e);
+}
 #endif
 
 /* eval LAMBDA OMEGA: one integral on backend b in precision prec (the GPU: variant packed with
@@ -559,5 +567,6 @@ const struct problem longman_problem = {
 #ifdef QX_HAVE_CUDA
 	.run_gpu = longman_run_gpu,
 	.device_bytes = longman_device_bytes,
+	.occupancy = longman_occupancy,
 #endif
 };

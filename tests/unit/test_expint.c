@@ -146,7 +146,7 @@ static void test_grid_run(void **state)
 	extern const struct problem expint_problem;
 	const struct problem *p = &expint_problem;
 	struct param_value params[QX_MAX_PARAMS];
-	struct run_request rq = {params, QX_DOUBLE, 0, 256, 2};
+	struct run_request rq = {params, QX_DOUBLE, 0, 256, 2, 4};
 	struct qx_err e;
 	double out[12], v;
 	const char *names[2];

@@ -259,7 +259,7 @@ static void test_batch(void **state)
 	struct qx_err e;
 	double out[12], ref[12];
 	float outf[12];
-	struct run_request rq = {v, QX_DOUBLE, 0, 256, 2};
+	struct run_request rq = {v, QX_DOUBLE, 0, 256, 2, 4};
 	struct qx_extra ex[QX_MAX_EXTRA];
 	(void)state;
 	assert_int_equal(setp(v, &e, words), 0);
@@ -321,7 +321,7 @@ static void test_qawf(void **state)
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
 	double out[9], ref[9];
-	struct run_request rq = {v, QX_DOUBLE, 2, 256, 2};
+	struct run_request rq = {v, QX_DOUBLE, 2, 256, 2, 4};
 	(void)state;
 	assert_string_equal(P->variants[rq.variant].name, "qawf");
 	assert_int_equal(setp(v, &e, words), 0);

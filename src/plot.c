@@ -1,0 +1,336 @@
+/* plot.c - the last sweep as a gnuplot script and data, rendered by gnuplot when installed. */
+#include "plot.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "export.h"
+
+/* Index of the axis drawn along x: the first numeric one, or -1 when both are words. */
+static int x_axis(const struct sweep *sw)
+{
+	for (int a = 0; a < sw->naxes; a++) {
+		double v;
+		if (parse_real(sw->axes[a].values[0], &v) == 0)
+			return a;
+	}
+	return -1;
+}
+
+/* Position along x of row r: its numeric value, or the index of its word on axis 0. */
+static double x_of(const struct sweep *sw, const struct sweep_row *r, int xa)
+{
+	double v = 0;
+	if (xa >= 0) {
+		parse_real(r->values[xa], &v);
+		return v;
+	}
+	for (int i = 0; i < sw->axes[0].nvalues; i++)
+		if (strcmp(sw->axes[0].values[i], r->values[0]) == 0)
+			return i;
+	return 0;
+}
+
+/* Writes the series name of row r ("variant=fast gpu") into buf. */
+static void series_name(const struct sweep *sw, const struct sweep_row *r, int xa, char *buf,
+                        size_t len)
+{
+	const int other = xa > 0 ? 0 : 1; /* with no numeric axis, axis 0 is along x */
+	if (other < sw->naxes)
+		snprintf(buf, len, "%s=%s %s", sw->axes[other].name, r->values[other],
+		         qx_backend_name(r->backend));
+	else
+		snprintf(buf, len, "%s", qx_backend_name(r->backend));
+}
+
+/* Writes one number column (NaN as gnuplot's missing value "NaN"). */
+static void data_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, " %.9g", v);
+	else
+		fprintf(f, " NaN");
+}
+
+/* Collects the distinct series names of the successful rows in order of appearance into
+ * names, pointed to by titles; returns how many. */
+static int series_titles(const struct sweep *sw, char (*names)[96], const char **titles)
+{
+	const int xa = x_axis(sw);
+	int n = 0;
+	for (size_t i = 0; i < sw->nrows && n < 2 * SWEEP_MAX_VALUES; i++) {
+		char name[96];
+		int known = 0;
+		if (!sw->rows[i].ok)
+			continue;
+		series_name(sw, &sw->rows[i], xa, name, sizeof name);
+		for (int k = 0; k < n; k++)
+			known |= strcmp(names[k], name) == 0;
+		if (!known) {
+			snprintf(names[n], 96, "%s", name);
+			titles[n] = names[n];
+			n++;
+		}
+	}
+	return n;
+}
+
+/* One block per series, in order of appearance. */
+int plot_write_data(const struct sweep *sw, FILE *f)
+{
+	const int xa = x_axis(sw);
+	char names[2 * SWEEP_MAX_VALUES][96];
+	const char *titles[2 * SWEEP_MAX_VALUES];
+	const int nseries = series_titles(sw, names, titles);
+	for (int k = 0; k < nseries; k++) {
+		double base_ms = NAN, base_x = NAN;
+		fprintf(f, "%s# %s\n# x label median_ms min_ms max_ms speedup efficiency\n",
+		        k ? "\n\n" : "", names[k]);
+		for (size_t i = 0; i < sw->nrows; i++) {
+			const struct sweep_row *r = &sw->rows[i];
+			char name[96];
+			if (!r->ok)
+				continue;
+			series_name(sw, r, xa, name, sizeof name);
+			if (strcmp(name, names[k]) != 0)
+				continue;
+			const double x = x_of(sw, r, xa);
+			if (isnan(base_ms)) {
+				base_ms = r->med.total;
+				base_x = x;
+			}
+			fprintf(f, "%.9g \"%s\"", x, r->values[xa < 0 ? 0 : xa]);
+			data_num(f, r->med.total);
+			data_num(f, r->min.total);
+			data_num(f, r->max.total);
+			data_num(f, r->speedup);
+			/* parallel efficiency against the first point, for a threads axis */
+			data_num(f, xa >= 0 && !strcmp(sw->axes[xa].name, "threads")
+			                ? base_ms * base_x / (r->med.total * x)
+			                : NAN);
+			fputc('\n', f);
+		}
+	}
+	return nseries;
+}
+
+/* Whether every value of the axis is a positive power of two (drawn on a log2 scale). */
+static int powers_of_two(const struct sweep_axis *axis)
+{
+	for (int i = 0; i < axis->nvalues; i++) {
+		double v;
+		if (parse_real(axis->values[i], &v) || v <= 0 || v != ldexp(1, (int)round(log2(v))))
+			return 0;
+	}
+	return axis->nvalues > 1;
+}
+
+/* Writes `plot` with one element per series whose keep is 1 (all when keep is NULL): column
+ * ycol (and bars from columns 4:5). */
+static void script_plot(FILE *f, const char *data, const char **titles, int nseries,
+                        const int *keep, int ycol, int bars, int numeric)
+{
+	int first = 1;
+	fprintf(f, "plot ");
+	for (int k = 0; k < nseries; k++) {
+		if (keep && !keep[k])
+			continue;
+		fprintf(f, "%s%s index %d using 1:%d%s%s with %s title \"%s\"",
+		        first ? "" : ", \\\n     ", data, k, ycol, bars ? ":4:5" : "",
+		        numeric ? "" : ":xtic(2)", bars ? "yerrorlines" : "linespoints", titles[k]);
+		first = 0;
+	}
+	fputc('\n', f);
+}
+
+/* Sets has_speedup[k] when a row of series k has a speedup. */
+static void series_with_speedup(const struct sweep *sw, char (*names)[96], int nseries,
+                                int *has_speedup)
+{
+	const int xa = x_axis(sw);
+	for (size_t i = 0; i < sw->nrows; i++) {
+		char name[96];
+		if (!sw->rows[i].ok || !isfinite(sw->rows[i].speedup))
+			continue;
+		series_name(sw, &sw->rows[i], xa, name, sizeof name);
+		for (int k = 0; k < nseries; k++)
+			has_speedup[k] |= strcmp(names[k], name) == 0;
+	}
+}
+
+/* The script: terminal, titles, scales, then one to three panels. */
+void plot_write_script(const struct sweep *sw, const char *data, const char *image, int svg,
+                       FILE *f)
+{
+	const int xa = x_axis(sw);
+	char names[2 * SWEEP_MAX_VALUES][96];
+	const char *titles[2 * SWEEP_MAX_VALUES];
+	const int nseries = series_titles(sw, names, titles);
+	int speedup = 0, efficiency = xa >= 0 && !strcmp(sw->axes[xa].name, "threads");
+	double lo = INFINITY, hi = 0;
+	for (size_t i = 0; i < sw->nrows; i++)
+		if (sw->rows[i].ok) {
+			speedup |= isfinite(sw->rows[i].speedup);
+			lo = fmin(lo, sw->rows[i].min.total);
+			hi = fmax(hi, sw->rows[i].max.total);
+		}
+	const int panels = 1 + speedup + efficiency;
+	fprintf(f, "set terminal %s size 900,%d\n", svg ? "svg" : "pngcairo", 420 * panels);
+	fprintf(f, "set output '%s'\n", image);
+	fprintf(f, "set grid\nset key outside right top\nset datafile missing 'NaN'\n");
+	if (panels > 1)
+		fprintf(f, "set multiplot layout %d,1\n", panels);
+	fprintf(f, "set xlabel '%s'\n", xa >= 0 ? sw->axes[xa].name : sw->axes[0].name);
+	if (xa >= 0 && powers_of_two(&sw->axes[xa]))
+		fprintf(f, "set logscale x 2\n");
+	if (xa < 0)
+		fprintf(f, "set xrange [-0.5:%d.5]\n", sw->axes[0].nvalues - 1);
+	if (lo > 0 && hi / lo > 20)
+		fprintf(f, "set logscale y\n");
+	fprintf(f, "set title '%s: total time (median, bars min..max)%s%s'\n", sw->prob->name,
+	        *sw->device ? ", " : "", sw->device);
+	fprintf(f, "set ylabel 'ms'\n");
+	script_plot(f, data, titles, nseries, NULL, 3, 1, xa >= 0);
+	fprintf(f, "unset logscale y\n");
+	if (speedup) {
+		fprintf(f,
+		        "set title 'GPU speedup against the CPU run of the same configuration'\n");
+		fprintf(f, "set ylabel 'speedup (x)'\n");
+		int has_speedup[2 * SWEEP_MAX_VALUES] = {0};
+		series_with_speedup(sw, names, nseries, has_speedup);
+		script_plot(f, data, titles, nseries, has_speedup, 6, 0, xa >= 0);
+	}
+	if (efficiency) {
+		fprintf(f, "set title 'parallel efficiency T(p0) p0 / (T(p) p)'\n");
+		fprintf(f, "set ylabel 'efficiency'\nset yrange [0:*]\n");
+		script_plot(f, data, titles, nseries, NULL, 7, 0, 1);
+	}
+	if (panels > 1)
+		fprintf(f, "unset multiplot\n");
+	fprintf(f, "unset output\n");
+}
+
+/* Whether path names an SVG image (else PNG). */
+static int is_svg(const char *path)
+{
+	const size_t n = strlen(path);
+	return n > 4 && strcmp(path + n - 4, ".svg") == 0;
+}
+
+/* Returns 1 when an executable gnuplot is on the PATH. */
+static int have_gnuplot(void)
+{
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX];
+	while (path && *path) {
+		const size_t len = strcspn(path, ":");
+		snprintf(dir, sizeof dir, "%.*s/gnuplot", (int)len, path);
+		if (len && access(dir, X_OK) == 0)
+			return 1;
+		path += len + (path[len] == ':');
+	}
+	return 0;
+}
+
+/* Renders through gnuplot into a temporary image beside path, renamed into place. */
+static int plot_render(const struct sweep *sw, const char *path, struct qx_err *e)
+{
+	char tmp[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const int dir_len = slash ? (int)(slash - path) : 1;
+	FILE *gp;
+	int fd, status;
+	const mode_t mask = umask(0);
+	umask(mask);
+	snprintf(tmp, sizeof tmp, "%.*s/.%s.tmpXXXXXX", dir_len, slash ? path : ".",
+	         slash ? slash + 1 : path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return qx_fail(e, "plot: cannot create a temporary file beside %.200s: %s", path,
+		               strerror(errno));
+	close(fd);
+	gp = popen("gnuplot", "w");
+	if (!gp) {
+		unlink(tmp);
+		return qx_fail(e, "plot: cannot start gnuplot: %s", strerror(errno));
+	}
+	fprintf(gp, "$sweep << EOD\n");
+	plot_write_data(sw, gp);
+	fprintf(gp, "EOD\n");
+	plot_write_script(sw, "$sweep", tmp, is_svg(path), gp);
+	status = pclose(gp);
+	if (status != 0) {
+		unlink(tmp);
+		return qx_fail(e, "plot: gnuplot failed (%s %d); nothing was written to %.200s",
+		               WIFEXITED(status) ? "exit status" : "signal",
+		               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), path);
+	}
+	if (chmod(tmp, 0666 & ~mask) || rename(tmp, path)) {
+		const int err = errno;
+		unlink(tmp);
+		return qx_fail(e, "plot: cannot write %.200s: %s", path, strerror(err));
+	}
+	return 0;
+}
+
+/* Without gnuplot: STEM.gp and STEM.dat, and how to render them. */
+static int plot_files(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e)
+{
+	char stem[PATH_MAX - 8], gp_path[PATH_MAX], dat_path[PATH_MAX], data[PATH_MAX + 4];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+	snprintf(stem, sizeof stem, "%.*s", (int)(strlen(path) - 4), path);
+	snprintf(gp_path, sizeof gp_path, "%s.gp", stem);
+	snprintf(dat_path, sizeof dat_path, "%s.dat", stem);
+	snprintf(data, sizeof data, "'%s'", dat_path);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return qx_fail(e, "plot: out of memory");
+	plot_write_data(sw, f);
+	fclose(f);
+	rc = export_write_file(dat_path, text, len, e);
+	free(text);
+	if (rc)
+		return -1;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return qx_fail(e, "plot: out of memory");
+	plot_write_script(sw, data, path, is_svg(path), f);
+	fclose(f);
+	rc = export_write_file(gp_path, text, len, e);
+	free(text);
+	if (rc)
+		return -1;
+	fprintf(out,
+	        "plot: gnuplot is not installed; wrote %s and %s. Render them with: gnuplot %s "
+	        "(Debian: apt-get install gnuplot-nox)\n",
+	        gp_path, dat_path, gp_path);
+	return 1;
+}
+
+/* Checks the path, then renders or writes the script and data. */
+int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e)
+{
+	const size_t n = strlen(path);
+	int ok_rows = 0;
+	if (n < 5 || (strcmp(path + n - 4, ".png") && strcmp(path + n - 4, ".svg")))
+		return qx_fail(e, "plot: '%.200s' must end in .png or .svg", path);
+	if (strchr(path, '\'') || strchr(path, '\n'))
+		return qx_fail(e, "plot: the file name may not hold a quote or a newline");
+	for (size_t i = 0; i < sw->nrows; i++)
+		ok_rows += sw->rows[i].ok;
+	if (ok_rows == 0)
+		return qx_fail(e, "plot: the last sweep has no successful run to draw");
+	if (!have_gnuplot())
+		return plot_files(sw, path, out, e);
+	return plot_render(sw, path, e);
+}

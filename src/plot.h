@@ -1,0 +1,27 @@
+/* plot.h - draws the last sweep through gnuplot's command language: time against the swept
+ * value (median with min..max bars, one line per series), and the GPU's speedup or the CPU's
+ * parallel efficiency when the sweep measured them. */
+#ifndef QX_PLOT_H
+#define QX_PLOT_H
+
+#include <stdio.h>
+
+#include "sweep.h"
+
+/* Writes the gnuplot data of sw to f: one block per series (the other axis's value and the
+ * backend), separated by two blank lines, with columns x, label, median, min, max total ms,
+ * speedup and efficiency (NaN where not measured). Returns the number of series. */
+int plot_write_data(const struct sweep *sw, FILE *f);
+
+/* Writes a gnuplot script to f that draws sw from data (a datablock name such as $sweep, or a
+ * quoted file name) into image, as SVG when svg is 1, else PNG. */
+void plot_write_script(const struct sweep *sw, const char *data, const char *image, int svg,
+                       FILE *f);
+
+/* Draws the last sweep of s into path (.png or .svg) with gnuplot when it is on the PATH
+ * (atomically: a temporary image renamed into place) and returns 0; without gnuplot it writes
+ * PATH's stem .gp and .dat, prints to out how to render them and returns 1. Returns -1 with e
+ * filled on failure. */
+int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e);
+
+#endif

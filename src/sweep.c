@@ -1,0 +1,591 @@
+/* sweep.c - sweeps: value ranges and lists, planning and checking every configuration,
+ * running them with warm-up and repeats, best selection and the text table. */
+#include "sweep.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+
+#define SWEEP_SPEC_HELP "a list a,b,c or a range A..B (powers of two), A..B:STEP or A..B:xFACTOR"
+
+/* Appends the number v as a word to words[*n], with 15 significant digits so that steps like
+ * 0.1 do not show their rounding; returns 0, or -1 when max words are reached. */
+static int push_number(double v, char (*words)[SWEEP_WORD], int *n, int max)
+{
+	if (*n >= max)
+		return -1;
+	snprintf(words[*n], SWEEP_WORD, "%.15g", v);
+	(*n)++;
+	return 0;
+}
+
+/* Parses the range "A..B[:STEP|:xFACTOR]" (dots points at ".."); returns the count or -1. */
+static int parse_range(const char *spec, const char *dots, char (*words)[SWEEP_WORD], int max,
+                       struct qx_err *e)
+{
+	char lo_word[64], hi_word[64], step_word[64] = "";
+	const char *colon = strchr(dots + 2, ':');
+	double lo, hi, step = 0;
+	int n = 0, geometric = 0;
+	snprintf(lo_word, sizeof lo_word, "%.*s", (int)(dots - spec), spec);
+	snprintf(hi_word, sizeof hi_word, "%.*s", (int)(colon ? colon - dots - 2 : 63), dots + 2);
+	if (colon) {
+		geometric = colon[1] == 'x';
+		snprintf(step_word, sizeof step_word, "%s", colon + 1 + geometric);
+	}
+	if (parse_real(lo_word, &lo) || parse_real(hi_word, &hi) ||
+	    (colon && parse_real(step_word, &step)))
+		return qx_fail(e, "bad range '%.64s': A, B and the step must be numbers (%s)", spec,
+		               SWEEP_SPEC_HELP);
+	if (lo > hi)
+		return qx_fail(e, "bad range '%.64s': A = %g is above B = %g", spec, lo, hi);
+	if (colon && !geometric && !(step > 0))
+		return qx_fail(e, "bad range '%.64s': the step must be above 0", spec);
+	if (geometric && (!(step > 1) || !(lo > 0)))
+		return qx_fail(e, "bad range '%.64s': xFACTOR needs a factor above 1 and A above 0",
+		               spec);
+	if (!colon) {
+		for (double p = 1; p <= hi; p *= 2)
+			if (p >= lo && push_number(p, words, &n, max))
+				goto too_many;
+		if (n == 0)
+			return qx_fail(e, "bad range '%.64s': no power of two lies in %g..%g", spec,
+			               lo, hi);
+		return n;
+	}
+	for (long k = 0;; k++) {
+		const double v = geometric ? lo * pow(step, (double)k) : lo + step * (double)k;
+		if (v > hi * (1 + 1e-12))
+			break;
+		if (push_number(v, words, &n, max))
+			goto too_many;
+	}
+	return n;
+too_many:
+	return qx_fail(e, "range '%.64s' has more than %d values", spec, max);
+}
+
+/* Parses a range or a list of words. */
+int sweep_parse_values(const char *spec, char (*words)[SWEEP_WORD], int max, struct qx_err *e)
+{
+	const char *dots = strstr(spec, "..");
+	int n = 0;
+	if (dots)
+		return parse_range(spec, dots, words, max, e);
+	for (const char *p = spec;;) {
+		const size_t len = strcspn(p, ",");
+		if (len == 0)
+			return qx_fail(e, "bad list '%.64s': an empty value (%s)", spec,
+			               SWEEP_SPEC_HELP);
+		if (len >= SWEEP_WORD)
+			return qx_fail(e, "bad list '%.64s': a value longer than %d characters",
+			               spec, SWEEP_WORD - 1);
+		if (n == max)
+			return qx_fail(e, "list '%.64s' has more than %d values", spec, max);
+		snprintf(words[n++], SWEEP_WORD, "%.*s", (int)len, p);
+		if (!p[len])
+			return n;
+		p += len + 1;
+	}
+}
+
+/* Finds name among the problem's parameters and the settings; fills def (variant gets its
+ * choices in names). Returns 1 when found, else 0. */
+static int axis_def(const struct session *s, const char *name, struct param_def *def,
+                    const char **names)
+{
+	const struct problem *p = s->prob;
+	int k = param_find(p->params, p->nparams, name);
+	if (k >= 0) {
+		*def = p->params[k];
+		return 1;
+	}
+	k = param_find(settings_defs, S_COUNT, name);
+	if (k < 0)
+		return 0;
+	session_setting_def(s, (enum setting)k, def, names);
+	return 1;
+}
+
+/* Fills axis with every choice of an enum axis that the backends allow (variants: those
+ * implemented on each backend of the plan). */
+static void axis_all_choices(const struct session *s, const struct param_def *def,
+                             unsigned backends, struct sweep_axis *axis)
+{
+	const int is_variant = strcmp(def->name, "variant") == 0;
+	for (int i = 0; def->choices[i] && axis->nvalues < SWEEP_MAX_VALUES; i++)
+		if (!is_variant || (s->prob->variants[i].backends & backends) == backends)
+			snprintf(axis->values[axis->nvalues++], SWEEP_WORD, "%s", def->choices[i]);
+}
+
+/* Writes the `set` words of configuration k of plan into argv (2 per axis). */
+static void config_words(struct sweep *plan, size_t k, char **argv)
+{
+	size_t rest = k;
+	for (int a = plan->naxes - 1; a >= 0; a--) {
+		struct sweep_axis *axis = &plan->axes[a];
+		argv[2 * a] = axis->name;
+		argv[2 * a + 1] = axis->values[rest % (size_t)axis->nvalues];
+		rest /= (size_t)axis->nvalues;
+	}
+}
+
+/* Number of configurations of plan. */
+static size_t config_count(const struct sweep *plan)
+{
+	size_t n = 1;
+	for (int a = 0; a < plan->naxes; a++)
+		n *= (size_t)plan->axes[a].nvalues;
+	return n;
+}
+
+/* Checks every configuration of plan with `set`'s rules on a scratch copy of s, and that its
+ * variant exists on each backend of the plan. Returns 0 or -1 with e naming the configuration. */
+static int plan_check(const struct session *s, struct sweep *plan, struct qx_err *e)
+{
+	const size_t n = config_count(plan);
+	if (n > SWEEP_MAX_CONFIGS)
+		return qx_fail(e, "sweep: %zu configurations; at most %d in one sweep", n,
+		               SWEEP_MAX_CONFIGS);
+	for (size_t k = 0; k < n; k++) {
+		struct session tmp = *s; /* shallow: session_set only changes values */
+		char *argv[2 * SWEEP_MAX_AXES];
+		struct qx_err why;
+		config_words(plan, k, argv);
+		if (session_set(&tmp, 2 * plan->naxes, argv, &why))
+			return qx_fail(e, "sweep: %s", why.msg);
+		const struct variant_def *v =
+		    &s->prob->variants[(int)session_setting(&tmp, S_VARIANT)];
+		for (int b = QX_CPU; b <= QX_GPU; b++)
+			if ((plan->backends & (1u << b)) && !(v->backends & (1u << b)))
+				return qx_fail(
+				    e,
+				    "sweep: variant %s has no %s implementation (see help "
+				    "variants, or sweep ... on %s)",
+				    v->name, qx_backend_name((enum qx_backend)b),
+				    b == QX_GPU ? "cpu" : "gpu");
+	}
+	return 0;
+}
+
+/* Parses "on cpu|gpu|both" at argv[i]; returns the backend mask, or 0 with e filled. */
+static unsigned parse_on(int argc, char **argv, int i, struct qx_err *e)
+{
+	static const char *const words[] = {"cpu", "gpu", "both"};
+	static const unsigned masks[] = {QX_ON_CPU, QX_ON_GPU, QX_ON_CPU | QX_ON_GPU};
+	if (i + 2 != argc) {
+		qx_fail(e, "sweep: 'on' takes one word, cpu, gpu or both, and ends the command");
+		return 0;
+	}
+	for (int k = 0; k < 3; k++)
+		if (strcmp(argv[i + 1], words[k]) == 0)
+			return masks[k];
+	qx_fail(e, "sweep: bad backend '%.64s': expected cpu, gpu or both", argv[i + 1]);
+	return 0;
+}
+
+/* Writes "a, b, c" of the axes a sweep of s can take into buf. */
+static void axis_names(const struct session *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < s->prob->nparams; k++)
+		used += (size_t)snprintf(buf + used, len - used, "%s, ", s->prob->params[k].name);
+	for (int k = 0; k < S_COUNT && used < len; k++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", settings_defs[k].name,
+		                         k + 1 < S_COUNT ? ", " : "");
+}
+
+/* Whether the setting named name only affects GPU runs. */
+static int gpu_only_axis(const char *name)
+{
+	return strcmp(name, "block") == 0 || strcmp(name, "streams") == 0;
+}
+
+/* Parses the command's words into plan. */
+int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *plan, struct qx_err *e)
+{
+	const char *specs[SWEEP_MAX_AXES] = {NULL, NULL};
+	struct param_def defs[SWEEP_MAX_AXES];
+	const char *names[SWEEP_MAX_AXES][QX_MAX_VARIANTS + 1];
+	memset(plan, 0, sizeof *plan);
+	plan->prob = s->prob;
+	plan->backends = QX_ON_GPU;
+	plan->best = -1;
+	for (int i = 1; i < argc; i++) {
+		struct param_def def;
+		const char *choices[QX_MAX_VARIANTS + 1];
+		if (strcmp(argv[i], "on") == 0) {
+			plan->backends = parse_on(argc, argv, i, e);
+			if (!plan->backends)
+				return -1;
+			break;
+		}
+		if (strcmp(argv[i], "size") == 0 && i + 1 < argc)
+			i++; /* `sweep size n ...` reads as `sweep n ...` */
+		if (!axis_def(s, argv[i], &def, choices)) {
+			char list[512];
+			axis_names(s, list, sizeof list);
+			return qx_fail(e, "sweep: unknown axis '%.64s' for %s: axes are %s",
+			               argv[i], s->prob->name, list);
+		}
+		if (plan->naxes == SWEEP_MAX_AXES)
+			return qx_fail(e, "sweep: at most %d axes (got a third, '%.64s')",
+			               SWEEP_MAX_AXES, argv[i]);
+		for (int a = 0; a < plan->naxes; a++)
+			if (strcmp(plan->axes[a].name, def.name) == 0)
+				return qx_fail(e, "sweep: axis '%s' given twice", def.name);
+		const int a = plan->naxes++;
+		snprintf(plan->axes[a].name, SWEEP_WORD, "%s", def.name);
+		defs[a] = def;
+		memcpy(names[a], choices, sizeof choices);
+		if (def.choices == choices)
+			defs[a].choices = names[a];
+		struct param_def next;
+		const char *ignore[QX_MAX_VARIANTS + 1];
+		if (i + 1 < argc && strcmp(argv[i + 1], "on") != 0 &&
+		    !axis_def(s, argv[i + 1], &next, ignore))
+			specs[a] = argv[++i];
+	}
+	if (plan->naxes == 0)
+		return qx_fail(e, "sweep: name an axis (usage: sweep AXIS [VALUES] [AXIS [VALUES]] "
+		                  "[on cpu|gpu|both])");
+	for (int a = 0; a < plan->naxes; a++) {
+		struct sweep_axis *axis = &plan->axes[a];
+		if (gpu_only_axis(axis->name) && plan->backends == QX_ON_CPU)
+			return qx_fail(e,
+			               "sweep: %s only changes GPU runs: sweep it on gpu or both",
+			               axis->name);
+		if (specs[a]) {
+			axis->nvalues =
+			    sweep_parse_values(specs[a], axis->values, SWEEP_MAX_VALUES, e);
+			if (axis->nvalues < 0)
+				return -1;
+		} else if (defs[a].type == PARAM_ENUM) {
+			axis_all_choices(s, &defs[a], plan->backends, axis);
+		} else {
+			return qx_fail(e, "sweep: axis '%s' needs values: %s", axis->name,
+			               SWEEP_SPEC_HELP);
+		}
+		if (axis->nvalues == 0)
+			return qx_fail(e,
+			               "sweep: no value of %s runs on every backend of the sweep",
+			               axis->name);
+	}
+	return plan_check(s, plan, e);
+}
+
+/* Marks the row with the highest throughput that succeeded (first among those with no point
+ * over the threshold). */
+int sweep_pick_best(struct sweep_row *rows, size_t n)
+{
+	int best = -1;
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const struct sweep_row *r = &rows[i];
+			if (!r->ok || (pass == 0 && r->has_error && r->over > 0))
+				continue;
+			if (best < 0 || r->evals_per_s > rows[best].evals_per_s)
+				best = (int)i;
+		}
+	for (size_t i = 0; i < n; i++)
+		rows[i].best = (int)i == best;
+	return best;
+}
+
+/* Fills row from the session's last run (backend b). */
+static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row *row)
+{
+	const struct run_result *r = s->last;
+	row->ok = 1;
+	row->prec = r->prec;
+	row->variant = r->variant;
+	row->block = r->block;
+	row->threads = r->threads;
+	row->streams = r->streams;
+	row->nsamples = r->nsamples;
+	row->med = r->med;
+	row->min = r->min;
+	row->max = r->max;
+	row->evals_per_s = r->evals_per_s;
+	row->speedup = isfinite(r->speedup_threads) ? r->speedup_threads : r->speedup_serial;
+	row->speedup_threads = isfinite(r->speedup_threads) ? r->threads_ref : 1;
+	row->has_error = r->has_error;
+	row->max_rel = r->err.max_rel;
+	row->over = r->err.over;
+	if (b == QX_GPU && s->prob->occupancy) {
+		const struct run_request rq = session_request(s);
+		struct qx_err ignore;
+		row->has_occupancy = s->prob->occupancy(&rq, &row->occ, &ignore) == 0;
+	}
+}
+
+/* The key of the CPU work of the current configuration (parameters, precision, variant,
+ * threads): a `both` sweep runs the CPU once per key. */
+static void cpu_key(const struct session *s, char *buf, size_t len)
+{
+	char params[400];
+	session_params_string(s->prob, s->params[s->prob_index], params, sizeof params);
+	snprintf(buf, len, "%s %d %d %d", params, (int)session_setting(s, S_PRECISION),
+	         (int)session_setting(s, S_VARIANT), (int)session_setting(s, S_THREADS));
+}
+
+/* Runs the configurations of sweep plan into its rows, counting configs_done and keeping the
+ * best row marked as they finish; stops early when cancelled. */
+static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e)
+{
+	const size_t n = config_count(plan);
+	char last_cpu[512] = "";
+	for (size_t k = 0; k < n && !plan->cancelled; k++) {
+		char *argv[2 * SWEEP_MAX_AXES];
+		config_words(plan, k, argv);
+		if (session_set(s, 2 * plan->naxes, argv, e))
+			return -1; /* checked by plan_check: cannot happen */
+		for (int b = QX_CPU; b <= QX_GPU; b++) {
+			struct sweep_row *row = &plan->rows[plan->nrows];
+			struct qx_err why;
+			char key[512];
+			if (!(plan->backends & (1u << b)))
+				continue;
+			cpu_key(s, key, sizeof key);
+			if (b == QX_CPU && strcmp(key, last_cpu) == 0)
+				continue;
+			if (qx_cancelled()) {
+				plan->cancelled = 1;
+				break;
+			}
+			memset(row, 0, sizeof *row);
+			for (int a = 0; a < plan->naxes; a++)
+				snprintf(row->values[a], SWEEP_WORD, "%s", argv[2 * a + 1]);
+			row->backend = (enum qx_backend)b;
+			row->speedup = NAN;
+			if (session_run(s, (enum qx_backend)b, &why)) {
+				if (qx_cancelled()) {
+					plan->cancelled = 1;
+					break;
+				}
+				snprintf(row->error, sizeof row->error, "%s", why.msg);
+			} else {
+				row_from_run(s, (enum qx_backend)b, row);
+			}
+			if (b == QX_CPU)
+				snprintf(last_cpu, sizeof last_cpu, "%s", key);
+			plan->nrows++;
+			plan->best = sweep_pick_best(plan->rows, plan->nrows);
+			if (progress) {
+				fprintf(progress, "sweep %zu/%zu:", k + 1, n);
+				for (int a = 0; a < plan->naxes; a++)
+					fprintf(progress, " %s=%s", argv[2 * a], argv[2 * a + 1]);
+				if (row->ok)
+					fprintf(progress, " %s %.4g ms\n",
+					        qx_backend_name(row->backend), row->med.total);
+				else
+					fprintf(progress, " %s failed: %s\n",
+					        qx_backend_name(row->backend), row->error);
+				fflush(progress);
+			}
+		}
+		if (!plan->cancelled)
+			plan->configs_done++;
+	}
+	return 0;
+}
+
+/* Runs every configuration of the plan, then restores the session and keeps the sweep. */
+int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e)
+{
+	struct param_value params[QX_MAX_PARAMS], settings[S_COUNT];
+	const int variant = s->variant[s->prob_index];
+	const size_t n = config_count(plan);
+	struct sweep *sw;
+	struct gpu_info info;
+	int rc;
+	if ((plan->backends & QX_ON_GPU) && !s->prob->run_gpu)
+		return qx_fail(e, "sweep: no GPU backend: this quadx was built without CUDA (try: "
+		                  "sweep ... on cpu)");
+	if ((plan->backends & QX_ON_GPU) && gpu_init(&info, e))
+		return -1;
+	sw = malloc(sizeof *sw);
+	if (!sw)
+		return qx_fail(e, "out of memory for a sweep");
+	*sw = *plan;
+	sw->rows = calloc(2 * n, sizeof *sw->rows);
+	if (!sw->rows) {
+		free(sw);
+		return qx_fail(e, "out of memory for %zu sweep rows", 2 * n);
+	}
+	if (plan->backends & QX_ON_GPU)
+		snprintf(sw->device, sizeof sw->device, "%s", info.name);
+	sw->nconfigs = n;
+	sweep_free(s->sweep);
+	s->sweep = sw;
+	memcpy(params, s->params[s->prob_index], sizeof params);
+	memcpy(sw->params, params, sizeof params);
+	memcpy(settings, s->settings, sizeof settings);
+	qx_cancel_clear();
+	rc = sweep_configs(s, sw, progress, e);
+	memcpy(s->params[s->prob_index], params, sizeof params);
+	memcpy(s->settings, settings, sizeof settings);
+	s->variant[s->prob_index] = variant;
+	if (rc)
+		return -1;
+	if (sw->cancelled)
+		return qx_fail(e,
+		               "sweep cancelled after %zu runs; those are kept (plot, export last)",
+		               sw->nrows);
+	return 0;
+}
+
+/* Frees sw. */
+void sweep_free(struct sweep *sw)
+{
+	if (!sw)
+		return;
+	free(sw->rows);
+	free(sw);
+}
+
+/* Prints the header line of the table. */
+static void table_header(const struct sweep *sw, const int *width, FILE *out)
+{
+	fprintf(out, "  ");
+	for (int a = 0; a < sw->naxes; a++)
+		fprintf(out, "%-*s ", width[a], sw->axes[a].name);
+	fprintf(out, "%-4s %10s %10s %10s %9s %9s %10s %5s %6s %5s %5s %9s %9s\n", "on", "total ms",
+	        "min", "max", "kernel", "d2h", "evals/s", "regs", "blk/SM", "occ", "auto",
+	        "speedup", "max_rel");
+}
+
+/* Prints one row of the table. */
+static void table_row(const struct sweep *sw, const struct sweep_row *r, const int *width,
+                      FILE *out)
+{
+	fprintf(out, "%c ", r->best ? '*' : ' ');
+	for (int a = 0; a < sw->naxes; a++)
+		fprintf(out, "%-*s ", width[a], r->values[a]);
+	fprintf(out, "%-4s ", qx_backend_name(r->backend));
+	if (!r->ok) {
+		fprintf(out, "failed: %s\n", r->error);
+		return;
+	}
+	fprintf(out, "%10.4g %10.4g %10.4g ", r->med.total, r->min.total, r->max.total);
+	if (r->backend == QX_GPU)
+		fprintf(out, "%9.4g %9.4g ", r->med.kernel, r->med.d2h);
+	else
+		fprintf(out, "%9s %9s ", "-", "-");
+	fprintf(out, "%10.4g ", r->evals_per_s);
+	if (r->has_occupancy)
+		fprintf(out, "%5d %6d %4.0f%% %5d ", r->occ.regs_per_thread, r->occ.blocks_per_sm,
+		        100 * r->occ.occupancy, r->occ.suggested_block);
+	else
+		fprintf(out, "%5s %6s %5s %5s ", "-", "-", "-", "-");
+	if (isfinite(r->speedup)) {
+		char sp[32];
+		snprintf(sp, sizeof sp, "%.3gx/%dt", r->speedup, r->speedup_threads);
+		fprintf(out, "%9s ", sp);
+	} else {
+		fprintf(out, "%9s ", "-");
+	}
+	if (r->has_error)
+		fprintf(out, "%9.3g\n", r->max_rel);
+	else
+		fprintf(out, "%9s\n", "ref");
+}
+
+/* Prints the sweep as a table with a title line and the best row marked. */
+void sweep_print_table(const struct sweep *sw, FILE *out)
+{
+	int width[SWEEP_MAX_AXES];
+	fprintf(out, "sweep %s over", sw->prob->name);
+	for (int a = 0; a < sw->naxes; a++) {
+		width[a] = (int)strlen(sw->axes[a].name);
+		fprintf(out, " %s", sw->axes[a].name);
+		for (size_t i = 0; i < sw->nrows; i++)
+			if ((int)strlen(sw->rows[i].values[a]) > width[a])
+				width[a] = (int)strlen(sw->rows[i].values[a]);
+	}
+	fprintf(out,
+	        "%s%s; times in ms, median of each configuration's repeats; speedup = vs "
+	        "cpu/threads\n",
+	        *sw->device ? ", gpu " : "", sw->device);
+	table_header(sw, width, out);
+	for (size_t i = 0; i < sw->nrows; i++)
+		table_row(sw, &sw->rows[i], width, out);
+	if (sw->best >= 0) {
+		const struct sweep_row *b = &sw->rows[sw->best];
+		fprintf(out, "best:");
+		for (int a = 0; a < sw->naxes; a++)
+			fprintf(out, " %s=%s", sw->axes[a].name, b->values[a]);
+		fprintf(out, " on %s, %.4g ms", qx_backend_name(b->backend), b->med.total);
+		if (b->backend == QX_GPU)
+			fprintf(out, " (set block best takes block %d)", b->block);
+		fputc('\n', out);
+	} else {
+		fprintf(out, "best: none (no configuration succeeded)\n");
+	}
+	if (sw->cancelled)
+		fprintf(out, "cancelled: the table holds the runs done before the cancel\n");
+}
+
+/* The block of the last sweep's best row. */
+int sweep_best_block(const struct session *s, int *block, struct qx_err *e)
+{
+	const struct sweep *sw = s->sweep;
+	if (!sw || sw->best < 0)
+		return qx_fail(e, "block best: no sweep with a successful GPU run yet (try: sweep "
+		                  "block 32..1024)");
+	if (sw->rows[sw->best].backend != QX_GPU)
+		return qx_fail(e,
+		               "block best: the best run of the last sweep was on the cpu, which "
+		               "has no block (try: sweep block 32..1024)");
+	*block = sw->rows[sw->best].block;
+	return 0;
+}
+
+/* The block cudaOccupancyMaxPotentialBlockSize suggests for the current configuration. */
+int sweep_auto_block(const struct session *s, int *block, struct qx_err *e)
+{
+	const struct run_request rq = session_request(s);
+	struct gpu_occupancy occ;
+	struct gpu_info info;
+	if (!s->prob->occupancy)
+		return qx_fail(e,
+		               "block auto: %s has no occupancy query in this build (a GPU build "
+		               "is needed)",
+		               s->prob->name);
+	if (gpu_init(&info, e) || s->prob->occupancy(&rq, &occ, e))
+		return -1;
+	*block = occ.suggested_block;
+	return 0;
+}
+
+/* Prints the sweep in the session's format: a table, JSON Lines or CSV rows. */
+void sweep_output(struct session *s, const struct sweep *sw)
+{
+	if (s->format == FORMAT_TEXT) {
+		sweep_print_table(sw, s->out);
+	} else {
+		for (size_t i = 0; i < sw->nrows; i++) {
+			if (s->format == FORMAT_JSON) {
+				cJSON *obj = export_sweep_row_json(sw, &sw->rows[i]);
+				char *text = cJSON_PrintUnformatted(obj);
+				if (text)
+					fprintf(s->out, "%s\n", text);
+				cJSON_free(text);
+				cJSON_Delete(obj);
+			} else {
+				char header[4096], row[4096];
+				export_sweep_row_csv(sw, &sw->rows[i], header, row, sizeof row);
+				if (strcmp(header, s->csv_header) != 0) {
+					snprintf(s->csv_header, sizeof s->csv_header, "%s", header);
+					fprintf(s->out, "%s\n", header);
+				}
+				fprintf(s->out, "%s\n", row);
+			}
+		}
+	}
+	fflush(s->out);
+}

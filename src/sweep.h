@@ -1,0 +1,103 @@
+/* sweep.h - sweeps of the current problem over one or two axes (a parameter or a setting and
+ * its values): parsing of value ranges and lists, the run, best selection and the table. The
+ * last sweep is a plain struct owned by the session (session->sweep), which `plot`, `export
+ * last` and a dashboard panel read: one row per configuration and backend. */
+#ifndef QX_SWEEP_H
+#define QX_SWEEP_H
+
+#include <stdio.h>
+
+#include "../cuda/quadx_cuda.h"
+#include "session.h"
+
+#define SWEEP_MAX_VALUES 64 /* values of one axis */
+#define SWEEP_MAX_AXES 2
+#define SWEEP_MAX_CONFIGS 256 /* configurations of one sweep (product of the axes) */
+#define SWEEP_WORD 32         /* longest value word */
+
+/* One axis: a parameter or setting name as `set` takes it, and its values as words. */
+struct sweep_axis {
+	char name[SWEEP_WORD];
+	int nvalues;
+	char values[SWEEP_MAX_VALUES][SWEEP_WORD];
+};
+
+/* One configuration run on one backend. */
+struct sweep_row {
+	char values[SWEEP_MAX_AXES][SWEEP_WORD]; /* the value of each axis */
+	enum qx_backend backend;
+	int ok;                 /* 0: it failed or could not launch; error says why */
+	char error[QX_ERR_LEN]; /* when !ok */
+	enum qx_precision prec;
+	int variant, block, threads, streams;
+	int nsamples;
+	struct qx_phases med, min, max; /* ms */
+	double evals_per_s;
+	double speedup;      /* GPU rows: vs the CPU run of the same configuration, or NaN */
+	int speedup_threads; /* CPU threads of that run */
+	int has_occupancy;   /* GPU rows of problems with an occupancy hook */
+	struct gpu_occupancy occ;
+	int has_error; /* max_rel and over are set (not for the reference run itself) */
+	double max_rel;
+	size_t over;
+	int best; /* 1 on the best row */
+};
+
+/* A sweep: its plan (axes, backends) and its rows. From the start of sweep_run it is the
+ * session's s->sweep, and rows, nrows and configs_done grow as configurations finish, so a
+ * panel can draw it while it runs (they are written by the thread that runs the sweep). */
+struct sweep {
+	const struct problem *prob;
+	struct param_value params[QX_MAX_PARAMS]; /* the parameters before it; axes override */
+	int naxes;
+	struct sweep_axis axes[SWEEP_MAX_AXES];
+	unsigned backends;             /* QX_ON_CPU | QX_ON_GPU */
+	char device[256];              /* the GPU's name when the sweep used it, else "" */
+	size_t nconfigs, configs_done; /* configurations planned and finished */
+	size_t nrows;
+	struct sweep_row *rows;
+	int best;      /* index of the best row, -1 when no row succeeded */
+	int cancelled; /* 1 when it stopped early; the rows done are kept */
+};
+
+/* Parses a value spec into words: "A..B" the powers of two in [A, B]; "A..B:S" A, A+S, A+2S ...
+ * up to B; "A..B:xF" A, A*F, A*F^2 ... up to B; "a,b,c" the words as given. Returns how many
+ * (at most max), or -1 with e naming the spec and what is allowed. */
+int sweep_parse_values(const char *spec, char (*words)[SWEEP_WORD], int max, struct qx_err *e);
+
+/* Parses the words after `sweep` ("block 32..1024", "size n 1000..8000:x2", "variant block
+ * 64,256 on gpu") for session s into plan, checking every configuration against the current
+ * problem with `set`'s rules. Returns 0 or -1 with e filled; s is not changed. */
+int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *plan,
+               struct qx_err *e);
+
+/* Marks and returns the best row: the highest throughput (evaluations per second of the median
+ * total; for configurations of the same size, the fastest) among the rows that succeeded with
+ * no point over the threshold, else among those that succeeded; -1 when none succeeded. */
+int sweep_pick_best(struct sweep_row *rows, size_t n);
+
+/* Runs plan (from sweep_plan) on session s, printing one progress line per configuration to
+ * progress (when not NULL); the session's parameters and settings are restored afterwards.
+ * The sweep becomes s->sweep as it starts (it takes plan's contents) and stays when cancelled,
+ * in which case it returns -1 saying how many runs were kept. Returns 0 or -1 with e filled. */
+int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e);
+
+/* Prints the sweep as an aligned text table, the best row marked with '*'. */
+void sweep_print_table(const struct sweep *sw, FILE *out);
+
+/* Writes the `set block best` value: the block of the last sweep's best row, which must have
+ * run on the GPU. Returns 0 or -1 with e filled. */
+int sweep_best_block(const struct session *s, int *block, struct qx_err *e);
+
+/* Writes the `set block auto` value: cudaOccupancyMaxPotentialBlockSize's choice for the
+ * kernel of the current problem and variant. Returns 0 or -1 with e filled. */
+int sweep_auto_block(const struct session *s, int *block, struct qx_err *e);
+
+/* Prints the sweep in the session's format (text: the table; json: one object per row; csv:
+ * a header and one line per row). */
+void sweep_output(struct session *s, const struct sweep *sw);
+
+/* Frees a sweep from sweep_run (NULL is fine). */
+void sweep_free(struct sweep *sw);
+
+#endif

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Script tests for sweeps, export and plot: whole sessions through quadx -e on the CPU.
+
+Run from the repository root after `make`:  python3 tests/sweep_test.py
+Standard library only; timings are never compared with fixed numbers, only with each other
+(min <= median <= max, the median of the exported samples). GPU sweeps are in gpu_test.py.
+"""
+
+import csv
+import io
+import json
+import math
+import os
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+TIMEOUT = 120
+HAVE_GNUPLOT = shutil.which("gnuplot") is not None
+
+
+def quadx(cmds, cwd=None, env=None, preexec_fn=None):
+    """Runs quadx -e CMDS; returns the CompletedProcess (text)."""
+    return subprocess.run([QUADX, "-e", cmds], capture_output=True, text=True, timeout=TIMEOUT,
+                          cwd=cwd or ROOT, env=env, preexec_fn=preexec_fn)
+
+
+def read(path):
+    """The text of the file at path."""
+    with open(path) as f:
+        return f.read()
+
+
+def json_objects(stdout, kind):
+    """The JSON Lines objects of stdout whose type is kind."""
+    objs = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    return [o for o in objs if o.get("type") == kind]
+
+
+class TmpDirTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="quadx-sweep-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def assertNoTempFiles(self):
+        """No temporary file of an atomic write is left in the directory."""
+        self.assertEqual([f for f in os.listdir(self.dir) if ".tmp" in f], [])
+
+
+class SweepTest(TmpDirTest):
+    def test_table_progress_and_best(self):
+        """A CPU sweep prints a table with one row per value and one best row, and one progress
+        line per configuration on stderr."""
+        p = quadx("set n 40 m 300 repeat 3; sweep threads 1,2 on cpu")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr.splitlines(), [l for l in p.stderr.splitlines()
+                                                 if l.startswith("sweep ")])
+        self.assertRegex(p.stderr, r"sweep 1/2: threads=1 cpu [0-9.e+-]+ ms\n"
+                                   r"sweep 2/2: threads=2 cpu [0-9.e+-]+ ms\n")
+        rows = [l for l in p.stdout.splitlines() if l[:2] in ("* ", "  ") and " cpu " in l]
+        self.assertEqual([r[2:].split()[0] for r in rows], ["1", "2"])
+        self.assertEqual(sum(r.startswith("* ") for r in rows), 1)
+        self.assertRegex(p.stdout, r"\nbest: threads=[12] on cpu, [0-9.e+-]+ ms\n")
+
+    def test_two_axes_json_and_restore(self):
+        """sweep n RANGE precision: every pair in order (first axis outermost), statistics that
+        hold together, float rows checked against the reference, and the session's values back
+        afterwards."""
+        p = quadx("format json; set n 7 m 200 repeat 3; sweep size n 10..30:10 size precision "
+                  "float,double on cpu; show params")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = json_objects(p.stdout, "sweep")
+        self.assertEqual([(r["config"]["n"], r["config"]["precision"]) for r in rows],
+                         [(n, prec) for n in ("10", "20", "30") for prec in ("float", "double")])
+        self.assertEqual(sum(r["best"] for r in rows), 1)
+        for r in rows:
+            self.assertTrue(r["ok"])
+            self.assertEqual(r["repeat"], 3)
+            t = (r["time_ms_min"]["total"], r["time_ms"]["total"], r["time_ms_max"]["total"])
+            self.assertTrue(0 < t[0] <= t[1] <= t[2], t)
+            if r["precision"] == "float":
+                self.assertLess(r["max_rel"], 1e-5)
+                self.assertEqual(r["over_threshold"], 0)
+            else:
+                self.assertNotIn("max_rel", r)  # the reference itself
+        params = json_objects(p.stdout, "params")[0]
+        self.assertEqual((params["n"], params["precision"]), (7, "float"))
+
+    def test_range_forms(self):
+        """A..B:xF, A..B:STEP, A..B (powers of two) and lists give the documented values."""
+        for spec, want in (("1000..16000:x2", ["1000", "2000", "4000", "8000", "16000"]),
+                           ("3..12:3", ["3", "6", "9", "12"]), ("5..40", ["8", "16", "32"]),
+                           ("7,3,5", ["7", "3", "5"])):
+            p = quadx(f"format json; set m 1 repeat 1 warmup 0; sweep n {spec} on cpu")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual([r["config"]["n"] for r in json_objects(p.stdout, "sweep")], want)
+
+    def test_bad_sweeps_change_nothing(self):
+        """Each bad sweep is one error naming the word and what is allowed; nothing ran and the
+        parameters are unchanged."""
+        cases = [("sweep frob 1,2 on cpu", "unknown axis 'frob'"),
+                 ("sweep n 0,5 on cpu", "bad value '0' for n"),
+                 ("sweep n 10..1 on cpu", "A = 10 is above B = 1"),
+                 ("sweep n 1..9:0 on cpu", "step must be above 0"),
+                 ("sweep n on cpu", "axis 'n' needs values"),
+                 ("sweep block 32..64 on cpu", "block only changes GPU runs"),
+                 ("sweep variant shared on cpu", "variant shared has no cpu implementation"),
+                 ("sweep n 1,2 on tpu", "bad backend 'tpu'"),
+                 ("sweep n 1..50:1 m 1..50:1 on cpu", "2500 configurations; at most 256"),
+                 ("sweep a 20,5 on cpu", "a must be less than b")]
+        for cmd, message in cases:
+            with self.subTest(cmd=cmd):
+                p = quadx(f"set n 9; {cmd}; export {self.path('x.csv')}")
+                self.assertNotEqual(p.returncode, 0)
+                self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+                self.assertIn(message, p.stderr)
+                self.assertEqual(p.stdout, "")
+                self.assertFalse(os.path.exists(self.path("x.csv")))
+
+    def test_failed_configuration_is_listed(self):
+        """A configuration that fails is a row with its error; the sweep goes on and succeeds."""
+        p = quadx("format json; set n 3 m 50 repeat 1; sweep iters 3,1000 on cpu")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = json_objects(p.stdout, "sweep")
+        self.assertFalse(rows[0]["ok"])
+        self.assertIn("did not converge within iters = 3", rows[0]["error"])
+        self.assertTrue(rows[1]["ok"] and rows[1]["best"])
+        self.assertIn("sweep 1/2: iters=3 cpu failed: ", p.stderr)
+
+    def test_block_best_needs_a_gpu_sweep(self):
+        """set block best after a CPU sweep is refused and leaves the block as it was."""
+        p = quadx("format json; set m 10 repeat 1; sweep n 1,2 on cpu; set block best")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("block best: the best run of the last sweep was on the cpu", p.stderr)
+        p = quadx("set block best")
+        self.assertIn("block best: no sweep with a successful GPU run yet", p.stderr)
+
+    def test_cancel_keeps_the_configurations_done(self):
+        """SIGINT during a sweep stops it; the rows done are printed and kept for export."""
+        out = self.path("kept.json")
+        proc = subprocess.Popen(
+            [QUADX, "--keep-going", "-e",
+             f"set m 3000 repeat 1 warmup 0; sweep n 100..6400:100 on cpu; export last {out}"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if line.startswith("sweep 2/"):
+                proc.send_signal(signal.SIGINT)
+                break
+        stdout, stderr = proc.communicate(timeout=TIMEOUT)
+        stderr = "".join(seen) + stderr
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertRegex(stderr, r"sweep cancelled after \d+ runs; those are kept")
+        rows = [l for l in stdout.splitlines() if " cpu " in l]
+        self.assertGreaterEqual(len(rows), 2)
+        self.assertLess(len(rows), 64)
+        self.assertIn("cancelled: the table holds the runs done before the cancel", stdout)
+        kept = json.loads(read(out))
+        self.assertTrue(kept["cancelled"])
+        self.assertEqual(len(kept["rows"]), len(rows))
+        self.assertEqual(kept["configs"], 64)
+        self.assertIn(kept["configs_done"], range(2, 64))
+
+
+class ExportTest(TmpDirTest):
+    SESSION = ("set n 20 m 100 repeat 3; run cpu; set threads 2; run cpu; "
+               "sweep precision on cpu; ")
+
+    def test_csv_and_json_parse_back(self):
+        """export writes every run (2 runs + 2 sweep configurations) with its samples, in CSV
+        and JSON; export last writes the sweep's rows."""
+        files = {k: self.path("runs." + k) for k in ("csv", "json")}
+        last = {k: self.path("last." + k) for k in ("csv", "json")}
+        p = quadx(self.SESSION + "; ".join(f"export {f}" for f in files.values()) + "; "
+                  + "; ".join(f"export last {f}" for f in last.values()))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(read(files["json"]))
+        self.assertEqual(doc["quadx_export"], "runs")
+        self.assertIsNone(doc["device"])
+        runs = doc["runs"]
+        self.assertEqual([(r["threads"], r["precision"]) for r in runs],
+                         [(1, "float"), (2, "float"), (2, "float"), (2, "double")])
+        for r in runs:
+            totals = [s["total"] for s in r["samples_ms"]]
+            self.assertEqual(len(totals), 3)
+            self.assertAlmostEqual(statistics.median(totals), r["time_ms"]["total"])
+            self.assertEqual(r["params"]["n"], 20)
+        rows = list(csv.DictReader(io.StringIO(read(files["csv"]))))
+        self.assertEqual(len(rows), 4)
+        for row, r in zip(rows, runs):
+            samples = [float(x) for x in row["samples_total_ms"].split(";")]
+            # cJSON prints 15 significant digits, CSV every digit: equal to 1e-12
+            for a, b in zip(samples, [s["total"] for s in r["samples_ms"]]):
+                self.assertTrue(math.isclose(a, b, rel_tol=1e-12), (a, b))
+            self.assertEqual(len(samples), 3)
+            self.assertTrue(math.isclose(float(row["total_ms"]), r["time_ms"]["total"],
+                                         rel_tol=1e-12))
+            self.assertEqual((row["n"], row["m"], row["threads"]), ("20", "100", str(r["threads"])))
+        sweep = json.loads(read(last["json"]))
+        self.assertEqual(sweep["axes"], [{"name": "precision", "values": ["float", "double"]}])
+        self.assertEqual((sweep["configs"], sweep["configs_done"], sweep["cancelled"]),
+                         (2, 2, False))
+        self.assertEqual(sweep["params"]["n"], "20")
+        self.assertEqual([r["config"]["precision"] for r in sweep["rows"]], ["float", "double"])
+        lrows = list(csv.DictReader(io.StringIO(read(last["csv"]))))
+        self.assertEqual([r["config_precision"] for r in lrows], ["float", "double"])
+        for a, b in zip(lrows, sweep["rows"]):
+            self.assertTrue(math.isclose(float(a["total_ms"]), b["time_ms"]["total"],
+                                         rel_tol=1e-12))
+        self.assertNoTempFiles()
+
+    def test_no_space_is_reported(self):
+        """Writing to a full device (/dev/full through a link) fails naming the path and the
+        reason."""
+        link = self.path("full.csv")
+        os.symlink("/dev/full", link)
+        p = quadx(f"set m 10 repeat 1; run cpu; export {link}")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(f"cannot write {link}: No space left on device", p.stderr)
+        self.assertNoTempFiles()
+
+    def test_failed_write_keeps_old_file_whole(self):
+        """A write that fails half-way (file size limit) leaves the old file as it was and no
+        temporary file."""
+        target = self.path("runs.json")
+        with open(target, "w") as f:
+            f.write("OLD CONTENT\n")
+
+        def small_files():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+        p = quadx(f"set m 10 repeat 5; run cpu; run cpu; export {target}", preexec_fn=small_files)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(f"cannot write {target}: File too large", p.stderr)
+        self.assertIn("the old file, if any, is unchanged", p.stderr)
+        self.assertEqual(read(target), "OLD CONTENT\n")
+        self.assertNoTempFiles()
+
+    def test_export_errors(self):
+        """Bad extensions, a missing directory and nothing to export are errors naming why."""
+        cases = [("export x.txt", "must end in .csv or .json"),
+                 ("export last x.csv", "export last: no sweep yet"),
+                 ("export first x.csv", "bad word 'first'"),
+                 (f"export {self.path('none/x.csv')}", "No such file or directory")]
+        for cmd, message in cases:
+            with self.subTest(cmd=cmd):
+                p = quadx(("set m 10 repeat 1; run cpu; " if "none" in cmd else "") + cmd)
+                self.assertNotEqual(p.returncode, 0)
+                self.assertIn(message, p.stderr)
+        p = quadx("export x.csv")
+        self.assertIn("export: no run yet", p.stderr)
+
+
+class PlotTest(TmpDirTest):
+    SWEEP = "set n 30 m 200 repeat 2; sweep threads 1,2 variant fast,coursework on cpu; "
+
+    @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot is not installed")
+    def test_png_and_svg(self):
+        """With gnuplot, plot writes a PNG and an SVG and no temporary file."""
+        p = quadx(self.SWEEP + f"plot {self.path('s.png')}; plot {self.path('s.svg')}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.path("s.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertIn("<svg", read(self.path("s.svg")))
+        self.assertNoTempFiles()
+
+    def test_without_gnuplot_writes_script_and_data(self):
+        """Without gnuplot on the PATH, plot writes STEM.gp and STEM.dat and says how to render
+        them; the data hold one block per series; gnuplot (when present) renders them."""
+        env = dict(os.environ, PATH=self.dir)
+        p = quadx(self.SWEEP + f"plot {self.path('s.png')}", env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"Render them with: gnuplot {self.path('s.gp')}", p.stdout)
+        self.assertFalse(os.path.exists(self.path("s.png")))
+        blocks = read(self.path("s.dat")).split("\n\n\n")
+        self.assertEqual([b.splitlines()[0] for b in blocks],
+                         ["# variant=fast cpu", "# variant=coursework cpu"])
+        for b in blocks:
+            points = [l.split() for l in b.splitlines() if not l.startswith("#")]
+            self.assertEqual([pt[0] for pt in points], ["1", "2"])
+            self.assertEqual(points[0][6], "1")  # efficiency of the first point
+        script = read(self.path("s.gp"))
+        self.assertIn(f"set output '{self.path('s.png')}'", script)
+        if HAVE_GNUPLOT:
+            subprocess.run(["gnuplot", self.path("s.gp")], check=True, timeout=TIMEOUT)
+            self.assertGreater(os.path.getsize(self.path("s.png")), 1000)
+
+    def test_plot_errors(self):
+        """plot needs a sweep and a .png or .svg name."""
+        self.assertIn("plot: no sweep yet", quadx("plot x.png").stderr)
+        p = quadx("set m 10 repeat 1; sweep n 1,2 on cpu; plot x.jpg")
+        self.assertIn("must end in .png or .svg", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,358 @@
+/* test_sweep.c - sweeps without running anything: range and list parsing, planning against a
+ * session (axes, defaults, errors), best selection, the text table, the CSV/JSON rows, the
+ * gnuplot data and the atomic file write. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "../../src/export.h"
+#include "../../src/plot.h"
+#include "../../src/sweep.h"
+
+/* Parses spec into words and checks them against the expected NULL-terminated list. */
+static void expect_values(const char *spec, const char *const *want)
+{
+	char words[SWEEP_MAX_VALUES][SWEEP_WORD];
+	struct qx_err e = {""};
+	int n = sweep_parse_values(spec, words, SWEEP_MAX_VALUES, &e);
+	int k = 0;
+	assert_true(n >= 0);
+	for (; want[k]; k++) {
+		assert_true(k < n);
+		assert_string_equal(words[k], want[k]);
+	}
+	assert_int_equal(n, k);
+}
+
+/* Parses spec, expecting an error that contains part. */
+static void expect_error(const char *spec, const char *part)
+{
+	char words[SWEEP_MAX_VALUES][SWEEP_WORD];
+	struct qx_err e = {""};
+	assert_int_equal(sweep_parse_values(spec, words, SWEEP_MAX_VALUES, &e), -1);
+	if (!strstr(e.msg, part))
+		fail_msg("error for '%s' is '%s', expected to contain '%s'", spec, e.msg, part);
+}
+
+/* Powers of two between A and B, steps, factors and lists. */
+static void test_parse_values(void **state)
+{
+	(void)state;
+	expect_values("32..1024", (const char *[]){"32", "64", "128", "256", "512", "1024", NULL});
+	expect_values("2..10", (const char *[]){"2", "4", "8", NULL});
+	expect_values("3..7", (const char *[]){"4", NULL});
+	expect_values("1000..5000:1000",
+	              (const char *[]){"1000", "2000", "3000", "4000", "5000", NULL});
+	expect_values("1000..4500:1000", (const char *[]){"1000", "2000", "3000", "4000", NULL});
+	expect_values("1000..16000:x2",
+	              (const char *[]){"1000", "2000", "4000", "8000", "16000", NULL});
+	expect_values("0.1..0.3:0.1", (const char *[]){"0.1", "0.2", "0.3", NULL});
+	expect_values("5..5:1", (const char *[]){"5", NULL});
+	expect_values("fast,shared", (const char *[]){"fast", "shared", NULL});
+	expect_values("7", (const char *[]){"7", NULL});
+}
+
+/* Every malformed spec is refused with a message naming what is wrong. */
+static void test_parse_errors(void **state)
+{
+	(void)state;
+	expect_error("1024..32", "A = 1024 is above B = 32");
+	expect_error("5..7", "no power of two");
+	expect_error("1..10:0", "step must be above 0");
+	expect_error("1..10:-2", "step must be above 0");
+	expect_error("1..10:x1", "factor above 1");
+	expect_error("0..10:x2", "A above 0");
+	expect_error("a..10", "must be numbers");
+	expect_error("1..b", "must be numbers");
+	expect_error("1..10:s", "must be numbers");
+	expect_error("1..1000:1", "more than 64 values");
+	expect_error("1,,2", "empty value");
+	expect_error(",", "empty value");
+	expect_error("1,2,", "empty value");
+	expect_error("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "longer than");
+}
+
+/* Plans: axes, implied choices, backends, and the errors of bad commands. */
+static void test_plan(void **state)
+{
+	static struct session s;
+	struct sweep plan;
+	struct qx_err e = {""};
+	(void)state;
+	session_init(&s, stdout);
+	char *a1[] = {"sweep", "block", "32..128"};
+	assert_int_equal(sweep_plan(&s, 3, a1, &plan, &e), 0);
+	assert_int_equal(plan.naxes, 1);
+	assert_string_equal(plan.axes[0].name, "block");
+	assert_int_equal(plan.axes[0].nvalues, 3);
+	assert_int_equal(plan.backends, QX_ON_GPU);
+
+	char *a2[] = {"sweep", "variant", "block", "64,256"};
+	assert_int_equal(sweep_plan(&s, 4, a2, &plan, &e), 0);
+	assert_int_equal(plan.naxes, 2);
+	assert_int_equal(plan.axes[0].nvalues, 5); /* every GPU variant of expint; not gsl */
+	for (int i = 0; i < plan.axes[0].nvalues; i++)
+		assert_string_not_equal(plan.axes[0].values[i], "gsl");
+	assert_int_equal(plan.axes[1].nvalues, 2);
+
+	char *a3[] = {"sweep", "variant", "on", "cpu"};
+	assert_int_equal(sweep_plan(&s, 4, a3, &plan, &e), 0);
+	assert_int_equal(plan.backends, QX_ON_CPU);
+	assert_int_equal(plan.axes[0].nvalues, 3); /* fast, coursework, gsl */
+
+	char *a4[] = {"sweep", "size", "n", "1000..4000:1000", "precision", "on", "both"};
+	assert_int_equal(sweep_plan(&s, 7, a4, &plan, &e), 0);
+	assert_string_equal(plan.axes[0].name, "n");
+	assert_int_equal(plan.axes[1].nvalues, 2);
+	assert_int_equal(plan.backends, QX_ON_CPU | QX_ON_GPU);
+
+	struct {
+		int argc;
+		char *argv[8];
+		const char *part;
+	} bad[] = {
+	    {2, {"sweep", "frob"}, "unknown axis 'frob'"},
+	    {2, {"sweep", "n"}, "axis 'n' needs values"},
+	    {3, {"sweep", "n", "0,5"}, "bad value '0' for n"},
+	    {4, {"sweep", "block", "64", "on"}, "'on' takes one word"},
+	    {5, {"sweep", "block", "64", "on", "tpu"}, "bad backend 'tpu'"},
+	    {5, {"sweep", "block", "64", "on", "cpu"}, "only changes GPU runs"},
+	    {5, {"sweep", "block", "64", "on", "both"}, NULL},
+	    {5, {"sweep", "n", "1", "n", "2"}, "axis 'n' given twice"},
+	    {7, {"sweep", "n", "1", "m", "2", "a", "0"}, "at most 2 axes"},
+	    {3, {"sweep", "variant", "shared"}, NULL},
+	    {5, {"sweep", "variant", "shared", "on", "cpu"}, "variant shared has no cpu"},
+	    {3, {"sweep", "a", "5,20"}, "a must be less than b (a = 20, b = 10)"},
+	    {5, {"sweep", "n", "1..64:1", "m", "1..64:1"}, "4096 configurations"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		e.msg[0] = '\0';
+		const int rc = sweep_plan(&s, bad[i].argc, bad[i].argv, &plan, &e);
+		if (!bad[i].part) {
+			assert_int_equal(rc, 0);
+			continue;
+		}
+		assert_int_equal(rc, -1);
+		if (!strstr(e.msg, bad[i].part))
+			fail_msg("case %zu: '%s' lacks '%s'", i, e.msg, bad[i].part);
+	}
+	assert_int_equal(session_setting(&s, S_BLOCK), 256); /* planning changes nothing */
+	session_free(&s);
+}
+
+/* A row that ran with total t ms, max_rel err and over points over the threshold. */
+static struct sweep_row row(const char *value, enum qx_backend b, int ok, double t, size_t over)
+{
+	struct sweep_row r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.values[0], SWEEP_WORD, "%s", value);
+	r.backend = b;
+	r.ok = ok;
+	r.med.total = t;
+	r.evals_per_s = ok ? 1e6 / t : 0;
+	r.min.total = t * 0.9;
+	r.max.total = t * 1.2;
+	r.has_error = 1;
+	r.over = over;
+	r.max_rel = over ? 1e-3 : 1e-7;
+	r.block = atoi(value);
+	r.speedup = NAN;
+	r.nsamples = 3;
+	if (!ok)
+		snprintf(r.error, sizeof r.error, "too many resources requested, for launch");
+	return r;
+}
+
+/* Best: the correct row of highest throughput; a faster row with points over the threshold or
+ * a failed one never wins; with no correct row, the fastest that ran; none when nothing ran. */
+static void test_pick_best(void **state)
+{
+	struct sweep_row rows[4] = {row("32", QX_GPU, 1, 5.0, 0), row("64", QX_GPU, 1, 2.0, 3),
+	                            row("128", QX_GPU, 0, 0.5, 0), row("256", QX_GPU, 1, 3.0, 0)};
+	(void)state;
+	assert_int_equal(sweep_pick_best(rows, 4), 3);
+	assert_true(rows[3].best && !rows[0].best && !rows[1].best && !rows[2].best);
+	rows[3].over = rows[0].over = 1;
+	assert_int_equal(sweep_pick_best(rows, 4), 1);
+	rows[0].ok = rows[1].ok = rows[3].ok = 0;
+	assert_int_equal(sweep_pick_best(rows, 4), -1);
+	assert_false(rows[0].best || rows[1].best || rows[2].best || rows[3].best);
+}
+
+/* A finished two-row sweep over block (one failed row) for the table, export and plot tests. */
+static void fake_sweep(struct sweep *sw, struct sweep_row *rows)
+{
+	memset(sw, 0, sizeof *sw);
+	sw->prob = qx_problems[0];
+	sw->naxes = 1;
+	snprintf(sw->axes[0].name, SWEEP_WORD, "block");
+	sw->axes[0].nvalues = 3;
+	snprintf(sw->axes[0].values[0], SWEEP_WORD, "64");
+	snprintf(sw->axes[0].values[1], SWEEP_WORD, "128");
+	snprintf(sw->axes[0].values[2], SWEEP_WORD, "1024");
+	snprintf(sw->device, sizeof sw->device, "Test GPU");
+	rows[0] = row("64", QX_GPU, 1, 4.0, 0);
+	rows[1] = row("128", QX_GPU, 1, 2.0, 0);
+	rows[1].has_occupancy = 1;
+	rows[1].occ = (struct gpu_occupancy){128, 40, 12, 0.75, 768, 0};
+	rows[2] = row("1024", QX_GPU, 0, 0, 0);
+	sw->rows = rows;
+	sw->nrows = 3;
+	sw->best = sweep_pick_best(rows, 3);
+}
+
+/* What sw prints as a table (what 0), gnuplot data (1) or a script drawing $d into x.png (2);
+ * a malloc'd string. */
+static char *text_of(const struct sweep *sw, int what)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	if (what == 0)
+		sweep_print_table(sw, f);
+	else if (what == 1)
+		assert_int_equal(plot_write_data(sw, f), 1);
+	else
+		plot_write_script(sw, "$d", "x.png", 0, f);
+	fclose(f);
+	return text;
+}
+
+/* The table marks the best row, shows the occupancy and the failure, and names the best. */
+static void test_table(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	char *text;
+	(void)state;
+	fake_sweep(&sw, rows);
+	text = text_of(&sw, 0);
+	assert_non_null(strstr(text, "gpu Test GPU"));
+	assert_non_null(strstr(text, "\n* 128   gpu"));
+	assert_non_null(strstr(text, "\n  64    gpu"));
+	assert_non_null(strstr(text, "   40     12   75%   768 "));
+	assert_non_null(strstr(text, "1024  gpu  failed: too many resources requested"));
+	assert_non_null(
+	    strstr(text, "best: block=128 on gpu, 2 ms (set block best takes block 128)"));
+	free(text);
+}
+
+/* CSV rows quote a failure's commas; JSON rows carry config, occupancy and the best flag. */
+static void test_rows_csv_json(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	char header[4096], line[4096];
+	(void)state;
+	fake_sweep(&sw, rows);
+	export_sweep_row_csv(&sw, &rows[1], header, line, sizeof line);
+	assert_int_equal(strncmp(header, "type,config_block,backend,ok,best,precision,", 44), 0);
+	assert_int_equal(strncmp(line, "sweep,128,gpu,1,1,float,fast,128,", 33), 0);
+	assert_non_null(strstr(line, ",40,12,0.75,768,"));
+	export_sweep_row_csv(&sw, &rows[2], header, line, sizeof line);
+	assert_non_null(strstr(line, ",\"too many resources requested, for launch\""));
+	cJSON *obj = export_sweep_row_json(&sw, &rows[1]);
+	assert_string_equal(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "config"), "block")->valuestring, "128");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(obj, "best")));
+	assert_int_equal(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "occupancy"), "blocks_per_sm")->valueint,
+	    12);
+	assert_true(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "time_ms"), "total")->valuedouble == 2.0);
+	cJSON_Delete(obj);
+}
+
+/* The gnuplot data holds the successful rows only, with x, label, median, min and max; the
+ * script draws into the image with a log2 x axis for powers of two. */
+static void test_plot_text(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	char *text;
+	size_t len = 0;
+	FILE *f;
+	(void)state;
+	fake_sweep(&sw, rows);
+	text = text_of(&sw, 1);
+	assert_non_null(
+	    strstr(text, "\n64 \"64\" 4 3.6 4.8 NaN NaN\n128 \"128\" 2 1.8 2.4 NaN NaN\n"));
+	assert_null(strstr(text, "1024"));
+	free(text);
+	f = open_memstream(&text, &len);
+	plot_write_script(&sw, "'x.dat'", "x.svg", 1, f);
+	fclose(f);
+	assert_non_null(strstr(text, "set terminal svg"));
+	assert_non_null(strstr(text, "set output 'x.svg'"));
+	assert_non_null(strstr(text, "set logscale x 2"));
+	assert_non_null(
+	    strstr(text, "'x.dat' index 0 using 1:3:4:5 with yerrorlines title \"gpu\""));
+	free(text);
+}
+
+/* The speedup panel draws only the series that have a speedup (the GPU's, not the CPU's). */
+static void test_plot_speedup_panel(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	char *text;
+	(void)state;
+	fake_sweep(&sw, rows);
+	rows[0].backend = QX_CPU;
+	rows[1].speedup = 3;
+	text = text_of(&sw, 2);
+	assert_non_null(strstr(text, "set terminal pngcairo"));
+	assert_non_null(strstr(text, "set multiplot layout 2,1"));
+	assert_non_null(strstr(text, "plot $d index 1 using 1:6 with linespoints title \"gpu\"\n"));
+	assert_null(strstr(text, "index 0 using 1:6"));
+	free(text);
+}
+
+/* The atomic write replaces a file whole, leaves no temporary file, and on failure keeps the
+ * old file and names the path and the reason. */
+static void test_atomic_write(void **state)
+{
+	char dir[] = "/tmp/quadx-test-XXXXXX", path[64], buf[64] = "";
+	struct qx_err e = {""};
+	FILE *f;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/out.csv", dir);
+	assert_int_equal(export_write_file(path, "old\n", 4, &e), 0);
+	assert_int_equal(export_write_file(path, "new,data\n", 9, &e), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, sizeof buf, f), 9);
+	fclose(f);
+	assert_string_equal(buf, "new,data\n");
+	assert_int_equal(export_write_file("/dev/full", "x\n", 2, &e), -1);
+	assert_non_null(strstr(e.msg, "/dev/full"));
+	assert_non_null(strstr(e.msg, strerror(ENOSPC)));
+	snprintf(buf, sizeof buf, "%s/missing/out.csv", dir);
+	assert_int_equal(export_write_file(buf, "x\n", 2, &e), -1);
+	assert_non_null(strstr(e.msg, strerror(ENOENT)));
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0); /* empty: no temporary file was left behind */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_values), cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_plan),         cmocka_unit_test(test_pick_best),
+	    cmocka_unit_test(test_table),        cmocka_unit_test(test_rows_csv_json),
+	    cmocka_unit_test(test_plot_text),    cmocka_unit_test(test_plot_speedup_panel),
+	    cmocka_unit_test(test_atomic_write),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
