@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Reliability on the GPU (make test-gpu): compute-sanitizer memcheck, racecheck and synccheck
+over every kernel and variant on small sizes with zero reports; impossible launches (block
+2048, shared memory over the limit, a failed launch) reported as errors with the session
+alive; GPU fault injection (QUADX_FAULTS_BIN, a build with QUADX_FAULT) reported once, then
+the next run works; an oversize run refused before any device allocation.
+
+Skipped without a usable GPU, unless QUADX_REQUIRE_GPU=1. Run from the repository root."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+FAULTS_BIN = os.environ.get("QUADX_FAULTS_BIN", os.path.join(ROOT, "build", "faults", "quadx"))
+SANITIZER = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+
+SMALL = "repeat 1 warmup 0 threads 2"
+# Every kernel and variant on small sizes: expint fast (chunked) and coursework, longman
+# packed and block, in float and double, and eval on the GPU.
+ALL_KERNELS = "; ".join([
+    f"set n 40 m 300 {SMALL}",
+    *[f"set variant {v} precision {p}; run gpu" for v in ("fast", "coursework")
+      for p in ("float", "double")],
+    "eval 3 1.5",
+    f"use longman; set M 100 N 8 g 4 {SMALL}",
+    *[f"set variant {v} precision {p}; run gpu" for v in ("packed", "block")
+      for p in ("float", "double")],
+    "set math fast; run gpu",
+    "eval 0.7 2.5",
+])
+
+
+def run(argv, timeout=300, env=None):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                       env={**os.environ, **(env or {})})
+    return p.returncode, p.stdout, p.stderr
+
+
+def gpu_name():
+    rc, out, _ = run([QUADX, "--json", "-e", "show device"])
+    dev = json.loads(out) if rc == 0 else {}
+    return None if dev.get("gpu", "none") == "none" else dev["gpu"]
+
+
+GPU = gpu_name()
+if GPU is None and os.environ.get("QUADX_REQUIRE_GPU") == "1":
+    raise SystemExit("gpu_reliability_test: QUADX_REQUIRE_GPU=1 but there is no usable GPU")
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class SanitizerTest(unittest.TestCase):
+    def sanitize(self, tool, *extra):
+        argv = [SANITIZER, "--tool", tool, "--error-exitcode", "99", *extra, QUADX, "-e",
+                ALL_KERNELS]
+        rc, out, err = run(argv, timeout=600)
+        print(f"\n  compute-sanitizer --tool {tool}: rc {rc}; "
+              + " | ".join(l for l in (out + err).splitlines() if "SUMMARY" in l), end="")
+        self.assertEqual(rc, 0, out[-3000:] + err[-3000:])
+        self.assertEqual(out.count("cpu "), 0)
+        self.assertEqual(len(re.findall(r"^gpu (expint|longman) ", out, re.M)), 9, out)
+        return out + err
+
+    def test_memcheck(self):
+        text = self.sanitize("memcheck", "--leak-check", "full")
+        self.assertRegex(text, r"ERROR SUMMARY: 0 errors")
+
+    def test_racecheck(self):
+        text = self.sanitize("racecheck", "--racecheck-report", "all")
+        self.assertRegex(text, r"RACECHECK SUMMARY: 0 hazards")
+
+    def test_synccheck(self):
+        text = self.sanitize("synccheck")
+        self.assertRegex(text, r"ERROR SUMMARY: 0 errors")
+
+    def test_memcheck_on_fault_paths(self):
+        """The error paths of the wrappers free what they allocated (faults mid-run)."""
+        for fault in ("cudaMemcpy:2", "lm_launch"):
+            with self.subTest(fault=fault):
+                rc, out, err = run([SANITIZER, "--tool", "memcheck", "--leak-check", "full",
+                                    "--error-exitcode", "99", FAULTS_BIN, "--keep-going", "-e",
+                                    ALL_KERNELS], timeout=600, env={"QUADX_FAULT": fault})
+                self.assertEqual(rc, 1, err[-3000:])  # the injected error only
+                self.assertRegex(out + err, r"ERROR SUMMARY: 0 errors")
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class ImpossibleLaunchTest(unittest.TestCase):
+    def test_block_2048_refused_and_session_survives(self):
+        rc, out, err = run([QUADX, "--keep-going", "-e",
+                            f"set n 10 m 10 {SMALL}; set block 2048; run gpu"])
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(err, r"^quadx: line 2: bad value '2048' for block: expected an "
+                         r"integer in 1\.\.1024\n$")
+        self.assertIn("block 256", out)  # the next run ran with the block size unchanged
+
+    def test_shared_memory_over_the_limit_refused(self):
+        rc, out, err = run([QUADX, "--keep-going", "-e",
+                            f"use longman; set M 10 {SMALL} variant block precision double "
+                            "N 1000; run gpu; set N 16; run gpu"])
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(err, r"^quadx: line 3: .*shared memory.*\n$")
+        self.assertEqual(len(re.findall(r"^gpu longman ", out, re.M)), 1, out)
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class GpuFaultTest(unittest.TestCase):
+    """Each GPU fault point fails once: one error naming the call, then the same run works."""
+
+    FAULTS = {
+        "expint": ["cudaMalloc", "cudaMemcpy", "cudaFree", "cudaStream", "cudaEvent",
+                   "expint_launch"],
+        "longman": ["cudaMalloc", "cudaMemcpy", "cudaFree", "cudaStream", "cudaEvent",
+                    "lm_launch"],
+    }
+    SETUP = {"expint": f"set n 40 m 300 {SMALL}", "longman": f"use longman; set M 100 {SMALL}"}
+
+    def setUp(self):
+        if not os.path.exists(FAULTS_BIN):
+            self.fail(f"{FAULTS_BIN} is missing (make {os.path.relpath(FAULTS_BIN, ROOT)})")
+
+    def test_each_fault_reported_once_then_the_run_works(self):
+        for prob, faults in self.FAULTS.items():
+            for fault in faults:
+                with self.subTest(prob=prob, fault=fault):
+                    rc, out, err = run([FAULTS_BIN, "--keep-going", "-e",
+                                        f"{self.SETUP[prob]}; run gpu; run gpu"],
+                                       env={"QUADX_FAULT": fault})
+                    self.assertEqual(rc, 1, err)
+                    self.assertRegex(err, r"^quadx: line 1: %s.*: injected fault "
+                                     r"\(QUADX_FAULT\)\n$" % fault)
+                    self.assertEqual(len(re.findall(r"^gpu %s " % prob, out, re.M)), 1, out)
+
+    def test_oversize_gpu_run_refused_before_allocating(self):
+        """Refused with both figures; the armed cudaMalloc fault then hits the next run."""
+        rc, out, err = run([FAULTS_BIN, "--keep-going", "-e",
+                            "set n 1000000 m 100000 variant coursework; run gpu; "
+                            f"set n 40 m 300 {SMALL}; run gpu"],
+                           env={"QUADX_FAULT": "cudaMalloc"})
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 2, err)
+        self.assertRegex(lines[0], r"run refused: it needs [\d.]+ MiB of (GPU|host) memory "
+                         r"and [\d.]+ MiB (is free|is available)")
+        self.assertRegex(lines[1], r"cudaMalloc.*injected fault")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
