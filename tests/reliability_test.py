@@ -298,6 +298,39 @@ def tmux(*args):
                           text=True, timeout=10).stdout
 
 
+def wait_pane(test, want):
+    """Waits until the tmux pane shows want; returns its text (fails the test if it never does)."""
+    end = time.time() + 20
+    while time.time() < end:
+        text = tmux("capture-pane", "-p", "-t", "t")
+        if want.rstrip() in text:
+            return text
+        time.sleep(0.05)
+    test.fail(f"pane never showed {want!r}:\n{text}")
+
+
+@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
+class InteractiveCancelTest(unittest.TestCase):
+    """Ctrl-C at the readline prompt during a long run cancels the run, not quadx."""
+
+    def test_ctrl_c_cancels_the_run(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        tmux("kill-server")
+        self.addCleanup(tmux, "kill-server")
+        tmux("new-session", "-d", "-s", "t", "-x", "150", "-y", "40",
+             f"env QUADX_HISTFILE={tmp}/history TERM=xterm {QUADX}; echo EXITED; sleep 30")
+        wait_pane(self, "quadx expint/float> ")
+        tmux("send-keys", "-t", "t", "set n 20000 m 100000 threads 1 repeat 1000; run cpu",
+             "Enter")
+        time.sleep(1.5)
+        tmux("send-keys", "-t", "t", "C-c")
+        wait_pane(self, "quadx: run cancelled")
+        tmux("send-keys", "-t", "t", "set n 5 m 5; run cpu", "Enter")
+        text = wait_pane(self, "cpu expint  n=5 m=5")
+        self.assertNotIn("EXITED", text)
+
+
 @unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
 class HistoryTest(unittest.TestCase):
     """The interactive prompt saves its history through a temporary file and a rename: a
@@ -314,20 +347,11 @@ class HistoryTest(unittest.TestCase):
         self.addCleanup(tmux, "kill-server")
         tmux("new-session", "-d", "-s", "t", "-x", "150", "-y", "20",
              f"env {env} {QUADX} 2>{tmp}/stderr; echo EXITED; sleep 30")
-        self.wait("quadx expint/float> ")
+        wait_pane(self, "quadx expint/float> ")
         tmux("send-keys", "-t", "t", "show params", "Enter", "quit", "Enter")
-        self.wait("EXITED")
+        wait_pane(self, "EXITED")
         with open(hist) as f, open(f"{tmp}/stderr") as e:
             return f.read(), e.read(), sorted(os.listdir(tmp))
-
-    def wait(self, want):
-        end = time.time() + 20
-        while time.time() < end:
-            text = tmux("capture-pane", "-p", "-t", "t")
-            if want.rstrip() in text:
-                return
-            time.sleep(0.05)
-        self.fail(f"pane never showed {want!r}:\n{text}")
 
     @unittest.skipUnless(FAULTS, "not a test build: QUADX_FAULT is compiled out")
     def test_failed_write_keeps_the_old_history(self):
