@@ -196,12 +196,25 @@ class HostileLinesTest(unittest.TestCase):
 
 
 class CancelTest(unittest.TestCase):
-    """SIGINT during a long CPU run in script mode: quadx survives, says so, goes on."""
+    """SIGINT during a long command in script mode: quadx survives, says so, goes on.
+    LONG_COMMANDS: (setup line, the long command, the problem it leaves); add new ones here."""
 
-    def cancel(self, setup):
+    LONG_COMMANDS = [
+        ("set n 1000 m 20000 threads 1 repeat 1000 warmup 0", "run cpu", "expint"),
+        ("use longman; set M 20000000 threads 1 repeat 1000 warmup 0", "run cpu", "longman"),
+    ]
+
+    def test_each_long_command(self):
+        for setup, command, problem in self.LONG_COMMANDS:
+            with self.subTest(command=command, problem=problem):
+                params = self.cancel(setup, command)
+                self.assertEqual(params["problem"], problem)
+
+    def cancel(self, setup, command):
+        """Sends SIGINT 1.5 s into command; checks the report; returns `show params` after."""
         p = subprocess.Popen([QUADX, "--keep-going"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True)
-        p.stdin.write(setup + "\nrun cpu\nformat json\nshow params\n")
+        p.stdin.write(f"{setup}\n{command}\nformat json\nshow params\n")
         p.stdin.flush()
         time.sleep(1.5)  # well into the run (it would take minutes)
         self.assertIsNone(p.poll(), "the run ended before SIGINT: make it longer")
@@ -212,17 +225,8 @@ class CancelTest(unittest.TestCase):
             p.kill()
             self.fail("quadx did not stop the run within 60 s of SIGINT")
         self.assertEqual(p.returncode, 1, err)  # alive, and the cancelled run is an error
-        self.assertRegex(err, r"^quadx: line 2: run cancelled\n$")
-        params = json.loads(out.splitlines()[-1])  # the next commands worked
-        return params
-
-    def test_expint_cpu_run(self):
-        params = self.cancel("set n 20000 m 100000 threads 1 repeat 1000 warmup 0")
-        self.assertEqual((params["problem"], params["n"]), ("expint", 20000))
-
-    def test_longman_cpu_run(self):
-        params = self.cancel("use longman; set M 100000000 threads 1 repeat 1000 warmup 0")
-        self.assertEqual(params["problem"], "longman")
+        self.assertRegex(err, r"^quadx: line 2: .*cancelled\n$")
+        return json.loads(out.splitlines()[-1])  # the next commands worked
 
     def test_sigint_between_runs_does_not_cancel_the_next(self):
         """A SIGINT while no run is going does not cancel a later run."""
@@ -321,7 +325,7 @@ class InteractiveCancelTest(unittest.TestCase):
         tmux("new-session", "-d", "-s", "t", "-x", "150", "-y", "40",
              f"env QUADX_HISTFILE={tmp}/history TERM=xterm {QUADX}; echo EXITED; sleep 30")
         wait_pane(self, "quadx expint/float> ")
-        tmux("send-keys", "-t", "t", "set n 20000 m 100000 threads 1 repeat 1000; run cpu",
+        tmux("send-keys", "-t", "t", "set n 1000 m 20000 threads 1 repeat 1000; run cpu",
              "Enter")
         time.sleep(1.5)
         tmux("send-keys", "-t", "t", "C-c")
