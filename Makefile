@@ -105,7 +105,7 @@ test-script: all
 
 # The Python tests of the binary; each skips what needs a GPU, tmux or a fault build it lacks.
 SCRIPT_TESTS := tests/script_test.py tests/repl_test.py tests/reliability_test.py \
-	tests/gpu_test.py tests/longman_gpu_test.py
+	tests/gpu_test.py tests/longman_gpu_test.py tests/gpu_reliability_test.py
 
 test: all test-unit test-script test-asan test-valgrind fuzz
 	$(PYTHON) tests/repl_test.py
@@ -113,6 +113,7 @@ test: all test-unit test-script test-asan test-valgrind fuzz
 	CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py
 	$(PYTHON) tests/gpu_test.py
 	$(PYTHON) tests/longman_gpu_test.py
+	$(PYTHON) tests/gpu_reliability_test.py
 
 # Test builds compile in fault injection (QUADX_FAULT, src/fault.h); release builds do not.
 FAULTS := -DQX_FAULT_INJECTION
