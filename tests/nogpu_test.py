@@ -64,6 +64,20 @@ class NoGpuTest(unittest.TestCase):
                 self.assertIn("line 3:", err)  # only the GPU run failed
                 self.assertEqual(json.loads(out.splitlines()[-1])["gpu"], "none")
 
+    def test_coursework_flags(self):
+        """The coursework's one-shot mode: the CPU part runs, the GPU part is one error;
+        with -g (no GPU) it succeeds."""
+        p = subprocess.run([QUADX, "-n", "10", "-m", "10", "-t"], capture_output=True,
+                           text=True, timeout=120, cwd=ROOT)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("on the cpu took", p.stdout)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        self.assertRegex(p.stderr, r"^quadx: .*(GPU|CUDA)")
+        p = subprocess.run([QUADX, "-n", "10", "-m", "10", "-t", "-g"], capture_output=True,
+                           text=True, timeout=120, cwd=ROOT)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn("on the cpu took", p.stdout)
+
     def test_eval_prints_cpu_values_and_says_why_not_gpu(self):
         for prob, args in (("expint", "3 1.5"), ("longman", "0.7 2.5")):
             with self.subTest(prob=prob):
