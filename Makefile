@@ -3,6 +3,7 @@
 #   make run        build and start the explorer
 #   make test       build and run every test (no GPU needed; GPU tests skip)
 #   make test-gpu   the GPU tests, on a machine with a GPU
+#   make test-asan / test-valgrind / fuzz   parts of make test (see below)
 #   make bench      the benchmark tables (GPU machine)
 #   make install PREFIX=/usr/local
 
@@ -16,7 +17,7 @@ BIN      ?= quadx
 
 # Debian/Ubuntu packages the build and the tests need.
 BUILD_PKGS := gcc make pkg-config libreadline-dev libncurses-dev libcmocka-dev libcjson-dev libgsl-dev
-TEST_PKGS  := python3 tmux gnuplot-nox
+TEST_PKGS  := python3 tmux gnuplot-nox valgrind clang libclang-rt-dev
 
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CFLAGS   ?= -O2 -g
@@ -46,7 +47,8 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test test-unit test-script test-asan test-gpu bench install deps clean announce
+.PHONY: all run test test-unit test-script test-asan test-valgrind fuzz test-gpu bench install deps \
+	clean announce
 
 all: announce $(BIN)
 
@@ -101,24 +103,77 @@ test-unit: $(UNIT_BIN)
 test-script: all
 	$(PYTHON) tests/script_test.py
 
-test: all test-unit test-script test-asan
+# The Python tests of the binary; each skips what needs a GPU, tmux or a fault build it lacks.
+SCRIPT_TESTS := tests/script_test.py tests/sweep_test.py tests/repl_test.py tests/tui_test.py \
+	tests/reliability_test.py tests/gpu_test.py tests/longman_gpu_test.py \
+	tests/gpu_reliability_test.py
+
+test: all test-unit test-script test-asan test-valgrind fuzz
 	$(PYTHON) tests/sweep_test.py
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/tui_test.py
+	$(PYTHON) tests/reliability_test.py
+	CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py
 	$(PYTHON) tests/gpu_test.py
 	$(PYTHON) tests/longman_gpu_test.py
+	$(PYTHON) tests/gpu_reliability_test.py
 
-# The unit and script tests again on a CPU-only build with AddressSanitizer and
-# UndefinedBehaviorSanitizer; any report fails the test.
+# Test builds compile in fault injection (QUADX_FAULT, src/fault.h); release builds do not.
+FAULTS := -DQX_FAULT_INJECTION
+FAULT_BIN := build/faults/quadx
+
+# The whole suite again on a CPU-only build with AddressSanitizer and UndefinedBehaviorSanitizer
+# and fault injection; any report fails the test.
 ASAN_DIR := build/asan
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/quadx NVCC= \
-	  CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" $(ASAN_DIR)/quadx \
+	  CFLAGS="-O1 -g $(SAN) $(FAULTS)" LDFLAGS="$(SAN)" $(ASAN_DIR)/quadx \
 	  $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%)
 	@set -e; for t in $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%); do echo "== asan $$t"; $$t; done
-	QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help $(PYTHON) tests/script_test.py
-	QUADX=$(ASAN_DIR)/quadx $(PYTHON) tests/sweep_test.py
+	@set -e; for t in $(SCRIPT_TESTS); do echo "== asan $$t"; \
+	  QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help QUADX_REQUIRE_FAULTS=1 $(PYTHON) $$t; done
+	CUDA_VISIBLE_DEVICES= QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help $(PYTHON) tests/nogpu_test.py
+
+# The script tests once under valgrind memcheck on a CPU-only build (-O1, fault injection):
+# any error or definite/indirect leak fails; tests/valgrind.supp silences third-party libraries
+# only. tests/valgrind-quadx runs each quadx process under valgrind with one log per process.
+VG_DIR := build/valgrind
+test-valgrind:
+	@$(MAKE) --no-print-directory BUILD=$(VG_DIR) BIN=$(VG_DIR)/quadx NVCC= \
+	  CFLAGS="-O1 -g $(FAULTS)" $(VG_DIR)/quadx
+	@rm -rf $(VG_DIR)/logs && mkdir -p $(VG_DIR)/logs
+	QUADX=tests/valgrind-quadx QUADX_VG_BIN=$(VG_DIR)/quadx QUADX_VG_LOGS=$(VG_DIR)/logs \
+	  QUADX_HELPDIR=help $(PYTHON) tests/script_test.py
+	@n=$$(ls $(VG_DIR)/logs | wc -l); bad=$$(find $(VG_DIR)/logs -type f -size +0 | sort); \
+	if [ -n "$$bad" ]; then head -60 $$bad; echo "valgrind: reports in $$bad"; exit 1; fi; \
+	echo "valgrind: $$n quadx processes, no errors and no definite or indirect leaks"
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, ASan and UBSan, each run for
+# FUZZ_SECONDS from its committed seed corpus tests/fuzz/corpus/NAME (new inputs go to
+# build/fuzz/corpus/NAME); a crash leaves its input in build/fuzz/ and fails.
+FUZZ_DIR     := build/fuzz
+FUZZ_SECONDS ?= 20
+FUZZERS      := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+fuzz:
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) NVCC= CC=clang WARN="-Wall -Wextra -Werror" \
+	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(FAULTS)" LDFLAGS="$(FUZZ_SAN)" \
+	  $(FUZZERS:%=$(FUZZ_DIR)/fuzz/%)
+	@set -e; total=0; for f in $(FUZZERS); do mkdir -p $(FUZZ_DIR)/corpus/$$f; \
+	  $(FUZZ_DIR)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	    -artifact_prefix=$(FUZZ_DIR)/$$f- $(FUZZ_DIR)/corpus/$$f tests/fuzz/corpus/$$f \
+	    < /dev/null > $(FUZZ_DIR)/$$f.log 2>&1 || { tail -40 $(FUZZ_DIR)/$$f.log; exit 1; }; \
+	  runs=$$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' $(FUZZ_DIR)/$$f.log); \
+	  echo "fuzz: $$f: $$runs executions in $(FUZZ_SECONDS) s, no crash"; \
+	  total=$$((total + runs)); done; echo "fuzz: $$total executions in total"
+
+# A harness: one file of tests/fuzz with tests/fuzz/common.c and libFuzzer's main (built inside
+# `make fuzz`); session_run is wrapped so that only tiny runs start.
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/common.c tests/fuzz/common.h $(LIB_OBJ) | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fsanitize=fuzzer $(LDFLAGS) -Wl,--wrap=session_run \
+	  -o $@ $< tests/fuzz/common.c $(LIB_OBJ) $(LDLIBS)
 
 # NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).
 ifeq ($(NOBUILD),1)
@@ -127,10 +182,18 @@ else
 BUILT := all $(UNIT_BIN) $(BUILD)/quadx-bench
 endif
 
-test-gpu: $(BUILT)
+test-gpu: $(BUILT) $(if $(BUILT),$(FAULT_BIN))
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/gpu_test.py
 	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/longman_gpu_test.py
+	QUADX_REQUIRE_GPU=1 QUADX_FAULTS_BIN=$(FAULT_BIN) $(PYTHON) tests/gpu_reliability_test.py
+
+# The GPU build with fault injection, for the GPU fault tests: the C sources compiled again
+# with the define, linked with the same CUDA objects (their hook calls qx_fault()).
+$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/problems/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FAULTS) -o $@ src/main.c $(LIB_SRC) $(CU_OBJ) \
+	  $(LDLIBS)
 
 bench: $(BUILT)
 	$(BUILD)/quadx-bench

@@ -5,14 +5,18 @@
 
 #include <cuda_runtime.h>
 
+#include "../src/fault.h"
 #include "quadx_cuda.h"
 
 /* Fills e with "WHAT: CUDA message (code name)" and returns -1. */
 int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
 
-/* Evaluates a CUDA call; on failure reports it with its text and returns -1 from the caller. */
+/* Evaluates a CUDA call; on failure reports it with its text and returns -1 from the caller.
+ * The central fault hook: in test builds QUADX_FAULT can make the call fail without running. */
 #define GPU_TRY(call)                                                                              \
 	do {                                                                                       \
+		if (qx_fault(#call))                                                               \
+			return qx_fail(e, "%s: injected fault (QUADX_FAULT)", #call);              \
 		cudaError_t gpu_try_err_ = (call);                                                 \
 		if (gpu_try_err_ != cudaSuccess)                                                   \
 			return gpu_fail(e, #call, gpu_try_err_);                                   \

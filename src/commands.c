@@ -5,10 +5,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../cuda/quadx_cuda.h"
 #include "export.h"
+#include "fault.h"
 #include "output.h"
 #include "plot.h"
 #include "sweep.h"
@@ -302,7 +304,7 @@ static int print_file(const char *path, FILE *out, struct qx_err *e)
 {
 	char buf[4096];
 	size_t n;
-	FILE *f = fopen(path, "r");
+	FILE *f = qx_fault("fopen") ? (errno = EIO, NULL) : fopen(path, "r");
 	if (!f)
 		return qx_fail(e, "cannot read %s: %s", path, strerror(errno));
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
@@ -370,13 +372,18 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 static int cmd_source(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	FILE *f;
+	struct stat st;
 	int failed;
 	(void)argc;
 	if (sh->depth >= 8)
 		return qx_fail(e, "source: nested too deeply (more than 8 levels)");
-	f = fopen(argv[1], "r");
+	f = qx_fault("fopen") ? (errno = EIO, NULL) : fopen(argv[1], "r");
 	if (!f)
 		return qx_fail(e, "source: cannot open %.200s: %s", argv[1], strerror(errno));
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return qx_fail(e, "source: %.200s is a directory, not a script", argv[1]);
+	}
 	sh->depth++;
 	failed = shell_run_stream(sh, f, argv[1], 0);
 	sh->depth--;
@@ -514,8 +521,8 @@ int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e)
 	char *copy, *start;
 	char quote = 0;
 	int rc = 0;
-	if (len > 65536)
-		return qx_fail(e, "line too long (%zu bytes; at most 65536)", len);
+	if (len > QX_LINE_MAX)
+		return qx_fail(e, "line too long (%zu bytes; at most %d)", len, QX_LINE_MAX);
 	copy = strdup(line);
 	if (!copy)
 		return qx_fail(e, "out of memory");
@@ -549,28 +556,88 @@ int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e)
 	return rc;
 }
 
+/* How reading one line of a script ended. */
+enum line_status { LINE_OK, LINE_EOF, LINE_TOO_LONG, LINE_NUL, LINE_ENDLESS, LINE_READ_ERROR };
+
+/* A line longer than this is not text: the rest of the stream is abandoned. */
+#define QX_LINE_ABANDON (16L * 1024 * 1024)
+
+/* Reads one line of f into buf (at most QX_LINE_MAX bytes and a NUL), without its newline.
+ * A longer line is skipped up to its newline (LINE_TOO_LONG), or up to QX_LINE_ABANDON bytes
+ * (LINE_ENDLESS); a line holding a NUL byte is LINE_NUL. */
+static enum line_status read_line(FILE *f, char *buf)
+{
+	long len = 0;
+	int c, nul = 0;
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (len < QX_LINE_MAX)
+			buf[len] = (char)c;
+		nul |= c == '\0';
+		if (++len > QX_LINE_ABANDON)
+			return LINE_ENDLESS;
+	}
+	buf[len < QX_LINE_MAX ? len : QX_LINE_MAX] = '\0';
+	if (c == EOF && ferror(f))
+		return LINE_READ_ERROR;
+	if (c == EOF && len == 0)
+		return LINE_EOF;
+	if (len > QX_LINE_MAX)
+		return LINE_TOO_LONG;
+	return nul ? LINE_NUL : LINE_OK;
+}
+
+/* Reads one line and executes it; returns 0, -1 with e filled, or 1 at the end of f (-1 with
+ * *stop set when the rest of f cannot be read). */
+static int shell_exec_next(struct shell *sh, FILE *f, char *buf, int *stop, struct qx_err *e)
+{
+	switch (read_line(f, buf)) {
+	case LINE_EOF:
+		return 1;
+	case LINE_OK:
+		return shell_exec_line(sh, buf, e);
+	case LINE_TOO_LONG:
+		return qx_fail(e, "line too long (at most %d bytes)", QX_LINE_MAX);
+	case LINE_NUL:
+		return qx_fail(e, "line contains a NUL byte (scripts are text)");
+	case LINE_ENDLESS:
+		*stop = 1;
+		return qx_fail(e, "no line break in %ld bytes: not a text script; stopped reading",
+		               QX_LINE_ABANDON);
+	case LINE_READ_ERROR:
+		*stop = 1;
+		return qx_fail(e, "read error: %s", strerror(errno));
+	}
+	return -1;
+}
+
 /* Reads and executes f line by line, reporting errors with their line number. */
 int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	char *buf = malloc(QX_LINE_MAX + 1);
 	long lineno = 0;
-	int failed = 0;
-	while (!sh->quit && getline(&line, &cap, f) >= 0) {
+	int failed = 0, stop = 0, rc = 0;
+	if (!buf) {
+		fprintf(stderr, "quadx: out of memory for a line buffer\n");
+		return 1;
+	}
+	while (!sh->quit && !stop) {
 		struct qx_err e = {""};
 		lineno++;
-		if (shell_exec_line(sh, line, &e)) {
-			failed++;
-			if (name)
-				fprintf(stderr, "quadx: %s: line %ld: %s\n", name, lineno, e.msg);
-			else
-				fprintf(stderr, "quadx: line %ld: %s\n", lineno, e.msg);
-			fflush(stderr);
-			if (!keep_going)
-				break;
-		}
+		rc = shell_exec_next(sh, f, buf, &stop, &e);
+		if (rc > 0)
+			break;
+		if (rc == 0)
+			continue;
+		failed++;
+		if (name)
+			fprintf(stderr, "quadx: %s: line %ld: %s\n", name, lineno, e.msg);
+		else
+			fprintf(stderr, "quadx: line %ld: %s\n", lineno, e.msg);
+		fflush(stderr);
+		if (!keep_going)
+			break;
 	}
-	free(line);
+	free(buf);
 	return failed;
 }
 

@@ -6,6 +6,7 @@
 #include "session.h"
 
 #define QX_MAX_ARGS 64
+#define QX_LINE_MAX 65536 /* bytes of one input line */
 
 /* A session plus the state of the interpreter around it. */
 struct shell {

@@ -12,6 +12,7 @@
 #include "../cuda/quadx_cuda.h"
 #include "commands.h"
 #include "coursework.h"
+#include "fault.h"
 #include "repl.h"
 #include "tui.h"
 
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
 		fclose(f);
 		free(script);
 	} else if (file) {
-		FILE *f = fopen(file, "r");
+		FILE *f = qx_fault("fopen") ? (errno = EIO, NULL) : fopen(file, "r");
 		if (!f) {
 			fprintf(stderr, "quadx: cannot open %s: %s\n", file, strerror(errno));
 			return 1;

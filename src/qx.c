@@ -57,13 +57,22 @@ void qx_progress_get(struct qx_progress *p)
 	p->phase = atomic_load(&progress_phase);
 }
 
-/* Formats the message into e; always returns -1. */
+/* Formats the message into e with control bytes (which the words it quotes may hold) written
+ * as \xNN, so that printing it cannot move the cursor or break the line; returns -1. */
 int qx_fail(struct qx_err *e, const char *fmt, ...)
 {
+	char raw[QX_ERR_LEN];
+	size_t w = 0;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	for (const unsigned char *r = (const unsigned char *)raw; *r && w + 5 < sizeof e->msg; r++)
+		if (*r < 0x20 || *r == 0x7f)
+			w += (size_t)snprintf(e->msg + w, sizeof e->msg - w, "\\x%02x", *r);
+		else
+			e->msg[w++] = (char)*r;
+	e->msg[w] = '\0';
 	return -1;
 }
 

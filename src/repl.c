@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
+
 #define MAX_CANDIDATES 128
 
 static struct shell *repl_shell;
@@ -174,10 +176,16 @@ void repl_history_save(const char *path)
 {
 	char tmp[PATH_MAX + 16];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if (write_history(tmp) == 0 && rename(tmp, path) == 0)
+	int err = write_history(tmp);
+	if (!err && qx_fault("write"))
+		err = EIO;
+	if (!err && rename(tmp, path) != 0)
+		err = errno;
+	if (!err)
 		return;
 	unlink(tmp);
-	fprintf(stderr, "quadx: could not save history to %s\n", path);
+	fprintf(stderr, "quadx: could not save history to %s: %s (the old file is unchanged)\n",
+	        path, strerror(err));
 }
 
 /* Builds the prompt "quadx PROBLEM/PRECISION> ". */

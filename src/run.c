@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../cuda/quadx_cuda.h"
+#include "fault.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -40,7 +41,7 @@ const double *session_reference(struct session *s, const struct problem *p,
 		return s->ref;
 	free(s->ref);
 	s->ref = NULL;
-	ref = malloc(count * sizeof *ref);
+	ref = qx_fault("malloc") ? NULL : malloc(count * sizeof *ref);
 	if (!ref) {
 		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
 		return NULL;
@@ -125,7 +126,7 @@ static void *run_buffer(struct session *s, enum qx_backend b, size_t bytes, stru
 		return gpu_host_buffer(bytes, e);
 	if (bytes > s->cpu_values_bytes) {
 		free(s->cpu_values);
-		s->cpu_values = malloc(bytes ? bytes : 1);
+		s->cpu_values = qx_fault("malloc") ? NULL : malloc(bytes ? bytes : 1);
 		s->cpu_values_bytes = s->cpu_values ? bytes : 0;
 		if (!s->cpu_values) {
 			qx_fail(e, "cannot allocate %.1f MiB for the results", bytes / MIB);

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Reliability on the GPU (make test-gpu): compute-sanitizer memcheck, racecheck and synccheck
+over every kernel and variant on small sizes with zero reports; impossible launches (block
+2048, shared memory over the limit, a failed launch) reported as errors with the session
+alive; GPU fault injection (QUADX_FAULTS_BIN, a build with QUADX_FAULT) reported once, then
+the next run works; an oversize run refused before any device allocation.
+
+Skipped without a usable GPU, unless QUADX_REQUIRE_GPU=1. Run from the repository root."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+FAULTS_BIN = os.environ.get("QUADX_FAULTS_BIN", os.path.join(ROOT, "build", "faults", "quadx"))
+SANITIZER = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+
+SMALL = "repeat 1 warmup 0 threads 2"
+# Every kernel and variant on small sizes: expint fast (chunked) and coursework, longman
+# packed and block, in float and double, and eval on the GPU.
+ALL_KERNELS = "; ".join([
+    f"set n 40 m 300 {SMALL}",
+    *[f"set variant {v} precision {p}; run gpu" for v in ("fast", "coursework")
+      for p in ("float", "double")],
+    "eval 3 1.5",
+    f"use longman; set M 100 N 8 g 4 {SMALL}",
+    *[f"set variant {v} precision {p}; run gpu" for v in ("packed", "block")
+      for p in ("float", "double")],
+    "set math fast; run gpu",
+    "eval 0.7 2.5",
+])
+
+
+def run(argv, timeout=300, env=None):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                       env={**os.environ, **(env or {})})
+    return p.returncode, p.stdout, p.stderr
+
+
+def gpu_name():
+    rc, out, _ = run([QUADX, "--json", "-e", "show device"])
+    dev = json.loads(out) if rc == 0 else {}
+    return None if dev.get("gpu", "none") == "none" else dev["gpu"]
+
+
+def require_faults_bin(test):
+    """Skips test without the fault build; under make test-gpu (which builds it) fails it."""
+    if os.path.exists(FAULTS_BIN):
+        return
+    msg = f"{FAULTS_BIN} is missing (make {os.path.relpath(FAULTS_BIN, ROOT)})"
+    if os.environ.get("QUADX_REQUIRE_GPU") == "1":
+        test.fail(msg)
+    test.skipTest(msg)
+
+
+GPU = gpu_name()
+if GPU is None and os.environ.get("QUADX_REQUIRE_GPU") == "1":
+    raise SystemExit("gpu_reliability_test: QUADX_REQUIRE_GPU=1 but there is no usable GPU")
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class SanitizerTest(unittest.TestCase):
+    def sanitize(self, tool, *extra):
+        argv = [SANITIZER, "--tool", tool, "--error-exitcode", "99", *extra, QUADX, "-e",
+                ALL_KERNELS]
+        rc, out, err = run(argv, timeout=600)
+        print(f"\n  compute-sanitizer --tool {tool}: rc {rc}; "
+              + " | ".join(l for l in (out + err).splitlines() if "SUMMARY" in l), end="")
+        self.assertEqual(rc, 0, out[-3000:] + err[-3000:])
+        self.assertEqual(len(re.findall(r"^gpu (expint|longman) ", out, re.M)), 9, out)
+        return out + err
+
+    def test_memcheck(self):
+        text = self.sanitize("memcheck", "--leak-check", "full")
+        self.assertRegex(text, r"ERROR SUMMARY: 0 errors")
+
+    def test_racecheck(self):
+        text = self.sanitize("racecheck", "--racecheck-report", "all")
+        self.assertRegex(text, r"RACECHECK SUMMARY: 0 hazards")
+
+    def test_synccheck(self):
+        text = self.sanitize("synccheck")
+        self.assertRegex(text, r"ERROR SUMMARY: 0 errors")
+
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class FaultPathMemcheckTest(unittest.TestCase):
+    """memcheck over runs that fail mid-way: the error paths free what they allocated."""
+
+    def setUp(self):
+        require_faults_bin(self)  # in setUp, so that it is never an expected failure
+
+    def memcheck_with_fault(self, fault, cmds):
+        """memcheck with leak check over cmds on the fault build, QUADX_FAULT=fault: the
+        injected error only, and zero reports."""
+        rc, out, err = run([SANITIZER, "--tool", "memcheck", "--leak-check", "full",
+                            "--error-exitcode", "99", FAULTS_BIN, "--keep-going", "-e", cmds],
+                           timeout=600, env={"QUADX_FAULT": fault})
+        print(f"\n  memcheck with QUADX_FAULT={fault}: rc {rc}; " + " | ".join(
+            l for l in (out + err).splitlines() if "SUMMARY" in l), end="")
+        self.assertIn("injected fault", err)
+        self.assertEqual(rc, 1, out[-4000:] + err[-2000:])
+        self.assertRegex(out + err, r"ERROR SUMMARY: 0 errors")
+
+    # KNOWN BUG (found by this test, to be fixed in cuda/expint.cu and cuda/longman.cu, which
+    # are being changed by others): when a CUDA call fails mid-run, GPU_TRY returns from
+    # expint_gpu_run / lm_run without freeing the cudaMallocAsync buffers, so each failed run
+    # leaks them (memcheck: 192008 bytes in 5 allocations for expint, 400 bytes for longman).
+    # Remove expectedFailure once the error paths free their buffers; an unexpected success
+    # fails the suite, so that cannot be forgotten.
+    @unittest.expectedFailure
+    def test_memcheck_on_expint_fault_path(self):
+        self.memcheck_with_fault("cudaMemcpy:2", f"set n 40 m 300 {SMALL}; run gpu; run gpu")
+
+    @unittest.expectedFailure
+    def test_memcheck_on_longman_fault_path(self):
+        self.memcheck_with_fault("lm_launch", f"use longman; set M 100 {SMALL}; run gpu; run gpu")
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class ImpossibleLaunchTest(unittest.TestCase):
+    def test_block_2048_refused_and_session_survives(self):
+        rc, out, err = run([QUADX, "--keep-going", "-e",
+                            f"set n 10 m 10 {SMALL}; set block 2048; run gpu"])
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(err, r"^quadx: line 2: bad value '2048' for block: expected an "
+                         r"integer in 1\.\.1024\n$")
+        self.assertIn("block 256", out)  # the next run ran with the block size unchanged
+
+    def test_shared_memory_over_the_limit_refused(self):
+        rc, out, err = run([QUADX, "--keep-going", "-e",
+                            f"use longman; set M 10 {SMALL} variant block precision double "
+                            "N 1000; run gpu; set N 16; run gpu"])
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(err, r"^quadx: line 3: .*shared memory.*\n$")
+        self.assertEqual(len(re.findall(r"^gpu longman ", out, re.M)), 1, out)
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class GpuFaultTest(unittest.TestCase):
+    """Each GPU fault point fails once: one error naming the call, then the same run works.
+    (cudaFree:2: the first cudaFree creates the context, whose failure is kept for the session.)"""
+
+    FAULTS = {
+        "expint": ["cudaMalloc", "cudaMemcpy", "cudaFree:2", "cudaStream", "cudaEvent",
+                   "expint_launch"],
+        "longman": ["cudaMalloc", "cudaMemcpy", "cudaFree:2", "cudaStream", "cudaEvent",
+                    "lm_launch"],
+    }
+    SETUP = {"expint": f"set n 40 m 300 {SMALL}", "longman": f"use longman; set M 100 {SMALL}"}
+
+    def setUp(self):
+        require_faults_bin(self)
+
+    def test_each_fault_reported_once_then_the_run_works(self):
+        for prob, faults in self.FAULTS.items():
+            for fault in faults:
+                with self.subTest(prob=prob, fault=fault):
+                    rc, out, err = run([FAULTS_BIN, "--keep-going", "-e",
+                                        f"{self.SETUP[prob]}; run gpu; run gpu"],
+                                       env={"QUADX_FAULT": fault})
+                    self.assertEqual(rc, 1, err)
+                    self.assertRegex(err, r"^quadx: line \d+: \(?%s.*: injected fault "
+                                     r"\(QUADX_FAULT\)\n$" % fault.split(":")[0])
+                    self.assertEqual(len(re.findall(r"^gpu %s " % prob, out, re.M)), 1, out)
+
+    def test_oversize_gpu_run_refused_before_allocating(self):
+        """Refused with both figures; the armed cudaMalloc fault then hits the next run."""
+        rc, out, err = run([FAULTS_BIN, "--keep-going", "-e",
+                            "set n 1000000 m 100000 variant coursework; run gpu; "
+                            f"set n 40 m 300 {SMALL}; run gpu"],
+                           env={"QUADX_FAULT": "cudaMalloc"})
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 2, err)
+        self.assertRegex(lines[0], r"run refused: it needs [\d.]+ MiB of (GPU|host) memory "
+                         r"and [\d.]+ MiB (is free|is available)")
+        self.assertRegex(lines[1], r"cudaMalloc.*injected fault")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

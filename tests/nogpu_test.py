@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Without a usable GPU (make test runs this with CUDA_VISIBLE_DEVICES="" on the GPU build, and
+on the CPU-only ASan build): every GPU command fails with one clear line, every CPU command
+still works. Run from the repository root; QUADX names the binary (default ./quadx)."""
+
+import json
+import os
+import subprocess
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+PROBLEMS = ["expint", "longman"]
+# A small configuration of each problem, so the CPU runs take milliseconds.
+SMALL = {"expint": "set n 20 m 20", "longman": "set M 50 N 8"}
+
+
+def quadx(cmds, *args):
+    """Runs quadx -e cmds; returns (rc, stdout, stderr)."""
+    p = subprocess.run([QUADX, *args, "-e", cmds], capture_output=True, text=True, timeout=120,
+                       cwd=ROOT)
+    return p.returncode, p.stdout, p.stderr
+
+
+class NoGpuTest(unittest.TestCase):
+    def setUp(self):
+        rc, out, err = quadx("show device", "--json")
+        self.assertEqual((rc, err), (0, ""))
+        dev = json.loads(out)
+        if dev["gpu"] != "none":
+            self.skipTest("a GPU is visible (run with CUDA_VISIBLE_DEVICES=\"\")")
+        self.reason = dev["reason"]
+        self.assertGreater(len(self.reason), 10)
+
+    def assertOneGpuError(self, rc, err):
+        self.assertEqual(rc, 1, err)
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 1, err)
+        self.assertRegex(lines[0], r"^quadx: line \d+: .*(GPU|CUDA)")
+
+    def test_gpu_commands_fail_with_one_line(self):
+        """`run gpu`, `run both` and `run` (both) on every problem and variant of the GPU."""
+        for prob in PROBLEMS:
+            for cmd in ["run gpu", "run both", "run"]:
+                with self.subTest(prob=prob, cmd=cmd):
+                    rc, out, err = quadx(f"use {prob}; {SMALL[prob]}; {cmd}")
+                    self.assertOneGpuError(rc, err)
+                    if cmd != "run gpu":  # the CPU half ran and printed its result
+                        self.assertIn(f"cpu {prob}", out)
+                    self.assertNotIn(f"gpu {prob}", out)
+        rc, out, err = quadx("use longman; set variant block; run gpu")
+        self.assertOneGpuError(rc, err)
+
+    def test_cpu_commands_still_work(self):
+        """Every CPU command works after a failed GPU command (--keep-going)."""
+        for prob in PROBLEMS:
+            with self.subTest(prob=prob):
+                cmds = [f"use {prob}", SMALL[prob], "run gpu", "run cpu",
+                        "set precision double", "run cpu", "set precision float", "run cpu",
+                        "errors 2", "show last", "show params", "help run", "format json",
+                        "show device"]
+                rc, out, err = quadx("; ".join(cmds), "--keep-going")
+                self.assertOneGpuError(rc, err)
+                self.assertIn("line 3:", err)  # only the GPU run failed
+                self.assertEqual(json.loads(out.splitlines()[-1])["gpu"], "none")
+
+    def test_coursework_flags(self):
+        """The coursework's one-shot mode: the CPU part runs, the GPU part is one error;
+        with -g (no GPU) it succeeds."""
+        p = subprocess.run([QUADX, "-n", "10", "-m", "10", "-t"], capture_output=True,
+                           text=True, timeout=120, cwd=ROOT)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("on the cpu took", p.stdout)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        self.assertRegex(p.stderr, r"^quadx: .*(GPU|CUDA)")
+        p = subprocess.run([QUADX, "-n", "10", "-m", "10", "-t", "-g"], capture_output=True,
+                           text=True, timeout=120, cwd=ROOT)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn("on the cpu took", p.stdout)
+
+    def test_eval_prints_cpu_values_and_says_why_not_gpu(self):
+        for prob, args in (("expint", "3 1.5"), ("longman", "0.7 2.5")):
+            with self.subTest(prob=prob):
+                rc, out, err = quadx(f"use {prob}; eval {args}")
+                self.assertEqual((rc, err), (0, ""))
+                lines = out.splitlines()
+                self.assertEqual(sum(" gpu: none" in l for l in lines), 1, out)
+                self.assertGreaterEqual(sum("cpu" in l for l in lines), 2, out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
