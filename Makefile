@@ -105,6 +105,7 @@ test: all test-unit test-script test-asan
 	$(PYTHON) tests/sweep_test.py
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/tui_test.py
+	$(PYTHON) tests/tui_gpu_test.py
 	$(PYTHON) tests/gpu_test.py
 	$(PYTHON) tests/longman_gpu_test.py
 
@@ -131,6 +132,7 @@ test-gpu: $(BUILT)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/gpu_test.py
 	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/longman_gpu_test.py
+	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/tui_gpu_test.py
 
 bench: $(BUILT)
 	$(BUILD)/quadx-bench
