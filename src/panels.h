@@ -1,6 +1,7 @@
 /* panels.h - the dashboard's panels: one const table of objects (name, size hint, draw, key
  * handler). Layout reads the hints, the frame loop calls draw for each, keys go to on_key.
- * Adding a panel (a sweep panel, say) is one more entry. Only the UI thread calls these. */
+ * Adding a panel is one more entry. Only the UI thread calls these, holding the dashboard's lock.
+ */
 #ifndef QX_PANELS_H
 #define QX_PANELS_H
 

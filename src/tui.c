@@ -620,10 +620,14 @@ static void handle_key(struct tui *t, int k)
 		}
 		return;
 	}
-	for (int i = 0; i < panel_count; i++)
-		if (panel_table[i].on_key && t->win[i] &&
-		    panel_table[i].on_key(&t->ctx, k, getmaxy(t->win[i])))
-			return;
+	int used = 0; /* the panels read the log and the snapshot the worker writes: locked */
+	pthread_mutex_lock(&t->lock);
+	for (int i = 0; i < panel_count && !used; i++)
+		used = panel_table[i].on_key && t->win[i] &&
+		       panel_table[i].on_key(&t->ctx, k, getmaxy(t->win[i]));
+	pthread_mutex_unlock(&t->lock);
+	if (used)
+		return;
 	if (key_to_readline(t, k) == 0)
 		while (t->nkeys && !t->leave)
 			rl_callback_read_char();

@@ -14,6 +14,7 @@
 
 #include "../../src/dashdata.h"
 #include "../../src/sweep.h"
+#include "dash_fixture.h"
 
 static struct session s;
 static struct dash_data d;
@@ -21,11 +22,8 @@ static struct dash_data d;
 /* A session on expint with n=2 m=3 (6 points), settings changed from their defaults. */
 static int setup(void **state)
 {
-	char *argv[] = {"n", "2", "m", "3", "block", "128", "precision", "double"};
-	struct qx_err e;
 	(void)state;
-	session_init(&s, stdout);
-	assert_int_equal(session_set(&s, 8, argv, &e), 0);
+	fixture_session(&s);
 	dash_init(&d);
 	return 0;
 }
@@ -78,30 +76,11 @@ static void test_cpu_scaling(void **state)
  * are taken in once; a new result adds one point to the history. */
 static void test_gpu_result(void **state)
 {
-	struct qx_err e;
-	const double *ref;
 	double vals[6];
 	struct run_result *r = calloc(1, sizeof *r);
 	(void)state;
 	assert_non_null(r);
-	r->prob = s.prob;
-	memcpy(r->params, s.params[s.prob_index], sizeof r->params);
-	r->backend = QX_GPU;
-	r->prec = QX_DOUBLE;
-	r->block = 128;
-	r->evals = 6;
-	r->med = (struct qx_phases){0.01, 0, 0.5, 2, 0.01, 2.6, 1};
-	r->speedup_serial = 40;
-	r->speedup_threads = 10;
-	r->threads_ref = 4;
-	ref = session_reference(&s, r->prob, r->params, &e);
-	assert_non_null(ref);
-	for (int i = 0; i < 6; i++)
-		vals[i] = ref[i] * (1 + (i == 4 ? 3e-3 : 2e-9));
-	err_stats_compute(ref, vals, QX_DOUBLE, 6, 1e-5, &r->err);
-	r->has_error = 1;
-	s.last = r;
-	s.last_values = vals;
+	fixture_gpu_result(&s, r, vals, (struct qx_phases){0.01, 0, 0.5, 2, 0.01, 2.6, 1}, 3e-3);
 	dash_update(&d, &s);
 	assert_true(d.timing[SLOT_GPU].valid);
 	assert_true(d.timing[SLOT_GPU].med.kernel == 0.5 && d.timing[SLOT_GPU].med.d2h == 2);

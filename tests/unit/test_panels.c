@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "../../src/panels.h"
+#include "dash_fixture.h"
 
 static struct session s;
 static struct dash_data d;
@@ -25,11 +26,8 @@ static FILE *term_out, *term_in;
 /* A session on expint (n=2 m=3, double, block 128) and a screen that writes to /dev/null. */
 static int setup(void **state)
 {
-	char *argv[] = {"n", "2", "m", "3", "block", "128", "precision", "double"};
-	struct qx_err e;
 	(void)state;
-	session_init(&s, stdout);
-	assert_int_equal(session_set(&s, 8, argv, &e), 0);
+	fixture_session(&s);
 	dash_init(&d);
 	term_out = fopen("/dev/null", "w");
 	term_in = fopen("/dev/null", "r");
@@ -99,32 +97,14 @@ static int bar_cells(WINDOW *w, int y)
 	return n;
 }
 
-/* Makes the session's last result a GPU run of the fabricated phases (ms) and speedups, on
- * values 2e-9 off the reference, and takes it into the snapshot. */
+/* Makes the session's last result a GPU run with phases 0.4, 0.2, 0.5, 2 and 0.3 ms
+ * (kernel and d2h overlapped), the total and the speedups given, and takes it in. */
 static void gpu_result(struct run_result *r, double *vals, double total, double serial,
                        double threads)
 {
-	struct qx_err e;
-	const double *ref;
-	memset(r, 0, sizeof *r);
-	r->prob = s.prob;
-	memcpy(r->params, s.params[s.prob_index], sizeof r->params);
-	r->backend = QX_GPU;
-	r->prec = QX_DOUBLE;
-	r->block = 128;
-	r->evals = 6;
-	r->med = (struct qx_phases){0.4, 0.2, 0.5, 2, 0.3, total, 1};
+	fixture_gpu_result(&s, r, vals, (struct qx_phases){0.4, 0.2, 0.5, 2, 0.3, total, 1}, 2e-9);
 	r->speedup_serial = serial;
 	r->speedup_threads = threads;
-	r->threads_ref = 4;
-	ref = session_reference(&s, r->prob, r->params, &e);
-	assert_non_null(ref);
-	for (int i = 0; i < 6; i++)
-		vals[i] = ref[i] * (1 + 2e-9);
-	err_stats_compute(ref, vals, QX_DOUBLE, 6, 1e-5, &r->err);
-	r->has_error = 1;
-	s.last = r;
-	s.last_values = vals;
 	dash_update(&d, &s);
 }
 
