@@ -67,14 +67,16 @@ class GpuDashboardTest(Dashboard):
         """Opening the dashboard after a GPU run still measures the copy, and the run's values
         (in the session's pinned buffer) are left intact: the Error panel and `errors` agree
         that no point is over the threshold."""
-        self.start(args="")
+        self.start(args="", cols=160)  # wide enough for a line of `errors` in the Log
         self.type("set n 500 m 500; run gpu")
-        self.screen(re.compile(r"over 1e-05: 0 of 250000"))
+        max_rel = self.screen(re.compile(r"max_rel (\S+) .* over 1e-05: 0 of 250000")).group(1)
         self.type("dashboard")
         self.screen(re.compile(r"copy d2h [\d.]+ GB/s"))
+        self.screen(f"max rel {max_rel}")
         self.screen("over 1e-05: 0 of 250000")
-        self.type("errors 3")
-        self.screen(re.compile(r"(?s)> errors 3\n.*rel"))
+        self.type("errors 1")  # the worst point, read again from the values
+        worst = self.screen(re.compile(r"> errors 1 .*\n.*rel_error (\S+)")).group(1)
+        self.assertEqual(worst, max_rel)
         self.keys("F10")
         self.gone("Log (")
         self.type("quit")
