@@ -112,6 +112,7 @@ test: all test-unit test-script test-asan test-valgrind fuzz
 	$(PYTHON) tests/sweep_test.py
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/tui_test.py
+	$(PYTHON) tests/tui_gpu_test.py
 	$(PYTHON) tests/reliability_test.py
 	CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py
 	$(PYTHON) tests/gpu_test.py
@@ -186,6 +187,7 @@ test-gpu: $(BUILT) $(if $(BUILT),$(FAULT_BIN))
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/gpu_test.py
 	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/longman_gpu_test.py
+	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/tui_gpu_test.py
 	QUADX_REQUIRE_GPU=1 QUADX_FAULTS_BIN=$(FAULT_BIN) $(PYTHON) tests/gpu_reliability_test.py
 
 # The GPU build with fault injection, for the GPU fault tests: the C sources compiled again

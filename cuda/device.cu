@@ -154,17 +154,26 @@ template <typename Op> static int time_median(int reps, double *ms, struct qx_er
 	return 0;
 }
 
+/* Times a device-to-host copy of bytes into a pinned buffer of its own (allocated and freed
+ * here, so the session's pinned result buffer and the values in it are left alone). */
 extern "C" int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e)
 {
-	void *dev = NULL, *host = gpu_host_buffer(bytes, e);
-	int rc;
-	if (!host)
-		return -1;
-	GPU_TRY(cudaMalloc(&dev, bytes));
-	GPU_TRY(cudaMemset(dev, 0x3f, bytes));
-	rc = time_median(reps, ms, e,
-	                 [&] { return cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost); });
-	GPU_TRY(cudaFree(dev));
+	void *dev = NULL, *host = NULL;
+	cudaError_t err = cudaMallocHost(&host, bytes);
+	int rc = -1;
+	if (err != cudaSuccess)
+		return gpu_fail(e, "cudaMallocHost (copy measurement)", err);
+	err = cudaMalloc(&dev, bytes);
+	if (err == cudaSuccess)
+		err = cudaMemset(dev, 0x3f, bytes);
+	if (err == cudaSuccess)
+		rc = time_median(reps, ms, e, [&] {
+			return cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost);
+		});
+	else
+		gpu_fail(e, "cudaMalloc/cudaMemset (copy measurement)", err);
+	cudaFree(dev);
+	cudaFreeHost(host);
 	return rc;
 }
 

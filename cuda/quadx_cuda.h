@@ -36,8 +36,9 @@ void *gpu_host_buffer(size_t bytes, struct qx_err *e);
 /* Frees the pinned buffer and the device's resources at exit; nothing when no GPU was used. */
 void gpu_release(void);
 
-/* Floors for the benchmark: the median time of a pinned device-to-host copy of bytes, and of
- * a kernel that only writes count values of precision prec, each over reps timed runs. */
+/* Floors for the benchmark: the median time of a pinned device-to-host copy of bytes (into a
+ * pinned buffer of the measurement's own; the result buffer is not touched), and of a kernel
+ * that only writes count values of precision prec, each over reps timed runs. */
 int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e);
 int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps, double *ms,
                     struct qx_err *e);

@@ -89,6 +89,7 @@ void dash_update(struct dash_data *d, struct session *s)
 	d->block = (int)session_setting(s, S_BLOCK);
 	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial);
 	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads);
+	dash_take_sweep(&d->sweep, s->sweep);
 	d->cpu_scaling = NAN;
 	if (d->timing[SLOT_CPU_SERIAL].valid && d->timing[SLOT_CPU_THREADS].valid &&
 	    !strcmp(s->cpu_serial.key, s->cpu_threads.key)) {
@@ -123,36 +124,153 @@ void dash_update(struct dash_data *d, struct session *s)
 	take_error(d, s, r);
 }
 
-/* Fills the device lines from gpu_init and a measured copy. The copy goes through the GPU
- * layer's pinned buffer, which may hold the last GPU result's values: then it is skipped. */
-void dash_device(struct dash_data *d, const struct session *s)
+/* Fills the device lines from gpu_init and a copy measured through a pinned buffer of
+ * gpu_floor_copy's own (the session's result buffer is left alone). */
+void dash_device(struct dash_data *d)
 {
 	struct gpu_info g;
 	struct qx_err e;
-	double ms;
+	double ms = 0;
 	const size_t bytes = (size_t)64 << 20;
-	d->ndevice = 0;
 	if (gpu_init(&g, &e)) {
-		snprintf(d->device[d->ndevice++], DASH_LINE, "no GPU");
-		snprintf(d->device[d->ndevice++], DASH_LINE, "%.190s", e.msg);
+		dash_device_lines(d, NULL, e.msg, 0, 0, NULL);
 		return;
 	}
-	snprintf(d->device[d->ndevice++], DASH_LINE, "%.100s (cc %d.%d)", g.name, g.cc_major,
-	         g.cc_minor);
-	snprintf(d->device[d->ndevice++], DASH_LINE, "%d SMs  %.1f GiB (%.1f GiB free)", g.sms,
-	         g.mem_total / 1073741824.0, g.mem_free / 1073741824.0);
+	const int copied = gpu_floor_copy(bytes, 5, &ms, &e) == 0 && ms > 0;
+	dash_device_lines(d, &g, NULL, bytes, ms, copied ? NULL : e.msg);
+}
+
+/* Writes the device lines from the GPU's facts and the copy's measurement. */
+void dash_device_lines(struct dash_data *d, const struct gpu_info *gpu, const char *why,
+                       size_t bytes, double copy_ms, const char *copy_err)
+{
+	d->ndevice = 0;
+	if (!gpu) {
+		snprintf(d->device[d->ndevice++], DASH_LINE, "no GPU");
+		snprintf(d->device[d->ndevice++], DASH_LINE, "%.190s", why);
+		return;
+	}
+	snprintf(d->device[d->ndevice++], DASH_LINE, "%.100s (cc %d.%d)", gpu->name, gpu->cc_major,
+	         gpu->cc_minor);
+	snprintf(d->device[d->ndevice++], DASH_LINE, "%d SMs  %.1f GiB (%.1f GiB free)", gpu->sms,
+	         gpu->mem_total / 1073741824.0, gpu->mem_free / 1073741824.0);
 	snprintf(d->device[d->ndevice++], DASH_LINE, "SM %d MHz  memory %d MHz, %d-bit bus",
-	         g.sm_clock_mhz, g.mem_clock_mhz, g.mem_bus_bits);
-	if (s->last && s->last->backend == QX_GPU)
-		snprintf(d->device[d->ndevice++], DASH_LINE,
-		         "copy d2h: not measured (the pinned buffer holds the last result)");
-	else if (gpu_floor_copy(bytes, 5, &ms, &e) == 0 && ms > 0)
-		snprintf(d->device[d->ndevice++], DASH_LINE,
-		         "copy d2h %.1f GB/s (64 MiB pinned, median of 5)", bytes / (ms * 1e6));
+	         gpu->sm_clock_mhz, gpu->mem_clock_mhz, gpu->mem_bus_bits);
+	if (copy_err)
+		snprintf(d->device[d->ndevice++], DASH_LINE, "copy d2h: %.150s", copy_err);
 	else
-		snprintf(d->device[d->ndevice++], DASH_LINE, "copy d2h: %.150s", e.msg);
+		snprintf(d->device[d->ndevice++], DASH_LINE,
+		         "copy d2h %.1f GB/s (%zu MiB pinned, median of 5)",
+		         bytes / (copy_ms * 1e6), bytes >> 20);
 	snprintf(d->device[d->ndevice++], DASH_LINE, "driver %d  runtime %d  context %.4g ms",
-	         g.driver_version, g.runtime_version, g.context_ms);
+	         gpu->driver_version, gpu->runtime_version, gpu->context_ms);
+}
+
+/* Takes in the sweep for the sweep panel: its plan as text and one short row per row. */
+void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw)
+{
+	d->present = sw != NULL;
+	if (!sw)
+		return;
+	d->running = sw->running;
+	d->cancelled = sw->cancelled;
+	d->nconfigs = sw->nconfigs;
+	d->configs_done = sw->configs_done;
+	d->nrows = sw->nrows < DASH_SWEEP_ROWS ? (int)sw->nrows : DASH_SWEEP_ROWS;
+	d->best = sw->best < d->nrows ? sw->best : -1;
+	snprintf(d->axes, sizeof d->axes, "%s%s%s on %s", sw->axes[0].name,
+	         sw->naxes > 1 ? " x " : "", sw->naxes > 1 ? sw->axes[1].name : "",
+	         sw->backends == (QX_ON_CPU | QX_ON_GPU) ? "both"
+	         : sw->backends == QX_ON_GPU             ? "gpu"
+	                                                 : "cpu");
+	for (int i = 0; i < d->nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		struct dash_sweep_row *o = &d->rows[i];
+		o->label[0] = '\0';
+		for (int a = 0; a < sw->naxes; a++) {
+			const size_t used = strlen(o->label);
+			snprintf(o->label + used, sizeof o->label - used, "%.20s ", r->values[a]);
+		}
+		const size_t used = strlen(o->label);
+		snprintf(o->label + used, sizeof o->label - used, "%s",
+		         qx_backend_name(r->backend));
+		o->ok = r->ok;
+		o->best = i == d->best;
+		o->evals_per_s = r->ok ? r->evals_per_s : NAN;
+		o->total_ms = r->ok ? r->med.total : NAN;
+		snprintf(o->error, sizeof o->error, "%s", r->ok ? "" : r->error);
+	}
+}
+
+/* Writes the sweep panel's header. */
+void dash_sweep_header(char *buf, size_t len, const struct dash_sweep *sw)
+{
+	if (!sw->present) {
+		snprintf(buf, len, "no sweep yet (try: sweep block 32..1024)");
+		return;
+	}
+	const int n =
+	    snprintf(buf, len, "%s: %s%zu of %zu configurations", sw->axes,
+	             sw->cancelled ? "cancelled after " : "", sw->configs_done, sw->nconfigs);
+	if (sw->best >= 0 && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; best %s", sw->rows[sw->best].label);
+}
+
+/* Writes a throughput with an SI prefix: "1.07 G/s"; "-" when it is not a positive number. */
+static void fmt_rate(char *buf, size_t len, double per_s)
+{
+	static const char prefix[] = " kMGTPE";
+	int k = 0;
+	if (!(per_s > 0) || !isfinite(per_s)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (per_s >= 999.5 && k < (int)sizeof prefix - 2) {
+		per_s /= 1000;
+		k++;
+	}
+	snprintf(buf, len, k ? "%.3g %c/s" : "%.3g /s", per_s, prefix[k]);
+}
+
+/* Writes row i of the sweep's bar chart. */
+void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, int width, int utf8)
+{
+	enum { FIGURE = 10 };
+	char bar[4 * 256], fig[32];
+	int label_w = 0;
+	double fastest = 0;
+	buf[0] = '\0';
+	if (i < 0 || i >= sw->nrows)
+		return;
+	for (int k = 0; k < sw->nrows; k++) {
+		const int n = (int)strlen(sw->rows[k].label);
+		label_w = n > label_w ? n : label_w;
+		if (sw->rows[k].ok && sw->rows[k].evals_per_s > fastest)
+			fastest = sw->rows[k].evals_per_s;
+	}
+	label_w = label_w > width / 3 ? width / 3 : label_w;
+	const struct dash_sweep_row *r = &sw->rows[i];
+	if (!r->ok) {
+		snprintf(buf, len, "  %-*.*s failed: %s", label_w, label_w, r->label, r->error);
+		return;
+	}
+	int cells = width - 2 - label_w - 1 - 1 - FIGURE;
+	cells = cells < 0 ? 0 : cells > 256 ? 256 : cells;
+	const int drawn = fmt_bar(bar, sizeof bar, r->evals_per_s, fastest, cells, utf8);
+	fmt_rate(fig, sizeof fig, r->evals_per_s);
+	snprintf(buf, len, "%c %-*.*s %s%*s %s", r->best ? '*' : ' ', label_w, label_w, r->label,
+	         bar, cells - drawn, "", fig);
+}
+
+/* Writes the sweep's progress for the status line. */
+void dash_sweep_progress(char *buf, size_t len, const struct dash_sweep *sw)
+{
+	if (!sw->present || !sw->running) {
+		buf[0] = '\0';
+		return;
+	}
+	const size_t k = sw->configs_done < sw->nconfigs ? sw->configs_done + 1 : sw->nconfigs;
+	snprintf(buf, len, "configuration %zu of %zu", k, sw->nconfigs);
 }
 
 /* Appends text to the log, line by line. */

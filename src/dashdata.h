@@ -6,6 +6,7 @@
 
 #include "dashfmt.h"
 #include "session.h"
+#include "sweep.h"
 
 #define DASH_LOG_LINES 500
 #define DASH_LINE 200
@@ -19,6 +20,23 @@ struct dash_timing {
 	int threads_or_block; /* CPU threads, or the GPU block size */
 	char config[200];     /* "n=300 m=300 ... float fast" of the run */
 	struct qx_phases med; /* the CPU fills only total */
+};
+
+/* The sweep panel's copy of the last sweep: one row per configuration and backend finished. */
+#define DASH_SWEEP_ROWS (2 * SWEEP_MAX_CONFIGS)
+struct dash_sweep_row {
+	char label[48]; /* the configuration's values and backend: "fast 256 gpu" */
+	int ok, best;
+	double evals_per_s, total_ms;
+	char error[64]; /* when !ok */
+};
+struct dash_sweep {
+	int present;            /* 0 before the session's first sweep */
+	int running, cancelled; /* as in struct sweep */
+	char axes[80];          /* "variant x block on gpu" */
+	size_t nconfigs, configs_done;
+	int nrows, best; /* best: a row index or -1 */
+	struct dash_sweep_row rows[DASH_SWEEP_ROWS];
 };
 
 struct dash_data {
@@ -45,6 +63,8 @@ struct dash_data {
 	char device[DASH_DEVICE_LINES][DASH_LINE];
 	int ndevice;
 
+	struct dash_sweep sweep;
+
 	int runs_seen;
 	struct run_result seen; /* a copy of the last result taken in, to spot a new one */
 };
@@ -62,10 +82,33 @@ void dash_init(struct dash_data *d);
  * when it is new (its timing, speedups, error, histogram over all points and worst point). */
 void dash_update(struct dash_data *d, struct session *s);
 
+/* Takes in the sweep sw (NULL: none yet) for the sweep panel; the rows past DASH_SWEEP_ROWS
+ * are dropped. */
+void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw);
+
+/* The sweep panel's header: "block on gpu: 3 of 9 configurations; best 256 gpu" (or
+ * "cancelled after ..."); "no sweep yet ..." before the first. */
+void dash_sweep_header(char *buf, size_t len, const struct dash_sweep *sw);
+
+/* Row i of the sweep's bar chart, width cells wide: '*' on the best row, the label, a bar of
+ * its throughput on the scale of the fastest row, and the throughput ("1.07 G/s"); a failed
+ * row shows its error. */
+void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, int width,
+                     int utf8);
+
+/* The sweep's place in the status line while it runs: "configuration 3 of 9"; "" when no
+ * sweep runs. */
+void dash_sweep_progress(char *buf, size_t len, const struct dash_sweep *sw);
+
 /* Fills the device lines: the GPU's name, SMs, memory, clocks and a measured pinned
- * device-to-host copy bandwidth (skipped while the last result is a GPU one, whose values live
- * in the pinned buffer the copy reuses), or why there is no GPU. */
-void dash_device(struct dash_data *d, const struct session *s);
+ * device-to-host copy bandwidth (through a pinned buffer of the measurement's own, so it never
+ * touches a result), or why there is no GPU. */
+void dash_device(struct dash_data *d);
+
+/* The device lines of dash_device from gpu (NULL: no GPU, why says why) and the copy's
+ * measurement: copy_ms for bytes, or copy_err when it failed (NULL when it worked). */
+void dash_device_lines(struct dash_data *d, const struct gpu_info *gpu, const char *why,
+                       size_t bytes, double copy_ms, const char *copy_err);
 
 /* Appends text to the log, one entry per line (tabs become spaces, long lines are cut). */
 void dash_log_add(struct dash_log *log, const char *text);

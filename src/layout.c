@@ -3,9 +3,9 @@
 
 #include <string.h>
 
-/* Gives the panels of column c (col_of[i] == c, not fill) heights between their minimum and
- * preferred heights summing to height, one row at a time in table order; the last panel of the
- * column takes what is left beyond every preference. Stores heights in h[]. */
+/* Gives the panels of column c (col_of[i] == c, not fill; -1 for hidden ones) heights between their
+ * minimum and preferred heights summing to height, one row at a time in table order; the last panel
+ * of the column takes what is left beyond every preference. Stores heights in h[]. */
 static void column_heights(const struct panel_hint *hints, int n, const int *col_of, int c,
                            int height, int *h)
 {
@@ -39,11 +39,16 @@ int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, st
 	if (n > LAYOUT_MAX_PANELS)
 		n = LAYOUT_MAX_PANELS;
 	for (int i = 0; i < n; i++) {
+		if (hints[i].hidden)
+			continue;
 		int *w = hints[i].fill ? &width_fill : &width_side;
 		*w = hints[i].min_w > *w ? hints[i].min_w : *w;
 	}
 	out->columns = cols >= 2 * width_side ? 2 : 1;
 	for (int i = 0; i < n; i++) {
+		col_of[i] = -1;
+		if (hints[i].hidden)
+			continue;
 		if (hints[i].fill) {
 			fill_min += hints[i].min_h;
 			nfill++;
@@ -83,7 +88,7 @@ int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, st
 	}
 	int y = 1 + top_h, left = body - top_h, k = 0;
 	for (int i = 0; i < n; i++)
-		if (hints[i].fill) {
+		if (hints[i].fill && !hints[i].hidden) {
 			const int hf = ++k == nfill ? left : (body - top_h) / nfill;
 			out->panel[i] = (struct rect){y, 0, hf, cols};
 			y += hf;

@@ -10,11 +10,13 @@ struct rect {
 	int y, x, h, w;
 };
 
-/* What a panel asks for: its minimum and preferred height, its minimum width, and whether it
- * fills the rows left over (full width, below the others; the Log panel). */
+/* What a panel asks for: its minimum and preferred height, its minimum width, whether it
+ * fills the rows left over (full width, below the others, sharing them with the other fill
+ * panels; the Log panel), and whether it is hidden (no place, the others take its room). */
 struct panel_hint {
 	int min_h, pref_h, min_w;
 	int fill;
+	int hidden;
 };
 
 /* The computed geometry. columns is 1 or 2; min_rows/min_cols are what the panels need. */
@@ -28,8 +30,8 @@ struct layout {
 /* Lays out n panels (n <= LAYOUT_MAX_PANELS) on a rows x cols terminal: the status line on
  * top, the command line at the bottom, the other panels in two columns when the terminal is
  * wide enough (one otherwise), each column filled in table order by the shorter column first,
- * then the fill panels at full width. Returns 0, or -1 when the terminal is smaller than
- * out->min_rows x out->min_cols (both are set in either case). */
+ * then the fill panels at full width; hidden panels get an empty rectangle. Returns 0, or -1 when
+ * the terminal is smaller than out->min_rows x out->min_cols (both are set in either case). */
 int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out);
 
 #endif

@@ -119,7 +119,8 @@ static int timing_row(WINDOW *w, const struct panel_ctx *c, int y, const char *l
 	return y + 1;
 }
 
-/* Timing: every backend's total, the GPU's phases, all bars on one shared scale. */
+/* Timing: every backend's total, the GPU's phases, all bars on one shared scale; kernel and
+ * d2h marked '~' when they overlapped (chunked streams: their sum exceeds the total). */
 static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
@@ -128,7 +129,9 @@ static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_
 	char label[32], line[DASH_LINE];
 	double max = 0;
 	int y = 1;
-	frame(w, c, self->name, "median; *: other params");
+	const int overlap = t[SLOT_GPU].valid && t[SLOT_GPU].med.overlapped;
+	frame(w, c, self->name,
+	      overlap ? "median; *: other params; ~: overlap" : "median; *: other params");
 	for (int k = 0; k < SLOT_COUNT; k++)
 		if (t[k].valid && t[k].med.total > max)
 			max = t[k].med.total;
@@ -153,7 +156,9 @@ static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_
 		         strcmp(t[SLOT_GPU].config, d->error_of) ? "*" : "");
 		y = timing_row(w, c, y, label, p->total, scale, PAIR_GPU);
 		for (int k = 0; k < 5 && y < getmaxy(w) - 2; k++) {
-			snprintf(label, sizeof label, "  %s", phase_names[k]);
+			const int overlaps = overlap && (k == 2 || k == 3); /* kernel, d2h */
+			snprintf(label, sizeof label, "  %s%s", phase_names[k],
+			         overlaps ? "~" : "");
 			y = timing_row(w, c, y, label, ph[k], scale, PAIR_PHASE);
 		}
 	}
@@ -300,33 +305,94 @@ static int log_key(struct panel_ctx *c, int key, int rows)
 	return 1;
 }
 
+/* Sweep: the last sweep as a bar chart of throughput, growing as configurations finish, the
+ * newest rows when they do not all fit, the best marked with '*' and highlighted. */
+static void draw_sweep(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
+{
+	const struct dash_sweep *sw = &c->data->sweep;
+	const int rows = getmaxy(w) - 3;
+	char line[4 * DASH_LINE];
+	frame(w, c, self->name, sw->running ? "running; evals/s" : "evals/s; *: best");
+	dash_sweep_header(line, sizeof line, sw);
+	put(w, 1, 2, line);
+	const int first = sw->nrows > rows ? sw->nrows - rows : 0;
+	for (int i = first; i < sw->nrows; i++) {
+		const struct dash_sweep_row *r = &sw->rows[i];
+		const int pair = !r->ok ? PAIR_BAD : r->best ? PAIR_GOOD : PAIR_PHASE;
+		dash_sweep_line(line, sizeof line, sw, i, getmaxx(w) - 4, c->utf8);
+		color(w, c, pair, 1);
+		if (r->best)
+			wattron(w, A_BOLD | A_REVERSE);
+		put(w, 2 + i - first, 2, line);
+		wattroff(w, A_BOLD | A_REVERSE);
+		color(w, c, pair, 0);
+	}
+}
+
+/* The Sweep panel has a place once the session has a sweep. */
+static int sweep_shown(const struct dash_data *d)
+{
+	return d->sweep.present;
+}
+
 const struct panel panel_table[] = {
-    {.name = "Problem", .hint = {4, 6, 38, 0}, .draw = draw_problem},
-    {.name = "Timing", .hint = {6, 11, 38, 0}, .draw = draw_timing},
-    {.name = "Speedup", .hint = {5, 9, 38, 0}, .draw = draw_speedup},
-    {.name = "Error", .hint = {6, 11, 38, 0}, .draw = draw_error},
-    {.name = "Device", .hint = {3, 7, 38, 0}, .draw = draw_device},
-    {.name = "Log", .hint = {4, 4, 40, 1}, .draw = draw_log, .on_key = log_key},
+    {.name = "Problem",
+     .hint = {.min_h = 4, .pref_h = 6, .min_w = 38, .fill = 0},
+     .draw = draw_problem},
+    {.name = "Timing",
+     .hint = {.min_h = 6, .pref_h = 11, .min_w = 38, .fill = 0},
+     .draw = draw_timing},
+    {.name = "Speedup",
+     .hint = {.min_h = 5, .pref_h = 9, .min_w = 38, .fill = 0},
+     .draw = draw_speedup},
+    {.name = "Error",
+     .hint = {.min_h = 6, .pref_h = 11, .min_w = 38, .fill = 0},
+     .draw = draw_error},
+    {.name = "Device",
+     .hint = {.min_h = 3, .pref_h = 7, .min_w = 38, .fill = 0},
+     .draw = draw_device},
+    {.name = "Sweep",
+     .hint = {.min_h = 4, .pref_h = 4, .min_w = 40, .fill = 1},
+     .draw = draw_sweep,
+     .shown = sweep_shown},
+    {.name = "Log",
+     .hint = {.min_h = 4, .pref_h = 4, .min_w = 40, .fill = 1},
+     .draw = draw_log,
+     .on_key = log_key},
 };
 const int panel_count = sizeof panel_table / sizeof panel_table[0];
+
+/* Fills the hints, hiding the panels not shown for d; returns the mask of those shown. */
+unsigned panels_hints(const struct dash_data *d, struct panel_hint *hints)
+{
+	unsigned mask = 0;
+	for (int i = 0; i < panel_count; i++) {
+		hints[i] = panel_table[i].hint;
+		hints[i].hidden = panel_table[i].shown && !panel_table[i].shown(d);
+		mask |= hints[i].hidden ? 0u : 1u << i;
+	}
+	return mask;
+}
 
 /* Draws the status line. */
 void panels_draw_status(WINDOW *w, const struct panel_ctx *c)
 {
 	const struct dash_live *l = c->live;
 	enum { BAR = 20 };
-	char line[2 * DASH_LINE], prog[160], bar[4 * BAR + 1];
+	char line[2 * DASH_LINE], prog[160], bar[4 * BAR + 1], sweep[64];
 	werase(w);
 	wattron(w, A_REVERSE);
 	if (l->busy) {
 		fmt_progress(prog, sizeof prog, l->prog.done, l->prog.total, l->elapsed_ms,
 		             l->phase_ms);
+		dash_sweep_progress(sweep, sizeof sweep, &c->data->sweep);
 		const int cells = fmt_bar(bar, sizeof bar - BAR, (double)l->prog.done,
 		                          (double)l->prog.total, BAR, c->utf8);
 		const size_t used = strlen(bar);
 		memset(bar + used, c->utf8 ? ' ' : '.', (size_t)(BAR - cells));
 		bar[used + (size_t)(BAR - cells)] = '\0';
-		snprintf(line, sizeof line, " running `%.60s`  %s [%s] %s  (Esc cancels)", l->line,
+		snprintf(line, sizeof line, " running `%.60s`  %s%s%s [%s] %s  (Esc cancels)",
+		         l->line, sweep, *sweep ? ", " : "",
 		         l->prog.phase ? l->prog.phase : "starting", bar, prog);
 	} else {
 		snprintf(line, sizeof line,

@@ -1,6 +1,7 @@
 /* panels.h - the dashboard's panels: one const table of objects (name, size hint, draw, key
  * handler). Layout reads the hints, the frame loop calls draw for each, keys go to on_key.
- * Adding a panel (a sweep panel, say) is one more entry. Only the UI thread calls these. */
+ * Adding a panel is one more entry. Only the UI thread calls these, holding the dashboard's lock.
+ */
 #ifndef QX_PANELS_H
 #define QX_PANELS_H
 
@@ -33,11 +34,17 @@ struct panel {
 	void (*draw)(WINDOW *w, const struct panel *self, const struct panel_ctx *c);
 	/* Handles key with the panel's window rows tall; returns 1 when it used it. May be NULL. */
 	int (*on_key)(struct panel_ctx *c, int key, int rows);
+	/* Returns 1 when the panel has a place on the screen for data d; NULL: always. */
+	int (*shown)(const struct dash_data *d);
 };
 
 /* The panels, in table order; panel_count of them. */
 extern const struct panel panel_table[];
 extern const int panel_count;
+
+/* Fills hints[] with the table's hints, each hidden when its panel is not shown for d;
+ * returns a bit mask of the shown panels (bit i: panel i), which changes when the layout must. */
+unsigned panels_hints(const struct dash_data *d, struct panel_hint *hints);
 
 /* Sets up the colour pairs the panels use (call after start_color). */
 void panels_init_colors(void);

@@ -81,6 +81,10 @@ struct session {
 	struct cpu_timing cpu_serial, cpu_threads;
 
 	struct sweep *sweep; /* the last sweep, NULL before the first */
+	/* Called by sweep_run as the sweep grows (see sweep.h), with sweep_observer_arg; the
+	 * dashboard publishes the rows to its UI thread. NULL: none. */
+	void (*sweep_observer)(void *arg, const struct sweep *sw);
+	void *sweep_observer_arg;
 };
 
 /* The settings' table; variant's choices are the current problem's variants. */

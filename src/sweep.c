@@ -333,8 +333,15 @@ static void cpu_key(const struct session *s, char *buf, size_t len)
 	         (int)session_setting(s, S_VARIANT), (int)session_setting(s, S_THREADS));
 }
 
+/* Shows the sweep to the session's observer, if any. */
+static void sweep_notify(const struct session *s, const struct sweep *sw)
+{
+	if (s->sweep_observer)
+		s->sweep_observer(s->sweep_observer_arg, sw);
+}
+
 /* Runs the configurations of sweep plan into its rows, counting configs_done and keeping the
- * best row marked as they finish; stops early when cancelled. */
+ * best row marked as they finish (the observer sees each); stops early when cancelled. */
 static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e)
 {
 	const size_t n = config_count(plan);
@@ -375,6 +382,7 @@ static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, 
 				snprintf(last_cpu, sizeof last_cpu, "%s", key);
 			plan->nrows++;
 			plan->best = sweep_pick_best(plan->rows, plan->nrows);
+			sweep_notify(s, plan);
 			if (progress) {
 				fprintf(progress, "sweep %zu/%zu:", k + 1, n);
 				for (int a = 0; a < plan->naxes; a++)
@@ -388,8 +396,10 @@ static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, 
 				fflush(progress);
 			}
 		}
-		if (!plan->cancelled)
+		if (!plan->cancelled) {
 			plan->configs_done++;
+			sweep_notify(s, plan);
+		}
 	}
 	return 0;
 }
@@ -426,7 +436,11 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 	memcpy(sw->params, params, sizeof params);
 	memcpy(settings, s->settings, sizeof settings);
 	qx_cancel_clear();
+	sw->running = 1;
+	sweep_notify(s, sw);
 	rc = sweep_configs(s, sw, progress, e);
+	sw->running = 0;
+	sweep_notify(s, sw);
 	memcpy(s->params[s->prob_index], params, sizeof params);
 	memcpy(s->settings, settings, sizeof settings);
 	s->variant[s->prob_index] = variant;

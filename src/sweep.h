@@ -58,6 +58,7 @@ struct sweep {
 	struct sweep_row *rows;
 	int best;      /* index of the best row, -1 when no row succeeded */
 	int cancelled; /* 1 when it stopped early; the rows done are kept */
+	int running;   /* 1 while sweep_run fills it */
 };
 
 /* Parses a value spec into words: "A..B" the powers of two in [A, B]; "A..B:S" A, A+S, A+2S ...
@@ -78,6 +79,8 @@ int sweep_pick_best(struct sweep_row *rows, size_t n);
 
 /* Runs plan (from sweep_plan) on session s, printing one progress line per configuration to
  * progress (when not NULL); the session's parameters and settings are restored afterwards.
+ * s->sweep_observer (when set) sees the sweep as it starts, after every row, as every
+ * configuration finishes and as it ends (running back to 0), on the thread that runs it.
  * The sweep becomes s->sweep as it starts (it takes plan's contents) and stays when cancelled,
  * in which case it returns -1 saying how many runs were kept. Returns 0 or -1 with e filled. */
 int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e);

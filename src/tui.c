@@ -49,6 +49,9 @@ struct tui {
 
 	/* The UI thread's own. */
 	WINDOW *status, *cmd, *win[LAYOUT_MAX_PANELS];
+	struct panel_hint hints[LAYOUT_MAX_PANELS]; /* of the panels shown (panels_hints) */
+	unsigned shown;                             /* their mask */
+	int relayout;                               /* the panels shown changed */
 	struct layout lay;
 	int too_small;
 	struct panel_ctx ctx;
@@ -153,13 +156,24 @@ static void worker_run_line(struct tui *t, const char *line)
 	free(text);
 }
 
+/* The session's sweep observer, on the worker: publishes the sweep's rows to the UI as each
+ * configuration finishes (the sweep itself is only ever touched by the worker). */
+static void publish_sweep(void *arg, const struct sweep *sw)
+{
+	struct tui *t = arg;
+	dash_take_sweep(&t->work.sweep, sw);
+	pthread_mutex_lock(&t->lock);
+	t->shared.sweep = t->work.sweep;
+	pthread_mutex_unlock(&t->lock);
+}
+
 /* The worker thread: checks the GPU once, then runs the lines the UI hands it, one at a time. */
 static void *worker_main(void *arg)
 {
 	struct tui *t = arg;
 	char echo[DASH_LINE];
 	dash_update(&t->work, &t->sh->s);
-	dash_device(&t->work, &t->sh->s);
+	dash_device(&t->work);
 	pthread_mutex_lock(&t->lock);
 	t->shared = t->work;
 	t->busy = 0;
@@ -411,14 +425,12 @@ static void windows_free(struct tui *t)
 	t->status = t->cmd = NULL;
 }
 
-/* Computes the layout for the terminal's size and makes one window per panel. */
+/* Computes the layout of the panels shown for the terminal's size and makes one window per
+ * panel shown. */
 static void windows_make(struct tui *t)
 {
-	struct panel_hint hints[LAYOUT_MAX_PANELS];
 	windows_free(t);
-	for (int i = 0; i < panel_count; i++)
-		hints[i] = panel_table[i].hint;
-	t->too_small = layout_compute(LINES, COLS, hints, panel_count, &t->lay) != 0;
+	t->too_small = layout_compute(LINES, COLS, t->hints, panel_count, &t->lay) != 0;
 	if (LINES >= 2) {
 		t->cmd = newwin(1, COLS, LINES - 1, 0);
 		keypad(t->cmd, TRUE);
@@ -429,7 +441,8 @@ static void windows_make(struct tui *t)
 	t->status = newwin(1, COLS, 0, 0);
 	for (int i = 0; i < panel_count; i++) {
 		const struct rect *r = &t->lay.panel[i];
-		t->win[i] = newwin(r->h, r->w, r->y, r->x);
+		if (!t->hints[i].hidden)
+			t->win[i] = newwin(r->h, r->w, r->y, r->x);
 	}
 }
 
@@ -478,6 +491,13 @@ static void update_live(struct tui *t)
 	l->phase_ms = now - t->phase_since;
 	if (!t->busy && t->quit_seen)
 		t->leave = 1;
+	struct panel_hint hints[LAYOUT_MAX_PANELS];
+	const unsigned shown = panels_hints(&t->shared, hints);
+	if (shown != t->shown) {
+		memcpy(t->hints, hints, sizeof hints);
+		t->shown = shown;
+		t->relayout = 1;
+	}
 }
 
 /* Draws one frame: every panel into its window, the status line, the command line last (it
@@ -490,10 +510,11 @@ static void draw_frame(struct tui *t)
 		panels_draw_too_small(stdscr, LINES, COLS, t->lay.min_rows, t->lay.min_cols);
 		wnoutrefresh(stdscr);
 	} else {
-		for (int i = 0; i < panel_count; i++) {
-			panel_table[i].draw(t->win[i], &panel_table[i], &t->ctx);
-			wnoutrefresh(t->win[i]);
-		}
+		for (int i = 0; i < panel_count; i++)
+			if (t->win[i]) {
+				panel_table[i].draw(t->win[i], &panel_table[i], &t->ctx);
+				wnoutrefresh(t->win[i]);
+			}
 		panels_draw_status(t->status, &t->ctx);
 		wnoutrefresh(t->status);
 	}
@@ -599,10 +620,14 @@ static void handle_key(struct tui *t, int k)
 		}
 		return;
 	}
-	for (int i = 0; i < panel_count; i++)
-		if (panel_table[i].on_key && t->win[i] &&
-		    panel_table[i].on_key(&t->ctx, k, getmaxy(t->win[i])))
-			return;
+	int used = 0; /* the panels read the log and the snapshot the worker writes: locked */
+	pthread_mutex_lock(&t->lock);
+	for (int i = 0; i < panel_count && !used; i++)
+		used = panel_table[i].on_key && t->win[i] &&
+		       panel_table[i].on_key(&t->ctx, k, getmaxy(t->win[i]));
+	pthread_mutex_unlock(&t->lock);
+	if (used)
+		return;
 	if (key_to_readline(t, k) == 0)
 		while (t->nkeys && !t->leave)
 			rl_callback_read_char();
@@ -682,8 +707,8 @@ static int stderr_capture(struct tui *t, struct qx_err *e)
 static void frame_loop(struct tui *t)
 {
 	while (!t->leave) {
-		if (resized) {
-			resized = 0;
+		if (resized || t->relayout) {
+			resized = t->relayout = 0;
 			reflow(t);
 		}
 		draw_frame(t);
@@ -713,6 +738,8 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 	t->ctx.live = &t->live;
 	dash_init(&t->work);
 	dash_init(&t->shared);
+	dash_take_sweep(&t->shared.sweep, sh->s.sweep); /* a sweep from the plain prompt */
+	t->shown = panels_hints(&t->shared, t->hints);
 	t->devnull = fopen("/dev/null", "w");
 	if (!t->devnull)
 		return qx_fail(e, "dashboard: cannot open /dev/null: %s", strerror(errno));
@@ -728,6 +755,8 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 		read_history(hist);
 	snprintf(t->prompt, sizeof t->prompt, "quadx> ");
 	readline_start(t);
+	sh->s.sweep_observer = publish_sweep;
+	sh->s.sweep_observer_arg = t;
 	t->busy = 1;
 	snprintf(t->busy_line, sizeof t->busy_line, "(checking the GPU)");
 	t->busy_since = qx_now_ms();
@@ -748,6 +777,8 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 	if (standalone && repl_history_path(hist, sizeof hist) == 0)
 		repl_history_save(hist);
 out:
+	sh->s.sweep_observer = NULL;
+	sh->s.sweep_observer_arg = NULL;
 	screen_close(t);
 	if (t->err_fd >= 0)
 		close(t->err_fd);

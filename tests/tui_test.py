@@ -3,6 +3,7 @@
 commands typed with send-keys, the panels read back with capture-pane. Checks that the Timing,
 Speedup and Error panels show the figures of the runs just made, that the layout reflows on
 resize (and says so when too small), that Esc cancels a long CPU run and the session goes on,
+that a sweep appears in the Sweep panel (best marked) and a long one is cancelled keeping its rows,
 that the function keys change the settings, and that F10, quit and a fatal signal restore the
 terminal. Every wait polls with a timeout. Run from the repository root; skipped without tmux."""
 import os
@@ -27,7 +28,9 @@ def tmux(*args):
 
 
 @unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
-class DashboardTest(unittest.TestCase):
+class Dashboard(unittest.TestCase):
+    """quadx in a tmux session and the helpers that drive it (tests/tui_gpu_test.py uses them
+    too); no tests of its own."""
     def start(self, env="LANG=C.UTF-8", cols=120, rows=40, args="--tui"):
         """Starts quadx (in the dashboard with --tui) in a fresh tmux session; after it ends the
         shell prints its exit status and whether the terminal is back in canonical mode with
@@ -102,6 +105,8 @@ class DashboardTest(unittest.TestCase):
         self.idle()
         return m.group(1), m.group(2)
 
+
+class DashboardTest(Dashboard):
     def test_panels_show_the_runs(self):
         """After two CPU runs the panels show those runs' totals, their ratio and the error."""
         self.start()
@@ -177,6 +182,65 @@ class DashboardTest(unittest.TestCase):
         self.type("quit")
         self.screen("EXITED 0")
         self.screen(RESTORED)
+
+    def test_sweep_panel(self):
+        """No Sweep panel before the first sweep; a CPU sweep then shows one bar per
+        configuration with the throughput the table printed, the best marked and highlighted."""
+        self.start()
+        self.assertNotIn("Sweep (", self.pane())
+        self.type("set n 200 m 200")
+        self.type("sweep threads 1,2,3 on cpu")
+        text = self.screen(re.compile(r"best: threads=(\d+) on cpu")).string
+        best = re.search(r"best: threads=(\d+) on cpu", text).group(1)
+        self.idle()
+        text = self.screen("Sweep (evals/s; *: best)")
+        self.assertIn(f"threads on cpu: 3 of 3 configurations; best {best} cpu", text)
+        table = dict(re.findall(r"(?m)^x [ *] ([123]) +cpu +(?:\S+ +){5}(\S+e[+]\d+)", text))
+        self.assertEqual(sorted(table), ["1", "2", "3"])
+        for threads, rate in table.items():
+            mark = "*" if threads == best else " "
+            row = re.search(rf"(?m)^x {re.escape(mark)} {threads} cpu ([▏▎▍▌▋▊▉█]*) +"
+                            r"(\S+) ([kMG]?)/s", text)
+            self.assertIsNotNone(row, f"no bar for threads={threads}:\n{text}")
+            scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[row.group(3)]
+            self.assertAlmostEqual(float(row.group(2)) * scale, float(rate),
+                                   delta=0.006 * float(rate))
+        fastest = max(table, key=lambda k: float(table[k]))
+        self.assertRegex(text, rf"(?m)^x \* {fastest} cpu █+ ")
+        styled = tmux("capture-pane", "-e", "-p", "-t", "t")
+        self.assertRegex(styled, rf"\x1b\[[0-9;]*7m(\x1b\[\d+m)*\* {best} cpu")  # reverse video
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_sweep_cancelled_keeps_its_rows(self):
+        """A long CPU sweep shows configuration k of n and the run's progress in the status
+        line; Esc stops it, the rows done stay in the panel and in `export last`, and the next
+        command works."""
+        self.start()
+        self.type("set n 1000 repeat 5 warmup 1 threads 1")
+        self.type("sweep m 10000..200000:10000 on cpu")
+        match = self.screen(re.compile(r"running `sweep m 10000..200000:10000 on cpu`  "
+                                       r"configuration ([2-9]) of 20, \w+ \[.*\] \d+% of \d+"
+                                       r"(.*\n)+.*m on cpu: (\d+) of 20 configurations; best "))
+        self.assertEqual(int(match.group(3)), int(match.group(1)) - 1)  # the same snapshot
+        self.keys("Escape")
+        self.screen("error: sweep cancelled after", timeout=5)
+        text = self.idle()
+        done = int(re.search(r"m on cpu: cancelled after (\d+) of 20 configurations",
+                             text).group(1))
+        self.assertTrue(1 <= done < 20)
+        self.assertRegex(text, r"(?m)^x \* 10000 cpu █+")
+        csv = os.path.join(self.tmp, "sweep.csv")
+        self.type(f"export last {csv}")
+        self.screen(f"{csv}")
+        self.idle()
+        with open(csv) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(len(lines), 1 + done)
+        self.type("set n 300 m 300 repeat 2; run cpu")
+        self.screen("over 1e-05: 0 of 90000")
+        self.keys("F10")
+        self.screen("EXITED 0")
 
     def test_function_keys(self):
         """F2 toggles the precision, F3 halves and F4 doubles the block, refusals go to the

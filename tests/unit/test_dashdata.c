@@ -1,7 +1,8 @@
 /* test_dashdata.c - the dashboard's snapshot of a session: settings text, CPU timings and
  * their ratio, a GPU result's phases and speedups taken in once per new result (the history
- * grows by one per run), and the error panel's figures computed from the values against the
- * real reference, with no terminal and no GPU. */
+ * grows by one per run), the error panel's figures computed from the values against the
+ * real reference, the device lines of a fabricated GPU, and the sweep panel's copy of a real
+ * CPU sweep seen through the session's observer as it grows, with no terminal and no GPU. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,8 @@
 #include <cmocka.h>
 
 #include "../../src/dashdata.h"
+#include "../../src/sweep.h"
+#include "dash_fixture.h"
 
 static struct session s;
 static struct dash_data d;
@@ -19,11 +22,8 @@ static struct dash_data d;
 /* A session on expint with n=2 m=3 (6 points), settings changed from their defaults. */
 static int setup(void **state)
 {
-	char *argv[] = {"n", "2", "m", "3", "block", "128", "precision", "double"};
-	struct qx_err e;
 	(void)state;
-	session_init(&s, stdout);
-	assert_int_equal(session_set(&s, 8, argv, &e), 0);
+	fixture_session(&s);
 	dash_init(&d);
 	return 0;
 }
@@ -76,30 +76,11 @@ static void test_cpu_scaling(void **state)
  * are taken in once; a new result adds one point to the history. */
 static void test_gpu_result(void **state)
 {
-	struct qx_err e;
-	const double *ref;
 	double vals[6];
 	struct run_result *r = calloc(1, sizeof *r);
 	(void)state;
 	assert_non_null(r);
-	r->prob = s.prob;
-	memcpy(r->params, s.params[s.prob_index], sizeof r->params);
-	r->backend = QX_GPU;
-	r->prec = QX_DOUBLE;
-	r->block = 128;
-	r->evals = 6;
-	r->med = (struct qx_phases){0.01, 0, 0.5, 2, 0.01, 2.6, 1};
-	r->speedup_serial = 40;
-	r->speedup_threads = 10;
-	r->threads_ref = 4;
-	ref = session_reference(&s, r->prob, r->params, &e);
-	assert_non_null(ref);
-	for (int i = 0; i < 6; i++)
-		vals[i] = ref[i] * (1 + (i == 4 ? 3e-3 : 2e-9));
-	err_stats_compute(ref, vals, QX_DOUBLE, 6, 1e-5, &r->err);
-	r->has_error = 1;
-	s.last = r;
-	s.last_values = vals;
+	fixture_gpu_result(&s, r, vals, (struct qx_phases){0.01, 0, 0.5, 2, 0.01, 2.6, 1}, 3e-3);
 	dash_update(&d, &s);
 	assert_true(d.timing[SLOT_GPU].valid);
 	assert_true(d.timing[SLOT_GPU].med.kernel == 0.5 && d.timing[SLOT_GPU].med.d2h == 2);
@@ -126,12 +107,156 @@ static void test_gpu_result(void **state)
 	free(r);
 }
 
+/* The device lines of a fabricated GPU: name, SMs, memory, clocks and the copy bandwidth from
+ * the measurement (64 MiB in 2.5 ms: 26.8 GB/s), or the copy's error; and no GPU. */
+static void test_device_lines(void **state)
+{
+	const struct gpu_info g = {.name = "NVIDIA H200",
+	                           .cc_major = 9,
+	                           .sms = 132,
+	                           .mem_total = (size_t)140 << 30,
+	                           .mem_free = (size_t)139 << 30,
+	                           .sm_clock_mhz = 1980,
+	                           .mem_clock_mhz = 3201,
+	                           .mem_bus_bits = 6144,
+	                           .driver_version = 13000,
+	                           .runtime_version = 13000,
+	                           .context_ms = 120.5};
+	struct dash_data *dd = calloc(1, sizeof *dd);
+	(void)state;
+	assert_non_null(dd);
+	dash_device_lines(dd, &g, NULL, (size_t)64 << 20, 2.5, NULL);
+	assert_int_equal(dd->ndevice, 5);
+	assert_string_equal(dd->device[0], "NVIDIA H200 (cc 9.0)");
+	assert_string_equal(dd->device[1], "132 SMs  140.0 GiB (139.0 GiB free)");
+	assert_string_equal(dd->device[2], "SM 1980 MHz  memory 3201 MHz, 6144-bit bus");
+	assert_string_equal(dd->device[3], "copy d2h 26.8 GB/s (64 MiB pinned, median of 5)");
+	assert_string_equal(dd->device[4], "driver 13000  runtime 13000  context 120.5 ms");
+	dash_device_lines(dd, &g, NULL, (size_t)64 << 20, 0, "cudaMallocHost: out of memory");
+	assert_string_equal(dd->device[3], "copy d2h: cudaMallocHost: out of memory");
+	dash_device_lines(dd, NULL, "no usable GPU: no CUDA-capable device", 0, 0, NULL);
+	assert_int_equal(dd->ndevice, 2);
+	assert_string_equal(dd->device[0], "no GPU");
+	assert_string_equal(dd->device[1], "no usable GPU: no CUDA-capable device");
+	free(dd);
+}
+
+/* What the observer saw of a sweep: the panel's copy after every call. */
+#define SEEN_MAX 16
+struct seen {
+	int calls;
+	struct dash_sweep snap[SEEN_MAX];
+};
+
+/* The sweep observer of the test: keeps the panel's copy of every call. */
+static void observe(void *arg, const struct sweep *sw)
+{
+	struct seen *seen = arg;
+	assert_true(seen->calls < SEEN_MAX);
+	dash_take_sweep(&seen->snap[seen->calls++], sw);
+}
+
+/* A real CPU sweep of three configurations seen through the observer: it starts empty and
+ * running, grows by one row per configuration with configs_done following, and ends not
+ * running with the best marked; the header, the bars and the status text follow. */
+static void test_sweep_observed(void **state)
+{
+	char *words[] = {"sweep", "threads", "1,2,3", "on", "cpu"};
+	struct sweep plan;
+	struct qx_err e;
+	char line[4 * DASH_LINE];
+	struct seen *seen = calloc(1, sizeof *seen);
+	(void)state;
+	assert_non_null(seen);
+	dash_sweep_header(line, sizeof line, &seen->snap[0]);
+	assert_string_equal(line, "no sweep yet (try: sweep block 32..1024)");
+	s.sweep_observer = observe;
+	s.sweep_observer_arg = seen;
+	if (sweep_plan(&s, 5, words, &plan, &e))
+		fail_msg("plan: %s", e.msg);
+	if (sweep_run(&s, &plan, NULL, &e))
+		fail_msg("sweep: %s", e.msg);
+	s.sweep_observer = NULL;
+	/* start, then a row and a finished configuration for each of 3, then the end */
+	assert_int_equal(seen->calls, 1 + 2 * 3 + 1);
+	assert_true(seen->snap[0].present && seen->snap[0].running);
+	assert_int_equal(seen->snap[0].nrows, 0);
+	dash_sweep_progress(line, sizeof line, &seen->snap[0]);
+	assert_string_equal(line, "configuration 1 of 3");
+	for (int k = 0; k < 3; k++) {
+		const struct dash_sweep *row = &seen->snap[1 + 2 * k],
+		                        *done = &seen->snap[2 + 2 * k];
+		assert_int_equal(row->nrows, k + 1);
+		assert_int_equal(row->configs_done, (size_t)k);
+		assert_int_equal(done->configs_done, (size_t)k + 1);
+		assert_true(row->running && done->running);
+		assert_true(row->best >= 0 && row->best <= k);
+	}
+	dash_sweep_progress(line, sizeof line, &seen->snap[4]);
+	assert_string_equal(line, "configuration 3 of 3");
+	const struct dash_sweep *end = &seen->snap[7];
+	assert_false(end->running);
+	dash_sweep_progress(line, sizeof line, end);
+	assert_string_equal(line, "");
+	assert_int_equal(end->nrows, 3);
+	assert_int_equal(end->best, s.sweep->best);
+	assert_string_equal(end->axes, "threads on cpu");
+	for (int i = 0; i < 3; i++) {
+		char label[16];
+		snprintf(label, sizeof label, "%d cpu", i + 1);
+		assert_string_equal(end->rows[i].label, label);
+		assert_int_equal(end->rows[i].best, i == end->best);
+		assert_true(end->rows[i].evals_per_s == s.sweep->rows[i].evals_per_s);
+	}
+	dash_sweep_header(line, sizeof line, end);
+	snprintf(line + 200, 100, "threads on cpu: 3 of 3 configurations; best %d cpu",
+	         end->best + 1);
+	assert_string_equal(line, line + 200);
+	free(seen);
+}
+
+/* The bar chart's rows from a fabricated sweep: the best row marked, bars in proportion to
+ * the throughput (the fastest fills the bar), SI figures, failed rows with their error; and
+ * the header of a cancelled sweep. */
+static void test_sweep_lines(void **state)
+{
+	struct dash_sweep *sw = calloc(1, sizeof *sw);
+	char line[4 * DASH_LINE];
+	(void)state;
+	assert_non_null(sw);
+	*sw = (struct dash_sweep){.present = 1,
+	                          .cancelled = 1,
+	                          .axes = "block on gpu",
+	                          .nconfigs = 9,
+	                          .configs_done = 3,
+	                          .nrows = 3,
+	                          .best = 1};
+	sw->rows[0] = (struct dash_sweep_row){"32 gpu", 1, 0, 5e9, 1, ""};
+	sw->rows[1] = (struct dash_sweep_row){"64 gpu", 1, 1, 1.25e10, 1, ""};
+	sw->rows[2] = (struct dash_sweep_row){"2048 gpu", 0, 0, NAN, NAN, "invalid configuration"};
+	/* width 50: label 8 cells, bar 50 - 2 - 8 - 2 - 10 = 28 cells */
+	dash_sweep_line(line, sizeof line, sw, 1, 50, 0);
+	assert_string_equal(line, "* 64 gpu   ############################ 12.5 G/s");
+	dash_sweep_line(line, sizeof line, sw, 0, 50, 0);
+	assert_string_equal(line, "  32 gpu   ###########                  5 G/s");
+	dash_sweep_line(line, sizeof line, sw, 2, 50, 0);
+	assert_string_equal(line, "  2048 gpu failed: invalid configuration");
+	dash_sweep_line(line, sizeof line, sw, 3, 50, 0);
+	assert_string_equal(line, "");
+	dash_sweep_line(line, sizeof line, sw, 0, 50, 1); /* UTF-8: 11.2 cells of 28 */
+	assert_string_equal(line, "  32 gpu   ███████████▎                 5 G/s");
+	dash_sweep_header(line, sizeof line, sw);
+	assert_string_equal(line,
+	                    "block on gpu: cancelled after 3 of 9 configurations; best 64 gpu");
+	free(sw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_settings),
-	    cmocka_unit_test(test_cpu_scaling),
-	    cmocka_unit_test(test_gpu_result),
+	    cmocka_unit_test(test_settings),       cmocka_unit_test(test_cpu_scaling),
+	    cmocka_unit_test(test_gpu_result),     cmocka_unit_test(test_device_lines),
+	    cmocka_unit_test(test_sweep_observed), cmocka_unit_test(test_sweep_lines),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,230 @@
+/* test_panels.c - the panels drawn into ncurses windows that are never shown (a terminal
+ * opened on /dev/null), from a snapshot holding a fabricated GPU result and GPU device, and
+ * read back cell by cell: every GPU-only element (the GPU total and its five phase bars on the
+ * shared scale, the overlap marks, the GPU speedups in big digits, the history chart, the
+ * copy bandwidth) and the sweep panel's highlighted best row. No GPU is needed. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/panels.h"
+#include "dash_fixture.h"
+
+static struct session s;
+static struct dash_data d;
+static struct dash_log log_lines;
+static struct dash_live live;
+static struct panel_ctx ctx = {&d, &log_lines, &live, 0, 0, 0}; /* ASCII, no colour */
+static SCREEN *screen;
+static FILE *term_out, *term_in;
+
+/* A session on expint (n=2 m=3, double, block 128) and a screen that writes to /dev/null. */
+static int setup(void **state)
+{
+	(void)state;
+	fixture_session(&s);
+	dash_init(&d);
+	term_out = fopen("/dev/null", "w");
+	term_in = fopen("/dev/null", "r");
+	assert_true(term_out && term_in);
+	setenv("LINES", "40", 1);
+	setenv("COLUMNS", "100", 1);
+	screen = newterm("xterm", term_out, term_in);
+	assert_non_null(screen);
+	set_term(screen);
+	return 0;
+}
+
+/* Ends the screen and frees the session. */
+static int teardown(void **state)
+{
+	(void)state;
+	endwin();
+	delscreen(screen);
+	fclose(term_out);
+	fclose(term_in);
+	session_free(&s);
+	return 0;
+}
+
+/* Draws the table's panel called name into a fresh rows x cols window; returns the window. */
+static WINDOW *draw(const char *name, int rows, int cols)
+{
+	WINDOW *w = newwin(rows, cols, 0, 0);
+	assert_non_null(w);
+	for (int i = 0; i < panel_count; i++)
+		if (!strcmp(panel_table[i].name, name)) {
+			panel_table[i].draw(w, &panel_table[i], &ctx);
+			return w;
+		}
+	fail_msg("no panel %s", name);
+	return w;
+}
+
+/* Returns row y of w inside the side borders as text (a static buffer), trailing blanks
+ * dropped. */
+static const char *row(WINDOW *w, int y)
+{
+	static char buf[512];
+	int n = mvwinnstr(w, y, 1, buf, getmaxx(w) - 2);
+	n = n < 0 ? 0 : n;
+	while (n > 0 && buf[n - 1] == ' ')
+		n--;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Returns the first row of w that contains text, or -1. */
+static int find_row(WINDOW *w, const char *text)
+{
+	for (int y = 0; y < getmaxy(w); y++)
+		if (strstr(row(w, y), text))
+			return y;
+	return -1;
+}
+
+/* Counts the ASCII bar cells ('#') of row y. */
+static int bar_cells(WINDOW *w, int y)
+{
+	int n = 0;
+	for (const char *p = row(w, y); *p; p++)
+		n += *p == '#';
+	return n;
+}
+
+/* Makes the session's last result a GPU run with phases 0.4, 0.2, 0.5, 2 and 0.3 ms
+ * (kernel and d2h overlapped), the total and the speedups given, and takes it in. */
+static void gpu_result(struct run_result *r, double *vals, double total, double serial,
+                       double threads)
+{
+	fixture_gpu_result(&s, r, vals, (struct qx_phases){0.4, 0.2, 0.5, 2, 0.3, total, 1}, 2e-9);
+	r->speedup_serial = serial;
+	r->speedup_threads = threads;
+	dash_update(&d, &s);
+}
+
+/* Timing: the GPU total and its five phases, each with its figure and a bar in proportion on
+ * the shared 0..5 ms scale (32 cells in a 60-column window), kernel and d2h marked '~' as
+ * overlapped; without the overlap, no marks. */
+static void test_timing_gpu(void **state)
+{
+	struct run_result *r = calloc(1, sizeof *r);
+	double vals[6];
+	static const struct {
+		const char *label, *figure;
+		double ms;
+	} want[] = {{"gpu b128 ", "2.6 ms", 2.6}, {"  alloc ", "0.4 ms", 0.4},
+	            {"  h2d ", "0.2 ms", 0.2},    {"  kernel~ ", "0.5 ms", 0.5},
+	            {"  d2h~ ", "2 ms", 2},       {"  free ", "0.3 ms", 0.3}};
+	(void)state;
+	assert_non_null(r);
+	gpu_result(r, vals, 2.6, 40, 10);
+	WINDOW *w = draw("Timing", 11, 60);
+	assert_true(find_row(w, "~: overlap") == 0);
+	int y = find_row(w, "gpu b128");
+	assert_true(y > 0);
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++, y++) {
+		const char *text = row(w, y);
+		if (!strstr(text, want[k].label) || !strstr(text, want[k].figure))
+			fail_msg("row %d is '%s', expected '%s' ... '%s'", y, text, want[k].label,
+			         want[k].figure);
+		assert_int_equal(bar_cells(w, y), (int)(want[k].ms / 5 * 32));
+	}
+	assert_non_null(strstr(row(w, 9), "0") && strstr(row(w, 9), "5 ms")); /* the scale */
+	delwin(w);
+	r->med.overlapped = 0;
+	r->med.total = 2.7; /* a new result */
+	dash_update(&d, &s);
+	w = draw("Timing", 11, 60);
+	assert_int_equal(find_row(w, "~"), -1);
+	assert_true(find_row(w, "  kernel ") > 0);
+	delwin(w);
+	s.last = NULL;
+	free(r);
+}
+
+/* Speedup: the GPU over CPU threads in big digits with what it compares, both GPU speedups in
+ * figures, and the history chart of the GPU runs (one cell per run). */
+static void test_speedup_gpu(void **state)
+{
+	struct run_result *r = calloc(1, sizeof *r);
+	double vals[6];
+	char big[32], digits[160], spark[64];
+	const double history[2] = {10, 2.5};
+	(void)state;
+	assert_non_null(r);
+	dash_init(&d);
+	gpu_result(r, vals, 2.6, 40, 10);
+	gpu_result(r, vals, 2.7, 40, 2.5);
+	WINDOW *w = draw("Speedup", 9, 60);
+	assert_string_equal(row(w, 1), " gpu vs cpu 4 threads");
+	fmt_speedup(big, sizeof big, 2.5);
+	assert_string_equal(big, "2.5x");
+	for (int r3 = 0; r3 < 3; r3++) {
+		size_t n = (size_t)fmt_big_row(digits, sizeof digits, big, r3);
+		while (n > 0 && digits[n - 1] == ' ') /* row() drops trailing blanks */
+			digits[--n] = '\0';
+		assert_true(n > 0);
+		assert_non_null(strstr(row(w, 2 + r3), digits));
+	}
+	assert_non_null(strstr(row(w, 5), "gpu vs serial 40x  vs threads 2.5x"));
+	fmt_spark(spark, sizeof spark, history, 2, 0);
+	assert_int_equal(strlen(spark), 2);
+	assert_true(spark[0] != spark[1]);
+	char want[96];
+	snprintf(want, sizeof want, "history %s", spark);
+	assert_non_null(strstr(row(w, 7), want));
+	delwin(w);
+	s.last = NULL;
+	free(r);
+}
+
+/* Device: the GPU's lines with the measured copy bandwidth. */
+static void test_device_gpu(void **state)
+{
+	const struct gpu_info g = {.name = "NVIDIA H200", .cc_major = 9, .sms = 132};
+	(void)state;
+	dash_device_lines(&d, &g, NULL, (size_t)64 << 20, 2.5, NULL);
+	WINDOW *w = draw("Device", 7, 60);
+	assert_true(find_row(w, "NVIDIA H200 (cc 9.0)") == 1);
+	assert_true(find_row(w, "132 SMs") == 2);
+	assert_true(find_row(w, "copy d2h 26.8 GB/s") > 2);
+	delwin(w);
+}
+
+/* Sweep: a GPU sweep's bars with the best row drawn in reverse video and marked '*', the
+ * others not. */
+static void test_sweep_best(void **state)
+{
+	struct dash_sweep *sw = &d.sweep;
+	(void)state;
+	*sw = (struct dash_sweep){
+	    .present = 1, .axes = "block on gpu", .nconfigs = 2, .configs_done = 2, .nrows = 2};
+	sw->best = 1;
+	sw->rows[0] = (struct dash_sweep_row){"128 gpu", 1, 0, 5e9, 1, ""};
+	sw->rows[1] = (struct dash_sweep_row){"256 gpu", 1, 1, 1e10, 0.5, ""};
+	WINDOW *w = draw("Sweep", 6, 80);
+	assert_true(find_row(w, "block on gpu: 2 of 2 configurations; best 256 gpu") == 1);
+	const int y0 = find_row(w, "  128 gpu"), y1 = find_row(w, "* 256 gpu");
+	assert_true(y0 == 2 && y1 == 3);
+	assert_false(mvwinch(w, y0, 2) & A_REVERSE);
+	assert_true(mvwinch(w, y1, 2) & A_REVERSE);
+	assert_int_equal(bar_cells(w, y1) / 2, bar_cells(w, y0)); /* half the throughput */
+	delwin(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_timing_gpu),
+	    cmocka_unit_test(test_speedup_gpu),
+	    cmocka_unit_test(test_device_gpu),
+	    cmocka_unit_test(test_sweep_best),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
