@@ -14,15 +14,16 @@ int gpu_fail(struct qx_err *e, const char *what, cudaError_t err)
 	return qx_fail(e, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
+/* Returns 1: this binary contains the GPU backend. */
 extern "C" int gpu_compiled(void)
 {
 	return 1;
 }
 
+/* The opened GPU: ok once gpu_open succeeded, with its facts. */
 static struct {
-	int tried, ok;
+	int ok;
 	struct gpu_info info;
-	struct qx_err why;
 } gpu_state;
 
 /* Creates the context (timed), reads the device's properties and keeps the memory pool's
@@ -62,15 +63,18 @@ static int gpu_open(struct gpu_info *g, struct qx_err *e)
 	return 0;
 }
 
+/* Opens the GPU on first use and fills *info with its facts and the memory free now; returns
+ * 0, or -1 with the reason. A success is kept for the session, a failure is not: the next GPU
+ * command tries again. A transient failure (the device held by another process in
+ * exclusive-process mode, out of memory while creating the context, an injected fault) thus
+ * costs one command, while a permanent one (no device, a driver older than the runtime) is
+ * reported again by every GPU command at the price of one quick CUDA call. */
 extern "C" int gpu_init(struct gpu_info *info, struct qx_err *e)
 {
-	if (!gpu_state.tried) {
-		gpu_state.tried = 1;
-		gpu_state.ok = gpu_open(&gpu_state.info, &gpu_state.why) == 0;
-	}
 	if (!gpu_state.ok) {
-		*e = gpu_state.why;
-		return -1;
+		if (gpu_open(&gpu_state.info, e))
+			return -1;
+		gpu_state.ok = 1;
 	}
 	GPU_TRY(cudaMemGetInfo(&gpu_state.info.mem_free, &gpu_state.info.mem_total));
 	*info = gpu_state.info;
@@ -80,6 +84,8 @@ extern "C" int gpu_init(struct gpu_info *info, struct qx_err *e)
 static void *pinned_ptr;
 static size_t pinned_bytes;
 
+/* Returns the session's pinned result buffer, grown to at least bytes (the old one is freed
+ * first, so its values are lost), or NULL with e filled. */
 extern "C" void *gpu_host_buffer(size_t bytes, struct qx_err *e)
 {
 	cudaError_t err;
@@ -99,6 +105,8 @@ extern "C" void *gpu_host_buffer(size_t bytes, struct qx_err *e)
 	return pinned_ptr;
 }
 
+/* At exit: frees the pinned buffer and resets the device (destroying the context and what
+ * it holds: streams, events, the memory pool); nothing when the GPU was never opened. */
 extern "C" void gpu_release(void)
 {
 	if (!gpu_state.ok)
@@ -109,8 +117,10 @@ extern "C" void gpu_release(void)
 	cudaDeviceReset();
 }
 
+/* The timing events handed out by gpu_events, kept for the process. */
 static std::vector<cudaEvent_t> event_pool;
 
+/* Returns at least n events from the pool, creating the missing ones, or NULL with e. */
 cudaEvent_t *gpu_events(int n, struct qx_err *e)
 {
 	while ((int)event_pool.size() < n) {
@@ -125,6 +135,8 @@ cudaEvent_t *gpu_events(int n, struct qx_err *e)
 	return event_pool.data();
 }
 
+/* Returns the milliseconds from event a to event b (both complete), or 0 when CUDA cannot
+ * tell (an event not recorded yet). */
 float gpu_elapsed(cudaEvent_t a, cudaEvent_t b)
 {
 	float ms = 0;
@@ -186,22 +198,24 @@ template <typename T> __global__ void write_only_kernel(T *out, size_t count)
 		out[i] = (T)i;
 }
 
+/* Times write_only_kernel over count values of precision prec at block threads per block
+ * (median of reps after a warm-up) into *ms; returns 0 or -1 with e. */
 extern "C" int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps,
                                double *ms, struct qx_err *e)
 {
-	void *dev = NULL;
+	gpu_owned<void> dev;
 	const size_t grid = (count + block - 1) / block;
-	int rc;
-	GPU_TRY(cudaMalloc(&dev, count * qx_precision_size(prec)));
-	rc = time_median(reps, ms, e, [&] {
-		if (prec == QX_DOUBLE)
-			write_only_kernel<<<grid, block>>>((double *)dev, count);
-		else
-			write_only_kernel<<<grid, block>>>((float *)dev, count);
-		return cudaGetLastError();
-	});
-	GPU_TRY(cudaFree(dev));
-	return rc;
+	GPU_TRY(cudaMalloc(&dev.ptr, count * qx_precision_size(prec)));
+	if (time_median(reps, ms, e, [&] {
+		    if (prec == QX_DOUBLE)
+			    write_only_kernel<<<grid, block>>>((double *)dev.ptr, count);
+		    else
+			    write_only_kernel<<<grid, block>>>((float *)dev.ptr, count);
+		    return cudaGetLastError();
+	    }))
+		return -1;
+	GPU_TRY(cudaFree(dev.release()));
+	return 0;
 }
 
 /* Dynamic shared memory of a launch as a function of its block size, for
@@ -214,6 +228,8 @@ struct shared_per_block {
 	}
 };
 
+/* Asks the occupancy API about func at block threads (see gpu_util.cuh); fills *o and returns
+ * 0, or -1 with e. */
 int gpu_occupancy_of(const void *func, int block, size_t shared_fixed, size_t shared_per_thread,
                      struct gpu_occupancy *o, struct qx_err *e)
 {

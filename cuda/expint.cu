@@ -23,27 +23,32 @@ struct expint_grid_consts {
 };
 __constant__ expint_grid_consts grid_consts;
 
-/* E_n(x) by algorithm ALGO in precision T. */
+/* E_n(x) by algorithm ALGO in precision T into *v; returns the EXPINT_* status. Each
+ * specialization below calls the shared algorithm of expint_math.h for its pair. */
 template <typename T, int ALGO>
 __device__ __forceinline__ int expint_point(int n, T x, long iters, T *v);
+/* fast, float */
 template <>
 __device__ __forceinline__ int expint_point<float, EXPINT_ALGO_FAST>(int n, float x, long iters,
                                                                      float *v)
 {
 	return expint_fast_f(n, x, iters, v);
 }
+/* fast, double */
 template <>
 __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_FAST>(int n, double x, long iters,
                                                                       double *v)
 {
 	return expint_fast_d(n, x, iters, v);
 }
+/* coursework, float */
 template <>
 __device__ __forceinline__ int expint_point<float, EXPINT_ALGO_COURSEWORK>(int n, float x,
                                                                            long iters, float *v)
 {
 	return expint_coursework_f(n, x, iters, v);
 }
+/* coursework, double */
 template <>
 __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_COURSEWORK>(int n, double x,
                                                                             long iters, double *v)
@@ -149,6 +154,7 @@ static int expint_upload_consts(const struct expint_gpu_job *job, struct qx_err 
 	return 0;
 }
 
+/* Fills *o for the kernel the job launches at its block size; returns 0 or -1 with e. */
 extern "C" int expint_gpu_occupancy(const struct expint_gpu_job *job, struct gpu_occupancy *o,
                                     struct qx_err *e)
 {
@@ -173,13 +179,15 @@ static int expint_check_bad(const struct expint_gpu_job *job, unsigned long long
 	return qx_fail(e, "GPU: domain error at n = %d, x = %.17g", n, x);
 }
 
-/* Points computed per chunk and bytes per point. */
+/* Returns the points of one chunk of the streamed sequence (the whole grid when smaller). */
 static long long expint_chunk(const struct expint_gpu_job *job)
 {
 	const long long total = (long long)job->n * job->m;
 	return total < CHUNK_POINTS ? total : CHUNK_POINTS;
 }
 
+/* Returns the device bytes the job allocates at once: the whole grid (serial sequence) or one
+ * chunk per stream (streamed), plus the failure word. */
 extern "C" size_t expint_gpu_device_bytes(const struct expint_gpu_job *job)
 {
 	const size_t size = qx_precision_size(job->prec);
@@ -198,34 +206,35 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	const long long total = (long long)job->n * job->m;
 	const size_t bytes = (size_t)total * sizeof(T);
 	cudaEvent_t *ev = gpu_events(6, e);
-	T *dev = NULL;
-	unsigned long long *bad = NULL, bad_host = ULLONG_MAX;
+	gpu_owned<T> dev;
+	gpu_owned<unsigned long long> bad;
+	unsigned long long bad_host = ULLONG_MAX;
 	if (!ev)
 		return -1;
 	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0]));
-	GPU_TRY(cudaMalloc(&dev, bytes));
-	GPU_TRY(cudaMalloc(&bad, sizeof *bad));
+	GPU_TRY(cudaMalloc(&dev.ptr, bytes));
+	GPU_TRY(cudaMalloc(&bad.ptr, sizeof *bad.ptr));
 	GPU_TRY(cudaEventRecord(ev[1]));
 	if (expint_upload_consts(job, e))
 		return -1;
 	GPU_TRY(cudaEventRecord(ev[5]));
-	GPU_TRY(cudaMemcpy(bad, &bad_host, sizeof *bad, cudaMemcpyHostToDevice));
+	GPU_TRY(cudaMemcpy(bad.ptr, &bad_host, sizeof bad_host, cudaMemcpyHostToDevice));
 	for (long long first = 0; first < total; first += LAUNCH_POINTS) {
 		const long long count =
 		    total - first < LAUNCH_POINTS ? total - first : LAUNCH_POINTS;
-		GPU_TRY(expint_launch<T>(job, first, count, dev + first, bad, 0));
+		GPU_TRY(expint_launch<T>(job, first, count, dev.ptr + first, bad.ptr, 0));
 	}
 	GPU_TRY(cudaEventRecord(ev[2]));
 	qx_progress_phase("kernel");
 	GPU_TRY(cudaEventSynchronize(ev[2]));
 	qx_progress_phase("d2h");
-	GPU_TRY(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
-	GPU_TRY(cudaMemcpy(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(host, dev.ptr, bytes, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(&bad_host, bad.ptr, sizeof bad_host, cudaMemcpyDeviceToHost));
 	GPU_TRY(cudaEventRecord(ev[3]));
 	qx_progress_phase("free");
-	GPU_TRY(cudaFree(dev));
-	GPU_TRY(cudaFree(bad));
+	GPU_TRY(cudaFree(dev.release()));
+	GPU_TRY(cudaFree(bad.release()));
 	GPU_TRY(cudaEventRecord(ev[4]));
 	GPU_TRY(cudaEventSynchronize(ev[4]));
 	qx_progress_add(total);
@@ -255,8 +264,9 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 	const int lookahead = 2 * nstreams;
 	/* events: start, allocated, done, end, then per chunk slot: kernel start/end, copy end */
 	cudaEvent_t *ev = gpu_events(4 + 3 * lookahead, e);
-	T *buf[EXPINT_MAX_STREAMS];
-	unsigned long long *bad = NULL, bad_host = ULLONG_MAX;
+	gpu_owned<T> buf[EXPINT_MAX_STREAMS];
+	gpu_owned<unsigned long long> bad;
+	unsigned long long bad_host = ULLONG_MAX;
 	double kernel_ms = 0;
 	float first_kernel_end = 0;
 	if (!ev)
@@ -268,9 +278,10 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0], streams[0]));
 	for (int i = 0; i < nstreams; i++)
-		GPU_TRY(cudaMallocAsync(&buf[i], (size_t)chunk * sizeof(T), streams[0]));
-	GPU_TRY(cudaMallocAsync(&bad, sizeof *bad, streams[0]));
-	GPU_TRY(cudaMemcpyAsync(bad, &bad_host, sizeof *bad, cudaMemcpyHostToDevice, streams[0]));
+		GPU_TRY(cudaMallocAsync(&buf[i].ptr, (size_t)chunk * sizeof(T), streams[0]));
+	GPU_TRY(cudaMallocAsync(&bad.ptr, sizeof *bad.ptr, streams[0]));
+	GPU_TRY(cudaMemcpyAsync(bad.ptr, &bad_host, sizeof bad_host, cudaMemcpyHostToDevice,
+	                        streams[0]));
 	GPU_TRY(cudaEventRecord(ev[1], streams[0]));
 	for (int i = 1; i < nstreams; i++)
 		GPU_TRY(cudaStreamWaitEvent(streams[i], ev[1], 0));
@@ -289,17 +300,15 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		}
 		if (c >= nchunks)
 			continue;
-		if (qx_cancelled()) {
-			cudaDeviceSynchronize();
+		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
-		}
 		const long long first = c * chunk;
 		const long long count = total - first < chunk ? total - first : chunk;
 		const cudaStream_t s = streams[c % nstreams];
 		cudaEvent_t *mine = slot + 3 * (c % lookahead);
-		T *dev = buf[c % nstreams];
+		T *dev = buf[c % nstreams].ptr;
 		GPU_TRY(cudaEventRecord(mine[0], s));
-		GPU_TRY(expint_launch<T>(job, first, count, dev, bad, s));
+		GPU_TRY(expint_launch<T>(job, first, count, dev, bad.ptr, s));
 		GPU_TRY(cudaEventRecord(mine[1], s));
 		GPU_TRY(cudaMemcpyAsync(host + first, dev, (size_t)count * sizeof(T),
 		                        cudaMemcpyDeviceToHost, s));
@@ -310,13 +319,13 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		GPU_TRY(cudaEventRecord(ev[2], streams[i]));
 		GPU_TRY(cudaStreamWaitEvent(streams[0], ev[2], 0));
 	}
-	GPU_TRY(
-	    cudaMemcpyAsync(&bad_host, bad, sizeof bad_host, cudaMemcpyDeviceToHost, streams[0]));
+	GPU_TRY(cudaMemcpyAsync(&bad_host, bad.ptr, sizeof bad_host, cudaMemcpyDeviceToHost,
+	                        streams[0]));
 	GPU_TRY(cudaEventRecord(ev[2], streams[0]));
 	qx_progress_phase("free");
 	for (int i = 0; i < nstreams; i++)
-		GPU_TRY(cudaFreeAsync(buf[i], streams[0]));
-	GPU_TRY(cudaFreeAsync(bad, streams[0]));
+		GPU_TRY(cudaFreeAsync(buf[i].release(), streams[0]));
+	GPU_TRY(cudaFreeAsync(bad.release(), streams[0]));
 	GPU_TRY(cudaEventRecord(ev[3], streams[0]));
 	GPU_TRY(cudaEventSynchronize(ev[3]));
 	t->alloc = gpu_elapsed(ev[0], ev[1]);
@@ -329,6 +338,9 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 	return expint_check_bad(job, bad_host, e);
 }
 
+/* Runs the job by its sequence and precision into host_out (pinned, n*m values), filling the
+ * phase times *t; returns 0, or -1 with e (a CUDA failure, a point that failed, a cancel)
+ * after freeing whatever the run allocated. */
 extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
                               struct qx_err *e)
 {
@@ -353,20 +365,21 @@ __global__ void expint_eval_kernel(int n, T x, long iters, T *out, int *status)
 template <typename T>
 static int expint_eval_typed(int n, double x, long iters, int algo, double *value, struct qx_err *e)
 {
-	struct {
+	struct point {
 		T v;
 		int status;
-	} *dev = NULL, host;
-	GPU_TRY(cudaMalloc(&dev, sizeof host));
+	} host;
+	gpu_owned<point> dev;
+	GPU_TRY(cudaMalloc(&dev.ptr, sizeof host));
 	if (algo == EXPINT_ALGO_COURSEWORK)
 		expint_eval_kernel<T, EXPINT_ALGO_COURSEWORK>
-		    <<<1, 1>>>(n, (T)x, iters, &dev->v, &dev->status);
+		    <<<1, 1>>>(n, (T)x, iters, &dev.ptr->v, &dev.ptr->status);
 	else
 		expint_eval_kernel<T, EXPINT_ALGO_FAST>
-		    <<<1, 1>>>(n, (T)x, iters, &dev->v, &dev->status);
+		    <<<1, 1>>>(n, (T)x, iters, &dev.ptr->v, &dev.ptr->status);
 	GPU_TRY(cudaGetLastError());
-	GPU_TRY(cudaMemcpy(&host, dev, sizeof host, cudaMemcpyDeviceToHost));
-	GPU_TRY(cudaFree(dev));
+	GPU_TRY(cudaMemcpy(&host, dev.ptr, sizeof host, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaFree(dev.release()));
 	if (host.status == EXPINT_NOCONV)
 		return qx_fail(e, "GPU: E_%d(%.17g) did not converge within iters = %ld iterations",
 		               n, x, iters);
@@ -376,6 +389,7 @@ static int expint_eval_typed(int n, double x, long iters, int algo, double *valu
 	return 0;
 }
 
+/* E_n(x) on the GPU in precision prec by algorithm algo into *value; returns 0 or -1 with e. */
 extern "C" int expint_gpu_eval(int n, double x, long iters, enum qx_precision prec, int algo,
                                double *value, struct qx_err *e)
 {

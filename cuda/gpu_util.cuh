@@ -22,6 +22,39 @@ int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
 			return gpu_fail(e, #call, gpu_try_err_);                                   \
 	} while (0)
 
+/* One device allocation of a host wrapper (cudaMalloc or cudaMallocAsync into ptr). Every
+ * return path frees it: the wrapper's own (timed) free takes it with release(), and whatever
+ * is still held when the wrapper returns early (a failed CUDA call through GPU_TRY, a
+ * cancelled run) is freed by the destructor once the device has finished the work queued on
+ * it, so a failed run leaks nothing and the next one finds the device as before. */
+template <typename T> class gpu_owned
+{
+      public:
+	T *ptr = nullptr;
+
+	gpu_owned() = default;
+	gpu_owned(const gpu_owned &) = delete;
+	gpu_owned &operator=(const gpu_owned &) = delete;
+
+	/* Waits for the device (queued kernels and copies may still use ptr), then frees ptr;
+	 * does nothing when nothing is held. */
+	~gpu_owned()
+	{
+		if (!ptr)
+			return;
+		cudaDeviceSynchronize();
+		cudaFree(ptr);
+	}
+
+	/* Returns ptr and stops owning it: the caller frees it. */
+	T *release()
+	{
+		T *p = ptr;
+		ptr = nullptr;
+		return p;
+	}
+};
+
 /* Returns n timing events that live as long as the process (created on first use, grown as
  * needed), or NULL with e filled. */
 cudaEvent_t *gpu_events(int n, struct qx_err *e);

@@ -21,16 +21,40 @@ __device__ float lm_t_f[LM_GMAX], lm_w_f[LM_GMAX], lm_c_f[LM_NMAX], lm_z_f[LM_NM
 /* The tables of precision T. */
 template <typename T> struct lm_tab;
 template <> struct lm_tab<double> {
-	__device__ static const double *t() { return lm_t_d; }
-	__device__ static const double *w() { return lm_w_d; }
-	__device__ static const double *c() { return lm_c_d; }
-	__device__ static const double *z() { return lm_z_d; }
+	__device__ static const double *t()
+	{
+		return lm_t_d;
+	}
+	__device__ static const double *w()
+	{
+		return lm_w_d;
+	}
+	__device__ static const double *c()
+	{
+		return lm_c_d;
+	}
+	__device__ static const double *z()
+	{
+		return lm_z_d;
+	}
 };
 template <> struct lm_tab<float> {
-	__device__ static const float *t() { return lm_t_f; }
-	__device__ static const float *w() { return lm_w_f; }
-	__device__ static const float *c() { return lm_c_f; }
-	__device__ static const float *z() { return lm_z_f; }
+	__device__ static const float *t()
+	{
+		return lm_t_f;
+	}
+	__device__ static const float *w()
+	{
+		return lm_w_f;
+	}
+	__device__ static const float *c()
+	{
+		return lm_c_f;
+	}
+	__device__ static const float *z()
+	{
+		return lm_z_f;
+	}
 };
 
 /* What every kernel needs to know about the batch: team lanes per integral (a power of two
@@ -43,11 +67,12 @@ struct lm_args {
 	unsigned long long seed;
 };
 
-/* J0 in float and double. */
+/* J0 in float. */
 __device__ __forceinline__ float lm_j0(float x)
 {
 	return j0f(x);
 }
+/* J0 in double. */
 __device__ __forceinline__ double lm_j0(double x)
 {
 	return j0(x);
@@ -135,7 +160,8 @@ __device__ __forceinline__ T lm_share(const lm_args &p, const lm_one<T> &o, int 
 /* Packed layout: a team of p.team lanes per integral; each lane computes its share
  * (lm_share), and the team's sum is finished by xor shuffles. */
 template <typename T, bool FAST>
-__global__ void __launch_bounds__(256) lm_packed_kernel(lm_args p, long long first, long long count, T *out)
+__global__ void __launch_bounds__(LM_PACKED_MAX_BLOCK)
+    lm_packed_kernel(lm_args p, long long first, long long count, T *out)
 {
 	const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	const long long local = tid >> p.team_log2;
@@ -157,8 +183,7 @@ __global__ void __launch_bounds__(256) lm_packed_kernel(lm_args p, long long fir
  * j into row 0 of the N x N table G as V_j = (-1)^j A_j, thread N the first part; with Euler,
  * row r holds Delta^r V (a barrier per row) and thread 0 sums F + sum (-1)^r Delta^r V_0 /
  * 2^{r+1}; the direct sum is F + sum (-1)^j V_j. */
-template <typename T, bool FAST>
-__global__ void lm_block_kernel(lm_args p, long long first, T *out)
+template <typename T, bool FAST> __global__ void lm_block_kernel(lm_args p, long long first, T *out)
 {
 	extern __shared__ __align__(16) unsigned char lm_shared[];
 	T *G = (T *)lm_shared, *F = G + p.n * p.n;
@@ -198,20 +223,6 @@ __global__ void lm_block_kernel(lm_args p, long long first, T *out)
 	}
 }
 
-/* Threads per block of the block layout: N+1 rounded up to a warp. */
-static int lm_block_threads(int n)
-{
-	return (n + 1 + 31) / 32 * 32;
-}
-
-/* Threads per block of the packed layout: the session's block rounded down to whole warps
- * (at least one, at most 256 = the kernel's launch bound). */
-static int lm_packed_threads(int block)
-{
-	const int b = block / 32 * 32;
-	return b < 32 ? 32 : b > 256 ? 256 : b;
-}
-
 /* Lanes per integral for the packed layout: job->lanes when set; else the smallest power of
  * two (<= 32) that gives the batch half a wave of the kernel's resident threads (`resident`,
  * from the occupancy API), as long as each lane keeps >= 16 of the (N+1) g evaluations.
@@ -223,8 +234,7 @@ static int lm_team(const struct longman_gpu_job *job, long long resident)
 	int team = 1;
 	if (job->lanes)
 		return job->lanes;
-	while (team < 32 && 2 * job->m * team < resident &&
-	       2 * team * 16 <= (job->n + 1) * job->g)
+	while (team < 32 && 2 * job->m * team < resident && 2 * team * 16 <= (job->n + 1) * job->g)
 		team *= 2;
 	return team;
 }
@@ -237,42 +247,55 @@ static lm_args lm_make_args(const struct longman_gpu_job *job, long long residen
 	int log2 = 0;
 	while ((1 << log2) < team)
 		log2++;
-	return {job->m,		job->n,	     job->g,	 team,	      log2,
-		(total + team - 1) / team, job->lam_lo, job->lam_hi, job->om_lo, job->om_hi,
-		job->a,		job->spread, job->integrand, job->method, job->seed};
+	return {
+	    job->m,         job->n,      job->g,     team,       log2,   (total + team - 1) / team,
+	    job->lam_lo,    job->lam_hi, job->om_lo, job->om_hi, job->a, job->spread,
+	    job->integrand, job->method, job->seed};
 }
 
+/* Returns the device bytes a run allocates: the M results in the job's precision. */
 extern "C" size_t longman_gpu_device_bytes(const struct longman_gpu_job *job)
 {
 	return (size_t)job->m * qx_precision_size(job->prec);
 }
 
-/* Checks the layout against the device's limits before anything is allocated. */
+/* Checks the layout against its own and the device's limits before anything is allocated:
+ * packed launches job->block threads, whole warps up to its launch bound; block needs N+1
+ * threads and the N x N table in shared memory. Returns 0, or -1 with e naming the limit. */
 static int lm_check_limits(const struct longman_gpu_job *job, struct qx_err *e)
 {
 	int max_threads = 0, max_shared = 0;
+	if (job->layout != LONGMAN_GPU_BLOCK) {
+		if (longman_packed_block_ok(job->block))
+			return 0;
+		return qx_fail(
+		    e,
+		    "bad block %d for variant packed: expected a multiple of %d in %d..%d "
+		    "(whole warps, up to the kernel's launch bound)",
+		    job->block, LM_WARP, LM_WARP, LM_PACKED_MAX_BLOCK);
+	}
 	GPU_TRY(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, 0));
 	GPU_TRY(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlock, 0));
-	if (job->layout != LONGMAN_GPU_BLOCK)
-		return 0;
 	const size_t shared = ((size_t)job->n * job->n + 1) * qx_precision_size(job->prec);
-	if (lm_block_threads(job->n) > max_threads)
-		return qx_fail(e,
-			       "variant block needs N+1 = %d threads per block (rounded to %d); this "
-			       "GPU allows %d",
-			       job->n + 1, lm_block_threads(job->n), max_threads);
+	if (longman_block_threads(job->n) > max_threads)
+		return qx_fail(
+		    e,
+		    "variant block needs N+1 = %d threads per block (rounded to %d); this "
+		    "GPU allows %d",
+		    job->n + 1, longman_block_threads(job->n), max_threads);
 	if (shared > (size_t)max_shared)
-		return qx_fail(e,
-			       "variant block needs %zu bytes of shared memory for the %d x %d %s "
-			       "table; this GPU allows %d per block (lower N, or use variant packed)",
-			       shared, job->n, job->n, qx_precision_name(job->prec), max_shared);
+		return qx_fail(
+		    e,
+		    "variant block needs %zu bytes of shared memory for the %d x %d %s "
+		    "table; this GPU allows %d per block (lower N, or use variant packed)",
+		    shared, job->n, job->n, qx_precision_name(job->prec), max_shared);
 	return 0;
 }
 
 /* Uploads the tables on stream s when g or N changed since the last upload; *uploaded says
  * whether it did. */
 static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *uploaded,
-		     struct qx_err *e)
+                     struct qx_err *e)
 {
 	static int up_g, up_n;
 	static float tf[LM_GMAX], wf[LM_GMAX], cf[LM_NMAX], zf[LM_NMAX + 1];
@@ -293,7 +316,8 @@ static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *upl
 	GPU_TRY(cudaMemcpyToSymbolAsync(lm_t_d, job->gl_t, gd, 0, h2d, s));
 	GPU_TRY(cudaMemcpyToSymbolAsync(lm_w_d, job->gl_w, gd, 0, h2d, s));
 	GPU_TRY(cudaMemcpyToSymbolAsync(lm_c_d, job->euler_c, job->n * sizeof(double), 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_z_d, job->zeros, (job->n + 1) * sizeof(double), 0, h2d, s));
+	GPU_TRY(
+	    cudaMemcpyToSymbolAsync(lm_z_d, job->zeros, (job->n + 1) * sizeof(double), 0, h2d, s));
 	GPU_TRY(cudaMemcpyToSymbolAsync(lm_t_f, tf, gf, 0, h2d, s));
 	GPU_TRY(cudaMemcpyToSymbolAsync(lm_w_f, wf, gf, 0, h2d, s));
 	GPU_TRY(cudaMemcpyToSymbolAsync(lm_c_f, cf, job->n * sizeof(float), 0, h2d, s));
@@ -308,15 +332,16 @@ static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *upl
 /* Launches the job's kernel for integrals [first, first+count) into dev on stream s. */
 template <typename T, bool FAST>
 static cudaError_t lm_launch(const struct longman_gpu_job *job, const lm_args &p, long long first,
-			     long long count, T *dev, cudaStream_t s)
+                             long long count, T *dev, cudaStream_t s)
 {
 	if (job->layout == LONGMAN_GPU_BLOCK) {
 		const size_t shared = ((size_t)job->n * job->n + 1) * sizeof(T);
-		lm_block_kernel<T, FAST><<<(unsigned)count, lm_block_threads(job->n), shared, s>>>(p, first, dev);
+		lm_block_kernel<T, FAST>
+		    <<<(unsigned)count, longman_block_threads(job->n), shared, s>>>(p, first, dev);
 	} else {
-		const int threads = lm_packed_threads(job->block), per_block = threads / p.team;
+		const int per_block = job->block / p.team;
 		const unsigned grid = (unsigned)((count + per_block - 1) / per_block);
-		lm_packed_kernel<T, FAST><<<grid, threads, 0, s>>>(p, first, count, dev);
+		lm_packed_kernel<T, FAST><<<grid, job->block, 0, s>>>(p, first, count, dev);
 	}
 	return cudaGetLastError();
 }
@@ -332,27 +357,28 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *
 {
 	static cudaStream_t streams[NSTREAMS];
 	static int sms;
-	const int threads = lm_packed_threads(job->block);
 	int blocks_per_sm = 0;
 	const int nchunks = job->m >= CHUNK_MIN ? NSTREAMS : 1;
 	const long long chunk = (job->m + nchunks - 1) / nchunks;
-	/* events: start, allocated, uploaded, joined, end; per chunk: kernel start, end, copy end */
+	/* events: start, allocated, uploaded, joined, end; per chunk: kernel start, end, copy end
+	 */
 	cudaEvent_t *ev = gpu_events(5 + 3 * NSTREAMS, e);
-	T *dev = NULL;
+	gpu_owned<T> dev;
 	int uploaded = 0, used = 0;
 	if (!ev || lm_check_limits(job, e))
 		return -1;
 	if (!sms)
 		GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-	GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-		&blocks_per_sm, lm_packed_kernel<T, FAST>, threads, 0));
-	const lm_args p = lm_make_args(job, (long long)sms * blocks_per_sm * threads);
+	if (job->layout == LONGMAN_GPU_PACKED)
+		GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		    &blocks_per_sm, lm_packed_kernel<T, FAST>, job->block, 0));
+	const lm_args p = lm_make_args(job, (long long)sms * blocks_per_sm * job->block);
 	if (!streams[0])
 		for (int i = 0; i < NSTREAMS; i++)
 			GPU_TRY(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
 	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0], streams[0]));
-	GPU_TRY(cudaMallocAsync(&dev, (size_t)job->m * sizeof(T), streams[0]));
+	GPU_TRY(cudaMallocAsync(&dev.ptr, (size_t)job->m * sizeof(T), streams[0]));
 	GPU_TRY(cudaEventRecord(ev[1], streams[0]));
 	if (lm_upload(job, streams[0], &uploaded, e))
 		return -1;
@@ -364,25 +390,22 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *
 		cudaEvent_t *mine = ev + 5 + 3 * c;
 		if (count <= 0)
 			break;
-		if (qx_cancelled()) {
-			cudaDeviceSynchronize();
-			cudaFree(dev);
+		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
-		}
 		if (c)
 			GPU_TRY(cudaStreamWaitEvent(s, ev[2], 0));
 		GPU_TRY(cudaEventRecord(mine[0], s));
-		GPU_TRY((lm_launch<T, FAST>(job, p, first, count, dev + first, s)));
+		GPU_TRY((lm_launch<T, FAST>(job, p, first, count, dev.ptr + first, s)));
 		GPU_TRY(cudaEventRecord(mine[1], s));
-		GPU_TRY(cudaMemcpyAsync(host + first, dev + first, (size_t)count * sizeof(T),
-					cudaMemcpyDeviceToHost, s));
+		GPU_TRY(cudaMemcpyAsync(host + first, dev.ptr + first, (size_t)count * sizeof(T),
+		                        cudaMemcpyDeviceToHost, s));
 		GPU_TRY(cudaEventRecord(mine[2], s));
 		if (c)
 			GPU_TRY(cudaStreamWaitEvent(streams[0], mine[2], 0));
 		used++;
 	}
 	GPU_TRY(cudaEventRecord(ev[3], streams[0]));
-	GPU_TRY(cudaFreeAsync(dev, streams[0]));
+	GPU_TRY(cudaFreeAsync(dev.release(), streams[0]));
 	GPU_TRY(cudaEventRecord(ev[4], streams[0]));
 	qx_progress_phase("kernel+d2h");
 	GPU_TRY(cudaEventSynchronize(ev[4]));
@@ -402,8 +425,11 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *
 	return 0;
 }
 
+/* Runs the job in its precision and math (double is always precise) into host_out (pinned, M
+ * values), filling the phase times *t; returns 0, or -1 with e (a limit the job exceeds, a
+ * CUDA failure, a cancel) after freeing whatever the run allocated. */
 extern "C" int longman_gpu_run(const struct longman_gpu_job *job, void *host_out,
-			       struct qx_phases *t, struct qx_err *e)
+                               struct qx_phases *t, struct qx_err *e)
 {
 	if (job->prec == QX_DOUBLE)
 		return lm_run<double, false>(job, (double *)host_out, t, e);
@@ -412,8 +438,11 @@ extern "C" int longman_gpu_run(const struct longman_gpu_job *job, void *host_out
 	return lm_run<float, false>(job, (float *)host_out, t, e);
 }
 
+/* Fills *o for the kernel the job launches at the block it launches with (packed: job->block,
+ * refused like a run when the layout cannot launch it; block: N+1 rounded up to a warp);
+ * returns 0 or -1 with e. */
 extern "C" int longman_gpu_occupancy(const struct longman_gpu_job *job, struct gpu_occupancy *o,
-				     struct qx_err *e)
+                                     struct qx_err *e)
 {
 	const size_t size = qx_precision_size(job->prec);
 	const bool fast = job->prec == QX_FLOAT && job->math == LM_FAST;
@@ -422,11 +451,13 @@ extern "C" int longman_gpu_occupancy(const struct longman_gpu_job *job, struct g
 		func = job->prec == QX_DOUBLE ? (const void *)lm_block_kernel<double, false>
 		       : fast                 ? (const void *)lm_block_kernel<float, true>
 		                              : (const void *)lm_block_kernel<float, false>;
-		return gpu_occupancy_of(func, lm_block_threads(job->n),
+		return gpu_occupancy_of(func, longman_block_threads(job->n),
 		                        ((size_t)job->n * job->n + 1) * size, 0, o, e);
 	}
 	func = job->prec == QX_DOUBLE ? (const void *)lm_packed_kernel<double, false>
 	       : fast                 ? (const void *)lm_packed_kernel<float, true>
 	                              : (const void *)lm_packed_kernel<float, false>;
-	return gpu_occupancy_of(func, lm_packed_threads(job->block), 0, 0, o, e);
+	if (lm_check_limits(job, e))
+		return -1;
+	return gpu_occupancy_of(func, job->block, 0, 0, o, e);
 }

@@ -25,8 +25,10 @@ struct gpu_info {
 /* 1 when this binary contains the GPU backend (built with nvcc). */
 int gpu_compiled(void);
 
-/* Creates the CUDA context on device 0 once and fills *info; later calls return the cached
- * answer. Fails with the reason when there is no usable GPU. */
+/* Creates the CUDA context on device 0 on first use and fills *info (the memory free is read
+ * at each call). A success is kept for the session; a failure is not kept: the next call
+ * tries again, so a transient failure costs one command and a permanent one (no device, an
+ * old driver) is reported by each. Fails with the reason when there is no usable GPU. */
 int gpu_init(struct gpu_info *info, struct qx_err *e);
 
 /* Returns a pinned host buffer of at least bytes, owned by the GPU layer and reused by later
@@ -81,7 +83,10 @@ struct expint_gpu_job {
 	int memory;   /* enum expint_gpu_memory */
 	int streams;  /* streams of the streamed sequence, 1..EXPINT_MAX_STREAMS */
 };
+/* Device bytes the job allocates at once (checked against the free memory before a run). */
 size_t expint_gpu_device_bytes(const struct expint_gpu_job *job);
+/* Runs the job into host_out (pinned, n*m values of prec) with the phase times in *t; on any
+ * failure frees what it allocated and leaves the device usable. */
 int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
                    struct qx_err *e);
 
@@ -115,11 +120,16 @@ struct longman_gpu_job {
 	const double *euler_c;     /* n Euler weights of the areas */
 	const double *zeros;       /* n + 1 zeros of J0 */
 };
+/* Device bytes the job allocates at once (checked against the free memory before a run). */
 size_t longman_gpu_device_bytes(const struct longman_gpu_job *job);
+/* Runs the job into host_out (pinned, M values of prec) with the phase times in *t. Refuses,
+ * before allocating, a block packed cannot launch (whole warps, 32..LM_PACKED_MAX_BLOCK) and
+ * an N the block layout cannot fit; on any failure frees what it allocated. */
 int longman_gpu_run(const struct longman_gpu_job *job, void *host_out, struct qx_phases *t,
                     struct qx_err *e);
 
-/* Fills *o for the kernel the job launches, at the block size it really uses; returns 0 or -1. */
+/* Fills *o for the kernel the job launches, at the block size it launches with (packed:
+ * job->block; block: N+1 rounded up to a warp); returns 0 or -1. */
 int longman_gpu_occupancy(const struct longman_gpu_job *job, struct gpu_occupancy *o,
                           struct qx_err *e);
 

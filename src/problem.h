@@ -75,6 +75,10 @@ struct problem {
 	 * rq->prec) and the reference ref; returns how many it stored in out (<= QX_MAX_EXTRA). */
 	size_t (*run_extras)(const struct run_request *rq, const void *vals, const double *ref,
 	                     struct qx_extra *out);
+	/* Optional: the threads per block a GPU run of rq launches (rq->block, or the size the
+	 * variant picks itself), or -1 with e naming the limit when the variant cannot launch
+	 * rq->block. Without it a GPU run launches rq->block. */
+	int (*gpu_block)(const struct run_request *rq, struct qx_err *e);
 	/* Optional, GPU builds: fills o with the registers, resident blocks per SM, theoretical
 	 * occupancy and suggested block size of the kernel that rq would launch; 0 or -1. */
 	int (*occupancy)(const struct run_request *rq, struct gpu_occupancy *o, struct qx_err *e);

@@ -234,8 +234,11 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	struct gpu_info info;
 	const struct run_request rq = session_request(s);
 	const size_t count = p->count(rq.params);
+	int block = rq.block;
 	void *out;
 
+	if (b == QX_GPU && p->gpu_block && (block = p->gpu_block(&rq, e)) < 0)
+		return -1;
 	if (run_check_backend(s, b, rq.variant, &info, e) || run_check_memory(s, &rq, b, e))
 		return -1;
 	qx_cancel_clear(); /* a Ctrl-C from before this run does not cancel it */
@@ -247,7 +250,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->backend = b;
 	r->prec = rq.prec;
 	r->variant = rq.variant;
-	r->block = rq.block;
+	r->block = block; /* the block the GPU run launches */
 	r->threads = rq.threads;
 	r->streams = rq.streams;
 	r->warmup = (int)session_setting(s, S_WARMUP);

@@ -166,6 +166,16 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	}
 	if (p->check && p->check(params, e))
 		return -1;
+	if (p->gpu_block) {
+		const struct run_request rq = {.params = params,
+		                               .prec = (enum qx_precision)settings[S_PRECISION].num,
+		                               .variant = variant,
+		                               .block = (int)settings[S_BLOCK].num,
+		                               .threads = (int)settings[S_THREADS].num,
+		                               .streams = (int)settings[S_STREAMS].num};
+		if (p->gpu_block(&rq, e) < 0)
+			return -1;
+	}
 	memcpy(s->params[s->prob_index], params, sizeof params);
 	memcpy(s->settings, settings, sizeof settings);
 	s->variant[s->prob_index] = variant;

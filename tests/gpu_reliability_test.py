@@ -95,31 +95,32 @@ class FaultPathMemcheckTest(unittest.TestCase):
     def setUp(self):
         require_faults_bin(self)  # in setUp, so that it is never an expected failure
 
-    def memcheck_with_fault(self, fault, cmds):
+    def memcheck_with_fault(self, fault, cmds, failures, runs):
         """memcheck with leak check over cmds on the fault build, QUADX_FAULT=fault: the
-        injected error only, and zero reports."""
+        injected errors only (failures of them), the other runs done, and zero reports."""
         rc, out, err = run([SANITIZER, "--tool", "memcheck", "--leak-check", "full",
                             "--error-exitcode", "99", FAULTS_BIN, "--keep-going", "-e", cmds],
                            timeout=600, env={"QUADX_FAULT": fault})
         print(f"\n  memcheck with QUADX_FAULT={fault}: rc {rc}; " + " | ".join(
             l for l in (out + err).splitlines() if "SUMMARY" in l), end="")
-        self.assertIn("injected fault", err)
+        self.assertEqual(err.count("injected fault"), failures, err[-4000:])
+        self.assertEqual(len(re.findall(r"^gpu (expint|longman) ", out, re.M)), runs, out)
         self.assertEqual(rc, 1, out[-4000:] + err[-2000:])
         self.assertRegex(out + err, r"ERROR SUMMARY: 0 errors")
 
-    # KNOWN BUG (found by this test, to be fixed in cuda/expint.cu and cuda/longman.cu, which
-    # are being changed by others): when a CUDA call fails mid-run, GPU_TRY returns from
-    # expint_gpu_run / lm_run without freeing the cudaMallocAsync buffers, so each failed run
-    # leaks them (memcheck: 192008 bytes in 5 allocations for expint, 400 bytes for longman).
-    # Remove expectedFailure once the error paths free their buffers; an unexpected success
-    # fails the suite, so that cannot be forgotten.
-    @unittest.expectedFailure
+    # Each failing run once leaked its buffers (memcheck: 192008 bytes in 5 allocations for
+    # expint, 400 bytes for longman); the wrappers now free them on every path (gpu_owned).
     def test_memcheck_on_expint_fault_path(self):
-        self.memcheck_with_fault("cudaMemcpy:2", f"set n 40 m 300 {SMALL}; run gpu; run gpu")
+        """The streamed sequence (fast) fails at its first result copy, then the serial one
+        (coursework) at its result copy; each run after a failure works."""
+        self.memcheck_with_fault(
+            "cudaMemcpy:2,cudaMemcpy:6",
+            f"set n 40 m 300 {SMALL}; run gpu; run gpu; set variant coursework; run gpu; "
+            "run gpu", failures=2, runs=2)
 
-    @unittest.expectedFailure
     def test_memcheck_on_longman_fault_path(self):
-        self.memcheck_with_fault("lm_launch", f"use longman; set M 100 {SMALL}; run gpu; run gpu")
+        self.memcheck_with_fault("lm_launch", f"use longman; set M 100 {SMALL}; run gpu; run gpu",
+                                 failures=1, runs=1)
 
 
 @unittest.skipIf(GPU is None, "no usable GPU")
@@ -144,13 +145,14 @@ class ImpossibleLaunchTest(unittest.TestCase):
 @unittest.skipIf(GPU is None, "no usable GPU")
 class GpuFaultTest(unittest.TestCase):
     """Each GPU fault point fails once: one error naming the call, then the same run works.
-    (cudaFree:2: the first cudaFree creates the context, whose failure is kept for the session.)"""
+    (cudaFree: the first cudaFree(0) creates the context; its failure is not kept for the
+    session, so the next run opens the GPU and works.)"""
 
     FAULTS = {
-        "expint": ["cudaMalloc", "cudaMemcpy", "cudaFree:2", "cudaStream", "cudaEvent",
-                   "expint_launch"],
-        "longman": ["cudaMalloc", "cudaMemcpy", "cudaFree:2", "cudaStream", "cudaEvent",
-                    "lm_launch"],
+        "expint": ["cudaMalloc", "cudaMemcpy", "cudaFree", "cudaFree:2", "cudaStream",
+                   "cudaEvent", "expint_launch"],
+        "longman": ["cudaMalloc", "cudaMemcpy", "cudaFree", "cudaFree:2", "cudaStream",
+                    "cudaEvent", "lm_launch"],
     }
     SETUP = {"expint": f"set n 40 m 300 {SMALL}", "longman": f"use longman; set M 100 {SMALL}"}
 

@@ -89,6 +89,23 @@ class LongmanGpuTest(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("shared memory", p.stderr)
 
+    def test_sweep_records_the_block_launched(self):
+        """sweep variant block: packed rows launch and record the swept block, block-layout
+        rows the N+1 threads rounded up to a warp that they launch (64 at N = 40, whatever
+        the setting); set block best takes the best row's block."""
+        rc, out, err = quadx("use longman; set M 3000 N 40 repeat 1 warmup 0; "
+                             "sweep variant block 32,96,256; set block best; show params")
+        self.assertEqual(rc, 0, err)
+        rows = [o for o in out if o.get("type") == "sweep"]
+        self.assertEqual(len(rows), 6, out)
+        for r in rows:
+            self.assertTrue(r["ok"], r)
+            want = int(r["config"]["block"]) if r["config"]["variant"] == "packed" else 64
+            self.assertEqual(r["block"], want, r)
+        best = [r for r in rows if r["best"]][0]
+        params = [o for o in out if o.get("type") == "params"][0]
+        self.assertEqual(int(params["block"]), best["block"])
+
     def test_sizes(self):
         """The issue's sizes: M = 5e4 and 1e6 at N = 16 (timings printed, not asserted)."""
         for m, prec, math in ((50000, "float", "fast"), (50000, "float", "precise"),

@@ -248,6 +248,49 @@ class LongmanLanesTest(QuadxTestCase):
         self.assertOneError(res, 2, ["lanes", "64"], INT_RANGE)
 
 
+class LongmanBlockTest(QuadxTestCase):
+    """Problem longman refuses up front a block its variant packed cannot launch (whole warps
+    up to the kernel's launch bound 256); variant block sets its own and accepts any."""
+
+    BAD_BLOCK = r"expected a multiple of 32 in 32\.\.256"
+
+    def test_set_refuses_and_changes_nothing(self):
+        """`set block 512 N 8` is one error naming the block and the allowed sizes; neither
+        changes; `set block 128` then does (the control)."""
+        res = session("use longman\nset block 512 N 8\nformat json\nshow params\n"
+                      "set block 128\nshow params\n", "--keep-going")
+        self.assertOneError(res, 2, ["bad block 512", "packed"], self.BAD_BLOCK)
+        before, after = json_lines(res)
+        self.assertEqual((before["block"], before["N"]), ("256", 16))
+        self.assertEqual(after["block"], "128")
+
+    def test_block_that_is_not_whole_warps_refused(self):
+        res = session("use longman\nset block 100\n")
+        self.assertOneError(res, 2, ["bad block 100"], self.BAD_BLOCK)
+
+    def test_switching_to_packed_with_a_block_it_cannot_use_refused(self):
+        """block 512 is fine for variant block; switching to packed with it is refused."""
+        res = session("use longman\nset variant block block 512\nset variant packed\n"
+                      "format json\nshow params\n", "--keep-going")
+        self.assertOneError(res, 3, ["bad block 512"], self.BAD_BLOCK)
+        self.assertEqual(json_lines(res)[0]["variant"], "block")
+
+    def test_sweep_refused_before_anything_runs(self):
+        """A sweep whose block axis holds a size packed cannot launch is refused whole,
+        naming the first such size; nothing runs."""
+        res = session("use longman\nset M 10 repeat 1 warmup 0\nsweep block 32..1024\n")
+        self.assertOneError(res, 3, ["sweep", "bad block 512"], self.BAD_BLOCK)
+        self.assertEqual(res.out, "")
+
+    def test_run_refused_when_the_block_came_from_another_problem(self):
+        """The block setting is shared by the problems: expint's block 1024 is refused by
+        longman's GPU run before anything runs (also without a GPU)."""
+        res = session("use longman\nset M 10 repeat 1\nuse expint\nset block 1024\n"
+                      "use longman\nrun gpu\n")
+        self.assertOneError(res, 6, ["bad block 1024", "packed"], self.BAD_BLOCK)
+        self.assertEqual(res.out, "")
+
+
 # --------------------------------------------------------------------------------------------
 # 2. Script semantics
 

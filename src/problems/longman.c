@@ -452,6 +452,21 @@ static size_t longman_host_bytes(const struct run_request *rq)
 	return sizeof(struct longman_tables);
 }
 
+/* gpu_block: packed launches the block setting, which must be whole warps up to its kernel's
+ * launch bound; block sets its own, N+1 rounded up to a warp. Returns it, or -1 with e. */
+static int longman_launch_block(const struct run_request *rq, struct qx_err *e)
+{
+	if (rq->variant == V_BLOCK)
+		return longman_block_threads((int)rq->params[P_N].num);
+	if (rq->variant == V_PACKED && !longman_packed_block_ok(rq->block))
+		return qx_fail(
+		    e,
+		    "bad block %d for variant packed: expected a multiple of %d in %d..%d "
+		    "(whole warps, up to the kernel's launch bound)",
+		    rq->block, LM_WARP, LM_WARP, LM_PACKED_MAX_BLOCK);
+	return rq->block;
+}
+
 #ifdef QX_HAVE_CUDA
 /* The GPU job matching parameters p in precision prec with variant v. */
 static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_precision prec,
@@ -563,6 +578,7 @@ const struct problem longman_problem = {
 	.reference = longman_reference,
 	.is_reference = longman_is_reference,
 	.run_extras = longman_run_extras,
+	.gpu_block = longman_launch_block,
 	.eval = longman_eval,
 #ifdef QX_HAVE_CUDA
 	.run_gpu = longman_run_gpu,

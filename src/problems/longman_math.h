@@ -22,6 +22,23 @@ enum longman_mathlib { LM_FAST = 0, LM_PRECISE = 1 };
 #define LM_NMAX 1024
 #define LM_GMAX 128
 
+/* Threads per block of the GPU layouts. Packed launches the session's block, which must be
+ * whole warps up to the kernel's launch bound; block sets its own, N+1 rounded up to a warp. */
+#define LM_WARP 32
+#define LM_PACKED_MAX_BLOCK 256
+
+/* Returns 1 when the packed layout can launch blocks of `block` threads, else 0. */
+LM_HD int longman_packed_block_ok(int block)
+{
+	return block >= LM_WARP && block <= LM_PACKED_MAX_BLOCK && block % LM_WARP == 0;
+}
+
+/* Returns the threads per block of the block layout for N areas: N+1 rounded up to a warp. */
+LM_HD int longman_block_threads(int n)
+{
+	return (n + LM_WARP) / LM_WARP * LM_WARP;
+}
+
 #define LM_PI 3.14159265358979323846
 #define LM_LN3 1.09861228866810969140
 

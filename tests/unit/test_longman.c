@@ -384,6 +384,52 @@ static void test_validation(void **state)
 	assert_non_null(strstr(e.msg, "lambda must be > 0"));
 }
 
+/* gpu_block: packed launches the block setting when it is whole warps in 32..256 and refuses
+ * every other one naming the limit; block launches N+1 rounded up to a warp whatever the
+ * setting; the CPU-only qawf passes the setting through. */
+static void test_launch_block(void **state)
+{
+	static const int refused[] = {1, 16, 31, 33, 100, 255, 257, 288, 512, 1000, 1024};
+	static const struct {
+		const char *n;
+		int threads;
+	} block_layout[] = {{"2", 32},    {"16", 32},     {"31", 32},    {"32", 64},
+	                    {"100", 128}, {"1023", 1024}, {"1024", 1056}};
+	struct param_value v[QX_MAX_PARAMS];
+	struct qx_err e;
+	struct run_request rq = {v, QX_FLOAT, 0, 256, 1, 2};
+	(void)state;
+	assert_string_equal(P->variants[0].name, "packed");
+	assert_string_equal(P->variants[1].name, "block");
+	assert_string_equal(P->variants[2].name, "qawf");
+	assert_int_equal(setp(v, &e, NULL), 0);
+	for (int b = 32; b <= 256; b += 32) {
+		rq.block = b;
+		assert_int_equal(P->gpu_block(&rq, &e), b);
+	}
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		rq.block = refused[i];
+		strcpy(e.msg, "");
+		assert_int_equal(P->gpu_block(&rq, &e), -1);
+		char word[32];
+		snprintf(word, sizeof word, "bad block %d ", refused[i]);
+		if (!strstr(e.msg, word) || !strstr(e.msg, "multiple of 32 in 32..256"))
+			fail_msg("block %d: '%s'", refused[i], e.msg);
+	}
+	rq.variant = 1;
+	for (size_t i = 0; i < sizeof block_layout / sizeof block_layout[0]; i++) {
+		const char *words[] = {"N", block_layout[i].n, NULL};
+		assert_int_equal(setp(v, &e, words), 0);
+		for (int b = 1; b <= 1024; b *= 4) {
+			rq.block = b;
+			assert_int_equal(P->gpu_block(&rq, &e), block_layout[i].threads);
+		}
+	}
+	rq.variant = 2;
+	rq.block = 1000;
+	assert_int_equal(P->gpu_block(&rq, &e), 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +437,7 @@ int main(void)
 	    cmocka_unit_test(test_regimes),     cmocka_unit_test(test_bound_closed_form),
 	    cmocka_unit_test(test_batch),       cmocka_unit_test(test_random_spread),
 	    cmocka_unit_test(test_qawf),        cmocka_unit_test(test_validation),
+	    cmocka_unit_test(test_launch_block),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }
