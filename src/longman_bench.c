@@ -210,6 +210,8 @@ static int lb_costs(struct session *s, struct qx_err *e)
 	return lb_set(s, reset, e);
 }
 
+/* Prints every longman table of `make bench` (sizes, areas, costs) in session s on GPU g;
+ * returns 0, or -1 with e from the first run or floor that fails. */
 int longman_bench(struct session *s, const struct gpu_info *g, struct qx_err *e)
 {
 	const int nproc = omp_get_num_procs();
