@@ -14,13 +14,22 @@ void dash_init(struct dash_data *d)
 	d->speedup_serial = d->speedup_threads = d->cpu_scaling = NAN;
 }
 
-/* Writes "PROBLEM params precision variant" of a result into buf. */
+/* Writes the configuration "PROBLEM params precision variant" into buf, built as run.c builds
+ * the session's timing keys (the CPU timings' config), so that equal configurations compare
+ * equal. */
+static void config_string(const struct problem *p, const struct param_value *params,
+                          enum qx_precision prec, int variant, char *buf, size_t len)
+{
+	char key[400], text[400];
+	session_params_string(p, params, text, sizeof text);
+	snprintf(key, sizeof key, "%s %s", p->name, text);
+	snprintf(buf, len, "%s %s %s", key, qx_precision_name(prec), p->variants[variant].name);
+}
+
+/* Writes the configuration of a result into buf. */
 static void run_config(const struct run_result *r, char *buf, size_t len)
 {
-	char params[400];
-	session_params_string(r->prob, r->params, params, sizeof params);
-	snprintf(buf, len, "%s %s %s %s", r->prob->name, params, qx_precision_name(r->prec),
-	         r->prob->variants[r->variant].name);
+	config_string(r->prob, r->params, r->prec, r->variant, buf, len);
 }
 
 /* Copies a CPU timing of the session into slot t. */
@@ -46,6 +55,7 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	d->is_reference = r->is_reference;
 	d->worst_at[0] = d->worst_value[0] = '\0';
 	memset(&d->hist, 0, sizeof d->hist);
+	dash_extras_line(d->extras, sizeof d->extras, r->extra, r->nextra);
 	if (!r->has_error)
 		return;
 	d->err = r->err;
@@ -81,12 +91,18 @@ void dash_update(struct dash_data *d, struct session *s)
 		struct param_value v = {session_setting(s, shown[k]), 0};
 		session_setting_def(s, shown[k], &def, names);
 		param_format(&def, v, text[k], sizeof text[k]);
+		if (shown[k] == S_BLOCK) {
+			d->block_min = (int)def.min;
+			d->block_max = (int)def.max;
+		}
 	}
 	snprintf(d->settings, sizeof d->settings, "precision %s  block %s  threads %s  variant %s",
 	         text[0], text[1], text[2], text[3]);
 
 	d->precision = (int)session_setting(s, S_PRECISION);
 	d->block = (int)session_setting(s, S_BLOCK);
+	config_string(p, s->params[s->prob_index], (enum qx_precision)d->precision,
+	              (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
 	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial);
 	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads);
 	dash_take_sweep(&d->sweep, s->sweep);
@@ -122,6 +138,36 @@ void dash_update(struct dash_data *d, struct session *s)
 		d->history[d->nhistory - 1] = x;
 	}
 	take_error(d, s, r);
+}
+
+/* Returns whether slot k's timing is of another configuration than the current settings. */
+int dash_timing_other(const struct dash_data *d, enum dash_slot k)
+{
+	return strcmp(d->timing[k].config, d->current) != 0;
+}
+
+/* Writes F3's or F4's command, or the note that the block is already at that end. */
+int dash_block_key(const struct dash_data *d, int up, char *line, size_t len)
+{
+	int block = up ? d->block * 2 : d->block / 2;
+	block = block < d->block_min ? d->block_min : block > d->block_max ? d->block_max : block;
+	if (block == d->block) {
+		snprintf(line, len, "block is already %d, the %s `set block` takes", block,
+		         up ? "largest" : "smallest");
+		return 0;
+	}
+	snprintf(line, len, "set block %d", block);
+	return 1;
+}
+
+/* Writes the extras as "name value" pairs, two blanks apart. */
+void dash_extras_line(char *buf, size_t len, const struct qx_extra *extra, size_t n)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s %.4g", i ? "  " : "",
+		                         extra[i].name, extra[i].value);
 }
 
 /* Fills the device lines from gpu_init and a copy measured through a pinned buffer of

@@ -12,14 +12,15 @@
 #define DASH_LINE 200
 #define DASH_HISTORY 40
 #define DASH_DEVICE_LINES 6
+#define DASH_CONFIG 512 /* a configuration: as long as the session's timing keys (run.c) */
 
 /* The latest timing of one backend slot: CPU with 1 thread, CPU with threads, GPU. */
 enum dash_slot { SLOT_CPU_SERIAL, SLOT_CPU_THREADS, SLOT_GPU, SLOT_COUNT };
 struct dash_timing {
 	int valid;
-	int threads_or_block; /* CPU threads, or the GPU block size */
-	char config[200];     /* "n=300 m=300 ... float fast" of the run */
-	struct qx_phases med; /* the CPU fills only total */
+	int threads_or_block;     /* CPU threads, or the GPU block size */
+	char config[DASH_CONFIG]; /* "expint n=300 m=300 ... float fast" of the run */
+	struct qx_phases med;     /* the CPU fills only total */
 };
 
 /* The sweep panel's copy of the last sweep: one row per configuration and backend finished. */
@@ -41,9 +42,11 @@ struct dash_sweep {
 
 struct dash_data {
 	char problem[32];
-	char params[400];     /* name=value of the problem's parameters */
-	char settings[200];   /* precision, block, threads, variant */
-	int precision, block; /* the settings the dashboard's keys change */
+	char params[400];          /* name=value of the problem's parameters */
+	char settings[200];        /* precision, block, threads, variant */
+	int precision, block;      /* the settings the dashboard's keys change */
+	int block_min, block_max;  /* what `set block` accepts */
+	char current[DASH_CONFIG]; /* the configuration a run would have now, as in config */
 	struct dash_timing timing[SLOT_COUNT];
 
 	double speedup_serial, speedup_threads; /* the latest GPU run's; NaN when not measured */
@@ -53,12 +56,13 @@ struct dash_data {
 	double history[DASH_HISTORY]; /* GPU speedups of the recent GPU runs, oldest first */
 	int nhistory;
 
-	char error_of[96]; /* which run the error panel describes, "" before the first */
+	char error_of[DASH_CONFIG]; /* which run the error panel describes, "" before the first */
 	int has_error, is_reference;
 	struct err_stats err;
 	char worst_at[100];    /* the worst point's coordinates, "n=3 x=1.5" */
 	char worst_value[100]; /* its value and the reference, "0.0123 vs 0.0124" */
 	struct log_hist hist;
+	char extras[DASH_LINE]; /* the problem's own figures of the run, "bound_max 1e-07  ..." */
 
 	char device[DASH_DEVICE_LINES][DASH_LINE];
 	int ndevice;
@@ -81,6 +85,19 @@ void dash_init(struct dash_data *d);
 /* Takes in the session after a command: problem, settings, the CPU timings, and the last run
  * when it is new (its timing, speedups, error, histogram over all points and worst point). */
 void dash_update(struct dash_data *d, struct session *s);
+
+/* Returns 1 when the timing of slot k was measured on a configuration (problem, parameters,
+ * precision, variant) other than the current settings', 0 when on the same one. */
+int dash_timing_other(const struct dash_data *d, enum dash_slot k);
+
+/* The command of F3 (up = 0: halve the block) or F4 (up = 1: double it), clamped to what
+ * `set block` accepts: returns 1 with "set block N" in line, or 0 with a note for the log in
+ * line when the block is already at that end. */
+int dash_block_key(const struct dash_data *d, int up, char *line, size_t len);
+
+/* Writes the extras (a problem's own figures of a run) as "name value  name value" into buf;
+ * "" when there are none. */
+void dash_extras_line(char *buf, size_t len, const struct qx_extra *extra, size_t n);
 
 /* Takes in the sweep sw (NULL: none yet) for the sweep panel; the rows past DASH_SWEEP_ROWS
  * are dropped. */

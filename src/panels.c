@@ -80,7 +80,11 @@ static void frame(WINDOW *w, const struct panel_ctx *c, const char *name, const 
 	char title[DASH_LINE];
 	snprintf(title, sizeof title, note ? "%s (%s)" : "%s", name, note);
 	werase(w);
-	box(w, 0, 0);
+	if (c->utf8) /* ncursesw maps these to Unicode box drawing in a UTF-8 locale */
+		wborder_set(w, WACS_VLINE, WACS_VLINE, WACS_HLINE, WACS_HLINE, WACS_ULCORNER,
+		            WACS_URCORNER, WACS_LLCORNER, WACS_LRCORNER);
+	else /* no UTF-8: plain ASCII, which every terminal shows (as the bars do) */
+		wborder(w, '|', '|', '-', '-', '+', '+', '+', '+');
 	color(w, c, PAIR_TITLE, 1);
 	wattron(w, A_BOLD);
 	mvwprintw(w, 0, 2, " %.*s ", getmaxx(w) > 6 ? getmaxx(w) - 6 : 0, title);
@@ -144,7 +148,7 @@ static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_
 			continue;
 		}
 		snprintf(label, sizeof label, "cpu %d thr%s", t[k].threads_or_block,
-		         strcmp(t[k].config, d->error_of) ? "*" : "");
+		         dash_timing_other(d, (enum dash_slot)k) ? "*" : "");
 		y = timing_row(w, c, y, label, t[k].med.total, scale, PAIR_CPU);
 	}
 	if (!t[SLOT_GPU].valid) {
@@ -153,7 +157,7 @@ static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_
 		const struct qx_phases *p = &t[SLOT_GPU].med;
 		const double ph[5] = {p->alloc, p->h2d, p->kernel, p->d2h, p->free};
 		snprintf(label, sizeof label, "gpu b%d%s", t[SLOT_GPU].threads_or_block,
-		         strcmp(t[SLOT_GPU].config, d->error_of) ? "*" : "");
+		         dash_timing_other(d, SLOT_GPU) ? "*" : "");
 		y = timing_row(w, c, y, label, p->total, scale, PAIR_GPU);
 		for (int k = 0; k < 5 && y < getmaxy(w) - 2; k++) {
 			const int overlaps = overlap && (k == 2 || k == 3); /* kernel, d2h */
@@ -212,48 +216,51 @@ static void draw_speedup(WINDOW *w, const struct panel *self, const struct panel
 	put(w, 7, 2, line);
 }
 
-/* Error: statistics of the last run against the reference and its log10 histogram. */
+/* Error: statistics of the last run against the reference, the problem's own figures of the
+ * run (a remainder bound...) and the log10 histogram. */
 static void draw_error(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
 	const struct err_stats *e = &d->err;
 	char line[DASH_LINE + 64], row[160];
+	int y = 2;
 	frame(w, c, self->name, "relative");
 	if (!d->error_of[0]) {
 		put(w, 1, 2, "no run yet");
 		return;
 	}
 	put(w, 1, 2, d->error_of);
-	if (d->is_reference) {
-		put(w, 2, 2, "this run is the reference itself: no error");
+	if (d->is_reference)
+		put(w, y++, 2, "this run is the reference itself: no error");
+	if (d->is_reference || !d->has_error) {
+		put_wrapped(w, y, d->extras);
 		return;
 	}
-	if (!d->has_error)
-		return;
 	snprintf(line, sizeof line, "max rel %.3g  mean rel %.3g", e->max_rel, e->mean_rel);
-	put(w, 2, 2, line);
+	put(w, y++, 2, line);
 	color(w, c, e->over ? PAIR_BAD : PAIR_GOOD, 1);
 	snprintf(line, sizeof line, "over %g: %zu of %zu", e->threshold, e->over, e->count);
 	if (d->hist.bad)
 		snprintf(line + strlen(line), sizeof line - strlen(line), "  (%zu not a number)",
 		         d->hist.bad);
-	put(w, 3, 2, line);
+	put(w, y++, 2, line);
 	color(w, c, e->over ? PAIR_BAD : PAIR_GOOD, 0);
 	snprintf(line, sizeof line, "worst at %s", d->worst_at);
-	put(w, 4, 2, line);
+	put(w, y++, 2, line);
 	snprintf(line, sizeof line, "  %s", d->worst_value);
-	put(w, 5, 2, line);
-	const int height = getmaxy(w) - 2 - 6;
+	put(w, y++, 2, line);
+	y = put_wrapped(w, y, d->extras);
+	const int height = getmaxy(w) - 2 - y;
 	for (int r = 0; r < height; r++) {
 		fmt_hist_row(row, sizeof row, &d->hist, r, height, c->utf8);
 		color(w, c, PAIR_PHASE, 1);
-		put(w, 6 + r, 2, row);
+		put(w, y + r, 2, row);
 		color(w, c, PAIR_PHASE, 0);
 	}
 	if (height > 0) {
 		fmt_hist_axis(row, sizeof row);
 		snprintf(line, sizeof line, "%s log10", row);
-		put(w, 6 + height, 2, line);
+		put(w, y + height, 2, line);
 	}
 }
 

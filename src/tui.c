@@ -500,12 +500,18 @@ static void update_live(struct tui *t)
 	}
 }
 
-/* Draws one frame: every panel into its window, the status line, the command line last (it
- * holds the cursor), then one doupdate. */
+/* Draws one frame: reflows first when the terminal's size or the panels shown changed (in the
+ * same frame, so that the status line never says idle over the old layout), then every panel
+ * into its window, the status line, the command line last (it holds the cursor), then one
+ * doupdate. */
 static void draw_frame(struct tui *t)
 {
 	pthread_mutex_lock(&t->lock);
 	update_live(t);
+	if (resized || t->relayout) { /* before drawing: a frame never shows the old layout */
+		resized = t->relayout = 0;
+		reflow(t);
+	}
 	if (t->too_small) {
 		panels_draw_too_small(stdscr, LINES, COLS, t->lay.min_rows, t->lay.min_cols);
 		wnoutrefresh(stdscr);
@@ -558,14 +564,19 @@ static int key_to_readline(struct tui *t, int k)
 	return 0;
 }
 
-/* Runs a command for a function key, built from the current settings. */
+/* Runs a command for a function key, built from the current settings; F3/F4 at the end of
+ * the block's range only say so in the log. */
 static void function_key(struct tui *t, int k)
 {
-	char line[64];
-	int precision, block;
+	char line[DASH_LINE];
+	int precision, send = 1;
 	pthread_mutex_lock(&t->lock);
 	precision = t->shared.precision;
-	block = t->shared.block;
+	if (k == KEY_F(3) || k == KEY_F(4)) {
+		send = dash_block_key(&t->shared, k == KEY_F(4), line, sizeof line);
+		if (!send)
+			dash_log_add(&t->log, line);
+	}
 	pthread_mutex_unlock(&t->lock);
 	if (k == KEY_F(5))
 		snprintf(line, sizeof line, "run both");
@@ -576,11 +587,8 @@ static void function_key(struct tui *t, int k)
 	else if (k == KEY_F(2))
 		snprintf(line, sizeof line, "set precision %s",
 		         precision == QX_DOUBLE ? "float" : "double");
-	else if (k == KEY_F(3))
-		snprintf(line, sizeof line, "set block %d", block / 2);
-	else
-		snprintf(line, sizeof line, "set block %d", block * 2);
-	submit(t, line);
+	if (send)
+		submit(t, line);
 }
 
 /* Handles one key from ncurses: the dashboard's own keys first, then the panels' (in table
@@ -703,14 +711,11 @@ static int stderr_capture(struct tui *t, struct qx_err *e)
 	return 0;
 }
 
-/* The frame loop: reflow on resize, draw, wait up to FRAME_MS for a key, handle it. */
+/* The frame loop: draw (reflowing first on a resize or a change of the panels shown), wait up
+ * to FRAME_MS for a key, handle it. */
 static void frame_loop(struct tui *t)
 {
 	while (!t->leave) {
-		if (resized || t->relayout) {
-			resized = t->relayout = 0;
-			reflow(t);
-		}
 		draw_frame(t);
 		const int k = t->cmd ? wgetch(t->cmd) : getch();
 		if (k != ERR)

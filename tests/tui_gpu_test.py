@@ -12,7 +12,7 @@ import subprocess
 import sys
 import unittest
 
-from tui_test import QUADX, Dashboard
+from tui_test import QUADX, SIDE, Dashboard
 
 
 def has_gpu():
@@ -92,7 +92,8 @@ class GpuDashboardTest(Dashboard):
         self.assertIn(f"block on gpu: 3 of 3 configurations; best {best} gpu", text)
         for block in ("64", "128", "256"):
             mark = r"\*" if block == best else " "
-            self.assertRegex(text, rf"(?m)^x {mark} {block} gpu +[▏▎▍▌▋▊▉█]+ +\S+ [kMGT]?/s")
+            self.assertRegex(text,
+                             rf"(?m)^{SIDE} {mark} {block} gpu +[▏▎▍▌▋▊▉█]+ +\S+ [kMGT]?/s")
         self.keys("F10")
         self.screen("EXITED 0")
 

@@ -3,9 +3,12 @@
 commands typed with send-keys, the panels read back with capture-pane. Checks that the Timing,
 Speedup and Error panels show the figures of the runs just made, that the layout reflows on
 resize (and says so when too small), that Esc cancels a long CPU run and the session goes on,
-that a sweep appears in the Sweep panel (best marked) and a long one is cancelled keeping its rows,
-that the function keys change the settings, and that F10, quit and a fatal signal restore the
-terminal. Every wait polls with a timeout. Run from the repository root; skipped without tmux."""
+that a sweep appears in the Sweep panel (best marked) as soon as it ends and a long one is
+cancelled keeping its rows, that longman's runs are not marked as of other parameters and show
+their remainder bound, that the function keys change the settings within their range, that the
+borders and bars are Unicode box drawing in a UTF-8 locale and plain ASCII otherwise, and that
+F10, quit and a fatal signal restore the terminal. Every wait polls with a timeout. Run from the
+repository root; skipped without tmux."""
 import os
 import re
 import shutil
@@ -16,9 +19,10 @@ import unittest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
-SOCKET = "quadx-tui-test"
+SOCKET = f"quadx-tui-test-{os.getpid()}"  # its own server: test runs side by side never meet
 COLOR = re.compile(r"\x1b\[3[0-7]m")  # a foreground colour in capture-pane -e
 RESTORED = re.compile(r"(?m)^icanon echo")  # stty after quadx: canonical mode and echo back
+SIDE = "│"  # a panel's side border in a UTF-8 locale (an ACS border would read "x")
 
 
 def tmux(*args):
@@ -100,7 +104,7 @@ class Dashboard(unittest.TestCase):
         """Runs cpu with `threads` threads; returns the total (ms, as printed) and max_rel."""
         self.type(f"set threads {threads}")
         self.type("run cpu")
-        m = self.screen(re.compile(rf"threads {threads}\s*x?\n.*?total +(\S+) ms.*?\n"
+        m = self.screen(re.compile(rf"threads {threads}\s*{SIDE}?\n.*?total +(\S+) ms.*?\n"
                                    r".*?max_rel (\S+)", re.S))
         self.idle()
         return m.group(1), m.group(2)
@@ -184,29 +188,31 @@ class DashboardTest(Dashboard):
         self.screen(RESTORED)
 
     def test_sweep_panel(self):
-        """No Sweep panel before the first sweep; a CPU sweep then shows one bar per
-        configuration with the throughput the table printed, the best marked and highlighted."""
+        """No Sweep panel before the first sweep; a CPU sweep too quick for the frame rate then
+        shows, in the very frame whose status line says the dashboard is idle again (the
+        situation of a GPU sweep), one bar per configuration with the throughput the table
+        printed, the best marked and highlighted."""
         self.start()
         self.assertNotIn("Sweep (", self.pane())
-        self.type("set n 200 m 200")
-        self.type("sweep threads 1,2,3 on cpu")
-        text = self.screen(re.compile(r"best: threads=(\d+) on cpu")).string
-        best = re.search(r"best: threads=(\d+) on cpu", text).group(1)
-        self.idle()
-        text = self.screen("Sweep (evals/s; *: best)")
+        self.type("set n 200 m 200 repeat 1 warmup 0; run cpu; set n 20 m 20 repeat 2; "
+                  "sweep threads 1,2,3 on cpu")  # the run puts the sweep at any time in a frame
+        best = self.screen(re.compile(r"best: threads=(\d+) on cpu")).group(1)
+        text = self.idle()
+        self.assertIn("Sweep (evals/s; *: best)", text)
         self.assertIn(f"threads on cpu: 3 of 3 configurations; best {best} cpu", text)
-        table = dict(re.findall(r"(?m)^x [ *] ([123]) +cpu +(?:\S+ +){5}(\S+e[+]\d+)", text))
+        table = dict(re.findall(rf"(?m)^{SIDE} [ *] ([123]) +cpu +(?:\S+ +){{5}}(\S+e[+]\d+)",
+                                   text))
         self.assertEqual(sorted(table), ["1", "2", "3"])
         for threads, rate in table.items():
             mark = "*" if threads == best else " "
-            row = re.search(rf"(?m)^x {re.escape(mark)} {threads} cpu ([▏▎▍▌▋▊▉█]*) +"
+            row = re.search(rf"(?m)^{SIDE} {re.escape(mark)} {threads} cpu ([▏▎▍▌▋▊▉█]*) +"
                             r"(\S+) ([kMG]?)/s", text)
             self.assertIsNotNone(row, f"no bar for threads={threads}:\n{text}")
             scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[row.group(3)]
             self.assertAlmostEqual(float(row.group(2)) * scale, float(rate),
                                    delta=0.006 * float(rate))
         fastest = max(table, key=lambda k: float(table[k]))
-        self.assertRegex(text, rf"(?m)^x \* {fastest} cpu █+ ")
+        self.assertRegex(text, rf"(?m)^{SIDE} \* {fastest} cpu █+ ")
         styled = tmux("capture-pane", "-e", "-p", "-t", "t")
         self.assertRegex(styled, rf"\x1b\[[0-9;]*7m(\x1b\[\d+m)*\* {best} cpu")  # reverse video
         self.keys("F10")
@@ -229,7 +235,7 @@ class DashboardTest(Dashboard):
         done = int(re.search(r"m on cpu: cancelled after (\d+) of 20 configurations",
                              text).group(1))
         self.assertTrue(1 <= done < 20)
-        self.assertRegex(text, r"(?m)^x \* 10000 cpu █+")
+        self.assertRegex(text, rf"(?m)^{SIDE} \* 10000 cpu █+")
         csv = os.path.join(self.tmp, "sweep.csv")
         self.type(f"export last {csv}")
         self.screen(f"{csv}")
@@ -243,8 +249,9 @@ class DashboardTest(Dashboard):
         self.screen("EXITED 0")
 
     def test_function_keys(self):
-        """F2 toggles the precision, F3 halves and F4 doubles the block, refusals go to the
-        log; Ctrl-D leaves and the terminal is restored."""
+        """F2 toggles the precision, F3 halves and F4 doubles the block, stopping at the ends of
+        its range 1..1024 (at an end the log says so and nothing is sent); Ctrl-D leaves and
+        the terminal is restored."""
         self.start()
         self.keys("F2")
         self.screen("quadx expint/double> ")
@@ -254,10 +261,23 @@ class DashboardTest(Dashboard):
         self.keys("F4")
         self.keys("F4")
         self.screen("block 512")
-        self.type("set block 1024")
+        self.type("set block 700")
+        self.screen("block 700")
+        self.keys("F4")
+        self.screen("> set block 1024")
         self.screen("block 1024")
         self.keys("F4")
-        self.screen("error: bad value '2048' for block")
+        self.screen("block is already 1024, the largest `set block` takes")
+        self.type("set block 3")
+        self.screen("block 3 ")
+        self.keys("F3")
+        self.screen("> set block 1")
+        self.keys("F3")
+        text = self.screen("block is already 1, the smallest `set block` takes")
+        self.assertNotIn("error:", text)
+        self.assertNotIn("set block 0", text)
+        self.assertNotIn("set block 2048", text)
+        self.assertIn("precision double  block 1 ", text)
         self.type("dashboard")
         self.screen("error: dashboard: already open")
         self.type("set n 100 m 100")
@@ -266,21 +286,69 @@ class DashboardTest(Dashboard):
         self.screen("EXITED 0")
         self.screen(RESTORED)
         with open(os.path.join(self.tmp, "history")) as f:  # typed lines, not the keys'
-            self.assertEqual(f.read().split("\n")[:3], ["set block 1024", "dashboard",
-                                                        "set n 100 m 100"])
+            self.assertEqual(f.read().split("\n")[:4], ["set block 700", "set block 3",
+                                                        "dashboard", "set n 100 m 100"])
+
+    def test_longman_panels(self):
+        """longman, whose configuration is long: a CPU run's timing is not marked as of other
+        parameters; the Error panel shows the run's remainder bound and how many are over it as
+        `run` printed them. After a sweep of M the restored M is not the last run's, so its
+        row is marked; a run on the current settings clears the mark."""
+        self.start()
+        self.type("use longman")
+        self.type("set M 2000 repeat 1 warmup 0")
+        self.type("run cpu")
+        m = self.screen(re.compile(r"\n\S +bound_max (\S+)  over_bound (\S+)"))
+        text = self.idle()
+        self.assertRegex(text, r"cpu 1 thr  \S")
+        self.assertNotIn("cpu 1 thr*", text)
+        self.assertIn(f"{SIDE} bound_max {m.group(1)}  over_bound {m.group(2)}", text)
+        self.type("sweep M 1000,3000 on cpu")
+        self.screen(re.compile(r"best: M=\d+ on cpu"))
+        text = self.idle()
+        self.assertIn("M=2000 ", text)  # the Problem panel: M restored
+        self.assertIn("cpu 1 thr*", text)
+        self.type("run cpu")
+        self.screen(re.compile(r"> run cpu .*\n(.*\n)+.*bound_max"))
+        self.assertRegex(self.idle(), r"cpu 1 thr  \S")
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def assert_ascii_screen(self, text):
+        """The pane has ASCII only: panel borders of + - |, no box drawing (neither Unicode
+        nor the alternate character set's letters lqqk) and no block characters."""
+        self.assertRegex(text, r"(?m)^\+- Problem -+\+\+- Timing ")
+        self.assertRegex(text, r"(?m)^\| ")
+        self.assertNotIn("lqq", text)
+        self.assertEqual([c for c in text if ord(c) > 127], [])
 
     def test_ascii_no_color_and_completion(self):
-        """Without a UTF-8 locale the bars are ASCII; Tab completes from the command table."""
+        """Without a UTF-8 locale (LC_ALL=C) the borders and bars are ASCII; Tab completes from
+        the command table."""
         self.start(env="LC_ALL=C NO_COLOR=1")
         self.type("set n 300 m 300")
         self.keys("ru", "Tab")
         self.screen("> run ")
         self.keys("c", "Tab", "Enter")
         self.screen(re.compile(r"cpu 1 thr  #*\S* +\S+ ms"))
-        self.assertNotIn("█", self.pane())
+        self.assert_ascii_screen(self.idle())
         self.assertNotRegex(tmux("capture-pane", "-e", "-p", "-t", "t"), COLOR)
         self.keys("F10")
         self.screen("EXITED 0")
+
+    def test_ascii_lang_c(self):
+        """LANG=C (and no LC_ALL): every panel, the histogram and the sweep's bars in ASCII;
+        with a UTF-8 locale the borders are Unicode box drawing."""
+        self.start(env="-u LC_ALL -u LC_CTYPE LANG=C")
+        self.type("set n 300 m 300; run cpu; sweep threads 1,2 on cpu")
+        self.screen(re.compile(r"best: threads=\d+ on cpu"))
+        text = self.idle()
+        self.assertRegex(text, r"(?m)^\| \* [12] cpu #+ ")
+        self.assert_ascii_screen(text)
+        self.keys("F10")
+        self.screen("EXITED 0")
+        self.start()
+        self.assertRegex(self.pane(), r"(?m)^┌─ Problem ─+┐┌─ Timing .*┐\n│ ")
 
     def test_from_the_plain_prompt(self):
         """`dashboard` at the plain prompt opens on the same session; what a script prints on

@@ -2,7 +2,9 @@
  * their ratio, a GPU result's phases and speedups taken in once per new result (the history
  * grows by one per run), the error panel's figures computed from the values against the
  * real reference, the device lines of a fabricated GPU, and the sweep panel's copy of a real
- * CPU sweep seen through the session's observer as it grows, with no terminal and no GPU. */
+ * CPU sweep seen through the session's observer as it grows, a real longman CPU run (its long
+ * configuration matched against the current settings, its extras), and the F3/F4 commands
+ * clamped to the block's range, with no terminal and no GPU. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -251,12 +253,99 @@ static void test_sweep_lines(void **state)
 	free(sw);
 }
 
+/* A real longman CPU run: its configuration (longer than 96 characters) is the current
+ * settings' one, so its timing row is not marked as of other parameters; after a `set` of M it
+ * is, and setting M back clears the mark. The Error panel's extras are the run's own
+ * (bound_max, over_bound...) formatted as `run` prints them. */
+static void test_longman_run(void **state)
+{
+	char *use[] = {"M", "200", "repeat", "1", "warmup", "0"}, *other[] = {"M", "300"},
+	     *back[] = {"M", "200"};
+	char want[64];
+	struct qx_err e;
+	struct session *ls = calloc(1, sizeof *ls);
+	struct dash_data *dd = calloc(1, sizeof *dd);
+	(void)state;
+	assert_true(ls && dd);
+	session_init(ls, stdout);
+	dash_init(dd);
+	if (session_use(ls, "longman", &e) || session_set(ls, 6, use, &e) ||
+	    session_run(ls, QX_CPU, &e))
+		fail_msg("longman: %s", e.msg);
+	dash_update(dd, ls);
+	assert_true(strlen(dd->current) > 96);
+	assert_string_equal(dd->timing[SLOT_CPU_SERIAL].config, dd->current);
+	assert_string_equal(dd->error_of, dd->current);
+	assert_false(dash_timing_other(dd, SLOT_CPU_SERIAL));
+	assert_true(ls->last->nextra >= 2);
+	for (size_t i = 0; i < ls->last->nextra; i++) {
+		snprintf(want, sizeof want, "%s %.4g", ls->last->extra[i].name,
+		         ls->last->extra[i].value);
+		assert_non_null(strstr(dd->extras, want));
+	}
+	assert_non_null(strstr(dd->extras, "bound_max "));
+	assert_non_null(strstr(dd->extras, "  over_bound "));
+	assert_int_equal(session_set(ls, 2, other, &e), 0);
+	dash_update(dd, ls);
+	assert_true(dash_timing_other(dd, SLOT_CPU_SERIAL));
+	assert_int_equal(session_set(ls, 2, back, &e), 0);
+	dash_update(dd, ls);
+	assert_false(dash_timing_other(dd, SLOT_CPU_SERIAL));
+	session_free(ls);
+	free(ls);
+	free(dd);
+}
+
+/* The extras line: name and value pairs two blanks apart, "" for none. */
+static void test_extras_line(void **state)
+{
+	const struct qx_extra x[3] = {{"bound_max", 3.4812e-15}, {"over_bound", 0}, {"euler", 5e4}};
+	char line[DASH_LINE];
+	(void)state;
+	dash_extras_line(line, sizeof line, x, 3);
+	assert_string_equal(line, "bound_max 3.481e-15  over_bound 0  euler 5e+04");
+	dash_extras_line(line, sizeof line, x, 0);
+	assert_string_equal(line, "");
+}
+
+/* F3 and F4 halve and double the block within what `set block` takes (its range comes from
+ * the setting): a step past an end stops at it, and at the end itself they send nothing. */
+static void test_block_key(void **state)
+{
+	static const struct {
+		int block, up, sent;
+		const char *line;
+	} steps[] = {
+	    {128, 0, 1, "set block 64"},
+	    {128, 1, 1, "set block 256"},
+	    {700, 1, 1, "set block 1024"},
+	    {1024, 1, 0, "block is already 1024, the largest `set block` takes"},
+	    {1024, 0, 1, "set block 512"},
+	    {1, 0, 0, "block is already 1, the smallest `set block` takes"},
+	    {1, 1, 1, "set block 2"},
+	    {3, 0, 1, "set block 1"},
+	};
+	char line[DASH_LINE];
+	(void)state;
+	dash_update(&d, &s);
+	assert_int_equal(d.block, 128);
+	assert_int_equal(d.block_min, 1);
+	assert_int_equal(d.block_max, 1024);
+	for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+		d.block = steps[k].block;
+		assert_int_equal(dash_block_key(&d, steps[k].up, line, sizeof line), steps[k].sent);
+		assert_string_equal(line, steps[k].line);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_settings),       cmocka_unit_test(test_cpu_scaling),
 	    cmocka_unit_test(test_gpu_result),     cmocka_unit_test(test_device_lines),
 	    cmocka_unit_test(test_sweep_observed), cmocka_unit_test(test_sweep_lines),
+	    cmocka_unit_test(test_longman_run),    cmocka_unit_test(test_extras_line),
+	    cmocka_unit_test(test_block_key),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

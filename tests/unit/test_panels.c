@@ -2,7 +2,8 @@
  * opened on /dev/null), from a snapshot holding a fabricated GPU result and GPU device, and
  * read back cell by cell: every GPU-only element (the GPU total and its five phase bars on the
  * shared scale, the overlap marks, the GPU speedups in big digits, the history chart, the
- * copy bandwidth) and the sweep panel's highlighted best row. No GPU is needed. */
+ * copy bandwidth), the sweep panel's highlighted best row, and the Error panel's extras and
+ * ASCII borders. No GPU is needed. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -218,13 +219,41 @@ static void test_sweep_best(void **state)
 	delwin(w);
 }
 
+/* Error: a run with extras (a remainder bound and how many exceed it) shows them below the
+ * worst point, the histogram below them; without UTF-8 the border is plain ASCII (no
+ * alternate character set). */
+static void test_error_extras(void **state)
+{
+	struct run_result *r = calloc(1, sizeof *r);
+	double vals[6];
+	(void)state;
+	assert_non_null(r);
+	fixture_gpu_result(&s, r, vals, (struct qx_phases){0.4, 0.2, 0.5, 2, 0.3, 3.1, 0}, 2e-9);
+	r->nextra = 2;
+	r->extra[0] = (struct qx_extra){"bound_max", 3.48e-15};
+	r->extra[1] = (struct qx_extra){"over_bound", 7};
+	dash_update(&d, &s);
+	WINDOW *w = draw("Error", 14, 60);
+	const int worst = find_row(w, "worst at n="),
+	          extras = find_row(w, "bound_max 3.48e-15  over_bound 7");
+	assert_true(worst > 0);
+	assert_int_equal(extras, worst + 2);
+	assert_true(find_row(w, "log10") > extras);
+	assert_int_equal(mvwinch(w, 0, 0), '+');
+	assert_int_equal(mvwinch(w, 1, 0), '|');
+	assert_int_equal(mvwinch(w, 0, 1), '-');
+	assert_int_equal(mvwinch(w, 13, 59), '+');
+	delwin(w);
+	s.last = NULL;
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_timing_gpu),
-	    cmocka_unit_test(test_speedup_gpu),
-	    cmocka_unit_test(test_device_gpu),
-	    cmocka_unit_test(test_sweep_best),
+	    cmocka_unit_test(test_timing_gpu),   cmocka_unit_test(test_speedup_gpu),
+	    cmocka_unit_test(test_device_gpu),   cmocka_unit_test(test_sweep_best),
+	    cmocka_unit_test(test_error_extras),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
