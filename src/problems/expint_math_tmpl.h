@@ -31,8 +31,10 @@ QX_HD double expint_grid_x(double a, double step, long long j)
 #define QX_FN(name) QX_CAT(name, QX_SUFFIX)
 
 /* Per-precision constants: rounding unit, the order from which the asymptotic expansion is
- * accurate to it (checked against mpmath in tests/unit/test_expint.c), and a tiny number
- * that stands for zero in Lentz's algorithm. */
+ * accurate to it (checked against mpmath in tests/unit/test_expint.c), a tiny number that
+ * stands for zero in Lentz's algorithm, and the x from which E_n(x) < e^{-x}/x rounds to 0
+ * (e^{-x}/x is below half the smallest subnormal there). */
+#undef QX_ZERO_X
 #undef QX_EPS
 #undef QX_ASYM_N
 #undef QX_TINY
@@ -43,6 +45,7 @@ QX_HD double expint_grid_x(double a, double step, long long j)
 #define QX_EPS 5.9604645e-08f
 #define QX_ASYM_N 30
 #define QX_TINY 1e-30f
+#define QX_ZERO_X 104.0f
 #define QX_EXP expf
 #define QX_LOG logf
 #define QX_FABS fabsf
@@ -50,6 +53,7 @@ QX_HD double expint_grid_x(double a, double step, long long j)
 #define QX_EPS 1.1102230246251565e-16
 #define QX_ASYM_N 250
 #define QX_TINY 1e-300
+#define QX_ZERO_X 745.0
 #define QX_EXP exp
 #define QX_LOG log
 #define QX_FABS fabs
@@ -125,7 +129,9 @@ QX_HD int QX_FN(expint_series)(int n, QX_REAL x, long iters, QX_REAL eps, QX_REA
 
 /* Handles the domain and the closed-form cases shared by both algorithms: returns
  * EXPINT_DOMAIN for n < 0, x < 0 (or NaN), x = 0 with n <= 1; EXPINT_OK with *out set for
- * n = 0 (e^{-x}/x) and x = 0 (1/(n-1)); -1 when the caller must compute. */
+ * n = 0 (e^{-x}/x), x = 0 (1/(n-1)) and x >= QX_ZERO_X (0: the value underflows, and near
+ * the top of the range the continued fraction's subnormal 1/x would never converge); -1 when
+ * the caller must compute. */
 QX_HD int QX_FN(expint_special)(int n, QX_REAL x, QX_REAL *out)
 {
 	if (n < 0 || !(x >= 0) || (x == 0 && n <= 1))
@@ -136,6 +142,10 @@ QX_HD int QX_FN(expint_special)(int n, QX_REAL x, QX_REAL *out)
 	}
 	if (x == 0) {
 		*out = (QX_REAL)1 / (QX_REAL)(n - 1);
+		return EXPINT_OK;
+	}
+	if (x >= QX_ZERO_X) {
+		*out = 0;
 		return EXPINT_OK;
 	}
 	return -1;

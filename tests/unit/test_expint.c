@@ -128,6 +128,28 @@ static void test_special_cases(void **state)
 	assert_int_equal(expint_fast_d(2, NAN, 100, &v), EXPINT_DOMAIN);
 }
 
+/* Past the underflow threshold the value is 0 at once, for both algorithms and precisions,
+ * also near the top of the range where 1/x is subnormal and the continued fraction would
+ * never meet its tolerance (a fuzzer's hang); just below it the computed value is not 0. */
+static void test_underflow(void **state)
+{
+	double v = 1;
+	float f = 1;
+	(void)state;
+	assert_int_equal(expint_fast_f(1, 2.11e38f, 1000, &f), EXPINT_OK);
+	assert_true(f == 0);
+	assert_int_equal(expint_coursework_f(3, 3e38f, 1000, &f), EXPINT_OK);
+	assert_true(f == 0);
+	assert_int_equal(expint_fast_d(1, 1.7e308, 1000, &v), EXPINT_OK);
+	assert_true(v == 0);
+	assert_int_equal(expint_fast_d(2, 745.0, 1000, &v), EXPINT_OK);
+	assert_true(v == 0);
+	assert_int_equal(expint_fast_f(1, 80.0f, 1000, &f), EXPINT_OK);
+	assert_true(f > 0);
+	assert_int_equal(expint_fast_d(1, 700.0, 1000, &v), EXPINT_OK);
+	assert_true(v > 0);
+}
+
 /* Too few iterations are reported as non-convergence, never returned as a value. */
 static void test_no_convergence(void **state)
 {
@@ -174,7 +196,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fast_double),       cmocka_unit_test(test_fast_float),
 	    cmocka_unit_test(test_coursework_double), cmocka_unit_test(test_special_cases),
-	    cmocka_unit_test(test_no_convergence),    cmocka_unit_test(test_grid_run),
+	    cmocka_unit_test(test_underflow),       cmocka_unit_test(test_no_convergence),
+	    cmocka_unit_test(test_grid_run),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }
