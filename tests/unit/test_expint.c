@@ -196,7 +196,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fast_double),       cmocka_unit_test(test_fast_float),
 	    cmocka_unit_test(test_coursework_double), cmocka_unit_test(test_special_cases),
-	    cmocka_unit_test(test_underflow),       cmocka_unit_test(test_no_convergence),
+	    cmocka_unit_test(test_underflow),         cmocka_unit_test(test_no_convergence),
 	    cmocka_unit_test(test_grid_run),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
