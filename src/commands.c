@@ -166,6 +166,7 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int which = argc > 1 ? word_index("backend", run_words, argv[1], e) : 2;
 	if (which < 0)
 		return -1;
+	qx_cancel_clear(); /* a Ctrl-C from before this command does not cancel it */
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (which != 2 && which != b)
 			continue;
@@ -177,7 +178,8 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 }
 
 /* sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]: runs every configuration and prints
- * the table; progress goes to stderr when reading a script. */
+ * the table; a progress line per configuration goes to stderr, except in the dashboard, whose
+ * observer draws the rows as they come. */
 static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	struct sweep plan;
@@ -185,7 +187,7 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int rc;
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
-	rc = sweep_run(&sh->s, &plan, sh->interactive ? NULL : stderr, e);
+	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : stderr, e);
 	if (sh->s.sweep && sh->s.sweep != before)
 		sweep_output(&sh->s, sh->s.sweep);
 	return rc;

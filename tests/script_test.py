@@ -248,6 +248,26 @@ class LongmanLanesTest(QuadxTestCase):
         self.assertOneError(res, 2, ["lanes", "64"], INT_RANGE)
 
 
+class LongmanQawfTest(QuadxTestCase):
+    """Variant qawf (GSL) reports only what applies to it."""
+
+    def test_qawf_has_no_longman_figures(self):
+        """A qawf run shows its error against the exact values but no Longman remainder
+        estimate and no euler/direct counts, in text and JSON; the packed variant (the
+        control) has them."""
+        res = session("use longman\nset M 40 precision double\nrun cpu\nset variant qawf\n"
+                      "run cpu\nformat json\nrun cpu\n")
+        self.assertOk(res)
+        packed, qawf = res.out.split("variant qawf")[0], res.out.split("variant qawf")[1]
+        self.assertRegex(packed, r"bound_max [0-9.e+-]+  over_bound 0  euler \d+  direct \d+")
+        self.assertIn("max_rel", qawf)
+        for word in ("bound_max", "over_bound", "euler", "direct"):
+            self.assertNotIn(word, qawf.split("\n{")[0])
+        err = json.loads(res.out_lines[-1])["error"]
+        self.assertEqual(set(err), {"max_rel", "mean_rel", "max_abs", "mean_abs",
+                                    "over_threshold", "threshold"})
+
+
 # --------------------------------------------------------------------------------------------
 # 2. Script semantics
 
@@ -428,13 +448,15 @@ class JsonTest(QuadxTestCase):
                 o = objs[0]
                 self.check_run_cpu(o)
                 err = o["error"]
-                self.assertEqual(set(err), {"max_rel", "mean_rel", "max_abs", "over_threshold",
-                                            "threshold"})
+                self.assertEqual(set(err), {"max_rel", "mean_rel", "max_abs", "mean_abs",
+                                            "over_threshold", "threshold"})
                 self.assertEqual(err["threshold"], 1e-5)
                 self.assertEqual(err["over_threshold"], 0)
                 self.assertLessEqual(0, err["mean_rel"])
                 self.assertLessEqual(err["mean_rel"], err["max_rel"])
                 self.assertGreaterEqual(err["max_abs"], 0)
+                self.assertLessEqual(0, err["mean_abs"])
+                self.assertLessEqual(err["mean_abs"], err["max_abs"])
 
     def test_evals_is_n_times_m(self):
         """evals == n*m for a non-default grid."""
@@ -538,7 +560,7 @@ class CsvTest(QuadxTestCase):
         header = rows[0]
         for col in ("problem", "backend", "precision", "threads", "block", "variant",
                     "n", "m", "a", "b", "iters", "evals", "evals_per_s",
-                    "max_rel", "mean_rel", "max_abs", "over_threshold", "threshold"):
+                    "max_rel", "mean_rel", "max_abs", "mean_abs", "over_threshold", "threshold"):
             self.assertIn(col, header)
         self.assertTrue(any("total" in c for c in header), header)
         self.assertEqual(rows.count(header), 1, "a second run prints no second header")
