@@ -342,7 +342,7 @@ static int print_file(const char *path, FILE *out, struct qx_err *e)
 	return 0;
 }
 
-/* Writes where variant v runs ("cpu and gpu", "gpu only", "cpu only"). */
+/* Returns where variant v runs: "cpu and gpu", "gpu only" or "cpu only". */
 static const char *variant_backends(const struct variant_def *v)
 {
 	if (v->backends == (QX_ON_CPU | QX_ON_GPU))

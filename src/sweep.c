@@ -453,7 +453,7 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 		return qx_fail(e,
 		               "sweep cancelled after %zu runs; those are kept (plot, export last)",
 		               sw->nrows);
-	if (sw->best < 0)
+	if (sw->best < 0 && sw->nrows > 0)
 		return qx_fail(e, "sweep: every one of the %zu runs failed (the first: %s)",
 		               sw->nrows, sw->rows[0].error);
 	return 0;
