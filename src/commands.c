@@ -11,6 +11,7 @@
 #include "../cuda/quadx_cuda.h"
 #include "export.h"
 #include "fault.h"
+#include "helptext.h"
 #include "output.h"
 #include "plot.h"
 #include "sweep.h"
@@ -166,6 +167,7 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int which = argc > 1 ? word_index("backend", run_words, argv[1], e) : 2;
 	if (which < 0)
 		return -1;
+	qx_cancel_clear(); /* a Ctrl-C from before this command does not cancel it */
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (which != 2 && which != b)
 			continue;
@@ -177,7 +179,8 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 }
 
 /* sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]: runs every configuration and prints
- * the table; progress goes to stderr when reading a script. */
+ * the table; a progress line per configuration goes to stderr, except in the dashboard, whose
+ * observer draws the rows as they come. */
 static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	struct sweep plan;
@@ -185,7 +188,7 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int rc;
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
-	rc = sweep_run(&sh->s, &plan, sh->interactive ? NULL : stderr, e);
+	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : stderr, e);
 	if (sh->s.sweep && sh->s.sweep != before)
 		sweep_output(&sh->s, sh->s.sweep);
 	return rc;
@@ -299,17 +302,100 @@ static int cmd_format(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return 0;
 }
 
+/* Reads the whole file at path; returns its text (malloc'd, NUL-terminated) or NULL with e
+ * naming the path and the reason. */
+static char *read_text(const char *path, struct qx_err *e)
+{
+	char buf[4096], *text = NULL;
+	size_t n, len = 0;
+	FILE *f = qx_fault("fopen") ? (errno = EIO, NULL) : fopen(path, "r");
+	FILE *mem;
+	if (!f) {
+		qx_fail(e, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		fclose(f);
+		qx_fail(e, "cannot read %s: out of memory", path);
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		fwrite(buf, 1, n, mem);
+	fclose(f);
+	if (fclose(mem)) {
+		free(text);
+		qx_fail(e, "cannot read %s: out of memory", path);
+		return NULL;
+	}
+	return text;
+}
+
 /* Prints the file at path to out; returns 0 or -1. */
 static int print_file(const char *path, FILE *out, struct qx_err *e)
 {
-	char buf[4096];
-	size_t n;
-	FILE *f = qx_fault("fopen") ? (errno = EIO, NULL) : fopen(path, "r");
-	if (!f)
-		return qx_fail(e, "cannot read %s: %s", path, strerror(errno));
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		fwrite(buf, 1, n, out);
-	fclose(f);
+	char *text = read_text(path, e);
+	if (!text)
+		return -1;
+	fputs(text, out);
+	free(text);
+	return 0;
+}
+
+/* Returns where variant v runs: "cpu and gpu", "gpu only" or "cpu only". */
+static const char *variant_backends(const struct variant_def *v)
+{
+	if (v->backends == (QX_ON_CPU | QX_ON_GPU))
+		return "cpu and gpu";
+	return v->backends & QX_ON_GPU ? "gpu only" : "cpu only";
+}
+
+/* Finds the variant named name, in the current problem first, then in the others; stores its
+ * problem in *prob and returns it, or NULL. */
+static const struct variant_def *variant_find(const struct session *s, const char *name,
+                                              const struct problem **prob)
+{
+	for (int i = -1; i < 0 || qx_problems[i]; i++) {
+		const struct problem *p = i < 0 ? s->prob : qx_problems[i];
+		for (size_t v = 0; v < p->nvariants; v++)
+			if (strcmp(p->variants[v].name, name) == 0) {
+				*prob = p;
+				return &p->variants[v];
+			}
+	}
+	return NULL;
+}
+
+/* help VARIANT: the variant's line of its problem's table, then the paragraph of the problem's
+ * help page that describes it. Returns 0, 1 when name is no variant, or -1 with e filled. */
+static int help_variant(struct shell *sh, const char *name, struct qx_err *e)
+{
+	const struct problem *p;
+	const struct variant_def *v = variant_find(&sh->s, name, &p);
+	FILE *out = sh->s.out;
+	const char *entry;
+	char *path, *page;
+	size_t len;
+	if (!v)
+		return 1;
+	path = help_page_path(p->name);
+	if (!path)
+		return qx_fail(e, "help %s: the page of problem %s is missing (help/%s.txt)", name,
+		               p->name, p->name);
+	page = read_text(path, e);
+	free(path);
+	if (!page)
+		return -1;
+	fprintf(out, "%s - variant of %s (%s%s)\n\n    %s\n\n", v->name, p->name,
+	        variant_backends(v), v == &p->variants[0] ? "; the default" : "", v->help);
+	entry = help_variant_entry(page, v->name, &len);
+	if (entry)
+		fprintf(out, "DESCRIPTION (from help %s)\n%.*s\n", p->name, (int)len, entry);
+	fprintf(out, "USAGE\n    ");
+	if (p != sh->s.prob)
+		fprintf(out, "use %s; ", p->name);
+	fprintf(out, "set variant %s\n\nSEE ALSO\n    help %s, help variants\n", v->name, p->name);
+	free(page);
 	return 0;
 }
 
@@ -327,7 +413,7 @@ static void help_variants(struct session *s)
 		        p->variants[i].help);
 }
 
-/* help [TOPIC]: the command list, or the page of a command, problem or topic. */
+/* help [TOPIC]: the command list, or the page of a command, problem, topic or variant. */
 static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	FILE *out = sh->s.out;
@@ -344,6 +430,13 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		fprintf(out, "\nOther topics:");
 		for (int i = 0; help_topics[i]; i++)
 			fprintf(out, " %s", help_topics[i]);
+		fprintf(out, "\nVariants (help NAME):");
+		for (int i = 0; qx_problems[i]; i++) {
+			for (size_t v = 0; v < qx_problems[i]->nvariants; v++)
+				fprintf(out, " %s", qx_problems[i]->variants[v].name);
+			fprintf(out, " (%s)%s", qx_problems[i]->name,
+			        qx_problems[i + 1] ? ";" : "");
+		}
 		fputc('\n', out);
 		return 0;
 	}
@@ -361,8 +454,16 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		topic = problem_find(topic)->name;
 	}
 	path = strchr(topic, '/') || strchr(topic, '.') ? NULL : help_page_path(topic);
-	if (!path)
-		return qx_fail(e, "no help page for '%.64s' (try: help)", argv[1]);
+	if (!path) {
+		rc = help_variant(sh, topic, e);
+		if (rc <= 0)
+			return rc;
+		return qx_fail(
+		    e,
+		    "no help page for '%.64s': help takes a command, problem, variant or "
+		    "topic (try: help)",
+		    argv[1]);
+	}
 	rc = print_file(path, out, e);
 	free(path);
 	return rc;

@@ -13,7 +13,6 @@ struct shell {
 	struct session s;
 	int quit;        /* set by `quit` */
 	int depth;       /* nesting of `source` */
-	int interactive; /* reading from a terminal */
 };
 
 /* What the first argument of a command completes to. */

@@ -113,6 +113,7 @@ cJSON *export_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 	cJSON_AddNumberToObject(obj, "block", r->block);
 	cJSON_AddNumberToObject(obj, "threads", r->threads);
 	cJSON_AddNumberToObject(obj, "streams", r->streams);
+	cJSON_AddNumberToObject(obj, "warmup", r->warmup);
 	cJSON_AddNumberToObject(obj, "repeat", r->nsamples);
 	output_json_phases(obj, "time_ms", &r->med, r->backend);
 	output_json_phases(obj, "time_ms_min", &r->min, r->backend);
@@ -235,6 +236,21 @@ void export_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 	csv_add_num(row, len, err ? r->max_rel : NAN);
 	csv_add_num(row, len, err ? (double)r->over : NAN);
 	csv_add(row, len, r->ok ? "" : r->error, 0);
+	csv_add_num(row, len, r->ok ? r->warmup : NAN);
+	csv_add(header, len, "warmup", 0);
+	output_phase_spread_csv(header, len, row, len, r->ok && gpu ? &r->min : NULL,
+	                        r->ok && gpu ? &r->max : NULL);
+	csv_add(header, len, "problem", 0);
+	csv_add(row, len, sw->prob->name, 0);
+	csv_add(header, len, "device", 0);
+	csv_add(row, len, gpu ? sw->device : "", 0);
+	for (size_t k = 0; k < sw->prob->nparams; k++) {
+		char name[80], word[80];
+		snprintf(name, sizeof name, "base_%s", sw->prob->params[k].name);
+		param_format(&sw->prob->params[k], sw->params[k], word, sizeof word);
+		csv_add(header, len, name, 0);
+		csv_add(row, len, word, 0);
+	}
 }
 
 /* Adds what the export knows about the machine: the GPU (when the session used it) and the
@@ -326,17 +342,19 @@ static char *sweep_json(const struct session *s)
 	return text;
 }
 
-/* Prints header to f when it differs from the previous one (prev, 4096 bytes), then row. */
-static void csv_line(FILE *f, char *prev, const char *header, const char *row)
+/* Prints header to f when it differs from the previous one (prev, 4096 bytes), then row
+ * without its line break. */
+static void csv_line_start(FILE *f, char *prev, const char *header, const char *row)
 {
 	if (strcmp(prev, header) != 0) {
 		fprintf(f, "%s\n", header);
 		snprintf(prev, 4096, "%s", header);
 	}
-	fprintf(f, "%s\n", row);
+	fputs(row, f);
 }
 
-/* Prints every run as CSV to f: the run's columns, then its index, device and samples. */
+/* Prints every run as CSV to f: the run's columns, then its index, device and samples (every
+ * sample, however many, written straight to f). */
 static void runs_csv(const struct session *s, FILE *f)
 {
 	char prev[4096] = "", header[1024], row[2048], line[4096];
@@ -345,20 +363,20 @@ static void runs_csv(const struct session *s, FILE *f)
 	const int gpu = session_used_gpu(s) && gpu_init(&g, &ignore) == 0;
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct run_result *r = s->runs[i];
-		char samples[4096] = "", num[40], head[4096];
+		char num[40], head[4096];
 		output_run_csv(r, header, row);
-		for (int k = 0; k < r->nsamples; k++) {
-			format_real(r->samples[k].total, num, sizeof num);
-			strncat(samples, k ? ";" : "", sizeof samples - strlen(samples) - 1);
-			strncat(samples, num, sizeof samples - strlen(samples) - 1);
-		}
 		snprintf(head, sizeof head, "%s,index,streams,device,samples_total_ms", header);
 		snprintf(line, sizeof line, "%s", row);
 		csv_add_num(line, sizeof line, (double)i + 1);
 		csv_add_num(line, sizeof line, r->streams);
 		csv_add(line, sizeof line, r->backend == QX_GPU && gpu ? g.name : "", 0);
-		csv_add(line, sizeof line, samples, 0);
-		csv_line(f, prev, head, line);
+		csv_line_start(f, prev, head, line);
+		fputc(',', f);
+		for (int k = 0; k < r->nsamples; k++) {
+			format_real(r->samples[k].total, num, sizeof num);
+			fprintf(f, "%s%s", k ? ";" : "", num);
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -368,7 +386,8 @@ static void sweep_csv(const struct session *s, FILE *f)
 	char prev[4096] = "", header[4096], row[4096];
 	for (size_t i = 0; i < s->sweep->nrows; i++) {
 		export_sweep_row_csv(s->sweep, &s->sweep->rows[i], header, row, sizeof header);
-		csv_line(f, prev, header, row);
+		csv_line_start(f, prev, header, row);
+		fputc('\n', f);
 	}
 }
 

@@ -124,7 +124,6 @@ int main(int argc, char **argv)
 
 	if (tui) {
 		struct qx_err e;
-		sh->interactive = 1;
 		failed = tui_run(sh, 1, &e);
 		if (failed)
 			fprintf(stderr, "quadx: %s\n", e.msg);
@@ -149,7 +148,6 @@ int main(int argc, char **argv)
 		failed = shell_run_stream(sh, f, NULL, keep_going);
 		fclose(f);
 	} else if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
-		sh->interactive = 1;
 		failed = repl_run(sh);
 	} else {
 		failed = shell_run_stream(sh, stdin, NULL, keep_going);

@@ -126,12 +126,29 @@ cJSON *output_run_json(const struct run_result *r)
 		output_json_num(err, "max_rel", r->err.max_rel);
 		output_json_num(err, "mean_rel", r->err.mean_rel);
 		output_json_num(err, "max_abs", r->err.max_abs);
+		output_json_num(err, "mean_abs", r->err.mean_abs);
 		cJSON_AddNumberToObject(err, "over_threshold", (double)r->err.over);
 		cJSON_AddNumberToObject(err, "threshold", r->err.threshold);
 		for (size_t i = 0; i < r->nextra; i++)
 			output_json_num(err, r->extra[i].name, r->extra[i].value);
 	}
 	return obj;
+}
+
+/* Appends the min and max of every GPU phase as CSV columns (empty for a CPU run). */
+void output_phase_spread_csv(char *header, size_t hlen, char *row, size_t rlen,
+                             const struct qx_phases *min, const struct qx_phases *max)
+{
+	for (int i = 0; i < QX_GPU_PHASES; i++) {
+		const struct qx_phases *ends[] = {min, max};
+		for (int k = 0; k < 2; k++) {
+			char name[32];
+			snprintf(name, sizeof name, ",%s_%s_ms", qx_gpu_phase_names[i],
+			         k ? "max" : "min");
+			strncat(header, name, hlen - strlen(header) - 1);
+			csv_num(row, rlen, ends[k] ? phase_ms(ends[k], i) : NAN);
+		}
+	}
 }
 
 /* Writes the CSV header and row of a run result into header[1024] and row[2048]. */
@@ -153,7 +170,7 @@ void output_run_csv(const struct run_result *r, char *header, char *row)
 	strncat(header,
 	        ",alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms,total_min_ms,total_max_ms,"
 	        "repeat,evals,evals_per_s,speedup_vs_cpu_serial,speedup_vs_cpu_threads,max_rel,"
-	        "mean_rel,max_abs,over_threshold,threshold",
+	        "mean_rel,max_abs,mean_abs,over_threshold,threshold",
 	        hlen - strlen(header) - 1);
 	csv_num(row, rlen, gpu ? t->alloc : NAN);
 	csv_num(row, rlen, gpu ? t->h2d : NAN);
@@ -171,8 +188,13 @@ void output_run_csv(const struct run_result *r, char *header, char *row)
 	csv_num(row, rlen, r->has_error ? r->err.max_rel : NAN);
 	csv_num(row, rlen, r->has_error ? r->err.mean_rel : NAN);
 	csv_num(row, rlen, r->has_error ? r->err.max_abs : NAN);
+	csv_num(row, rlen, r->has_error ? r->err.mean_abs : NAN);
 	csv_num(row, rlen, r->has_error ? (double)r->err.over : NAN);
 	csv_num(row, rlen, r->has_error ? r->err.threshold : NAN);
+	strncat(header, ",warmup", hlen - strlen(header) - 1);
+	csv_num(row, rlen, r->warmup);
+	output_phase_spread_csv(header, hlen, row, rlen, gpu ? &r->min : NULL,
+	                        gpu ? &r->max : NULL);
 	for (size_t i = 0; i < r->nextra; i++) {
 		csv_text(header, hlen, r->extra[i].name);
 		csv_num(row, rlen, r->extra[i].value);
@@ -222,11 +244,13 @@ static void run_text(struct session *s, const struct run_result *r)
 	if (r->is_reference)
 		fprintf(f, "  error      this run is the reference (cpu double)\n");
 	if (r->has_error) {
-		fprintf(f,
-		        "  error      max_rel %.3g  mean_rel %.3g  max_abs %.3g  over %g: %zu of "
-		        "%zu%s\n",
-		        r->err.max_rel, r->err.mean_rel, r->err.max_abs, r->err.threshold,
-		        r->err.over, r->err.count, r->err.over ? "  (see errors)" : "");
+		fprintf(
+		    f,
+		    "  error      max_rel %.3g  mean_rel %.3g  max_abs %.3g  mean_abs %.3g  over "
+		    "%g: %zu of %zu%s\n",
+		    r->err.max_rel, r->err.mean_rel, r->err.max_abs, r->err.mean_abs,
+		    r->err.threshold, r->err.over, r->err.count,
+		    r->err.over ? "  (see errors)" : "");
 		for (size_t i = 0; i < r->nextra; i++)
 			fprintf(f, "%s%s %.4g%s", i ? "  " : "             ", r->extra[i].name,
 			        r->extra[i].value, i + 1 == r->nextra ? "\n" : "");

@@ -23,6 +23,12 @@ struct cJSON *output_run_json(const struct run_result *r);
 /* Writes the CSV header and row of a run result into header[1024] and row[2048]. */
 void output_run_csv(const struct run_result *r, char *header, char *row);
 
+/* Appends the columns NAME_min_ms and NAME_max_ms of every GPU phase (alloc, h2d, kernel,
+ * d2h, free) to the CSV header (hlen bytes) and their values in min and max to row (rlen
+ * bytes); empty fields when min and max are NULL (a CPU run). */
+void output_phase_spread_csv(char *header, size_t hlen, char *row, size_t rlen,
+                             const struct qx_phases *min, const struct qx_phases *max);
+
 /* Prints every timed sample of r (show last). */
 void output_samples(struct session *s, const struct run_result *r);
 

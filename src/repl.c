@@ -33,6 +33,21 @@ static size_t add_problems(const char **buf, size_t n, size_t cap)
 	return n;
 }
 
+/* Appends the variant names of every problem to buf, each once (help VARIANT). */
+static size_t add_variants(const char **buf, size_t n, size_t cap)
+{
+	for (int i = 0; qx_problems[i]; i++)
+		for (size_t v = 0; v < qx_problems[i]->nvariants && n < cap; v++) {
+			const char *name = qx_problems[i]->variants[v].name;
+			size_t k = 0;
+			while (k < n && strcmp(buf[k], name) != 0)
+				k++;
+			if (k == n)
+				buf[n++] = name;
+		}
+	return n;
+}
+
 /* Candidates for `set`: names at even positions, enumerated values after an enum name. */
 static size_t set_candidates(struct shell *sh, int word, char **argv, const char **buf, size_t cap)
 {
@@ -91,6 +106,7 @@ const char *const *repl_candidates(struct shell *sh, int word, char **argv, cons
 				n = add_problems(buf, n, cap);
 				for (int i = 0; help_topics[i] && n < cap; i++)
 					buf[n++] = help_topics[i];
+				n = add_variants(buf, n, cap);
 			}
 			break;
 		case ARG_NONE:

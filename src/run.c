@@ -226,7 +226,9 @@ struct run_request session_request(const struct session *s)
 	return rq;
 }
 
-/* Runs the current problem on backend b and makes the result the session's last. */
+/* Runs the current problem on backend b and makes the result the session's last. A pending
+ * cancel request fails it: the command that starts runs clears the request once, so a cancel
+ * that lands between two runs of one command (a sweep) is not lost. */
 int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 {
 	const struct problem *p = s->prob;
@@ -241,7 +243,6 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		return -1;
 	if (run_check_backend(s, b, rq.variant, &info, e) || run_check_memory(s, &rq, b, e))
 		return -1;
-	qx_cancel_clear(); /* a Ctrl-C from before this run does not cancel it */
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return qx_fail(e, "out of memory for a run result");

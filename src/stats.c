@@ -12,6 +12,25 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+const char *const qx_gpu_phase_names[QX_GPU_PHASES] = {"alloc", "h2d", "kernel", "d2h", "free"};
+
+/* Returns the time of GPU phase `phase` of t (alloc, h2d, kernel, d2h, free). */
+double phase_ms(const struct qx_phases *t, int phase)
+{
+	switch (phase) {
+	case 0:
+		return t->alloc;
+	case 1:
+		return t->h2d;
+	case 2:
+		return t->kernel;
+	case 3:
+		return t->d2h;
+	default:
+		return t->free;
+	}
+}
+
 /* Returns the median of v[0..n) without changing v. */
 double stats_median(const double *v, int n)
 {
@@ -77,22 +96,23 @@ double value_at(const void *vals, enum qx_precision prec, size_t i)
 	return prec == QX_DOUBLE ? ((const double *)vals)[i] : (double)((const float *)vals)[i];
 }
 
-/* Computes max/mean relative error, max absolute error and the count over threshold. */
+/* Computes max/mean relative and absolute error and the count over threshold. */
 void err_stats_compute(const double *ref, const void *vals, enum qx_precision prec, size_t count,
                        double threshold, struct err_stats *out)
 {
-	double max_rel = 0, sum_rel = 0, max_abs = 0;
+	double max_rel = 0, sum_rel = 0, max_abs = 0, sum_abs = 0;
 	size_t over = 0, worst = 0;
 #pragma omp parallel
 	{
 		double my_max = 0, my_abs = 0;
 		size_t my_worst = 0;
-#pragma omp for reduction(+ : sum_rel, over) schedule(static)
+#pragma omp for reduction(+ : sum_rel, sum_abs, over) schedule(static)
 		for (size_t i = 0; i < count; i++) {
 			const double v = value_at(vals, prec, i);
 			const double rel = rel_error(ref[i], v);
 			const double abs_err = isfinite(v) ? fabs(ref[i] - v) : INFINITY;
 			sum_rel += rel;
+			sum_abs += abs_err;
 			over += !(rel <= threshold);
 			if (rel > my_max || (rel == my_max && i < my_worst)) {
 				my_max = rel;
@@ -114,6 +134,7 @@ void err_stats_compute(const double *ref, const void *vals, enum qx_precision pr
 	out->max_rel = max_rel;
 	out->mean_rel = count ? sum_rel / (double)count : 0;
 	out->max_abs = max_abs;
+	out->mean_abs = count ? sum_abs / (double)count : 0;
 	out->over = over;
 	out->worst = worst;
 	out->threshold = threshold;

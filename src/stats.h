@@ -8,13 +8,20 @@
 void phases_summarize(const struct qx_phases *samples, int n, struct qx_phases *med,
                       struct qx_phases *min, struct qx_phases *max);
 
+/* The GPU phases in the order they run: alloc, h2d, kernel, d2h, free. */
+#define QX_GPU_PHASES 5
+extern const char *const qx_gpu_phase_names[QX_GPU_PHASES];
+
+/* The time of GPU phase `phase` (0..QX_GPU_PHASES-1, in the order above) in t. */
+double phase_ms(const struct qx_phases *t, int phase);
+
 /* Median of n values (sorts a copy); NaN when n is 0. */
 double stats_median(const double *v, int n);
 
 /* Error of a result against the reference, the coursework's way:
- * rel_i = |ref_i - v_i| / (|ref_i| + 1e-15). */
+ * rel_i = |ref_i - v_i| / (|ref_i| + 1e-15), abs_i = |ref_i - v_i|. */
 struct err_stats {
-	double max_rel, mean_rel, max_abs, threshold;
+	double max_rel, mean_rel, max_abs, mean_abs, threshold;
 	size_t over;  /* points with rel > threshold (a NaN value counts as over) */
 	size_t worst; /* index of the largest relative error */
 	size_t count;

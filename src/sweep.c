@@ -306,6 +306,7 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	row->block = r->block;
 	row->threads = r->threads;
 	row->streams = r->streams;
+	row->warmup = r->warmup;
 	row->nsamples = r->nsamples;
 	row->med = r->med;
 	row->min = r->min;
@@ -401,6 +402,8 @@ static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, 
 			sweep_notify(s, plan);
 		}
 	}
+	if (qx_cancelled()) /* a cancel during the tail of the last run still counts */
+		plan->cancelled = 1;
 	return 0;
 }
 
@@ -450,6 +453,9 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 		return qx_fail(e,
 		               "sweep cancelled after %zu runs; those are kept (plot, export last)",
 		               sw->nrows);
+	if (sw->best < 0 && sw->nrows > 0)
+		return qx_fail(e, "sweep: every one of the %zu runs failed (the first: %s)",
+		               sw->nrows, sw->rows[0].error);
 	return 0;
 }
 
@@ -509,6 +515,36 @@ static void table_row(const struct sweep *sw, const struct sweep_row *r, const i
 		fprintf(out, "%9s\n", "ref");
 }
 
+/* Prints the median, min and max of every GPU phase of the rows that ran on the GPU, one line
+ * per row under the table's axis columns (nothing when none did). */
+static void table_phases(const struct sweep *sw, const int *width, FILE *out)
+{
+	int header = 0;
+	for (size_t i = 0; i < sw->nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		if (!r->ok || r->backend != QX_GPU)
+			continue;
+		if (!header++) {
+			fprintf(out, "gpu phases in ms, median [min, max]:\n  ");
+			for (int a = 0; a < sw->naxes; a++)
+				fprintf(out, "%-*s ", width[a], sw->axes[a].name);
+			for (int f = 0; f < QX_GPU_PHASES; f++)
+				fprintf(out, " %-24s", qx_gpu_phase_names[f]);
+			fputc('\n', out);
+		}
+		fprintf(out, "%c ", r->best ? '*' : ' ');
+		for (int a = 0; a < sw->naxes; a++)
+			fprintf(out, "%-*s ", width[a], r->values[a]);
+		for (int f = 0; f < QX_GPU_PHASES; f++) {
+			char cell[80];
+			snprintf(cell, sizeof cell, "%.4g [%.4g, %.4g]", phase_ms(&r->med, f),
+			         phase_ms(&r->min, f), phase_ms(&r->max, f));
+			fprintf(out, " %-24s", cell);
+		}
+		fputc('\n', out);
+	}
+}
+
 /* Prints the sweep as a table with a title line and the best row marked. */
 void sweep_print_table(const struct sweep *sw, FILE *out)
 {
@@ -522,12 +558,13 @@ void sweep_print_table(const struct sweep *sw, FILE *out)
 				width[a] = (int)strlen(sw->rows[i].values[a]);
 	}
 	fprintf(out,
-	        "%s%s; times in ms, median of each configuration's repeats; speedup = vs "
-	        "cpu/threads\n",
+	        "%s%s; times in ms, median (min, max) of each configuration's repeats; speedup = "
+	        "vs cpu/threads\n",
 	        *sw->device ? ", gpu " : "", sw->device);
 	table_header(sw, width, out);
 	for (size_t i = 0; i < sw->nrows; i++)
 		table_row(sw, &sw->rows[i], width, out);
+	table_phases(sw, width, out);
 	if (sw->best >= 0) {
 		const struct sweep_row *b = &sw->rows[sw->best];
 		fprintf(out, "best:");

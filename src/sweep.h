@@ -29,7 +29,7 @@ struct sweep_row {
 	int ok;                 /* 0: it failed or could not launch; error says why */
 	char error[QX_ERR_LEN]; /* when !ok */
 	enum qx_precision prec;
-	int variant, block, threads, streams;
+	int variant, block, threads, streams, warmup;
 	int nsamples;
 	struct qx_phases med, min, max; /* ms */
 	double evals_per_s;
@@ -85,7 +85,8 @@ int sweep_pick_best(struct sweep_row *rows, size_t n);
  * in which case it returns -1 saying how many runs were kept. Returns 0 or -1 with e filled. */
 int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e);
 
-/* Prints the sweep as an aligned text table, the best row marked with '*'. */
+/* Prints the sweep as an aligned text table, the best row marked with '*', then the median,
+ * min and max of every phase of its GPU rows. */
 void sweep_print_table(const struct sweep *sw, FILE *out);
 
 /* Writes the `set block best` value: the block of the last sweep's best row, which must have

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The interactive prompt under tmux: the prompt names problem and precision, Tab completes
-commands, parameter names and enumerated values from the tables, and history is saved to
-$QUADX_HISTFILE only when interactive. Run from the repository root; skipped without tmux."""
+commands, parameter names, enumerated values and help's topics and variants from the tables,
+a sweep prints its progress, and history is saved to $QUADX_HISTFILE only when interactive. Run from the repository root; skipped without tmux."""
 import os
 import shutil
 import subprocess
@@ -67,6 +67,29 @@ class ReplTest(unittest.TestCase):
             lines = [l.strip() for l in f.read().splitlines()]
         self.assertIn("set precision double", lines)
         self.assertIn("show params", lines)
+
+    def test_sweep_progress_at_the_prompt(self):
+        """At the prompt a sweep prints a progress line per configuration as it finishes, above
+        the table that comes at its end."""
+        self.screen("quadx expint/float> ")
+        self.keys("set m 300 repeat 1 warmup 0; sweep n 1,2,3 on cpu", "Enter")
+        text = self.screen("best: n=")
+        lines = text.splitlines()
+        progress = [i for i, l in enumerate(lines) if l.startswith("sweep ") and "/3: n=" in l]
+        self.assertEqual([lines[i].split(":")[0] for i in progress],
+                         ["sweep 1/3", "sweep 2/3", "sweep 3/3"], text)
+        title = next(i for i, l in enumerate(lines) if l.startswith("sweep expint over n"))
+        self.assertLess(progress[-1], title, text)
+
+    def test_help_completes_variants(self):
+        """Tab after `help` completes what help takes, variants too, and the page shows."""
+        self.screen("quadx expint/float> ")
+        self.keys("help sha", "Tab")
+        self.screen("> help shared ")
+        self.keys("Enter")
+        self.screen("shared - variant of expint (gpu only)")
+        self.keys("help qa", "Tab")
+        self.screen("> help qawf ")
 
     def test_scripts_keep_no_history(self):
         """A script on stdin writes no history file."""

@@ -291,6 +291,26 @@ class LongmanBlockTest(QuadxTestCase):
         self.assertEqual(res.out, "")
 
 
+class LongmanQawfTest(QuadxTestCase):
+    """Variant qawf (GSL) reports only what applies to it."""
+
+    def test_qawf_has_no_longman_figures(self):
+        """A qawf run shows its error against the exact values but no Longman remainder
+        estimate and no euler/direct counts, in text and JSON; the packed variant (the
+        control) has them."""
+        res = session("use longman\nset M 40 precision double\nrun cpu\nset variant qawf\n"
+                      "run cpu\nformat json\nrun cpu\n")
+        self.assertOk(res)
+        packed, qawf = res.out.split("variant qawf")[0], res.out.split("variant qawf")[1]
+        self.assertRegex(packed, r"bound_max [0-9.e+-]+  over_bound 0  euler \d+  direct \d+")
+        self.assertIn("max_rel", qawf)
+        for word in ("bound_max", "over_bound", "euler", "direct"):
+            self.assertNotIn(word, qawf.split("\n{")[0])
+        err = json.loads(res.out_lines[-1])["error"]
+        self.assertEqual(set(err), {"max_rel", "mean_rel", "max_abs", "mean_abs",
+                                    "over_threshold", "threshold"})
+
+
 # --------------------------------------------------------------------------------------------
 # 2. Script semantics
 
@@ -471,13 +491,15 @@ class JsonTest(QuadxTestCase):
                 o = objs[0]
                 self.check_run_cpu(o)
                 err = o["error"]
-                self.assertEqual(set(err), {"max_rel", "mean_rel", "max_abs", "over_threshold",
-                                            "threshold"})
+                self.assertEqual(set(err), {"max_rel", "mean_rel", "max_abs", "mean_abs",
+                                            "over_threshold", "threshold"})
                 self.assertEqual(err["threshold"], 1e-5)
                 self.assertEqual(err["over_threshold"], 0)
                 self.assertLessEqual(0, err["mean_rel"])
                 self.assertLessEqual(err["mean_rel"], err["max_rel"])
                 self.assertGreaterEqual(err["max_abs"], 0)
+                self.assertLessEqual(0, err["mean_abs"])
+                self.assertLessEqual(err["mean_abs"], err["max_abs"])
 
     def test_evals_is_n_times_m(self):
         """evals == n*m for a non-default grid."""
@@ -581,7 +603,7 @@ class CsvTest(QuadxTestCase):
         header = rows[0]
         for col in ("problem", "backend", "precision", "threads", "block", "variant",
                     "n", "m", "a", "b", "iters", "evals", "evals_per_s",
-                    "max_rel", "mean_rel", "max_abs", "over_threshold", "threshold"):
+                    "max_rel", "mean_rel", "max_abs", "mean_abs", "over_threshold", "threshold"):
             self.assertIn(col, header)
         self.assertTrue(any("total" in c for c in header), header)
         self.assertEqual(rows.count(header), 1, "a second run prints no second header")
@@ -904,6 +926,63 @@ class HelpTest(QuadxTestCase):
         """`help nosuch` is one clear error."""
         res = quadx("-e", "help nosuch")
         self.assertOneError(res, 1, ["'nosuch'"])
+
+    def variants(self, problem):
+        """The variants of problem and their one-line help, from `help variants`."""
+        res = quadx("-e", "use %s; help variants" % problem)
+        self.assertOk(res)
+        return re.findall(r"^  (\S+)\s+(?:cpu\+gpu|cpu|gpu)\s*\n      (.+)$", res.out, re.M)
+
+    def test_help_variant(self):
+        """`help VARIANT` works for every variant of every problem, from any current problem:
+        the variant's line of its problem's table and its paragraph of the problem's page."""
+        for problem in help_topics()[1]:
+            names = self.variants(problem)
+            self.assertTrue(names, problem)
+            for name, first_line in names:
+                if name in help_topics()[2]:
+                    continue  # a topic of its own (coursework): the topic's page wins
+                with self.subTest(problem=problem, variant=name):
+                    res = quadx("-e", "use expint; help " + name)
+                    self.assertOk(res)
+                    self.assertTrue(res.out.startswith("%s - variant of %s (" % (name, problem)),
+                                    res.out[:200])
+                    self.assertIn(first_line.strip(), res.out)
+                    page = res.out.split("DESCRIPTION (from help %s)\n" % problem)[1]
+                    self.assertEqual(page.split()[0], name)
+                    self.assertIn("\nSEE ALSO\n    help %s, help variants" % problem, res.out)
+
+    def test_pages_name_every_setting_and_problem(self):
+        """help, set and settings name every setting (use every shared one), help names every
+        problem, and eval documents the arguments of every problem's eval."""
+        names = {}
+        for problem in help_topics()[1]:
+            err = quadx("-e", "use %s; set nosuch 1" % problem).err
+            names[problem] = re.search(r"names are (.*)$", err, re.M).group(1).split(", ")
+        lists = list(names.values())
+        settings = []
+        while all(len(l) > len(settings) for l in lists) and \
+                len({l[-1 - len(settings)] for l in lists}) == 1:
+            settings.insert(0, lists[0][-1 - len(settings)])
+        self.assertIn("streams", settings)
+        pages = {t: quadx("-e", "help " + t).out for t in ("help", "set", "settings", "use",
+                                                             "eval")}
+        for topic in ("help", "set", "settings", "use"):
+            for name in settings:
+                if topic == "use" and name == "variant":
+                    continue  # each problem keeps its own
+                with self.subTest(page=topic, setting=name):
+                    self.assertRegex(pages[topic], r"\b%s\b" % name)
+        for problem in help_topics()[1]:
+            with self.subTest(problem=problem):
+                self.assertRegex(pages["help"], r"\b%s\b" % problem)
+                err = quadx("-e", "use %s; eval" % problem).err
+                usage = re.search(r"arguments: ?(.*)$", err, re.M).group(1).strip()
+                self.assertIn("eval " + usage, pages["eval"])
+
+    def test_sweep_page_names_the_best_rule(self):
+        """help sweep describes the best row the way sweep_pick_best picks it."""
+        self.assertIn("highest throughput", quadx("-e", "help sweep").out)
 
 
 def setUpModule():

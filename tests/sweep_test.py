@@ -138,6 +138,17 @@ class SweepTest(TmpDirTest):
         self.assertTrue(rows[1]["ok"] and rows[1]["best"])
         self.assertIn("sweep 1/2: iters=3 cpu failed: ", p.stderr)
 
+    def test_every_configuration_failed_is_an_error(self):
+        """A sweep whose every configuration fails prints its table and fails, naming the
+        first failure, so a script stops there."""
+        p = quadx("set n 3 m 50 repeat 1; sweep iters 2,3 on cpu; show params")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("sweep: every one of the 2 runs failed (the first: ", p.stderr)
+        self.assertIn("did not converge within iters = 2", p.stderr)
+        self.assertIn("best: none (no configuration succeeded)", p.stdout)
+        self.assertEqual(p.stdout.count(" cpu  failed: "), 2)
+        self.assertNotIn("precision", p.stdout)  # show params did not run
+
     def test_block_best_needs_a_gpu_sweep(self):
         """set block best after a CPU sweep is refused and leaves the block as it was."""
         p = quadx("format json; set m 10 repeat 1; sweep n 1,2 on cpu; set block best")
@@ -220,6 +231,37 @@ class ExportTest(TmpDirTest):
             self.assertTrue(math.isclose(float(a["total_ms"]), b["time_ms"]["total"],
                                          rel_tol=1e-12))
         self.assertNoTempFiles()
+
+    def test_every_sample_in_csv(self):
+        """The CSV export holds every one of 1000 samples, each a whole number, equal to the
+        JSON export's."""
+        p = quadx(f"set n 1 m 1 repeat 1000; run cpu; export {self.path('s.csv')}; "
+                  f"export {self.path('s.json')}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        row = list(csv.DictReader(io.StringIO(read(self.path("s.csv")))))[0]
+        samples = [float(x) for x in row["samples_total_ms"].split(";")]
+        want = [s["total"] for s in json.loads(read(self.path("s.json")))["runs"][0]["samples_ms"]]
+        self.assertEqual(len(samples), 1000)
+        for a, b in zip(samples, want):
+            self.assertTrue(math.isclose(a, b, rel_tol=1e-12), (a, b))
+
+    def test_csv_columns_promised_by_help(self):
+        """The run CSV has warmup and every phase's min and max; `export last` CSV has the
+        problem, device, base parameters and warmup (help export promises them)."""
+        p = quadx(f"set n 20 m 100 repeat 2 warmup 3; run cpu; sweep m 50,60 on cpu; "
+                  f"export {self.path('r.csv')}; export last {self.path('l.csv')}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        runs = list(csv.DictReader(io.StringIO(read(self.path("r.csv")))))
+        self.assertEqual([r["warmup"] for r in runs], ["3"] * 3)
+        for phase in ("alloc", "h2d", "kernel", "d2h", "free"):
+            self.assertEqual({r[f"{phase}_min_ms"] for r in runs}, {""})  # the CPU has none
+            self.assertEqual({r[f"{phase}_max_ms"] for r in runs}, {""})
+        rows = list(csv.DictReader(io.StringIO(read(self.path("l.csv")))))
+        self.assertEqual([r["config_m"] for r in rows], ["50", "60"])
+        for r in rows:
+            self.assertEqual((r["problem"], r["device"], r["warmup"]), ("expint", "", "3"))
+            self.assertEqual((r["base_n"], r["base_m"], r["base_b"]), ("20", "100", "10"))
+            self.assertIn("kernel_max_ms", r)
 
     def test_no_space_is_reported(self):
         """Writing to a full device (/dev/full through a link) fails naming the path and the

@@ -416,10 +416,13 @@ static int longman_is_reference(enum qx_backend b, enum qx_precision prec, int v
  * than rounding (4 eps of the precision, times the conditioning 1 + omega x of f at the last
  * zero, times the size of the summed terms), and how many took euler and direct. The
  * estimates are recomputed in double on every core: for cos and sin from the first area
- * alone (longman_bound), about N times cheaper than the run itself. */
+ * alone (longman_bound), about N times cheaper than the run itself. Variant qawf uses neither
+ * Longman's areas nor his estimate: none (returns 0). */
 static size_t longman_run_extras(const struct run_request *rq, const void *vals,
 				 const double *ref, struct qx_extra *out)
 {
+	if (rq->variant == V_QAWF)
+		return 0;
 	const struct param_value *p = rq->params;
 	const long long m = (long long)p[P_M].num;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);

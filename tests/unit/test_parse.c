@@ -143,6 +143,14 @@ static void test_completion(void **state)
 	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "expint"));
 	argv[0] = "run";
 	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "both"));
+	argv[0] = "help"; /* what help takes: commands, problems, topics and every variant */
+	const char *const *topics = repl_candidates(&sh, 1, argv, buf, 128);
+	assert_true(has(topics, "sweep") && has(topics, "longman") && has(topics, "variants"));
+	assert_true(has(topics, "shared") && has(topics, "streams") && has(topics, "qawf"));
+	size_t coursework = 0;
+	for (size_t i = 0; topics[i]; i++)
+		coursework += strcmp(topics[i], "coursework") == 0;
+	assert_int_equal(coursework, 1); /* a topic and a variant: offered once */
 	argv[0] = "source";
 	assert_null(repl_candidates(&sh, 1, argv, buf, 128));
 	session_free(&sh.s);

@@ -51,6 +51,7 @@ static void test_err_stats(void **state)
 	assert_true(fabs(st.max_rel - 0.001) < 1e-12);
 	assert_true(fabs(st.max_abs - 0.002) < 1e-12);
 	assert_true(fabs(st.mean_rel - (0.001 + 1e-7) / 4) < 1e-12);
+	assert_true(fabs(st.mean_abs - (0.002 + 8e-7) / 4) < 1e-12);
 	err_stats_compute(ref, vals, QX_FLOAT, 4, 1e-5, &st);
 	assert_int_equal(st.over, 2);
 	assert_true(isinf(st.max_rel));
@@ -81,10 +82,13 @@ static void test_run_json_csv(void **state)
 	r.threads = 2;
 	r.nsamples = 1;
 	r.med = (struct qx_phases){0.1, 0, 0.5, 0.25, 0.05, 0.9, 0};
+	r.min.kernel = 0.4;
+	r.max.kernel = 0.75;
+	r.warmup = 2;
 	r.evals = 100;
 	r.evals_per_s = 1e5;
 	r.has_error = 1;
-	r.err = (struct err_stats){1e-6, 1e-7, 1e-8, 1e-5, 0, 3, 100};
+	r.err = (struct err_stats){1e-6, 1e-7, 1e-8, 2.5e-9, 1e-5, 0, 3, 100};
 	r.speedup_serial = 12.5;
 	r.speedup_threads = NAN;
 	s.format = FORMAT_JSON;
@@ -104,6 +108,9 @@ static void test_run_json_csv(void **state)
 	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "speedup"), "vs_cpu_threads"));
 	assert_int_equal(
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "error"), "over_threshold")->valueint, 0);
+	assert_true(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "error"), "mean_abs")->valuedouble ==
+	    2.5e-9);
 	cJSON_Delete(obj);
 	rewind(f);
 	len = 0;
@@ -115,6 +122,15 @@ static void test_run_json_csv(void **state)
 	assert_non_null(
 	    strstr(text, "\nrun,expint,gpu,float,2,64,fast,10,10,0,10,2000000000,0.1,"));
 	assert_null(strstr(strchr(text, '\n') + 1, "type,"));
+	assert_non_null(strstr(text, ",max_abs,mean_abs,over_threshold,"));
+	assert_non_null(strstr(text, ",1e-08,2.5e-09,0,"));
+	assert_non_null(strstr(text, ",threshold,warmup,alloc_min_ms,alloc_max_ms,h2d_min_ms,"));
+	assert_non_null(strstr(text, ",1e-05,2,0,0,0,0,0.4,0.75,"));
+	s.format = FORMAT_TEXT;
+	rewind(f);
+	output_run(&s, &r);
+	fflush(f);
+	assert_non_null(strstr(text, "max_abs 1e-08  mean_abs 2.5e-09  over 1e-05"));
 	fclose(f);
 	free(text);
 }

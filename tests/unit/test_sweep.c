@@ -204,6 +204,13 @@ static void fake_sweep(struct sweep *sw, struct sweep_row *rows)
 	rows[1] = row("128", QX_GPU, 1, 2.0, 0);
 	rows[1].has_occupancy = 1;
 	rows[1].occ = (struct gpu_occupancy){128, 40, 12, 0.75, 768, 0};
+	rows[1].med.kernel = 1.5;
+	rows[1].min.kernel = 1.25;
+	rows[1].max.kernel = 2;
+	rows[1].max.d2h = 0.5;
+	rows[1].warmup = 2;
+	for (size_t k = 0; k < sw->prob->nparams; k++)
+		sw->params[k] = param_default(&sw->prob->params[k]);
 	rows[2] = row("1024", QX_GPU, 0, 0, 0);
 	sw->rows = rows;
 	sw->nrows = 3;
@@ -244,6 +251,12 @@ static void test_table(void **state)
 	assert_non_null(strstr(text, "1024  gpu  failed: too many resources requested"));
 	assert_non_null(
 	    strstr(text, "best: block=128 on gpu, 2 ms (set block best takes block 128)"));
+	/* every GPU phase with its spread, the failed row left out */
+	assert_non_null(strstr(text, "gpu phases in ms, median [min, max]:\n  block  alloc"));
+	assert_non_null(strstr(text, "\n* 128    0 [0, 0]"));
+	assert_non_null(strstr(text, " 1.5 [1.25, 2] "));
+	assert_non_null(strstr(text, " 0 [0, 0.5] "));
+	assert_null(strstr(strstr(text, "gpu phases"), "\n  1024"));
 	free(text);
 }
 
@@ -259,6 +272,11 @@ static void test_rows_csv_json(void **state)
 	assert_int_equal(strncmp(header, "type,config_block,backend,ok,best,precision,", 44), 0);
 	assert_int_equal(strncmp(line, "sweep,128,gpu,1,1,float,fast,128,", 33), 0);
 	assert_non_null(strstr(line, ",40,12,0.75,768,"));
+	/* warm-up, every phase's min and max, problem, device and base parameters */
+	assert_non_null(strstr(header, ",error,warmup,alloc_min_ms,alloc_max_ms,h2d_min_ms,"));
+	assert_non_null(strstr(header, ",kernel_min_ms,kernel_max_ms,d2h_min_ms,d2h_max_ms,"));
+	assert_non_null(strstr(header, ",problem,device,base_n,base_m,base_a,base_b,base_iters"));
+	assert_non_null(strstr(line, ",,2,0,0,0,0,1.25,2,0,0.5,0,0,expint,Test GPU,10,10,0,10,"));
 	export_sweep_row_csv(&sw, &rows[2], header, line, sizeof line);
 	assert_non_null(strstr(line, ",\"too many resources requested, for launch\""));
 	cJSON *obj = export_sweep_row_json(&sw, &rows[1]);

@@ -1,0 +1,17 @@
+/* helptext.h - reading help pages as text: the paragraph of a problem's page that describes
+ * one of its variants, so that `help VARIANT` prints what the page says (the page stays the
+ * one place the text lives). Free of terminal handling; unit-tested. */
+#ifndef QX_HELPTEXT_H
+#define QX_HELPTEXT_H
+
+#include <stddef.h>
+
+/* Finds the paragraph of page describing variant name. The page's variants section starts at
+ * the first line whose text begins with "Variants" and ends at the next line indented no
+ * deeper than that one; its entries are the lines indented like its first line, each starting
+ * with a variant's name, and an entry runs on over the lines below it indented deeper.
+ * Returns the start of the entry in page and stores its length (up to and including its last
+ * line break) in len, or returns NULL when the page has no entry for name. */
+const char *help_variant_entry(const char *page, const char *name, size_t *len);
+
+#endif

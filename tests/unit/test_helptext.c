@@ -1,0 +1,98 @@
+/* test_helptext.c - the paragraph of a help page that describes a variant: found under the
+ * page's "Variants" line at the entries' indentation, running on over deeper lines, never
+ * matched in a continuation line or after the section; and every variant of every problem has
+ * one in its problem's page (help/PROBLEM.txt), so `help VARIANT` reads the page. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/helptext.h"
+#include "../../src/problem.h"
+
+static const char page[] = "demo - a page\n"
+                           "\n"
+                           "    fast is mentioned before the section.\n"
+                           "    Variants (set variant NAME):\n"
+                           "      fast        the default: it\n"
+                           "                  stops early.\n"
+                           "      slow        the seed's loops;\n"
+                           "                  fast after this word is a continuation.\n"
+                           "\n"
+                           "      last        after a blank line, still an entry\n"
+                           "    After the section:\n"
+                           "      gone        not an entry of the section\n";
+
+/* Returns the entry of name in text as a malloc'd string, or NULL. */
+static char *entry_of(const char *text, const char *name)
+{
+	size_t len = 0;
+	const char *p = help_variant_entry(text, name, &len);
+	return p ? strndup(p, len) : NULL;
+}
+
+/* Entries start at their name's line and end before a line at their indentation, a blank line
+ * or the end of the section; names are whole words at the entries' indentation. */
+static void test_entries(void **state)
+{
+	char *e;
+	(void)state;
+	e = entry_of(page, "fast");
+	assert_string_equal(e, "      fast        the default: it\n"
+	                       "                  stops early.\n");
+	free(e);
+	e = entry_of(page, "slow");
+	assert_string_equal(e, "      slow        the seed's loops;\n"
+	                       "                  fast after this word is a continuation.\n");
+	free(e);
+	e = entry_of(page, "last");
+	assert_string_equal(e, "      last        after a blank line, still an entry\n");
+	free(e);
+	assert_null(entry_of(page, "gone"));
+	assert_null(entry_of(page, "fas"));
+	assert_null(entry_of(page, "stops"));
+	assert_null(entry_of(page, ""));
+	assert_null(entry_of("no section here\n  fast  x\n", "fast"));
+	e = entry_of("Variants\n  only  at the end of the text", "only");
+	assert_string_equal(e, "  only  at the end of the text");
+	free(e);
+}
+
+/* Every variant of every problem has its paragraph in help/PROBLEM.txt, starting with its
+ * name (the tests run from the repository root). */
+static void test_every_variant_has_a_paragraph(void **state)
+{
+	(void)state;
+	for (int i = 0; qx_problems[i]; i++) {
+		char path[256], *text = NULL;
+		size_t cap = 0;
+		snprintf(path, sizeof path, "help/%s.txt", qx_problems[i]->name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			fail_msg("cannot read %s (run from the repository root)", path);
+		const ssize_t n = getdelim(&text, &cap, '\0', f);
+		fclose(f);
+		assert_true(n > 0);
+		for (size_t v = 0; v < qx_problems[i]->nvariants; v++) {
+			const char *name = qx_problems[i]->variants[v].name;
+			char *e = entry_of(text, name);
+			if (!e)
+				fail_msg("%s has no paragraph for variant %s", path, name);
+			assert_int_equal(strncmp(e + strspn(e, " "), name, strlen(name)), 0);
+			free(e);
+		}
+		free(text);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_entries),
+	    cmocka_unit_test(test_every_variant_has_a_paragraph),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
