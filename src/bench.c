@@ -48,6 +48,10 @@ static void bench_sweep(struct session *s, long size, const char *prec)
 	char num[32];
 	double copy_ms, write_ms;
 	struct qx_err e;
+	if (session_use(s, "expint", &e)) {
+		fprintf(stderr, "bench: use expint: %s\n", e.msg);
+		exit(1);
+	}
 	snprintf(num, sizeof num, "%ld", size);
 	bench_set(s, "n", num);
 	bench_set(s, "m", num);
