@@ -238,7 +238,6 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 
 	if (run_check_backend(s, b, rq.variant, &info, e) || run_check_memory(s, &rq, b, e))
 		return -1;
-	qx_cancel_clear(); /* a Ctrl-C from before this run does not cancel it */
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return qx_fail(e, "out of memory for a run result");
