@@ -313,11 +313,11 @@ FILE_SETUP = ("set n 20 m 50 repeat 2 warmup 0\nrun cpu\n"
 HOSTILE_FILES = os.path.join(ROOT, "tests", "data", "hostile_file_lines.txt")
 
 
-def file_session(cwd, command, env=None, prefix=()):
-    """Runs FILE_SETUP, command (line 4) and `show params` in cwd, with prefix (for
-    example setpriv) before quadx; returns (rc, stdout, the stderr lines that are not the
+def file_session(cwd, command, env=None, program=(QUADX,)):
+    """Runs FILE_SETUP, command (line 4) and `show params` in cwd with program (quadx, or
+    setpriv and a copy of quadx); returns (rc, stdout, the stderr lines that are not the
     sweep's progress lines)."""
-    p = subprocess.run([*prefix, QUADX, "--keep-going"], capture_output=True, timeout=TIMEOUT,
+    p = subprocess.run([*program, "--keep-going"], capture_output=True, timeout=TIMEOUT,
                        input=f"{FILE_SETUP}{command}\nshow params\n".encode(),
                        cwd=cwd, env={**os.environ, **(env or {})})
     err = p.stderr.decode("utf-8", "replace").splitlines()
@@ -356,11 +356,11 @@ class FileTest(unittest.TestCase):
         for name in ["dir.csv", "dir.json", "dir.png", "dir.svg", "dir.gp", "dir.dat"]:
             os.mkdir(os.path.join(self.dir, name))
 
-    def check_refused(self, command, pattern, env=None, prefix=(), cwd=None):
+    def check_refused(self, command, pattern, env=None, program=(QUADX,), cwd=None):
         """command fails with one error on line 4 matching pattern, the next commands work,
         and nothing under the directory changed."""
         before = tree(self.dir)
-        rc, out, errs = file_session(cwd or self.dir, command, env, prefix)
+        rc, out, errs = file_session(cwd or self.dir, command, env, program)
         what = f"{command!r}: rc={rc} stderr={errs}"
         self.assertEqual(rc, 1, what)
         self.assertEqual(len(errs), 1, what)
@@ -418,24 +418,30 @@ class ExportTargetTest(FileTest):
 
     def test_directory_without_write_permission(self):
         """The directory is made read-only (0555). Root ignores permission bits, so as root
-        quadx runs as the unprivileged user nobody through setpriv (util-linux)."""
-        prefix = ()
+        quadx runs as the unprivileged user nobody through setpriv (util-linux), from a copy
+        in a directory nobody can reach (the checkout may be in root's home)."""
+        program, cwd = (QUADX,), ROOT
         if os.geteuid() == 0:
             if shutil.which("setpriv") is None:
                 self.skipTest("running as root (permission bits do not stop root) and "
                               "setpriv, to drop to an unprivileged user, is not installed")
-            prefix = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+            cwd = tempfile.mkdtemp(prefix="quadx-rely-bin-")
+            self.addCleanup(shutil.rmtree, cwd, ignore_errors=True)
+            os.chmod(cwd, 0o755)
+            shutil.copy(QUADX, cwd)
+            program = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                       os.path.join(cwd, os.path.basename(QUADX)))
         os.chmod(self.dir, 0o555)
         self.addCleanup(os.chmod, self.dir, 0o755)
         for cmd in ["export {d}/old.csv", "export last {d}/old.json", "export {d}/new.json"]:
             with self.subTest(cmd=cmd):
                 self.check_refused(cmd.format(d=self.dir),
                                    r"cannot write .*: cannot create a temporary file in "
-                                   r".*: Permission denied$", prefix=prefix, cwd=ROOT)
+                                   r".*: Permission denied$", program=program, cwd=cwd)
         self.check_refused(f"plot {self.dir}/old.svg",
                            r"plot: (cannot create a temporary file beside .*|cannot write "
                            r".*old.dat): (cannot create a temporary file in .*: )?"
-                           r"Permission denied", prefix=prefix, cwd=ROOT)
+                           r"Permission denied", program=program, cwd=cwd)
 
     def test_control_exports_replace_old_files(self):
         """Control: the same session writes the files when nothing stops it."""
