@@ -572,7 +572,14 @@ static enum line_status read_line(FILE *f, char *buf)
 {
 	long len = 0;
 	int c, nul = 0;
-	while ((c = getc(f)) != EOF && c != '\n') {
+	for (;;) {
+		c = getc(f);
+		if (c == EOF && ferror(f) && errno == EINTR) {
+			clearerr(f); /* a Ctrl-C while waiting for input: not a read error */
+			continue;
+		}
+		if (c == EOF || c == '\n')
+			break;
 		if (len < QX_LINE_MAX)
 			buf[len] = (char)c;
 		nul |= c == '\0';
