@@ -136,16 +136,20 @@ test-asan:
 	  QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help QUADX_REQUIRE_FAULTS=1 $(PYTHON) $$t; done
 	CUDA_VISIBLE_DEVICES= QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help $(PYTHON) tests/nogpu_test.py
 
-# The script tests once under valgrind memcheck on a CPU-only build (-O1, fault injection):
-# any error or definite/indirect leak fails; tests/valgrind.supp silences third-party libraries
-# only. tests/valgrind-quadx runs each quadx process under valgrind with one log per process.
-VG_DIR := build/valgrind
+# The script and sweep/export/plot tests once under valgrind memcheck on a CPU-only build (-O1,
+# fault injection): any error or definite/indirect leak fails; tests/valgrind.supp silences
+# third-party libraries only. tests/valgrind-quadx runs each quadx process under valgrind with
+# one log per process (absolute paths: some tests run quadx in other directories or PATHs).
+VG_DIR   := build/valgrind
+VG_TESTS := tests/script_test.py tests/sweep_test.py
 test-valgrind:
 	@$(MAKE) --no-print-directory BUILD=$(VG_DIR) BIN=$(VG_DIR)/quadx NVCC= \
 	  CFLAGS="-O1 -g $(FAULTS)" $(VG_DIR)/quadx
 	@rm -rf $(VG_DIR)/logs && mkdir -p $(VG_DIR)/logs
-	QUADX=tests/valgrind-quadx QUADX_VG_BIN=$(VG_DIR)/quadx QUADX_VG_LOGS=$(VG_DIR)/logs \
-	  QUADX_HELPDIR=help $(PYTHON) tests/script_test.py
+	@set -e; for t in $(VG_TESTS); do echo "== valgrind $$t"; \
+	  QUADX=$(CURDIR)/tests/valgrind-quadx QUADX_VG="$$(command -v valgrind)" \
+	  QUADX_VG_BIN=$(CURDIR)/$(VG_DIR)/quadx QUADX_VG_LOGS=$(CURDIR)/$(VG_DIR)/logs \
+	  QUADX_HELPDIR=$(CURDIR)/help $(PYTHON) $$t; done
 	@n=$$(ls $(VG_DIR)/logs | wc -l); bad=$$(find $(VG_DIR)/logs -type f -size +0 | sort); \
 	if [ -n "$$bad" ]; then head -60 $$bad; echo "valgrind: reports in $$bad"; exit 1; fi; \
 	echo "valgrind: $$n quadx processes, no errors and no definite or indirect leaks"
@@ -153,6 +157,7 @@ test-valgrind:
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, ASan and UBSan, each run for
 # FUZZ_SECONDS from its committed seed corpus tests/fuzz/corpus/NAME (new inputs go to
 # build/fuzz/corpus/NAME); a crash leaves its input in build/fuzz/ and fails.
+# tests/fuzz/lsan.supp silences a leak inside LLVM's OpenMP runtime only.
 FUZZ_DIR     := build/fuzz
 FUZZ_SECONDS ?= 20
 FUZZERS      := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -162,6 +167,7 @@ fuzz:
 	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(FAULTS)" LDFLAGS="$(FUZZ_SAN)" \
 	  $(FUZZERS:%=$(FUZZ_DIR)/fuzz/%)
 	@set -e; total=0; for f in $(FUZZERS); do mkdir -p $(FUZZ_DIR)/corpus/$$f; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 	  $(FUZZ_DIR)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
 	    -artifact_prefix=$(FUZZ_DIR)/$$f- $(FUZZ_DIR)/corpus/$$f tests/fuzz/corpus/$$f \
 	    < /dev/null > $(FUZZ_DIR)/$$f.log 2>&1 || { tail -40 $(FUZZ_DIR)/$$f.log; exit 1; }; \
@@ -170,10 +176,12 @@ fuzz:
 	  total=$$((total + runs)); done; echo "fuzz: $$total executions in total"
 
 # A harness: one file of tests/fuzz with tests/fuzz/common.c and libFuzzer's main (built inside
-# `make fuzz`); session_run is wrapped so that only tiny runs start.
+# `make fuzz`); session_run is wrapped so that only tiny runs start, export_session and
+# plot_sweep so that files are written only into the harness's temporary directory.
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/common.c tests/fuzz/common.h $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fsanitize=fuzzer $(LDFLAGS) -Wl,--wrap=session_run \
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fsanitize=fuzzer $(LDFLAGS) \
+	  -Wl,--wrap=session_run,--wrap=export_session,--wrap=plot_sweep \
 	  -o $@ $< tests/fuzz/common.c $(LIB_OBJ) $(LDLIBS)
 
 # NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).

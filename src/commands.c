@@ -612,6 +612,9 @@ static int shell_exec_words(struct shell *sh, int argc, char **argv, struct qx_e
 		return -1;
 	if (argc - 1 < c->min_args || argc - 1 > c->max_args)
 		return qx_fail(e, "%s: wrong number of arguments (usage: %s)", c->name, c->usage);
+	/* A Ctrl-C from before this command does not cancel it; one during it cancels it, even
+	 * between the runs of a sweep (nothing clears the flag while the command runs). */
+	qx_cancel_clear();
 	return c->exec(sh, argc, argv, e);
 }
 
@@ -670,7 +673,14 @@ static enum line_status read_line(FILE *f, char *buf)
 {
 	long len = 0;
 	int c, nul = 0;
-	while ((c = getc(f)) != EOF && c != '\n') {
+	for (;;) {
+		c = getc(f);
+		if (c == EOF && ferror(f) && errno == EINTR) {
+			clearerr(f); /* a Ctrl-C while waiting for input: not a read error */
+			continue;
+		}
+		if (c == EOF || c == '\n')
+			break;
 		if (len < QX_LINE_MAX)
 			buf[len] = (char)c;
 		nul |= c == '\0';

@@ -15,13 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "output.h"
 
 /* Writes all of data to fd; returns 0 or -1 with errno set. */
 static int write_all(int fd, const char *data, size_t len)
 {
 	while (len > 0) {
-		const ssize_t n = write(fd, data, len);
+		const ssize_t n = qx_fault("write") ? (errno = EIO, -1) : write(fd, data, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -35,7 +36,7 @@ static int write_all(int fd, const char *data, size_t len)
 /* Writes data straight into an existing non-regular file (a device, a pipe). */
 static int write_direct(const char *path, const char *data, size_t len, struct qx_err *e)
 {
-	const int fd = open(path, O_WRONLY | O_TRUNC);
+	const int fd = qx_fault("fopen") ? (errno = EIO, -1) : open(path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
 		return qx_fail(e, "cannot write %.200s: %s", path, strerror(errno));
 	if (write_all(fd, data, len)) {
@@ -64,7 +65,7 @@ int export_write_file(const char *path, const char *data, size_t len, struct qx_
 	snprintf(base_buf, sizeof base_buf, "%s", path);
 	const char *dir = dirname(dir_buf), *base = basename(base_buf);
 	snprintf(tmp, sizeof tmp, "%s/.%s.tmpXXXXXX", dir, base);
-	fd = mkstemp(tmp);
+	fd = qx_fault("fopen") ? (errno = EIO, -1) : mkstemp(tmp);
 	if (fd < 0)
 		return qx_fail(e,
 		               "cannot write %.200s: cannot create a temporary file in %.200s: %s",
@@ -72,14 +73,15 @@ int export_write_file(const char *path, const char *data, size_t len, struct qx_
 	mask = umask(0);
 	umask(mask);
 	mode = exists ? st.st_mode & 07777 : 0666 & ~mask;
-	if (fchmod(fd, mode) || write_all(fd, data, len) || fsync(fd)) {
+	if (fchmod(fd, mode) || write_all(fd, data, len) ||
+	    (qx_fault("fsync") ? (errno = EIO, -1) : fsync(fd))) {
 		const int err = errno;
 		close(fd);
 		unlink(tmp);
 		return qx_fail(e, "cannot write %.200s: %s (the old file, if any, is unchanged)",
 		               path, strerror(err));
 	}
-	if (close(fd) || rename(tmp, path)) {
+	if (close(fd) || (qx_fault("rename") ? (errno = EIO, -1) : rename(tmp, path))) {
 		const int err = errno;
 		unlink(tmp);
 		return qx_fail(e, "cannot write %.200s: %s (the old file, if any, is unchanged)",

@@ -1,8 +1,8 @@
 /* fault.h - fault injection for the tests. In a test build (compiled with -DQX_FAULT_INJECTION)
  * QUADX_FAULT=OP[:N][,OP[:N]...] makes the N-th (default first) operation named OP fail once;
- * OP is one of the fault points listed in fault.c (malloc, fopen, write, and the CUDA calls of
- * the GPU wrappers, matched by prefix: cudaMalloc also matches cudaMallocAsync). In other
- * builds the environment is never read and no operation fails. */
+ * OP is one of the fault points listed in fault.c (malloc, fopen, write, fsync, rename, and
+ * the CUDA calls of the GPU wrappers, matched by prefix: cudaMalloc also matches
+ * cudaMallocAsync). In other builds the environment is never read and no operation fails. */
 #ifndef QX_FAULT_H
 #define QX_FAULT_H
 

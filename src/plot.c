@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "fault.h"
 
 /* Index of the axis drawn along x: the first numeric one, or -1 when both are words. */
 static int x_axis(const struct sweep *sw)
@@ -250,7 +251,7 @@ static int plot_render(const struct sweep *sw, const char *path, struct qx_err *
 	umask(mask);
 	snprintf(tmp, sizeof tmp, "%.*s/.%s.tmpXXXXXX", dir_len, slash ? path : ".",
 	         slash ? slash + 1 : path);
-	fd = mkstemp(tmp);
+	fd = qx_fault("fopen") ? (errno = EIO, -1) : mkstemp(tmp);
 	if (fd < 0)
 		return qx_fail(e, "plot: cannot create a temporary file beside %.200s: %s", path,
 		               strerror(errno));
@@ -271,7 +272,8 @@ static int plot_render(const struct sweep *sw, const char *path, struct qx_err *
 		               WIFEXITED(status) ? "exit status" : "signal",
 		               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), path);
 	}
-	if (chmod(tmp, 0666 & ~mask) || rename(tmp, path)) {
+	if (chmod(tmp, 0666 & ~mask) ||
+	    (qx_fault("rename") ? (errno = EIO, -1) : rename(tmp, path))) {
 		const int err = errno;
 		unlink(tmp);
 		return qx_fail(e, "plot: cannot write %.200s: %s", path, strerror(err));

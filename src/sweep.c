@@ -438,7 +438,6 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 	memcpy(params, s->params[s->prob_index], sizeof params);
 	memcpy(sw->params, params, sizeof params);
 	memcpy(settings, s->settings, sizeof settings);
-	qx_cancel_clear();
 	sw->running = 1;
 	sweep_notify(s, sw);
 	rc = sweep_configs(s, sw, progress, e);

@@ -20,7 +20,7 @@ import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+QUADX = os.path.abspath(os.environ.get("QUADX", os.path.join(ROOT, "quadx")))  # tests run in temp dirs
 HOSTILE = os.path.join(ROOT, "tests", "data", "hostile_lines.txt")
 TIMEOUT = 120  # seconds for one quadx process
 
@@ -106,10 +106,15 @@ def out_of_range(allowed):
 def generated_lines(problem):
     """Lines generated from the tables: every parameter and setting with out-of-range values
     and without a value, every command missing its argument or with too many, long lines."""
-    lines = []
+    lines, current = [], params_of(problem)
     for name in setting_names(problem):
+        bad = out_of_range(allowed_range(problem, name))
         lines.append(f"set {name}")
-        lines += [f"set {name} {v}" for v in out_of_range(allowed_range(problem, name))]
+        lines += [f"set {name} {v}" for v in bad]
+        # the same values as a sweep's list (alone and after a good value), on both backends
+        # so that GPU-only settings reach the value check
+        lines += [f"sweep {name} {v} on both" for v in bad if "," not in v and ".." not in v]
+        lines.append(f"sweep {name} {current[name]},{bad[0]} on both")
     rc, out, err = quadx("help\n")
     assert rc == 0, err
     for usage in re.findall(r"^  (\S.*?)\s{2,}", out, re.M):
@@ -171,6 +176,7 @@ class HostileLinesTest(unittest.TestCase):
             self.assertGreater(len(names), 8)
             for name in names:
                 self.assertIn(f"set {name} nan", text)
+                self.assertIn(f"sweep {name} nan on both", text)
 
     def test_blank_lines_and_comments_are_no_ops(self):
         """Empty, blank and comment-only lines are accepted and change nothing."""
@@ -202,6 +208,9 @@ class CancelTest(unittest.TestCase):
     LONG_COMMANDS = [
         ("set n 1000 m 20000 threads 1 repeat 1000 warmup 0", "run cpu", "expint"),
         ("use longman; set M 20000000 threads 1 repeat 1000 warmup 0", "run cpu", "longman"),
+        ("set n 1000 m 20000 repeat 1000 warmup 0", "sweep threads 1,2 on cpu", "expint"),
+        ("use longman; set M 20000000 repeat 1000 warmup 0", "sweep threads 1,2 on cpu",
+         "longman"),
     ]
 
     def test_each_long_command(self):
@@ -225,17 +234,19 @@ class CancelTest(unittest.TestCase):
             p.kill()
             self.fail("quadx did not stop the run within 60 s of SIGINT")
         self.assertEqual(p.returncode, 1, err)  # alive, and the cancelled run is an error
-        self.assertRegex(err, r"^quadx: line 2: .*cancelled\n$")
+        self.assertRegex(err, r"^quadx: line 2: .*cancelled[^\n]*\n$")
         return json.loads(out.splitlines()[-1])  # the next commands worked
 
     def test_sigint_between_runs_does_not_cancel_the_next(self):
-        """A SIGINT while no run is going does not cancel a later run."""
+        """A SIGINT while no run is going (quadx waits for its next line) does not cancel a
+        later run, nor is it a read error of stdin: the next line comes well after it."""
         p = subprocess.Popen([QUADX], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, cwd=ROOT, text=True)
         p.stdin.write("show params\n")
         p.stdin.flush()
         time.sleep(0.5)
         p.send_signal(signal.SIGINT)
+        time.sleep(0.5)  # the read is interrupted with nothing to read (EINTR)
         out, err = p.communicate("set n 5 m 5\nrun cpu\n", timeout=60)
         self.assertEqual((p.returncode, err), (0, ""))
         self.assertIn("cpu expint", out)
@@ -294,6 +305,202 @@ class HostFaultTest(unittest.TestCase):
         self.assertRegex(errs[0], r"^quadx: line 2: run refused: it needs [\d.]+ MiB of host "
                          r"memory and [\d.]+ MiB is available$")
         self.assertRegex(errs[1], r"^quadx: line 4: cannot allocate")
+
+
+# A session with a run and a sweep, so that export, export last and plot have something to
+# write, ending with `show params` in JSON; the command under test is line 4. Runs on expint
+# (the file commands do not depend on the problem).
+FILE_SETUP = ("set n 20 m 50 repeat 2 warmup 0\nrun cpu\n"
+              "sweep threads 1,2 on cpu; format json; show params\n")
+HOSTILE_FILES = os.path.join(ROOT, "tests", "data", "hostile_file_lines.txt")
+
+
+def file_session(cwd, command, env=None, program=(QUADX,)):
+    """Runs FILE_SETUP, command (line 4) and `show params` in cwd with program (quadx, or
+    setpriv and a copy of quadx); returns (rc, stdout, the stderr lines that are not the
+    sweep's progress lines)."""
+    p = subprocess.run([*program, "--keep-going"], capture_output=True, timeout=TIMEOUT,
+                       input=f"{FILE_SETUP}{command}\nshow params\n".encode(),
+                       cwd=cwd, env={**os.environ, **(env or {})})
+    err = p.stderr.decode("utf-8", "replace").splitlines()
+    return (p.returncode, p.stdout.decode("utf-8", "replace"),
+            [l for l in err if not re.match(r"sweep \d+/\d+: ", l)])
+
+
+def tree(top):
+    """Every file and directory under top with the bytes of each file, as a sorted list."""
+    found = []
+    for dirpath, dirs, files in os.walk(top):
+        found += [(os.path.relpath(os.path.join(dirpath, d), top), None) for d in dirs]
+        for f in files:
+            path = os.path.join(dirpath, f)
+            if os.path.islink(path):
+                found.append((os.path.relpath(path, top), "-> " + os.readlink(path)))
+                continue
+            with open(path, "rb") as fh:
+                found.append((os.path.relpath(path, top), fh.read()))
+    return sorted(found)
+
+
+class FileTest(unittest.TestCase):
+    """A temporary directory holding old files (and directories named like targets) that a
+    failed export or plot must leave as they were."""
+
+    OLD = b"OLD CONTENT\n"
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="quadx-rely-")
+        os.chmod(self.dir, 0o755)  # setpriv's unprivileged user must reach it
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        for name in ["old.csv", "old.json", "old.png", "old.svg", "old.gp", "old.dat"]:
+            with open(os.path.join(self.dir, name), "wb") as f:
+                f.write(self.OLD)
+        for name in ["dir.csv", "dir.json", "dir.png", "dir.svg", "dir.gp", "dir.dat"]:
+            os.mkdir(os.path.join(self.dir, name))
+
+    def check_refused(self, command, pattern, env=None, program=(QUADX,), cwd=None):
+        """command fails with one error on line 4 matching pattern, the next commands work,
+        and nothing under the directory changed."""
+        before = tree(self.dir)
+        rc, out, errs = file_session(cwd or self.dir, command, env, program)
+        what = f"{command!r}: rc={rc} stderr={errs}"
+        self.assertEqual(rc, 1, what)
+        self.assertEqual(len(errs), 1, what)
+        self.assertRegex(errs[0], r"^quadx: line 4: " + pattern, what)
+        self.assertIn('"problem":"expint"', out.splitlines()[-1], what)  # later lines ran
+        self.assertEqual(tree(self.dir), before, what)  # old files whole, no temporary left
+
+
+class HostileFileLinesTest(FileTest):
+    """Each line of tests/data/hostile_file_lines.txt ({dir}: the temporary directory) after a
+    run and a sweep, with the directory as the working directory: one clear error, the same
+    `show params` as before it, and no file created, changed or left behind."""
+
+    def test_each_line(self):
+        with open(HOSTILE_FILES, encoding="utf-8") as f:
+            lines = [l.replace("{dir}", self.dir) for l in f.read().splitlines()
+                     if l and not l.startswith("#")]
+        self.assertGreater(len(lines), 20)
+        for line in lines:
+            with self.subTest(line=line[:100]):
+                before = tree(self.dir)
+                rc, out, errs = file_session(self.dir, line)
+                what = f"{line[:100]!r}: rc={rc}\nstdout: {out[-800:]}\nstderr: {errs}"
+                self.assertEqual(rc, 1, what)
+                self.assertEqual(len(errs), 1, what)
+                self.assertRegex(errs[0], r"^quadx: line 4: .{10,}", what)
+                self.assertNotRegex(errs[0], r"[\x00-\x1f\x7f]", what)
+                params = out.splitlines()[-2:]  # `show params` before the line and after it
+                self.assertEqual(len(set(params)), 1, what)
+                self.assertIn('"type":"params"', params[0], what)
+                self.assertEqual(tree(self.dir), before, what)
+
+
+class ExportTargetTest(FileTest):
+    """export (and plot) to /dev/full, to a directory without write permission and to a path
+    whose directory does not exist: a clear error naming the path and the reason, the old
+    files unchanged, no temporary file, and the session goes on."""
+
+    def test_dev_full(self):
+        os.symlink("/dev/full", os.path.join(self.dir, "full.csv"))
+        self.check_refused(f"export {self.dir}/full.csv",
+                           re.escape(f"cannot write {self.dir}/full.csv: No space left on device"))
+
+    def test_missing_directory(self):
+        for cmd in ["export {d}/nosuch/old.csv", "export last {d}/nosuch/old.json",
+                    "export {d}/old.csv/x.csv"]:
+            with self.subTest(cmd=cmd):
+                self.check_refused(cmd.format(d=self.dir),
+                                   r"cannot write .*: cannot create a temporary file in "
+                                   r".*: (No such file or directory|Not a directory)$")
+        self.check_refused(f"plot {self.dir}/nosuch/old.png",
+                           r"plot: (cannot create a temporary file beside .*|cannot write "
+                           r".*old.dat): (cannot create a temporary file in .*: )?"
+                           r"No such file or directory")
+
+    def test_directory_without_write_permission(self):
+        """The directory is made read-only (0555). Root ignores permission bits, so as root
+        quadx runs as the unprivileged user nobody through setpriv (util-linux), from a copy
+        in a directory nobody can reach (the checkout may be in root's home)."""
+        program, cwd = (QUADX,), ROOT
+        if os.geteuid() == 0:
+            if shutil.which("setpriv") is None:
+                self.skipTest("running as root (permission bits do not stop root) and "
+                              "setpriv, to drop to an unprivileged user, is not installed")
+            cwd = tempfile.mkdtemp(prefix="quadx-rely-bin-")
+            self.addCleanup(shutil.rmtree, cwd, ignore_errors=True)
+            os.chmod(cwd, 0o755)
+            shutil.copy(QUADX, cwd)
+            program = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                       os.path.join(cwd, os.path.basename(QUADX)))
+        os.chmod(self.dir, 0o555)
+        self.addCleanup(os.chmod, self.dir, 0o755)
+        for cmd in ["export {d}/old.csv", "export last {d}/old.json", "export {d}/new.json"]:
+            with self.subTest(cmd=cmd):
+                self.check_refused(cmd.format(d=self.dir),
+                                   r"cannot write .*: cannot create a temporary file in "
+                                   r".*: Permission denied$", program=program, cwd=cwd)
+        self.check_refused(f"plot {self.dir}/old.svg",
+                           r"plot: (cannot create a temporary file beside .*|cannot write "
+                           r".*old.dat): (cannot create a temporary file in .*: )?"
+                           r"Permission denied", program=program, cwd=cwd)
+
+    def test_control_exports_replace_old_files(self):
+        """Control: the same session writes the files when nothing stops it."""
+        for cmd, name in [("export {d}/old.csv", "old.csv"),
+                          ("export last {d}/old.json", "old.json"),
+                          ("plot {d}/old.svg", "old.svg")]:
+            rc, _, errs = file_session(self.dir, cmd.format(d=self.dir))
+            self.assertEqual((rc, errs), (0, []), cmd)
+            with open(os.path.join(self.dir, name), "rb") as f:
+                self.assertNotEqual(f.read(), self.OLD, cmd)
+
+
+@unittest.skipUnless(FAULTS, "not a test build: QUADX_FAULT is compiled out")
+class FileFaultTest(FileTest):
+    """QUADX_FAULT at each step of the atomic write of export and plot (creating the temporary
+    file, writing it, fsync, the rename over the target): quadx reports it, carries on, the
+    old file is whole and no temporary file is left."""
+
+    REASON = r".*Input/output error"
+    EXPORTS = ["export {d}/old.csv", "export last {d}/old.json"]
+
+    def test_export(self):
+        for fault in ["fopen", "write", "fsync", "rename"]:
+            for cmd in self.EXPORTS:
+                with self.subTest(fault=fault, cmd=cmd):
+                    self.check_refused(cmd.format(d=self.dir), r"cannot write " + self.REASON,
+                                       env={"QUADX_FAULT": fault})
+
+    @unittest.skipIf(shutil.which("gnuplot") is None, "gnuplot is not installed")
+    def test_plot_with_gnuplot(self):
+        """gnuplot renders into the temporary file; creating it or the rename fails."""
+        for fault in ["fopen", "rename"]:
+            with self.subTest(fault=fault):
+                self.check_refused(f"plot {self.dir}/old.svg", r"plot: .*" + self.REASON,
+                                   env={"QUADX_FAULT": fault})
+
+    def test_plot_without_gnuplot(self):
+        """Without gnuplot, plot writes STEM.dat then STEM.gp, each atomically; a fault in
+        either leaves both old files whole."""
+        env = {"PATH": os.path.join(self.dir, "dir.gp")}  # an empty directory: no gnuplot
+        for fault in ["fopen", "write", "fsync", "rename", "fopen:2", "rename:2"]:
+            with self.subTest(fault=fault):
+                if fault.endswith(":2"):  # STEM.dat is written, then STEM.gp fails
+                    with open(os.path.join(self.dir, "old.dat"), "wb") as f:
+                        f.write(self.OLD)
+                    before_gp = tree(self.dir)
+                    rc, _, errs = file_session(self.dir, f"plot {self.dir}/old.png",
+                                               env={**env, "QUADX_FAULT": fault})
+                    self.assertEqual(rc, 1, errs)
+                    self.assertRegex(errs[0], r"^quadx: line 4: cannot write .*old.gp: "
+                                     + self.REASON)
+                    after = dict(tree(self.dir))
+                    self.assertEqual(after["old.gp"], self.OLD)
+                    self.assertEqual(sorted(after), sorted(dict(before_gp)))
+                    continue
+                self.check_refused(f"plot {self.dir}/old.png", r"cannot write " + self.REASON,
+                                   env={**env, "QUADX_FAULT": fault})
 
 
 def tmux(*args):

@@ -1,7 +1,7 @@
 /* test_reliability.c - bad input against the tables themselves: every parameter and setting of
  * every problem set out of range leaves the session unchanged with an error naming it; the
  * script reader's limits (NUL bytes, over-long and endless lines); control bytes in errors;
- * and, in test builds, the QUADX_FAULT parser. */
+ * SIGINT during a sweep and before a command; and, in test builds, the QUADX_FAULT parser. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 
 #include "../../src/commands.h"
 #include "../../src/fault.h"
+#include "../../src/sweep.h"
 
 /* Writes into words[] values outside def's allowed set; returns how many. */
 static int bad_words(const struct param_def *def, char words[][64])
@@ -124,6 +125,50 @@ static void test_error_escapes_control_bytes(void **state)
 	assert_string_equal(e.msg, "bad 'a\\x1b[2J\\x0ab\\x7f'");
 }
 
+/* The sweep observer of test_sigint_between_sweep_configurations: a SIGINT (its handler's
+ * call) as the first configuration finishes, before the second one starts. */
+static void cancel_after_first(void *arg, const struct sweep *sw)
+{
+	(void)arg;
+	if (sw->running && sw->configs_done == 1)
+		qx_cancel_request();
+}
+
+/* Executes line on sh; returns its status, with the error in e. */
+static int exec_quietly(struct shell *sh, const char *line, struct qx_err *e)
+{
+	memset(e, 0, sizeof *e);
+	return shell_exec_line(sh, line, e);
+}
+
+/* A SIGINT as a sweep's configuration finishes cancels the sweep, keeping the row done; one
+ * from before a command (cleared as the command is dispatched) does not cancel it. */
+static void test_sigint_between_sweep_configurations(void **state)
+{
+	struct shell sh;
+	struct qx_err e;
+	FILE *out = fopen("/dev/null", "w");
+	(void)state;
+	assert_non_null(out);
+	memset(&sh, 0, sizeof sh);
+	sh.interactive = 1; /* no progress lines on stderr */
+	session_init(&sh.s, out);
+	assert_int_equal(exec_quietly(&sh, "set n 5 m 5 repeat 1 warmup 0", &e), 0);
+	sh.s.sweep_observer = cancel_after_first;
+	assert_int_equal(exec_quietly(&sh, "sweep threads 1,2,3 on cpu", &e), -1);
+	assert_non_null(strstr(e.msg, "sweep cancelled after 1 runs"));
+	assert_true(sh.s.sweep->cancelled);
+	assert_int_equal(sh.s.sweep->nrows, 1);
+	sh.s.sweep_observer = NULL;
+	qx_cancel_request(); /* Ctrl-C at the prompt, then a command */
+	assert_int_equal(exec_quietly(&sh, "sweep threads 1,2,3 on cpu", &e), 0);
+	assert_int_equal(sh.s.sweep->nrows, 3);
+	qx_cancel_request();
+	assert_int_equal(exec_quietly(&sh, "run cpu", &e), 0);
+	session_free(&sh.s);
+	fclose(out);
+}
+
 /* Test builds: QUADX_FAULT=OP:N fails the N-th call of OP (matched by prefix) once. */
 static void test_fault_parser(void **state)
 {
@@ -151,6 +196,7 @@ int main(void)
 	    cmocka_unit_test(test_script_reader_limits),
 	    cmocka_unit_test(test_endless_line),
 	    cmocka_unit_test(test_error_escapes_control_bytes),
+	    cmocka_unit_test(test_sigint_between_sweep_configurations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
