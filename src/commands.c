@@ -167,7 +167,6 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int which = argc > 1 ? word_index("backend", run_words, argv[1], e) : 2;
 	if (which < 0)
 		return -1;
-	qx_cancel_clear(); /* a Ctrl-C from before this command does not cancel it */
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (which != 2 && which != b)
 			continue;

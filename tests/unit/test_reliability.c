@@ -151,7 +151,6 @@ static void test_sigint_between_sweep_configurations(void **state)
 	(void)state;
 	assert_non_null(out);
 	memset(&sh, 0, sizeof sh);
-	sh.interactive = 1; /* no progress lines on stderr */
 	session_init(&sh.s, out);
 	assert_int_equal(exec_quietly(&sh, "set n 5 m 5 repeat 1 warmup 0", &e), 0);
 	sh.s.sweep_observer = cancel_after_first;
