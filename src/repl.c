@@ -211,12 +211,30 @@ static void repl_prompt(const struct shell *sh, char *buf, size_t len)
 	         qx_precision_name((enum qx_precision)session_setting(&sh->s, S_PRECISION)));
 }
 
-/* Sets readline up for sh: its name, completion from the tables, the history's length. */
+/* Called by readline when a signal interrupted its read: a Ctrl-C at the prompt (the SIGINT
+ * handler set the cancel flag, no run being in progress) discards the line being typed and
+ * shows a fresh prompt, as shells do. Returns 0. */
+static int repl_on_signal(void)
+{
+	if (!qx_cancelled())
+		return 0;
+	qx_cancel_clear();
+	rl_replace_line("", 0);
+	rl_point = rl_end = 0;
+	rl_crlf();
+	rl_on_new_line();
+	rl_redisplay();
+	return 0;
+}
+
+/* Sets readline up for sh: its name, completion from the tables, the history's length, and
+ * Ctrl-C at the prompt. */
 void repl_init(struct shell *sh)
 {
 	repl_shell = sh;
 	rl_readline_name = "quadx";
 	rl_attempted_completion_function = completion_hook;
+	rl_signal_event_hook = repl_on_signal;
 	stifle_history(2000);
 }
 

@@ -333,7 +333,7 @@ static void rl_show_matches(char **matches, int n, int max_len)
 /* The readline variables the dashboard replaces while it is open. */
 struct rl_hooks {
 	rl_getc_func_t *getc;
-	rl_hook_func_t *input_available;
+	rl_hook_func_t *input_available, *signal_event;
 	rl_voidfunc_t *redisplay, *deprep;
 	rl_vintfunc_t *prep;
 	rl_compdisp_func_t *display_matches;
@@ -361,6 +361,7 @@ static void rl_hooks_swap(struct rl_hooks *h)
 {
 	const struct rl_hooks cur = {rl_getc_function,
 	                             rl_input_available_hook,
+	                             rl_signal_event_hook,
 	                             rl_redisplay_function,
 	                             rl_deprep_term_function,
 	                             rl_prep_term_function,
@@ -372,6 +373,7 @@ static void rl_hooks_swap(struct rl_hooks *h)
 	                             rl_change_environment};
 	rl_getc_function = h->getc;
 	rl_input_available_hook = h->input_available;
+	rl_signal_event_hook = h->signal_event;
 	rl_redisplay_function = h->redisplay;
 	rl_deprep_term_function = h->deprep;
 	rl_prep_term_function = h->prep;
@@ -389,6 +391,7 @@ static void readline_start(struct tui *t)
 {
 	saved_hooks = (struct rl_hooks){rl_key_from_buffer,
 	                                rl_keys_waiting,
+	                                NULL, /* Ctrl-C is the dashboard's key */
 	                                rl_draw_line,
 	                                rl_deprep_none,
 	                                rl_term_none,

@@ -91,6 +91,20 @@ class ReplTest(unittest.TestCase):
         self.keys("help qa", "Tab")
         self.screen("> help qawf ")
 
+    def test_ctrl_c_discards_the_line(self):
+        """Ctrl-C at the prompt drops what was typed and gives a fresh prompt, as shells do;
+        the next line runs alone (without the fix it ran as `set n 3show params`)."""
+        self.screen("quadx expint/float> ")
+        self.keys("set n 3")
+        self.screen("> set n 3")
+        self.keys("C-c")
+        time.sleep(0.2)
+        self.keys("show params", "Enter")
+        text = self.screen("threads")
+        self.assertNotIn("has no value", text)
+        self.assertNotIn("set n 3show", text)
+        self.assertRegex(text, r"(?m)^quadx expint/float> set n 3(\^C)?\s*$")
+
     def test_scripts_keep_no_history(self):
         """A script on stdin writes no history file."""
         subprocess.run([QUADX], input="show params\n", text=True, capture_output=True,
