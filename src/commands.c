@@ -412,10 +412,12 @@ static void help_variants(struct session *s)
 		        p->variants[i].help);
 }
 
-/* help [TOPIC]: the command list, or the page of a command, problem, topic or variant. */
+/* help [TOPIC]: the command list, or the page of a command, problem, topic or variant; a topic
+ * that is also a variant's name (coursework) gets the variant's page after its own. */
 static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	FILE *out = sh->s.out;
+	const struct problem *owner;
 	const char *topic;
 	char *path;
 	int rc;
@@ -465,6 +467,10 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	}
 	rc = print_file(path, out, e);
 	free(path);
+	if (rc == 0 && variant_find(&sh->s, argv[1], &owner)) {
+		fputc('\n', out);
+		rc = help_variant(sh, argv[1], e);
+	}
 	return rc;
 }
 
