@@ -248,6 +248,41 @@ class LongmanLanesTest(QuadxTestCase):
         self.assertOneError(res, 2, ["lanes", "64"], INT_RANGE)
 
 
+class LongmanRangeTest(QuadxTestCase):
+    """lambda and omega that float cannot compute are refused by set, sweep and eval naming the
+    limit; the values at the limits give finite results near the exact ones (never NaN)."""
+
+    def test_refused_naming_the_limit(self):
+        """Each bad command is one error naming the word and the limit; no run, no value."""
+        cases = [
+            ("set M 4 lambda 1 omega 1e-50; run cpu", ["omega", "1e-50"], r"1e-06 <= LO"),
+            ("set lambda 1 omega 1e-300", ["omega"], r"1e-06 <= LO"),
+            ("eval 1 1e-300", ["OMEGA"], r"\[1e-06, 1e\+06\]"),
+            ("eval 8.5 1", ["lambda 8.5", "omega 1"], r"<= 8 omega"),
+            ("set lambda 0.1:41", ["lambda 41", "omega 5"], r"<= 8 omega"),
+            ("sweep omega 0.01,1 on cpu", ["sweep", "omega 0.01"], r"<= 8 omega"),
+            ("set a -200", ["a = -200"], r"lambda \|a\| must be <= 80"),
+        ]
+        for cmd, words, pattern in cases:
+            with self.subTest(cmd=cmd):
+                res = session("use longman\n" + cmd + "\n")
+                self.assertOneError(res, 2, words, pattern)
+                self.assertEqual(res.out, "")
+
+    def test_limits_give_finite_values(self):
+        """At omega 1e-6 (j0), lambda = 8 omega and lambda |a| = 80 every cpu value of eval is
+        finite and within 1e-3 relative of the exact one, in float and double."""
+        res = quadx("-e", "use longman; format json; eval 8 1; set a -80 lambda 1; eval 1 1; "
+                    "set a 0 integrand j0 lambda 0; eval 0 1e-6")
+        self.assertOk(res)
+        rows = [o for o in json_lines(res) if o.get("backend") == "cpu"]
+        self.assertEqual(len(rows), 6, res.out)
+        for o in rows:
+            with self.subTest(row=o):
+                self.assertTrue(math.isfinite(o["value"]), o)
+                self.assertLess(abs(o["value"] - o["exact"]), 1e-3 * abs(o["exact"]), o)
+
+
 class LongmanBlockTest(QuadxTestCase):
     """Problem longman refuses up front a block its variant packed cannot launch (whole warps
     up to the kernel's launch bound 256); variant block sets its own and accepts any."""
