@@ -719,6 +719,31 @@ class ErrorsTest(QuadxTestCase):
         res = session("set precision double\nrun cpu\nerrors 2\n")
         self.assertOneError(res, 3, pattern=r"reference")
 
+    def test_page_gives_each_problems_fields_and_reference(self):
+        """help errors names, per problem, the fields its errors records have, and says which
+        runs have errors: after a CPU double run, expint's errors is an error (the run is the
+        reference) and longman's lists points (the reference is the exact value)."""
+        page = quadx("-e", "help errors").out
+        for problem in ("expint", "longman"):
+            with self.subTest(problem=problem):
+                res = quadx("--json", "-e", "use %s; set precision double; set %s; run cpu; "
+                            "errors 1" % (problem, "M 20" if problem == "longman" else "m 5"))
+                para = re.search(r"\n    %s +(.*?)(?=\n    \w|\n\n)" % problem, page, re.S)
+                self.assertIsNotNone(para, "help errors has no paragraph for " + problem)
+                para = " ".join(para.group(1).split())
+                if problem == "expint":
+                    self.assertNotEqual(res.rc, 0, res)
+                    self.assertIn("after a CPU double run of fast it is an error", para)
+                    continue
+                self.assertOk(res)
+                rec = json_lines(res)[-1]
+                self.assertEqual(rec["type"], "error")
+                coords = [k for k in rec if k not in
+                          ("type", "rank", "reference", "value", "rel_error")]
+                self.assertIn("a CPU double run included", para)
+                self.assertIn("exact value", para)
+                self.assertIn(", ".join(coords), " ".join(page.split()))
+
     def test_errors_bad_k(self):
         """errors 0 / -1 / abc name the bad K and the range."""
         for k in ("0", "-1", "abc"):
