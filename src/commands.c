@@ -71,6 +71,16 @@ static int cmd_set(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return session_set(&sh->s, argc - 1, words, e);
 }
 
+/* Returns the record field of parameter or setting d with value v: a number for an integer or
+ * real, else the text param_format writes into text (len bytes). */
+static struct kv param_kv(const struct param_def *d, struct param_value v, char *text, size_t len)
+{
+	if (d->type == PARAM_INT || d->type == PARAM_REAL)
+		return (struct kv){d->name, NULL, v.num};
+	param_format(d, v, text, len);
+	return (struct kv){d->name, text, 0};
+}
+
 /* Prints the current problem's parameters and the settings. */
 static int show_params(struct shell *sh)
 {
@@ -80,22 +90,15 @@ static int show_params(struct shell *sh)
 	char text[QX_MAX_PARAMS + S_COUNT][80];
 	size_t n = 0;
 	kv[n++] = (struct kv){"problem", p->name, 0};
-	for (size_t k = 0; k < p->nparams; k++, n++) {
-		const struct param_def *d = &p->params[k];
-		const struct param_value v = s->params[s->prob_index][k];
-		param_format(d, v, text[n], sizeof text[n]);
-		if (d->type == PARAM_INT || d->type == PARAM_REAL)
-			kv[n] = (struct kv){d->name, NULL, v.num};
-		else
-			kv[n] = (struct kv){d->name, text[n], 0};
-	}
+	for (size_t k = 0; k < p->nparams; k++, n++)
+		kv[n] =
+		    param_kv(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
 	for (int k = 0; k < S_COUNT; k++, n++) {
 		struct param_def def;
 		const char *names[QX_MAX_VARIANTS + 1];
 		struct param_value v = {session_setting(s, (enum setting)k), 0};
 		session_setting_def(s, (enum setting)k, &def, names);
-		param_format(&def, v, text[n], sizeof text[n]);
-		kv[n] = (struct kv){def.name, text[n], 0};
+		kv[n] = param_kv(&def, v, text[n], sizeof text[n]);
 	}
 	output_record(s, "params", kv, n);
 	return 0;

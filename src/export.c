@@ -404,9 +404,13 @@ static int has_ext(const char *path, const char *ext)
 int export_session(const struct session *s, const char *path, int last, struct qx_err *e)
 {
 	const int json = has_ext(path, ".json");
+	const char *slash = strrchr(path, '/'), *file_part = slash ? slash + 1 : path;
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
+	if (!strcmp(file_part, ".csv") || !strcmp(file_part, ".json"))
+		return qx_fail(e, "export: the file name before '%s' is empty (e.g. runs%s)",
+		               file_part, file_part);
 	if (!json && !has_ext(path, ".csv"))
 		return qx_fail(e, "export: '%.200s' must end in .csv or .json", path);
 	if (last && !s->sweep)

@@ -323,7 +323,11 @@ static int plot_files(const struct sweep *sw, const char *path, FILE *out, struc
 int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e)
 {
 	const size_t n = strlen(path);
+	const char *slash = strrchr(path, '/'), *file_part = slash ? slash + 1 : path;
 	int ok_rows = 0;
+	if (!strcmp(file_part, ".png") || !strcmp(file_part, ".svg"))
+		return qx_fail(e, "plot: the file name before '%s' is empty (e.g. sweep%s)",
+		               file_part, file_part);
 	if (n < 5 || (strcmp(path + n - 4, ".png") && strcmp(path + n - 4, ".svg")))
 		return qx_fail(e, "plot: '%.200s' must end in .png or .svg", path);
 	if (strchr(path, '\'') || strchr(path, '\n'))

@@ -467,6 +467,15 @@ void sweep_free(struct sweep *sw)
 	free(sw);
 }
 
+/* Whether a row of sw has a speedup (a GPU row of a `both` sweep). */
+static int has_speedup(const struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->nrows; i++)
+		if (sw->rows[i].ok && isfinite(sw->rows[i].speedup))
+			return 1;
+	return 0;
+}
+
 /* Prints the header line of the table. */
 static void table_header(const struct sweep *sw, const int *width, FILE *out)
 {
@@ -556,10 +565,9 @@ void sweep_print_table(const struct sweep *sw, FILE *out)
 			if ((int)strlen(sw->rows[i].values[a]) > width[a])
 				width[a] = (int)strlen(sw->rows[i].values[a]);
 	}
-	fprintf(out,
-	        "%s%s; times in ms, median (min, max) of each configuration's repeats; speedup = "
-	        "vs cpu/threads\n",
-	        *sw->device ? ", gpu " : "", sw->device);
+	fprintf(out, "%s%s; times in ms, median (min, max) of each configuration's repeats%s\n",
+	        *sw->device ? ", gpu " : "", sw->device,
+	        has_speedup(sw) ? "; speedup = vs cpu/threads" : "");
 	table_header(sw, width, out);
 	for (size_t i = 0; i < sw->nrows; i++)
 		table_row(sw, &sw->rows[i], width, out);

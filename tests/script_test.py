@@ -221,6 +221,18 @@ class ValidationTest(QuadxTestCase):
         msg = self.assertOneError(res, 1)
         self.assertRegex(msg, r"\ba\b.*\bb\b")
 
+    def test_show_params_json_numbers(self):
+        """`show params` in JSON gives numeric settings as numbers, as run objects do, and the
+        word settings (precision, variant) as strings."""
+        for problem in ("expint", "longman"):
+            with self.subTest(problem=problem):
+                p = self.run_json("use %s; set threshold 1e-7; show params" % problem)[0]
+                for name in ("block", "threads", "repeat", "warmup", "streams"):
+                    self.assertIs(type(p[name]), int, (name, p))
+                self.assertEqual(p["threshold"], 1e-7)
+                self.assertEqual((p["precision"], p["block"]), ("float", 256))
+                self.assertIsInstance(p["variant"], str)
+
     def test_valid_set_changes_state(self):
         """A valid multi-pair set changes every named parameter (control for the tests above)."""
         objs = self.run_json("set n 7 m 3 a 1 b 2 block 128 precision double; show params")
@@ -296,8 +308,8 @@ class LongmanBlockTest(QuadxTestCase):
                       "set block 128\nshow params\n", "--keep-going")
         self.assertOneError(res, 2, ["bad block 512", "packed"], self.BAD_BLOCK)
         before, after = json_lines(res)
-        self.assertEqual((before["block"], before["N"]), ("256", 16))
-        self.assertEqual(after["block"], "128")
+        self.assertEqual((before["block"], before["N"]), (256, 16))
+        self.assertEqual(after["block"], 128)
 
     def test_block_that_is_not_whole_warps_refused(self):
         res = session("use longman\nset block 100\n")
@@ -838,8 +850,10 @@ class NumbersTest(QuadxTestCase):
     def test_non_convergence_reported(self):
         """Non-convergence within iters is one clear error, never a silent result."""
         res = session("set iters 1\nrun cpu\n")
-        self.assertOneError(res, 2, pattern=r"converge")
+        self.assertOneError(res, 2, pattern=r"converge within iters = 1 iteration$")
         self.assertEqual(res.out, "")
+        res = session("set iters 2\nrun cpu\n")
+        self.assertOneError(res, 2, pattern=r"converge within iters = 2 iterations$")
 
 
 # --------------------------------------------------------------------------------------------

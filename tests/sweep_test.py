@@ -72,6 +72,10 @@ class SweepTest(TmpDirTest):
         self.assertEqual([r[2:].split()[0] for r in rows], ["1", "2"])
         self.assertEqual(sum(r.startswith("* ") for r in rows), 1)
         self.assertRegex(p.stdout, r"\nbest: threads=[12] on cpu, [0-9.e+-]+ ms\n")
+        title = [l for l in p.stdout.splitlines() if l.startswith("sweep expint over")]
+        self.assertEqual(len(title), 1, p.stdout)
+        self.assertTrue(title[0].endswith("each configuration's repeats"),
+                        "a CPU sweep has no speedup to explain: " + title[0])
 
     def test_two_axes_json_and_restore(self):
         """sweep n RANGE precision: every pair in order (first axis outermost), statistics that
@@ -294,6 +298,8 @@ class ExportTest(TmpDirTest):
     def test_export_errors(self):
         """Bad extensions, a missing directory and nothing to export are errors naming why."""
         cases = [("export x.txt", "must end in .csv or .json"),
+                 ("export .csv", "the file name before '.csv' is empty"),
+                 (f"export {self.path('.json')}", "the file name before '.json' is empty"),
                  ("export last x.csv", "export last: no sweep yet"),
                  ("export first x.csv", "bad word 'first'"),
                  (f"export {self.path('none/x.csv')}", "No such file or directory")]
@@ -345,6 +351,8 @@ class PlotTest(TmpDirTest):
         self.assertIn("plot: no sweep yet", quadx("plot x.png").stderr)
         p = quadx("set m 10 repeat 1; sweep n 1,2 on cpu; plot x.jpg")
         self.assertIn("must end in .png or .svg", p.stderr)
+        p = quadx("set m 10 repeat 1; sweep n 1,2 on cpu; plot .svg")
+        self.assertIn("plot: the file name before '.svg' is empty", p.stderr)
 
 
 if __name__ == "__main__":

@@ -94,8 +94,8 @@ static int expint_status_error(int status, int n, double x, long iters, struct q
 		               "value that is not finite)",
 		               n, x);
 	if (status == EXPINT_NOCONV)
-		return qx_fail(e, "E_%d(%.17g) did not converge within iters = %ld iterations", n,
-		               x, iters);
+		return qx_fail(e, "E_%d(%.17g) did not converge within iters = %ld iteration%s", n,
+		               x, iters, iters == 1 ? "" : "s");
 	return qx_fail(e,
 	               "domain error: E_n(x) needs n >= 0 and x >= 0, and x > 0 when n <= 1 "
 	               "(got n = %d, x = %.17g)",
