@@ -201,6 +201,42 @@ class HostileLinesTest(unittest.TestCase):
         self.assertEqual((rc, err), (1, "quadx: line 1: read error: Is a directory\n"))
 
 
+def proc_stat(pid):
+    """The fields of /proc/PID/stat after the command name: state first, utime and stime at
+    11 and 12 (proc(5) fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
+def wait_proc(test, pid, what, ready, limit=30):
+    """Polls ready(pid) until it is true; fails the test naming what when the process ends or
+    limit seconds pass first. The cancel tests wait on evidence, not a fixed time: a SIGINT
+    that lands before the long command has started is cleared when it is dispatched."""
+    end = time.time() + limit
+    while time.time() < end:
+        try:
+            if ready(pid):
+                return
+        except FileNotFoundError:
+            test.fail(f"quadx (pid {pid}) ended while waiting for {what}")
+        time.sleep(0.02)
+    test.fail(f"quadx (pid {pid}): no sign of {what} within {limit} s")
+
+
+def busy_in_run(pid):
+    """True once quadx has spent 0.3 s of CPU (all threads): only the long run takes that
+    long; starting up and `set` take milliseconds."""
+    f = proc_stat(pid)
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK") >= 0.3
+
+
+def idle_reading(pid):
+    """True while quadx sleeps (blocked on its next line) with no signal pending."""
+    with open(f"/proc/{pid}/status") as f:
+        pending = [l.split()[1] for l in f if l.startswith(("SigPnd:", "ShdPnd:"))]
+    return proc_stat(pid)[0] == "S" and all(int(m, 16) == 0 for m in pending)
+
+
 class CancelTest(unittest.TestCase):
     """SIGINT during a long command in script mode: quadx survives, says so, goes on.
     LONG_COMMANDS: (setup line, the long command, the problem it leaves); add new ones here."""
@@ -220,12 +256,12 @@ class CancelTest(unittest.TestCase):
                 self.assertEqual(params["problem"], problem)
 
     def cancel(self, setup, command):
-        """Sends SIGINT 1.5 s into command; checks the report; returns `show params` after."""
+        """Sends SIGINT once command is running; checks the report; returns `show params`."""
         p = subprocess.Popen([QUADX, "--keep-going"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True)
         p.stdin.write(f"{setup}\n{command}\nformat json\nshow params\n")
         p.stdin.flush()
-        time.sleep(1.5)  # well into the run (it would take minutes)
+        wait_proc(self, p.pid, "the run (0.3 s of CPU)", busy_in_run)
         self.assertIsNone(p.poll(), "the run ended before SIGINT: make it longer")
         p.send_signal(signal.SIGINT)
         try:
@@ -244,9 +280,11 @@ class CancelTest(unittest.TestCase):
                              stderr=subprocess.PIPE, cwd=ROOT, text=True)
         p.stdin.write("show params\n")
         p.stdin.flush()
-        time.sleep(0.5)
+        self.assertIn("problem", p.stdout.readline())  # show params is done
+        wait_proc(self, p.pid, "the read of the next line", idle_reading)
         p.send_signal(signal.SIGINT)
-        time.sleep(0.5)  # the read is interrupted with nothing to read (EINTR)
+        # the read is interrupted with nothing to read (EINTR), and quadx reads again
+        wait_proc(self, p.pid, "the SIGINT handled and the read resumed", idle_reading)
         out, err = p.communicate("set n 5 m 5\nrun cpu\n", timeout=60)
         self.assertEqual((p.returncode, err), (0, ""))
         self.assertIn("cpu expint", out)
@@ -520,6 +558,18 @@ def wait_pane(test, want):
     test.fail(f"pane never showed {want!r}:\n{text}")
 
 
+def child_of(pid):
+    """The pid of a child of process pid (quadx, under the pane's shell), or None."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if int(proc_stat(entry)[1]) == pid:
+                    return int(entry)
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+    return None
+
+
 @unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
 class InteractiveCancelTest(unittest.TestCase):
     """Ctrl-C at the readline prompt during a long run cancels the run, not quadx."""
@@ -534,7 +584,9 @@ class InteractiveCancelTest(unittest.TestCase):
         wait_pane(self, "quadx expint/float> ")
         tmux("send-keys", "-t", "t", "set n 1000 m 20000 threads 1 repeat 1000; run cpu",
              "Enter")
-        time.sleep(1.5)
+        shell = int(tmux("display-message", "-p", "-t", "t", "#{pane_pid}"))
+        wait_proc(self, shell, "quadx in the pane", lambda pid: child_of(pid) is not None)
+        wait_proc(self, child_of(shell), "the run (0.3 s of CPU)", busy_in_run)
         tmux("send-keys", "-t", "t", "C-c")
         wait_pane(self, "quadx: run cancelled")
         tmux("send-keys", "-t", "t", "set n 5 m 5; run cpu", "Enter")
