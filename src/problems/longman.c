@@ -203,15 +203,15 @@ static int longman_check(const struct param_value *p, struct qx_err *e)
 	const int f = (int)p[P_INTEGRAND].num, lanes = (int)p[P_LANES].num;
 	if (p[P_LAMBDA].hi > LM_DECAY_MAX * p[P_OMEGA].num)
 		return qx_fail(e,
-			       "lambda %g is too large for omega %g: lambda must be <= %g omega "
-			       "(else e^{-lambda x} vanishes before the first zero pi/(2 omega) "
-			       "and Gauss-Legendre cannot resolve it; see help longman)",
-			       p[P_LAMBDA].hi, p[P_OMEGA].num, LM_DECAY_MAX);
+		               "lambda %g is too large for omega %g: lambda must be <= %g omega "
+		               "(else e^{-lambda x} vanishes before the first zero pi/(2 omega) "
+		               "and Gauss-Legendre cannot resolve it; see help longman)",
+		               p[P_LAMBDA].hi, p[P_OMEGA].num, LM_DECAY_MAX);
 	if (-p[P_A].num * p[P_LAMBDA].hi > LM_GROWTH_MAX)
 		return qx_fail(e,
-			       "lambda %g with a = %g: e^{-lambda a} overflows float; lambda |a| "
-			       "must be <= %g when a < 0 (see help longman)",
-			       p[P_LAMBDA].hi, p[P_A].num, LM_GROWTH_MAX);
+		               "lambda %g with a = %g: e^{-lambda a} overflows float; lambda |a| "
+		               "must be <= %g when a < 0 (see help longman)",
+		               p[P_LAMBDA].hi, p[P_A].num, LM_GROWTH_MAX);
 	if (f != LM_J0 && p[P_LAMBDA].num <= 0)
 		return qx_fail(e,
 			       "lambda must be > 0 with integrand %s: e^{-lambda x} %s(omega x) does "
