@@ -194,8 +194,9 @@ class DashboardTest(Dashboard):
         """No Sweep panel before the first sweep; a CPU sweep too quick for the frame rate then
         shows, in the very frame whose status line says the dashboard is idle again (the
         situation of a GPU sweep), one bar per configuration with the throughput the table
-        printed, the best marked and highlighted."""
-        self.start()
+        printed, the best marked and highlighted. 50 rows: the Log holds the whole table, its
+        long lines wrapped."""
+        self.start(rows=50)
         self.assertNotIn("Sweep (", self.pane())
         self.type("set n 200 m 200 repeat 1 warmup 0; run cpu; set n 20 m 20 repeat 2; "
                   "sweep threads 1,2,3 on cpu")  # the run puts the sweep at any time in a frame
@@ -327,8 +328,9 @@ class DashboardTest(Dashboard):
         """longman, whose configuration is long: a CPU run's timing is not marked as of other
         parameters; the Error panel shows the run's remainder bound and how many are over it as
         `run` printed them. After a sweep of M the restored M is not the last run's, so its
-        row is marked; a run on the current settings clears the mark."""
-        self.start()
+        row is marked; a run on the current settings clears the mark. 50 rows: the Log holds
+        a whole run, its long lines wrapped."""
+        self.start(rows=50)
         self.type("use longman")
         self.type("set M 2000 repeat 1 warmup 0")
         self.type("run cpu")
@@ -361,6 +363,8 @@ class DashboardTest(Dashboard):
         the command table."""
         self.start(env="LC_ALL=C NO_COLOR=1")
         self.type("set n 300 m 300")
+        self.screen("n=300 m=300")  # Tab completes only once no command runs
+        self.idle()
         self.keys("ru", "Tab")
         self.screen("> run ")
         self.keys("c", "Tab", "Enter")
