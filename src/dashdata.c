@@ -319,6 +319,20 @@ void dash_sweep_progress(char *buf, size_t len, const struct dash_sweep *sw)
 	snprintf(buf, len, "configuration %zu of %zu", k, sw->nconfigs);
 }
 
+/* Picks the sweep rows a panel of rows rows shows. */
+int dash_sweep_visible(const struct dash_sweep *sw, int rows, int *idx)
+{
+	const int shown = rows < 0 ? 0 : sw->nrows < rows ? sw->nrows : rows;
+	const int first = sw->nrows - shown;
+	const int keep_best = shown > 0 && sw->best >= 0 && sw->best < first;
+	int n = 0;
+	if (keep_best)
+		idx[n++] = sw->best;
+	for (int i = first + keep_best; i < sw->nrows; i++)
+		idx[n++] = i;
+	return n;
+}
+
 /* Appends text to the log, line by line. */
 void dash_log_add(struct dash_log *log, const char *text)
 {
@@ -345,4 +359,33 @@ const char *dash_log_line(const struct dash_log *log, int i)
 	if (i < 0 || i >= log->count)
 		return NULL;
 	return log->line[(log->first + i) % DASH_LOG_LINES];
+}
+
+/* Counts the log's wrapped rows. */
+int dash_log_rows(const struct dash_log *log, int width)
+{
+	int rows = 0;
+	for (int i = 0; i < log->count; i++)
+		rows += fmt_wrap(dash_log_line(log, i), width, NULL, 0);
+	return rows;
+}
+
+/* Fills the Log panel's view. */
+int dash_log_view(const struct dash_log *log, int width, int scroll, int rows,
+                  struct dash_log_row *view)
+{
+	struct wrap_piece piece[DASH_LINE];
+	const int total = dash_log_rows(log, width);
+	int bottom = total - (scroll > 0 ? scroll : 0), n = 0, r = 0;
+	if (bottom < rows)
+		bottom = total < rows ? total : rows;
+	const int top = bottom - rows > 0 ? bottom - rows : 0;
+	for (int i = 0; i < log->count && r < bottom; i++) {
+		const char *line = dash_log_line(log, i);
+		const int np = fmt_wrap(line, width, piece, DASH_LINE);
+		for (int p = 0; p < np; p++, r++)
+			if (r >= top && r < bottom)
+				view[n++] = (struct dash_log_row){line, piece[p]};
+	}
+	return n;
 }

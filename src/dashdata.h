@@ -113,6 +113,11 @@ void dash_sweep_header(char *buf, size_t len, const struct dash_sweep *sw);
 void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, int width,
                      int utf8);
 
+/* Fills idx with the indexes of the sweep rows that a panel of rows rows shows, in order: all
+ * when they fit, else the newest, with the best row first in place of the oldest of them when it
+ * is older; returns how many (at most rows, and at most DASH_SWEEP_ROWS). */
+int dash_sweep_visible(const struct dash_sweep *sw, int rows, int *idx);
+
 /* The sweep's place in the status line while it runs: "configuration 3 of 9"; "" when no
  * sweep runs. */
 void dash_sweep_progress(char *buf, size_t len, const struct dash_sweep *sw);
@@ -132,5 +137,20 @@ void dash_log_add(struct dash_log *log, const char *text);
 
 /* Returns line i of the log, 0 the oldest kept; NULL past the end. */
 const char *dash_log_line(const struct dash_log *log, int i);
+
+/* One row of the Log panel: the log line it shows part of, and which part. */
+struct dash_log_row {
+	const char *line;
+	struct wrap_piece piece;
+};
+
+/* Returns how many rows the log takes with its lines wrapped to width cells (fmt_wrap). */
+int dash_log_rows(const struct dash_log *log, int width);
+
+/* Fills view with the rows a Log panel of rows rows and width cells shows, scrolled back scroll
+ * rows from the newest (at most as far as the oldest row at the top), oldest first; returns
+ * how many it filled: rows, or fewer when the log is shorter. */
+int dash_log_view(const struct dash_log *log, int width, int scroll, int rows,
+                  struct dash_log_row *view);
 
 #endif

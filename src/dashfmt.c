@@ -225,3 +225,48 @@ void fmt_hist_axis(char *buf, size_t len)
 	}
 	snprintf(buf, len, "%s", line);
 }
+
+/* Returns the byte after the UTF-8 character that starts at text[i] (text has n bytes). */
+static int next_char(const char *text, int i, int n)
+{
+	for (i++; i < n && ((unsigned char)text[i] & 0xC0) == 0x80; i++)
+		;
+	return i;
+}
+
+/* Returns where the row text[pos..) of at most end (the widest prefix that fits) breaks: after a
+ * double blank, else at a blank, else at end. */
+static int wrap_cut(const char *text, int pos, int end)
+{
+	for (int i = end; i > pos + 1; i--)
+		if (text[i] == ' ' && text[i - 1] == ' ')
+			return i - 1;
+	for (int i = end; i > pos; i--)
+		if (text[i] == ' ')
+			return i;
+	return end;
+}
+
+/* Wraps text into rows of width cells. */
+int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max)
+{
+	const int n = (int)strlen(text);
+	int rows = 0, pos = 0;
+	if (width < 1)
+		return 0;
+	while (pos < n) {
+		int end = pos, cut;
+		for (int cells = 0; end < n && cells < width; cells++)
+			end = next_char(text, end, n);
+		cut = end == n ? n : wrap_cut(text, pos, end);
+		int len = cut - pos;
+		while (len > 0 && text[pos + len - 1] == ' ')
+			len--;
+		if (rows < max)
+			piece[rows] = (struct wrap_piece){pos, len};
+		rows++;
+		for (pos = cut; pos < n && text[pos] == ' '; pos++)
+			;
+	}
+	return rows;
+}

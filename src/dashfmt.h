@@ -48,6 +48,18 @@ void fmt_spark(char *buf, size_t len, const double *v, int n, int utf8);
 void fmt_progress(char *buf, size_t len, long long done, long long total, double elapsed_ms,
                   double phase_ms);
 
+/* One row of wrapped text: its first byte and its length in bytes. */
+struct wrap_piece {
+	int start, len;
+};
+
+/* Wraps text to rows of at most width cells (a UTF-8 character is one cell): each row ends at the
+ * last double blank that fits (items such as "threads 2  variant fast" stay whole), else the last
+ * blank, else inside the word; the blanks at a break are dropped, leading blanks kept. Stores up
+ * to max rows in piece (NULL when max is 0); returns how many rows the whole text takes (0 for ""
+ * or width < 1). */
+int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max);
+
 /* Counts the log10 relative errors of count values of precision prec against ref into h. */
 void hist_log10_rel(const double *ref, const void *vals, enum qx_precision prec, size_t count,
                     struct log_hist *h);

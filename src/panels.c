@@ -46,32 +46,24 @@ static void put(WINDOW *w, int y, int x, const char *s)
 	mvwaddnstr(w, y, x, s, bytes);
 }
 
-/* Writes text from row y on, wrapped to the inside width at a double blank (items such as
- * "threads 2  variant fast" stay whole) or else a blank; returns the next row. */
-static int put_wrapped(WINDOW *w, int y, const char *text)
+/* Writes at most max rows of text (fmt_wrap to the inside width) from row y on; returns the next
+ * row. */
+static int put_rows(WINDOW *w, int y, const char *text, int max)
 {
-	const int width = getmaxx(w) - 4;
+	struct wrap_piece piece[DASH_LINE];
 	char line[DASH_LINE];
-	while (*text && width > 0) {
-		int n = (int)strlen(text);
-		if (n > width) {
-			int cut = width; /* at a double blank (between items), else a blank */
-			while (cut > 0 && !(text[cut] == ' ' && text[cut - 1] == ' '))
-				cut--;
-			if (cut == 0) {
-				cut = width;
-				while (cut > 0 && text[cut] != ' ')
-					cut--;
-			}
-			n = cut ? cut : width;
-		}
-		snprintf(line, sizeof line, "%.*s", n, text);
+	const int n = fmt_wrap(text, getmaxx(w) - 4, piece, DASH_LINE);
+	for (int r = 0; r < n && r < max; r++) {
+		snprintf(line, sizeof line, "%.*s", piece[r].len, text + piece[r].start);
 		put(w, y++, 2, line);
-		text += n;
-		while (*text == ' ')
-			text++;
 	}
 	return y;
+}
+
+/* Writes text from row y on, wrapped to the inside width; returns the next row. */
+static int put_wrapped(WINDOW *w, int y, const char *text)
+{
+	return put_rows(w, y, text, DASH_LINE);
 }
 
 /* Clears w, draws its border and the title: the panel's name and a note (NULL for none). */
@@ -92,15 +84,17 @@ static void frame(WINDOW *w, const struct panel_ctx *c, const char *name, const 
 	color(w, c, PAIR_TITLE, 0);
 }
 
-/* Problem: the problem, the settings, then its parameters. */
+/* Problem: the problem, the settings, then its parameters; the settings give up their last rows
+ * when the panel is short, so that at least one row of parameters shows. */
 static void draw_problem(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
+	const int inside = getmaxy(w) - 2;
 	frame(w, c, self->name, NULL);
 	wattron(w, A_BOLD);
 	put(w, 1, 2, d->problem);
 	wattroff(w, A_BOLD);
-	put_wrapped(w, put_wrapped(w, 2, d->settings), d->params);
+	put_wrapped(w, put_rows(w, 2, d->settings, inside > 3 ? inside - 2 : 1), d->params);
 }
 
 /* Cells of a timing bar in window w: from column 13 (after the label) to one blank before
@@ -276,33 +270,37 @@ static void draw_device(WINDOW *w, const struct panel *self, const struct panel_
 		y = put_wrapped(w, y, d->device[k]);
 }
 
-/* Log: the newest lines that fit, or older ones when scrolled back. */
+/* Log: the newest rows that fit, or older ones when scrolled back; long lines wrapped to the
+ * panel's width, an error's rows all in the error colour. */
 static void draw_log(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const int rows = getmaxy(w) - 2;
-	const int last = c->log->count - c->log_scroll;
-	char note[64];
+	struct dash_log_row view[DASH_LOG_LINES];
+	char note[64], line[DASH_LINE];
 	if (c->log_scroll)
-		snprintf(note, sizeof note, "%d lines back; PgDn", c->log_scroll);
+		snprintf(note, sizeof note, "%d row%s back; PgDn", c->log_scroll,
+		         c->log_scroll == 1 ? "" : "s");
 	else
 		snprintf(note, sizeof note, "PgUp/PgDn scroll");
 	frame(w, c, self->name, note);
-	for (int r = 0; r < rows; r++) {
-		const char *s = dash_log_line(c->log, last - rows + r);
-		if (!s)
-			continue;
-		if (!strncmp(s, "error: ", 7))
+	const int n = dash_log_view(c->log, getmaxx(w) - 4, c->log_scroll,
+	                            rows < DASH_LOG_LINES ? rows : DASH_LOG_LINES, view);
+	for (int r = 0; r < n; r++) {
+		const struct dash_log_row *v = &view[r];
+		snprintf(line, sizeof line, "%.*s", v->piece.len, v->line + v->piece.start);
+		if (!strncmp(v->line, "error: ", 7))
 			color(w, c, PAIR_BAD, 1);
-		put(w, 1 + r, 2, s);
+		put(w, 1 + r, 2, line);
 		color(w, c, PAIR_BAD, 0);
 	}
 }
 
-/* Log keys: PgUp/PgDn scroll by a page; returns 1 when key was one of them. */
-static int log_key(struct panel_ctx *c, int key, int rows)
+/* Log keys: PgUp/PgDn scroll by a page of wrapped rows; returns 1 when key was one of them. */
+static int log_key(struct panel_ctx *c, int key, int rows, int cols)
 {
 	const int page = rows > 3 ? rows - 3 : 1;
-	const int max = c->log->count > rows - 2 ? c->log->count - (rows - 2) : 0;
+	const int total = dash_log_rows(c->log, cols - 4);
+	const int max = total > rows - 2 ? total - (rows - 2) : 0;
 	if (key == KEY_PPAGE)
 		c->log_scroll = c->log_scroll + page > max ? max : c->log_scroll + page;
 	else if (key == KEY_NPAGE)
@@ -313,7 +311,8 @@ static int log_key(struct panel_ctx *c, int key, int rows)
 }
 
 /* Sweep: the last sweep as a bar chart of throughput, growing as configurations finish, the
- * newest rows when they do not all fit, the best marked with '*' and highlighted. */
+ * newest rows when they do not all fit (the best row kept), the best marked with '*' and
+ * highlighted. */
 static void draw_sweep(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_sweep *sw = &c->data->sweep;
@@ -322,15 +321,17 @@ static void draw_sweep(WINDOW *w, const struct panel *self, const struct panel_c
 	frame(w, c, self->name, sw->running ? "running; evals/s" : "evals/s; *: best");
 	dash_sweep_header(line, sizeof line, sw);
 	put(w, 1, 2, line);
-	const int first = sw->nrows > rows ? sw->nrows - rows : 0;
-	for (int i = first; i < sw->nrows; i++) {
+	int idx[DASH_SWEEP_ROWS];
+	const int n = dash_sweep_visible(sw, rows, idx);
+	for (int k = 0; k < n; k++) {
+		const int i = idx[k];
 		const struct dash_sweep_row *r = &sw->rows[i];
 		const int pair = !r->ok ? PAIR_BAD : r->best ? PAIR_GOOD : PAIR_PHASE;
 		dash_sweep_line(line, sizeof line, sw, i, getmaxx(w) - 4, c->utf8);
 		color(w, c, pair, 1);
 		if (r->best)
 			wattron(w, A_BOLD | A_REVERSE);
-		put(w, 2 + i - first, 2, line);
+		put(w, 2 + k, 2, line);
 		wattroff(w, A_BOLD | A_REVERSE);
 		color(w, c, pair, 0);
 	}
@@ -344,7 +345,7 @@ static int sweep_shown(const struct dash_data *d)
 
 const struct panel panel_table[] = {
     {.name = "Problem",
-     .hint = {.min_h = 4, .pref_h = 6, .min_w = 38, .fill = 0},
+     .hint = {.min_h = 5, .pref_h = 6, .min_w = 38, .fill = 0}, /* name, settings, params */
      .draw = draw_problem},
     {.name = "Timing",
      .hint = {.min_h = 6, .pref_h = 11, .min_w = 38, .fill = 0},

@@ -23,7 +23,7 @@ struct panel_ctx {
 	const struct dash_data *data;
 	const struct dash_log *log;
 	const struct dash_live *live;
-	int log_scroll; /* lines scrolled back from the newest */
+	int log_scroll; /* wrapped rows scrolled back from the newest */
 	int utf8, color;
 };
 
@@ -32,8 +32,9 @@ struct panel {
 	struct panel_hint hint;
 	/* Draws the panel self into w (its own window, border included); calls no refresh. */
 	void (*draw)(WINDOW *w, const struct panel *self, const struct panel_ctx *c);
-	/* Handles key with the panel's window rows tall; returns 1 when it used it. May be NULL. */
-	int (*on_key)(struct panel_ctx *c, int key, int rows);
+	/* Handles key with the panel's window rows x cols; returns 1 when it used it. May be NULL.
+	 */
+	int (*on_key)(struct panel_ctx *c, int key, int rows, int cols);
 	/* Returns 1 when the panel has a place on the screen for data d; NULL: always. */
 	int (*shown)(const struct dash_data *d);
 };

@@ -635,7 +635,7 @@ static void handle_key(struct tui *t, int k)
 	pthread_mutex_lock(&t->lock);
 	for (int i = 0; i < panel_count && !used; i++)
 		used = panel_table[i].on_key && t->win[i] &&
-		       panel_table[i].on_key(&t->ctx, k, getmaxy(t->win[i]));
+		       panel_table[i].on_key(&t->ctx, k, getmaxy(t->win[i]), getmaxx(t->win[i]));
 	pthread_mutex_unlock(&t->lock);
 	if (used)
 		return;
@@ -644,7 +644,8 @@ static void handle_key(struct tui *t, int k)
 			rl_callback_read_char();
 }
 
-/* Opens the screen: locale for UTF-8, ncurses, colours unless NO_COLOR, signals. */
+/* Opens the screen: locale for UTF-8, ncurses (refused on a terminal that cannot address the
+ * cursor), colours unless NO_COLOR, signals; returns 0 or -1 with e set. */
 static int screen_open(struct tui *t, struct qx_err *e)
 {
 	const char *old = setlocale(LC_CTYPE, NULL);
@@ -662,6 +663,17 @@ static int screen_open(struct tui *t, struct qx_err *e)
 		               term ? term : "unset");
 	}
 	set_term(t->screen);
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) { /* TERM=dumb and the like: one garbled line */
+		const char *term = getenv("TERM");
+		delscreen(t->screen);
+		t->screen = NULL;
+		return qx_fail(
+		    e,
+		    "dashboard: the terminal (TERM=%.40s) cannot move the cursor (no cup "
+		    "capability); use a terminal such as xterm, or the plain commands",
+		    term ? term : "unset");
+	}
 	raw();
 	noecho();
 	nonl();

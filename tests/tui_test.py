@@ -9,8 +9,11 @@ their remainder bound, that the function keys change the settings within their r
 borders and bars are Unicode box drawing in a UTF-8 locale and plain ASCII otherwise, and that
 F10, quit and a fatal signal restore the terminal. Every wait polls with a timeout. Run from the
 repository root; skipped without tmux."""
+import csv as csv_module
 import os
+import pty
 import re
+import select
 import shutil
 import subprocess
 import tempfile
@@ -191,8 +194,9 @@ class DashboardTest(Dashboard):
         """No Sweep panel before the first sweep; a CPU sweep too quick for the frame rate then
         shows, in the very frame whose status line says the dashboard is idle again (the
         situation of a GPU sweep), one bar per configuration with the throughput the table
-        printed, the best marked and highlighted."""
-        self.start()
+        printed, the best marked and highlighted. 50 rows: the Log holds the whole table, its
+        long lines wrapped."""
+        self.start(rows=50)
         self.assertNotIn("Sweep (", self.pane())
         self.type("set n 200 m 200 repeat 1 warmup 0; run cpu; set n 20 m 20 repeat 2; "
                   "sweep threads 1,2,3 on cpu")  # the run puts the sweep at any time in a frame
@@ -235,16 +239,47 @@ class DashboardTest(Dashboard):
         done = int(re.search(r"m on cpu: cancelled after (\d+) of 20 configurations",
                              text).group(1))
         self.assertTrue(1 <= done < 20)
-        self.assertRegex(text, rf"(?m)^{SIDE} \* 10000 cpu █+")
+        starred = re.findall(rf"(?m)^{SIDE} \* (\d+) cpu █+", text)
         csv = os.path.join(self.tmp, "sweep.csv")
         self.type(f"export last {csv}")
         self.screen(f"{csv}")
         self.idle()
         with open(csv) as f:
-            lines = f.read().splitlines()
-        self.assertEqual(len(lines), 1 + done)
+            rows = list(csv_module.DictReader(f))
+        self.assertEqual(len(rows), done)
+        fastest = max(rows, key=lambda row: float(row["evals_per_s"]))
+        self.assertEqual(starred, [fastest["config_m"]])  # the fastest kept row is starred
+        self.assertEqual([row["config_m"] for row in rows if row["best"] == "1"], starred)
         self.type("set n 300 m 300 repeat 2; run cpu")
         self.screen("over 1e-05: 0 of 90000")
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_log_wraps_long_lines(self):
+        """120x40: an error longer than the Log panel is wrapped onto the next row, whole."""
+        self.start()
+        self.type("use longman; set lambda 0")
+        text = self.screen("allows it)")
+        self.assertRegex(text, rf"(?m)^{SIDE} error: lambda must be > 0 .*\n{SIDE} .*"
+                               rf"allows it\) +{SIDE}$")
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_small_terminal_keeps_what_matters(self):
+        """80x24, the smallest usual terminal: an error in the Log wraps to its end, the
+        Problem panel shows a row of parameters even with a Sweep panel below, and the Sweep
+        panel, with room for one bar, shows the best row rather than the newest."""
+        self.start(cols=80, rows=24)
+        self.type("use longman; set lambda 0")
+        self.screen("(only j0 allows it)")
+        self.assertRegex(self.pane(), rf"(?m)^{SIDE} M=\d+ N=\d+ g=")
+        self.type("use expint; set n 300 m 300 repeat 3 warmup 1; "
+                  "sweep variant fast,coursework on cpu")  # fast is the best by far
+        best = self.screen(re.compile(r"best: variant=(\w+) on cpu")).group(1)
+        text = self.idle()
+        self.assertIn("Sweep (evals/s; *: best)", text)
+        self.assertRegex(text, rf"(?m)^{SIDE} \* {best} +cpu +█+")
+        self.assertRegex(text, rf"(?m)^{SIDE} n=300 m=300 ")
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -293,8 +328,9 @@ class DashboardTest(Dashboard):
         """longman, whose configuration is long: a CPU run's timing is not marked as of other
         parameters; the Error panel shows the run's remainder bound and how many are over it as
         `run` printed them. After a sweep of M the restored M is not the last run's, so its
-        row is marked; a run on the current settings clears the mark."""
-        self.start()
+        row is marked; a run on the current settings clears the mark. 50 rows: the Log holds
+        a whole run, its long lines wrapped."""
+        self.start(rows=50)
         self.type("use longman")
         self.type("set M 2000 repeat 1 warmup 0")
         self.type("run cpu")
@@ -327,6 +363,8 @@ class DashboardTest(Dashboard):
         the command table."""
         self.start(env="LC_ALL=C NO_COLOR=1")
         self.type("set n 300 m 300")
+        self.screen("n=300 m=300")  # Tab completes only once no command runs
+        self.idle()
         self.keys("ru", "Tab")
         self.screen("> run ")
         self.keys("c", "Tab", "Enter")
@@ -401,6 +439,32 @@ class NoTerminalTest(unittest.TestCase):
                            text=True, timeout=20)
         self.assertEqual(r.returncode, 1)
         self.assertIn("dashboard: needs a terminal", r.stderr)
+
+
+    def test_refused_without_cursor_addressing(self):
+        """On a terminal that cannot move the cursor (TERM=dumb: no cup capability) --tui
+        refuses with one line on stderr and writes nothing to the terminal."""
+        master, slave = pty.openpty()
+        env = dict(os.environ, TERM="dumb", QUADX_HISTFILE=os.devnull)
+        r = subprocess.run([QUADX, "--tui"], stdin=slave, stdout=slave, stderr=subprocess.PIPE,
+                           env=env, text=True, timeout=20)
+        os.close(slave)
+        written = b""
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            written += chunk
+        os.close(master)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr.splitlines(),
+                         ["quadx: dashboard: the terminal (TERM=dumb) cannot move the cursor "
+                          "(no cup capability); use a terminal such as xterm, or the plain "
+                          "commands"])
+        self.assertEqual(written, b"")
 
 
 if __name__ == "__main__":

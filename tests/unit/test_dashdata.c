@@ -338,6 +338,67 @@ static void test_block_key(void **state)
 	}
 }
 
+/* The rows a sweep panel shows: all when they fit; else the newest, the best row kept in place of
+ * the oldest of them when it is older. */
+static void test_sweep_visible(void **state)
+{
+	struct dash_sweep *sw = calloc(1, sizeof *sw);
+	int idx[DASH_SWEEP_ROWS];
+	(void)state;
+	assert_non_null(sw);
+	sw->nrows = 5;
+	sw->best = 0;
+	assert_int_equal(dash_sweep_visible(sw, 8, idx), 5);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[4], 4);
+	assert_int_equal(dash_sweep_visible(sw, 3, idx), 3);
+	assert_int_equal(idx[0], 0); /* the best */
+	assert_int_equal(idx[1], 3);
+	assert_int_equal(idx[2], 4);
+	assert_int_equal(dash_sweep_visible(sw, 1, idx), 1);
+	assert_int_equal(idx[0], 0);
+	sw->best = 3; /* already among the newest */
+	assert_int_equal(dash_sweep_visible(sw, 2, idx), 2);
+	assert_int_equal(idx[0], 3);
+	assert_int_equal(idx[1], 4);
+	sw->best = -1; /* no best: the newest */
+	assert_int_equal(dash_sweep_visible(sw, 2, idx), 2);
+	assert_int_equal(idx[0], 3);
+	assert_int_equal(dash_sweep_visible(sw, 0, idx), 0);
+	free(sw);
+}
+
+/* Returns the text of a Log panel row (a static buffer). */
+static const char *row_text(const struct dash_log_row *v)
+{
+	static char text[DASH_LINE];
+	snprintf(text, sizeof text, "%.*s", v->piece.len, v->line + v->piece.start);
+	return text;
+}
+
+/* The Log panel's rows: long lines wrapped to the width, the newest rows at the bottom,
+ * scrolling by wrapped rows and stopping with the oldest row at the top. */
+static void test_log_view(void **state)
+{
+	static struct dash_log log;
+	struct dash_log_row view[8];
+	(void)state;
+	dash_log_add(&log, "> set lambda 0\nerror: lambda must be > 0 (only j0 allows it)\nok");
+	assert_int_equal(dash_log_rows(&log, 20), 5); /* 1 + 3 + 1 */
+	assert_int_equal(dash_log_view(&log, 20, 0, 3, view), 3);
+	assert_string_equal(row_text(&view[0]), "be > 0 (only j0");
+	assert_string_equal(row_text(&view[1]), "allows it)");
+	assert_string_equal(view[2].line, "ok");
+	assert_int_equal(dash_log_view(&log, 20, 2, 3, view), 3); /* two rows back */
+	assert_string_equal(view[0].line, "> set lambda 0");
+	assert_string_equal(row_text(&view[2]), "be > 0 (only j0");
+	assert_int_equal(dash_log_view(&log, 20, 9, 3, view), 3); /* past the oldest: stops */
+	assert_string_equal(view[0].line, "> set lambda 0");
+	assert_int_equal(dash_log_view(&log, 80, 0, 8, view), 3); /* shorter than the panel */
+	assert_string_equal(view[1].line, "error: lambda must be > 0 (only j0 allows it)");
+	assert_int_equal(view[1].piece.len, (int)strlen(view[1].line));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,7 +406,8 @@ int main(void)
 	    cmocka_unit_test(test_gpu_result),     cmocka_unit_test(test_device_lines),
 	    cmocka_unit_test(test_sweep_observed), cmocka_unit_test(test_sweep_lines),
 	    cmocka_unit_test(test_longman_run),    cmocka_unit_test(test_extras_line),
-	    cmocka_unit_test(test_block_key),
+	    cmocka_unit_test(test_block_key),      cmocka_unit_test(test_sweep_visible),
+	    cmocka_unit_test(test_log_view),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

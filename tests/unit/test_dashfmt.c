@@ -176,6 +176,42 @@ static void test_log(void **state)
 	assert_string_equal(dash_log_line(&log, DASH_LOG_LINES - 1), line);
 }
 
+/* Returns row r of text wrapped to width (a static buffer). */
+static const char *wrapped(const char *text, int width, int r)
+{
+	static char buf[DASH_LINE];
+	struct wrap_piece piece[16];
+	const int n = fmt_wrap(text, width, piece, 16);
+	assert_true(r < n);
+	snprintf(buf, sizeof buf, "%.*s", piece[r].len, text + piece[r].start);
+	return buf;
+}
+
+/* Wrapping: at the last double blank that fits, else the last blank, else inside the word;
+ * the blanks at a break dropped, leading ones kept; UTF-8 characters one cell each; the count
+ * of rows without storing them. */
+static void test_wrap(void **state)
+{
+	const char *items = "precision float  block 256  threads 1  variant packed";
+	const char *error = "error: lambda must be > 0 with integrand cos (only j0 allows it)";
+	(void)state;
+	assert_int_equal(fmt_wrap(items, 30, NULL, 0), 2);
+	assert_string_equal(wrapped(items, 30, 0), "precision float  block 256");
+	assert_string_equal(wrapped(items, 30, 1), "threads 1  variant packed");
+	assert_int_equal(fmt_wrap(error, 36, NULL, 0), 2);
+	assert_string_equal(wrapped(error, 36, 0), "error: lambda must be > 0 with");
+	assert_string_equal(wrapped(error, 36, 1), "integrand cos (only j0 allows it)");
+	assert_int_equal(fmt_wrap("abcdefghij", 4, NULL, 0), 3);
+	assert_string_equal(wrapped("abcdefghij", 4, 1), "efgh");
+	assert_string_equal(wrapped("abcdefghij", 4, 2), "ij");
+	assert_string_equal(wrapped("  kernel 0.5 ms", 40, 0), "  kernel 0.5 ms");
+	assert_int_equal(fmt_wrap("█████ ab", 5, NULL, 0), 2); /* 15 bytes, 8 cells */
+	assert_string_equal(wrapped("█████ ab", 5, 0), "█████");
+	assert_string_equal(wrapped("█████ ab", 5, 1), "ab");
+	assert_int_equal(fmt_wrap("", 10, NULL, 0), 0);
+	assert_int_equal(fmt_wrap("abc", 0, NULL, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,7 +219,7 @@ int main(void)
 	    cmocka_unit_test(test_scale),    cmocka_unit_test(test_numbers),
 	    cmocka_unit_test(test_big),      cmocka_unit_test(test_spark),
 	    cmocka_unit_test(test_progress), cmocka_unit_test(test_histogram),
-	    cmocka_unit_test(test_log),
+	    cmocka_unit_test(test_log),      cmocka_unit_test(test_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

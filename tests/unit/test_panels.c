@@ -248,12 +248,93 @@ static void test_error_extras(void **state)
 	free(r);
 }
 
+/* Problem at its minimum height (three rows inside): the problem, the settings cut to one row,
+ * and a row of parameters. */
+static void test_problem_keeps_params(void **state)
+{
+	const int min_h = panel_table[0].hint.min_h;
+	(void)state;
+	assert_string_equal(panel_table[0].name, "Problem");
+	dash_update(&d, &s);
+	snprintf(d.settings, sizeof d.settings,
+	         "precision float  block 256  threads 1  variant fast");
+	snprintf(d.params, sizeof d.params, "n=2 m=3");
+	WINDOW *w = draw("Problem", min_h, 40);
+	assert_int_equal(find_row(w, "precision float  block 256"), 2);
+	assert_int_equal(find_row(w, "threads 1"), -1);
+	assert_int_equal(find_row(w, "n=2 m=3"), 3);
+	delwin(w);
+	w = draw("Problem", min_h + 1, 40); /* one row more: the settings whole */
+	assert_int_equal(find_row(w, "threads 1  variant fast"), 3);
+	assert_int_equal(find_row(w, "n=2 m=3"), 4);
+	delwin(w);
+}
+
+/* Log: a line longer than the panel is wrapped, whole; PgUp scrolls back by wrapped rows to the
+ * line's first row and no further, PgDn back to the newest. */
+static void test_log_wraps(void **state)
+{
+	static struct dash_log lines;
+	const struct panel *log = &panel_table[panel_count - 1];
+	struct panel_ctx c = ctx;
+	(void)state;
+	assert_string_equal(log->name, "Log");
+	c.log = &lines;
+	dash_log_add(&lines,
+	             "> use longman; set lambda 0\n"
+	             "error: lambda must be > 0 with integrand cos: e^{-lambda x} cos(omega x) "
+	             "does not converge at lambda = 0 (only j0 allows it)");
+	WINDOW *w = newwin(4, 40, 0, 0); /* two rows inside, 36 cells wide */
+	assert_non_null(w);
+	log->draw(w, log, &c);
+	assert_string_equal(row(w, 1), " cos(omega x) does not converge at");
+	assert_string_equal(row(w, 2), " lambda = 0 (only j0 allows it)");
+	assert_true(log->on_key(&c, KEY_PPAGE, 4, 40));
+	log->draw(w, log, &c);
+	assert_true(find_row(w, "1 row back; PgDn") == 0);
+	assert_string_equal(row(w, 2), " cos(omega x) does not converge at");
+	assert_true(log->on_key(&c, KEY_PPAGE, 4, 40) && log->on_key(&c, KEY_PPAGE, 4, 40));
+	assert_true(log->on_key(&c, KEY_PPAGE, 4, 40)); /* at the oldest row: stays */
+	assert_int_equal(c.log_scroll, 3);
+	log->draw(w, log, &c);
+	assert_string_equal(row(w, 1), " > use longman; set lambda 0");
+	assert_string_equal(row(w, 2), " error: lambda must be > 0 with");
+	assert_true(log->on_key(&c, KEY_NPAGE, 4, 40));
+	assert_int_equal(c.log_scroll, 2);
+	assert_false(log->on_key(&c, 'a', 4, 40));
+	delwin(w);
+}
+
+/* Sweep: when the rows do not fit, the newest show and the best row stays, first. */
+static void test_sweep_keeps_best(void **state)
+{
+	struct dash_sweep *sw = &d.sweep;
+	char label[48];
+	(void)state;
+	*sw = (struct dash_sweep){
+	    .present = 1, .axes = "M on cpu", .nconfigs = 5, .configs_done = 5, .nrows = 5};
+	for (int i = 0; i < 5; i++) {
+		snprintf(label, sizeof label, "%d000 cpu", i + 1);
+		sw->rows[i] =
+		    (struct dash_sweep_row){"", 1, i == 1, 1e5 * (i == 1 ? 9 : 5 - i), 1, ""};
+		snprintf(sw->rows[i].label, sizeof sw->rows[i].label, "%s", label);
+	}
+	sw->best = 1;
+	WINDOW *w = draw("Sweep", 5, 80); /* two rows of bars */
+	assert_int_equal(find_row(w, "* 2000 cpu"), 2);
+	assert_int_equal(find_row(w, "  5000 cpu"), 3);
+	assert_int_equal(find_row(w, "4000 cpu"), -1);
+	assert_true(mvwinch(w, 2, 2) & A_REVERSE);
+	delwin(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_timing_gpu),   cmocka_unit_test(test_speedup_gpu),
 	    cmocka_unit_test(test_device_gpu),   cmocka_unit_test(test_sweep_best),
-	    cmocka_unit_test(test_error_extras),
+	    cmocka_unit_test(test_error_extras), cmocka_unit_test(test_problem_keeps_params),
+	    cmocka_unit_test(test_log_wraps),    cmocka_unit_test(test_sweep_keeps_best),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
