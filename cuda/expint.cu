@@ -344,8 +344,6 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
                               struct qx_err *e)
 {
-	if (job->streams < 1 || job->streams > EXPINT_MAX_STREAMS)
-		return qx_fail(e, "streams %d is outside 1..%d", job->streams, EXPINT_MAX_STREAMS);
 	if (job->sequence == EXPINT_SEQ_SERIAL)
 		return job->prec == QX_DOUBLE
 		           ? expint_run_serial<double>(job, (double *)host_out, t, e)

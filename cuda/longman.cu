@@ -259,21 +259,14 @@ extern "C" size_t longman_gpu_device_bytes(const struct longman_gpu_job *job)
 	return (size_t)job->m * qx_precision_size(job->prec);
 }
 
-/* Checks the layout against its own and the device's limits before anything is allocated:
- * packed launches job->block threads, whole warps up to its launch bound; block needs N+1
- * threads and the N x N table in shared memory. Returns 0, or -1 with e naming the limit. */
+/* Checks the block layout against the device's limits before anything is allocated: N+1
+ * threads and the N x N table in shared memory (packed's block is checked by the problem, in
+ * `set` and before every run). Returns 0, or -1 with e naming the limit. */
 static int lm_check_limits(const struct longman_gpu_job *job, struct qx_err *e)
 {
 	int max_threads = 0, max_shared = 0;
-	if (job->layout != LONGMAN_GPU_BLOCK) {
-		if (longman_packed_block_ok(job->block))
-			return 0;
-		return qx_fail(
-		    e,
-		    "bad block %d for variant packed: expected a multiple of %d in %d..%d "
-		    "(whole warps, up to the kernel's launch bound)",
-		    job->block, LM_WARP, LM_WARP, LM_PACKED_MAX_BLOCK);
-	}
+	if (job->layout != LONGMAN_GPU_BLOCK)
+		return 0;
 	GPU_TRY(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, 0));
 	GPU_TRY(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlock, 0));
 	const size_t shared = ((size_t)job->n * job->n + 1) * qx_precision_size(job->prec);
@@ -298,19 +291,10 @@ static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *upl
                      struct qx_err *e)
 {
 	static int up_g, up_n;
-	static float tf[LM_GMAX], wf[LM_GMAX], cf[LM_NMAX], zf[LM_NMAX + 1];
 	*uploaded = 0;
 	if (up_g == job->g && up_n == job->n)
 		return 0;
 	up_g = up_n = 0;
-	for (int i = 0; i < job->g; i++) {
-		tf[i] = (float)job->gl_t[i];
-		wf[i] = (float)job->gl_w[i];
-	}
-	for (int i = 0; i < job->n; i++)
-		cf[i] = (float)job->euler_c[i];
-	for (int i = 0; i <= job->n; i++)
-		zf[i] = (float)job->zeros[i];
 	const size_t gd = job->g * sizeof(double), gf = job->g * sizeof(float);
 	const cudaMemcpyKind h2d = cudaMemcpyHostToDevice;
 	GPU_TRY(cudaMemcpyToSymbolAsync(lm_t_d, job->gl_t, gd, 0, h2d, s));
@@ -318,11 +302,11 @@ static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *upl
 	GPU_TRY(cudaMemcpyToSymbolAsync(lm_c_d, job->euler_c, job->n * sizeof(double), 0, h2d, s));
 	GPU_TRY(
 	    cudaMemcpyToSymbolAsync(lm_z_d, job->zeros, (job->n + 1) * sizeof(double), 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_t_f, tf, gf, 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_w_f, wf, gf, 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_c_f, cf, job->n * sizeof(float), 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_z_f, zf, (job->n + 1) * sizeof(float), 0, h2d, s));
-	GPU_TRY(cudaStreamSynchronize(s)); /* the float arrays are reused by the next upload */
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_t_f, job->gl_tf, gf, 0, h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_w_f, job->gl_wf, gf, 0, h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_c_f, job->euler_cf, job->n * sizeof(float), 0, h2d, s));
+	GPU_TRY(
+	    cudaMemcpyToSymbolAsync(lm_z_f, job->zeros_f, (job->n + 1) * sizeof(float), 0, h2d, s));
 	up_g = job->g;
 	up_n = job->n;
 	*uploaded = 1;

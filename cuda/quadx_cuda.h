@@ -119,12 +119,13 @@ struct longman_gpu_job {
 	const double *gl_t, *gl_w; /* g Gauss-Legendre nodes and weights on [-1, 1] */
 	const double *euler_c;     /* n Euler weights of the areas */
 	const double *zeros;       /* n + 1 zeros of J0 */
+	const float *gl_tf, *gl_wf, *euler_cf, *zeros_f; /* the same tables rounded to float */
 };
 /* Device bytes the job allocates at once (checked against the free memory before a run). */
 size_t longman_gpu_device_bytes(const struct longman_gpu_job *job);
-/* Runs the job into host_out (pinned, M values of prec) with the phase times in *t. Refuses,
- * before allocating, a block packed cannot launch (whole warps, 32..LM_PACKED_MAX_BLOCK) and
- * an N the block layout cannot fit; on any failure frees what it allocated. */
+/* Runs the job into host_out (pinned, M values of prec) with the phase times in *t. The
+ * caller has checked the packed block (longman_packed_block_ok); refuses, before allocating,
+ * an N the block layout cannot fit on this device; on any failure frees what it allocated. */
 int longman_gpu_run(const struct longman_gpu_job *job, void *host_out, struct qx_phases *t,
                     struct qx_err *e);
 

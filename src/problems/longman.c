@@ -174,16 +174,17 @@ static void longman_euler_weights(int n, double *c, double *bc)
 static const struct longman_tables *longman_tables(int g, int n)
 {
 	static struct longman_tables tab;
-	if (!tab.g)
+	if (!tab.g) {
 		longman_j0_zeros(LM_NMAX + 1, tab.z);
+		for (int i = 0; i <= LM_NMAX; i++)
+			tab.zf[i] = (float)tab.z[i];
+	}
 	if (tab.g != g) {
 		longman_gauss(g, tab.t, tab.w);
 		for (int i = 0; i < g; i++) {
 			tab.tf[i] = (float)tab.t[i];
 			tab.wf[i] = (float)tab.w[i];
 		}
-		for (int i = 0; i <= LM_NMAX; i++)
-			tab.zf[i] = (float)tab.z[i];
 		tab.g = g;
 	}
 	if (tab.n != n) {
@@ -521,6 +522,10 @@ static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_p
 		.gl_w = tab->w,
 		.euler_c = tab->c,
 		.zeros = tab->z,
+		.gl_tf = tab->tf,
+		.gl_wf = tab->wf,
+		.euler_cf = tab->cf,
+		.zeros_f = tab->zf,
 	};
 	return job;
 }
