@@ -14,22 +14,11 @@ void dash_init(struct dash_data *d)
 	d->speedup_serial = d->speedup_threads = d->cpu_scaling = NAN;
 }
 
-/* Writes the configuration "PROBLEM params precision variant" into buf, built as run.c builds
- * the session's timing keys (the CPU timings' config), so that equal configurations compare
- * equal. */
-static void config_string(const struct problem *p, const struct param_value *params,
-                          enum qx_precision prec, int variant, char *buf, size_t len)
-{
-	char key[400], text[400];
-	session_params_string(p, params, text, sizeof text);
-	snprintf(key, sizeof key, "%s %s", p->name, text);
-	snprintf(buf, len, "%s %s %s", key, qx_precision_name(prec), p->variants[variant].name);
-}
-
-/* Writes the configuration of a result into buf. */
+/* Writes the configuration of a result into buf: the session's timing key, so that it
+ * compares equal with the CPU timings' keys. */
 static void run_config(const struct run_result *r, char *buf, size_t len)
 {
-	config_string(r->prob, r->params, r->prec, r->variant, buf, len);
+	session_timing_key(r->prob, r->params, r->prec, r->variant, buf, len);
 }
 
 /* Copies a CPU timing of the session into slot t. */
@@ -101,7 +90,7 @@ void dash_update(struct dash_data *d, struct session *s)
 
 	d->precision = (int)session_setting(s, S_PRECISION);
 	d->block = (int)session_setting(s, S_BLOCK);
-	config_string(p, s->params[s->prob_index], (enum qx_precision)d->precision,
+	session_timing_key(p, s->params[s->prob_index], (enum qx_precision)d->precision,
 	              (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
 	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial);
 	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads);

@@ -21,8 +21,8 @@ static void params_key(const struct problem *p, const struct param_value *v, cha
 }
 
 /* Writes the key of a timing configuration: problem, parameters, precision and variant. */
-static void timing_key(const struct problem *p, const struct param_value *v, enum qx_precision prec,
-                       int variant, char *buf, size_t len)
+void session_timing_key(const struct problem *p, const struct param_value *v,
+                        enum qx_precision prec, int variant, char *buf, size_t len)
 {
 	char pk[400];
 	params_key(p, v, pk, sizeof pk);
@@ -168,7 +168,7 @@ static int run_timed(struct session *s, const struct run_request *rq, enum qx_ba
 static void run_speedup(struct session *s, struct run_result *r)
 {
 	char key[512];
-	timing_key(r->prob, r->params, r->prec, r->variant, key, sizeof key);
+	session_timing_key(r->prob, r->params, r->prec, r->variant, key, sizeof key);
 	r->speedup_serial = r->speedup_threads = NAN;
 	if (r->backend == QX_CPU) {
 		struct cpu_timing *slot = r->threads == 1 ? &s->cpu_serial : &s->cpu_threads;

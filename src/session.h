@@ -117,6 +117,11 @@ void session_params_string(const struct problem *p, const struct param_value *v,
  * into s). */
 struct run_request session_request(const struct session *s);
 
+/* Writes the key that identifies a timing configuration (problem, parameters, precision,
+ * variant) into buf: equal configurations give equal keys. */
+void session_timing_key(const struct problem *p, const struct param_value *v,
+                        enum qx_precision prec, int variant, char *buf, size_t len);
+
 /* Runs the current problem on backend b (warmup, then repeat timed runs), computes error and
  * speedup, and makes it the session's last result. */
 int session_run(struct session *s, enum qx_backend b, struct qx_err *e);
