@@ -62,6 +62,10 @@ class GpuTest(unittest.TestCase):
                 for phase in ("alloc", "h2d", "kernel", "d2h", "free", "total"):
                     self.assertGreaterEqual(t[phase], 0)
                 self.assertGreater(t["total"], 0)
+                if variant == "coursework":  # one kernel, then one copy: the phases add up
+                    self.assertLessEqual(t["kernel"], t["total"])
+                    self.assertLessEqual(t["alloc"] + t["kernel"] + t["d2h"] + t["free"],
+                                         t["total"] * 1.001 + 0.01)
 
     def test_coursework_large_sizes(self):
         """The report's larger sizes (8192, 16384, 20000 squared) match the CPU reference."""

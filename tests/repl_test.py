@@ -56,9 +56,10 @@ class ReplTest(unittest.TestCase):
         self.screen("> set precision double ")
         self.keys("Enter")
         self.screen("quadx expint/double> ")
-        self.keys("set variant co", "Tab", "Enter")
+        self.keys("set variant cou", "Tab", "Enter")  # "co" also begins constant
         self.keys("show params", "Enter")
         self.screen("coursework")
+        self.screen("variant          coursework")  # the show params row, not the typed line
         self.keys("quit", "Enter")
         end = time.time() + 5
         while time.time() < end and not os.path.exists(self.hist):

@@ -299,7 +299,7 @@ static void test_random_spread(void **state)
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
 	const char *names[4];
-	double c1[4], c2[4];
+	double c1[4], c2[4], c3[4];
 	int differ = 0;
 	(void)state;
 	for (size_t i = 0; i < 50; i++) {
@@ -309,6 +309,9 @@ static void test_random_spread(void **state)
 		assert_int_equal(setp(v, &e, w2), 0);
 		P->point(v, i, names, c2);
 		differ += c1[0] != c2[0];
+		assert_int_equal(setp(v, &e, w1), 0); /* the same seed again: the same point */
+		P->point(v, i, names, c3);
+		assert_true(c3[0] == c1[0] && c3[1] == c1[1]);
 	}
 	assert_true(differ > 45);
 }
