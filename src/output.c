@@ -12,7 +12,7 @@ void output_number(char *buf, size_t len, double v)
 }
 
 /* Prints a cJSON object as one line and frees it. */
-static void print_json(struct session *s, cJSON *obj)
+void output_print_json(struct session *s, cJSON *obj)
 {
 	char *text = cJSON_PrintUnformatted(obj);
 	if (text) {
@@ -32,7 +32,7 @@ void output_json_num(cJSON *obj, const char *name, double v)
 }
 
 /* Prints header (once, until it changes) and row as CSV lines. */
-static void print_csv(struct session *s, const char *header, const char *row)
+void output_print_csv(struct session *s, const char *header, const char *row)
 {
 	if (strcmp(header, s->csv_header) != 0) {
 		snprintf(s->csv_header, sizeof s->csv_header, "%s", header);
@@ -206,7 +206,7 @@ static void run_csv(struct session *s, const struct run_result *r)
 {
 	char header[1024], row[2048];
 	output_run_csv(r, header, row);
-	print_csv(s, header, row);
+	output_print_csv(s, header, row);
 }
 
 /* Human-readable lines of a run result. */
@@ -262,7 +262,7 @@ void output_run(struct session *s, const struct run_result *r)
 {
 	switch (s->format) {
 	case FORMAT_JSON:
-		print_json(s, output_run_json(r));
+		output_print_json(s, output_run_json(r));
 		break;
 	case FORMAT_CSV:
 		run_csv(s, r);
@@ -283,7 +283,7 @@ void output_samples(struct session *s, const struct run_result *r)
 			cJSON_AddStringToObject(obj, "type", "sample");
 			cJSON_AddNumberToObject(obj, "index", i + 1);
 			output_json_phases(obj, "time_ms", t, r->backend);
-			print_json(s, obj);
+			output_print_json(s, obj);
 		} else if (s->format == FORMAT_CSV) {
 			char row[512];
 			snprintf(row, sizeof row, "sample,%d", i + 1);
@@ -293,7 +293,7 @@ void output_samples(struct session *s, const struct run_result *r)
 			csv_num(row, sizeof row, t->d2h);
 			csv_num(row, sizeof row, t->free);
 			csv_num(row, sizeof row, t->total);
-			print_csv(s, "type,index,alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms",
+			output_print_csv(s, "type,index,alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms",
 			          row);
 		} else if (r->backend == QX_GPU) {
 			fprintf(
@@ -325,7 +325,7 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 		output_json_num(obj, "value", v->value);
 		for (size_t i = 0; i < v->nextra; i++)
 			output_json_num(obj, v->extra[i].name, v->extra[i].value);
-		print_json(s, obj);
+		output_print_json(s, obj);
 	} else if (s->format == FORMAT_CSV) {
 		char header[512] = "type,problem,args,backend,precision,value", row[1024],
 		     a[256] = "";
@@ -341,7 +341,7 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 			csv_text(header, sizeof header, v->extra[i].name);
 			csv_num(row, sizeof row, v->extra[i].value);
 		}
-		print_csv(s, header, row);
+		output_print_csv(s, header, row);
 	} else {
 		fprintf(s->out, "%s(", p->name);
 		for (size_t i = 0; i < nargs; i++) {
@@ -377,7 +377,7 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 			output_json_num(obj, "reference", ref[idx[i]]);
 			output_json_num(obj, "value", v);
 			output_json_num(obj, "rel_error", rel);
-			print_json(s, obj);
+			output_print_json(s, obj);
 		} else if (s->format == FORMAT_CSV) {
 			char header[256] = "type,rank", row[512];
 			snprintf(row, sizeof row, "error,%zu", i + 1);
@@ -390,7 +390,7 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 			csv_num(row, sizeof row, ref[idx[i]]);
 			csv_num(row, sizeof row, v);
 			csv_num(row, sizeof row, rel);
-			print_csv(s, header, row);
+			output_print_csv(s, header, row);
 		} else {
 			fprintf(s->out, "%3zu ", i + 1);
 			for (int c = 0; c < nc; c++)
@@ -415,7 +415,7 @@ void output_record(struct session *s, const char *kind, const struct kv *kv, siz
 			else
 				output_json_num(obj, kv[i].name, kv[i].num);
 		}
-		print_json(s, obj);
+		output_print_json(s, obj);
 	} else if (s->format == FORMAT_CSV) {
 		char header[1024] = "type", row[2048];
 		snprintf(row, sizeof row, "%s", kind);
@@ -426,7 +426,7 @@ void output_record(struct session *s, const char *kind, const struct kv *kv, siz
 			else
 				csv_num(row, sizeof row, kv[i].num);
 		}
-		print_csv(s, header, row);
+		output_print_csv(s, header, row);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			if (!kv[i].text)

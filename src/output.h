@@ -9,6 +9,12 @@ struct cJSON; /* <cjson/cJSON.h> */
 /* Prints one run result in the session's format. */
 void output_run(struct session *s, const struct run_result *r);
 
+/* Prints obj as one JSON line on the session's output and deletes it. */
+void output_print_json(struct session *s, struct cJSON *obj);
+
+/* Prints header (once, until it changes) and row as CSV lines on the session's output. */
+void output_print_csv(struct session *s, const char *header, const char *row);
+
 /* Adds number v to a cJSON object, or null when it is not finite. */
 void output_json_num(struct cJSON *obj, const char *name, double v);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "output.h"
 
 #define SWEEP_SPEC_HELP "a list a,b,c or a range A..B (powers of two), A..B:STEP or A..B:xFACTOR"
 
@@ -628,20 +629,11 @@ void sweep_output(struct session *s, const struct sweep *sw)
 	} else {
 		for (size_t i = 0; i < sw->nrows; i++) {
 			if (s->format == FORMAT_JSON) {
-				cJSON *obj = export_sweep_row_json(sw, &sw->rows[i]);
-				char *text = cJSON_PrintUnformatted(obj);
-				if (text)
-					fprintf(s->out, "%s\n", text);
-				cJSON_free(text);
-				cJSON_Delete(obj);
+				output_print_json(s, export_sweep_row_json(sw, &sw->rows[i]));
 			} else {
 				char header[4096], row[4096];
 				export_sweep_row_csv(sw, &sw->rows[i], header, row, sizeof row);
-				if (strcmp(header, s->csv_header) != 0) {
-					snprintf(s->csv_header, sizeof s->csv_header, "%s", header);
-					fprintf(s->out, "%s\n", header);
-				}
-				fprintf(s->out, "%s\n", row);
+				output_print_csv(s, header, row);
 			}
 		}
 	}
