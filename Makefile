@@ -109,6 +109,7 @@ SCRIPT_TESTS := tests/script_test.py tests/sweep_test.py tests/repl_test.py test
 	tests/gpu_reliability_test.py
 
 test: all test-unit test-script test-asan test-valgrind fuzz
+	$(PYTHON) tests/qxtest_test.py
 	$(PYTHON) tests/sweep_test.py
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/tui_test.py

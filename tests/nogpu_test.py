@@ -4,12 +4,9 @@ on the CPU-only ASan build): every GPU command fails with one clear line, every 
 still works. Run from the repository root; QUADX names the binary (default ./quadx)."""
 
 import json
-import os
-import subprocess
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+import qxtest
 PROBLEMS = ["expint", "longman"]
 # A small configuration of each problem, so the CPU runs take milliseconds.
 SMALL = {"expint": "set n 20 m 20", "longman": "set M 50 N 8"}
@@ -17,8 +14,7 @@ SMALL = {"expint": "set n 20 m 20", "longman": "set M 50 N 8"}
 
 def quadx(cmds, *args):
     """Runs quadx -e cmds; returns (rc, stdout, stderr)."""
-    p = subprocess.run([QUADX, *args, "-e", cmds], capture_output=True, text=True, timeout=120,
-                       cwd=ROOT)
+    p = qxtest.commands(cmds, *args)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -67,14 +63,12 @@ class NoGpuTest(unittest.TestCase):
     def test_coursework_flags(self):
         """The coursework's one-shot mode: the CPU part runs, the GPU part is one error;
         with -g (no GPU) it succeeds."""
-        p = subprocess.run([QUADX, "-n", "10", "-m", "10", "-t"], capture_output=True,
-                           text=True, timeout=120, cwd=ROOT)
+        p = qxtest.run(["-n", "10", "-m", "10", "-t"])
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("on the cpu took", p.stdout)
         self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
         self.assertRegex(p.stderr, r"^quadx: .*(GPU|CUDA)")
-        p = subprocess.run([QUADX, "-n", "10", "-m", "10", "-t", "-g"], capture_output=True,
-                           text=True, timeout=120, cwd=ROOT)
+        p = qxtest.run(["-n", "10", "-m", "10", "-t", "-g"])
         self.assertEqual((p.returncode, p.stderr), (0, ""))
         self.assertIn("on the cpu took", p.stdout)
 

@@ -3,47 +3,25 @@
 commands, parameter names, enumerated values and help's topics and variants from the tables,
 a sweep prints its progress, and history is saved to $QUADX_HISTFILE only when interactive. Run from the repository root; skipped without tmux."""
 import os
-import shutil
-import subprocess
-import tempfile
-import time
+import re
 import unittest
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+import qxtest
 
 
-def tmux(*args):
-    """Runs one tmux command on the test's own server socket and returns its stdout."""
-    return subprocess.run(["tmux", "-L", "quadx-repl-test", *args], capture_output=True,
-                          text=True, timeout=10).stdout
+class ReplTest(qxtest.TmuxTestCase):
+    TMUX_NAME = "repl-test"
 
-
-@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
-class ReplTest(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.hist = os.path.join(self.tmp, "history")
-        tmux("kill-server")
-        tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "30",
-             f"env QUADX_HISTFILE={self.hist} TERM=xterm {QUADX}; sleep 30")
+        super().setUp()
+        self.start_quadx()
 
-    def tearDown(self):
-        tmux("kill-server")
-        shutil.rmtree(self.tmp)
-
-    def screen(self, want, timeout=5.0):
+    def screen(self, want, timeout=20.0):
         """Waits until the pane shows `want`; returns the pane text (fails if it never does)."""
-        end = time.time() + timeout
-        while time.time() < end:
-            text = tmux("capture-pane", "-p", "-t", "t")
-            if want.rstrip() in text:
-                return text
-            time.sleep(0.05)
-        self.fail(f"pane never showed {want!r}:\n{text}")
+        return self.tmux.screen(want, timeout)
 
     def keys(self, *keys):
-        tmux("send-keys", "-t", "t", *keys)
+        self.tmux.keys(*keys)
 
     def test_prompt_completion_history(self):
         """Prompt, Tab completion from the tables, and the history file written at quit."""
@@ -61,9 +39,7 @@ class ReplTest(unittest.TestCase):
         self.screen("coursework")
         self.screen("variant          coursework")  # the show params row, not the typed line
         self.keys("quit", "Enter")
-        end = time.time() + 5
-        while time.time() < end and not os.path.exists(self.hist):
-            time.sleep(0.05)
+        self.tmux.wait_exit(self.quadx)
         with open(self.hist) as f:
             lines = [l.strip() for l in f.read().splitlines()]
         self.assertIn("set precision double", lines)
@@ -99,7 +75,7 @@ class ReplTest(unittest.TestCase):
         self.keys("set n 3")
         self.screen("> set n 3")
         self.keys("C-c")
-        time.sleep(0.2)
+        self.screen(re.compile(r"(?m)^quadx expint/float> set n 3.*\nquadx expint/float>\s*$"))
         self.keys("show params", "Enter")
         text = self.screen("threads")
         self.assertNotIn("has no value", text)
@@ -108,8 +84,7 @@ class ReplTest(unittest.TestCase):
 
     def test_scripts_keep_no_history(self):
         """A script on stdin writes no history file."""
-        subprocess.run([QUADX], input="show params\n", text=True, capture_output=True,
-                       env={**os.environ, "QUADX_HISTFILE": self.hist + ".script"}, timeout=10)
+        qxtest.script("show params\n", env={"QUADX_HISTFILE": self.hist + ".script"})
         self.assertFalse(os.path.exists(self.hist + ".script"))
 
 

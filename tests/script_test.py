@@ -16,13 +16,12 @@ import math
 import os
 import re
 import struct
-import subprocess
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
-FIXTURES = os.path.join("tests", "script")  # relative to ROOT
-TIMEOUT = 120  # seconds, for every subprocess
+import qxtest
+from qxtest import QUADX
+
+FIXTURES = os.path.join("tests", "script")  # relative to the repository root
 
 # E_3(1.5) from mpmath (40 digits: 0.05673949017035427615632788970962...).
 E3_15 = 0.056739490170354276
@@ -52,8 +51,7 @@ class Result:
 
 def quadx(*args, stdin=""):
     """Runs ./quadx with args, feeding stdin (a pipe, so never a terminal)."""
-    proc = subprocess.run([QUADX, *args], input=stdin, capture_output=True, text=True,
-                          timeout=TIMEOUT, cwd=ROOT)
+    proc = qxtest.script(stdin, *args)
     return Result(proc)
 
 
