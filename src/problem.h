@@ -82,10 +82,14 @@ struct problem {
 	/* Optional, GPU builds: fills o with the registers, resident blocks per SM, theoretical
 	 * occupancy and suggested block size of the kernel that rq would launch; 0 or -1. */
 	int (*occupancy)(const struct run_request *rq, struct gpu_occupancy *o, struct qx_err *e);
-	/* Evaluates one instance given the eval args; NULL run_gpu means no GPU evaluation. */
+	/* Evaluates one instance given the eval args (each representable in prec); returns 0, 1
+	 * when backend b has no evaluation (NULL run_gpu), QX_EVAL_UNREPRESENTABLE with e saying
+	 * why when the result overflows or underflows prec, or -1 with e filled. */
 	int (*eval)(const double *args, const struct param_value *p, enum qx_backend b,
 	            enum qx_precision prec, struct eval_result *out, struct qx_err *e);
 };
+
+#define QX_EVAL_UNREPRESENTABLE 2
 
 /* All problems, NULL-terminated; the first is the one a session starts with. */
 extern const struct problem *const qx_problems[];

@@ -106,7 +106,11 @@ const char *const *repl_candidates(struct shell *sh, int word, char **argv, cons
 				n = add_problems(buf, n, cap);
 				for (int i = 0; help_topics[i] && n < cap; i++)
 					buf[n++] = help_topics[i];
+				for (int k = 0; k < S_COUNT && n < cap; k++)
+					buf[n++] = settings_defs[k].name;
 				n = add_variants(buf, n, cap);
+			} else if (word == 2 && strcmp(argv[1], "variant") == 0) {
+				n = add_variants(buf, 0, cap);
 			}
 			break;
 		case ARG_NONE:

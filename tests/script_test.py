@@ -568,8 +568,12 @@ class JsonTest(QuadxTestCase):
                 self.assertEqual(o["problem"], "expint")
                 self.assertEqual(o["args"], [3, 1.5])
                 self.assertIsInstance(o["value"], float)
-        if no_gpu():
-            self.assertEqual(len(objs), 2, "no GPU: exactly the two cpu objects")
+        if no_gpu():  # the two cpu objects, and the gpu's two saying why they have no value
+            self.assertEqual(len(objs), 4, objs)
+            for o in objs[2:]:
+                self.assertEqual((o["backend"], o["value"], o["status"]),
+                                 ("gpu", None, "unavailable"), o)
+                self.assertIn("no usable GPU", o["note"])
         self.assertLess(rel(cpu["float"]["value"], E3_15), 1e-6)
 
     def test_eval_double_accuracy(self):
@@ -834,7 +838,8 @@ class NumbersTest(QuadxTestCase):
         self.assertLess(rel(vals[((0, 2), "float")], math.exp(-2) / 2), 1e-6)
 
     def test_eval_never_prints_inf_or_nan(self):
-        """Evals whose float result overflows give finite values or a clear error, never inf/NaN."""
+        """Evals whose float result overflows give finite values or a clear error, never inf/NaN:
+        a row without a value says why (its status and note)."""
         for cmd in ("eval 0 1e-40", "eval 1 1e-300", "eval 0 1e-300"):
             with self.subTest(cmd=cmd):
                 res = quadx("-e", cmd)
@@ -843,7 +848,9 @@ class NumbersTest(QuadxTestCase):
                     self.assertEqual(len(res.err_lines), 1, res)
                 res = quadx("--json", "-e", cmd)
                 for o in json_lines(res):
-                    self.assertIsNotNone(o.get("value"), "null value printed: %r" % o)
+                    if o.get("value") is None:
+                        self.assertIn(o.get("status"), ("not representable", "unavailable"), o)
+                        self.assertTrue(o.get("note"), o)
 
     def test_non_convergence_reported(self):
         """Non-convergence within iters is one clear error, never a silent result."""
@@ -965,6 +972,19 @@ def help_topics():
     return commands, problems, others
 
 
+def setting_names():
+    """The settings: the names that `set` takes for every problem, after its parameters."""
+    lists = []
+    for problem in help_topics()[1]:
+        err = quadx("-e", "use %s; set nosuch 1" % problem).err
+        lists.append(re.search(r"names are (.*)$", err, re.M).group(1).split(", "))
+    settings = []
+    while all(len(l) > len(settings) for l in lists) and \
+            len({l[-1 - len(settings)] for l in lists}) == 1:
+        settings.insert(0, lists[0][-1 - len(settings)])
+    return settings
+
+
 class HelpTest(QuadxTestCase):
     """`help` lists the command table; `help TOPIC` shows a page (pages live in help/)."""
 
@@ -1006,17 +1026,29 @@ class HelpTest(QuadxTestCase):
         return re.findall(r"^  (\S+)\s+(?:cpu\+gpu|cpu|gpu)\s*\n      (.+)$", res.out, re.M)
 
     def test_help_variant(self):
-        """`help VARIANT` works for every variant of every problem, from any current problem:
-        the variant's line of its problem's table and its paragraph of the problem's page."""
+        """`help variant VARIANT`, and `help VARIANT` where VARIANT is no setting, work for
+        every variant of every problem, from any current problem: the variant's line of its
+        problem's table and its paragraph of the problem's page. A variant named like a
+        setting (block, streams): `help NAME` is the setting's, naming `help variant NAME`."""
+        settings = setting_names()
         for problem in help_topics()[1]:
             names = self.variants(problem)
             self.assertTrue(names, problem)
             for name, first_line in names:
                 with self.subTest(problem=problem, variant=name):
+                    head = "%s - variant of %s (" % (name, problem)
+                    res = quadx("-e", "use expint; help variant " + name)
+                    self.assertOk(res)
+                    self.assertTrue(res.out.startswith(head), res.out[:200])
+                    self.assertIn(first_line.strip(), res.out)
                     res = quadx("-e", "use expint; help " + name)
                     self.assertOk(res)
-                    head = "%s - variant of %s (" % (name, problem)
                     out = res.out
+                    if name in settings:
+                        self.assertTrue(out.startswith(name + " - a setting"), out[:200])
+                        self.assertIn("help variant %s (the variant of %s)" % (name, problem),
+                                      out)
+                        continue
                     if name in help_topics()[2]:
                         # a topic of its own (coursework): the topic's page, then the variant's
                         self.assertTrue(out.startswith(name + " - "), out[:200])

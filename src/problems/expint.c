@@ -218,9 +218,6 @@ static int expint_eval(const double *args, const struct param_value *p, enum qx_
 	int status;
 	if (n < 0 || x < 0 || (x == 0 && n <= 1))
 		return expint_status_error(EXPINT_DOMAIN, n, x, iters, e);
-	if (prec == QX_FLOAT && (x > FLT_MAX || (x > 0 && (float)x == 0)))
-		return qx_fail(e, "x = %.17g is outside the range of float (%g .. %g)", x,
-		               FLT_TRUE_MIN, FLT_MAX);
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
 		if (expint_gpu_eval(n, x, iters, prec, EXPINT_ALGO_FAST, &out->value, e))
@@ -238,9 +235,13 @@ static int expint_eval(const double *args, const struct param_value *p, enum qx_
 	}
 	if (status != EXPINT_OK)
 		return expint_status_error(status, n, x, iters, e);
-	if (!isfinite(out->value))
-		return qx_fail(e, "E_%d(%.17g) overflows %s (largest %g)", n, x,
-		               qx_precision_name(prec), prec == QX_FLOAT ? FLT_MAX : DBL_MAX);
+	if (!isfinite(out->value) || out->value == 0) { /* E_n(x) > 0 for x > 0 */
+		qx_fail(e, "E_%d(%.17g) %s %s (%s %g)", n, x, out->value ? "overflows" : "underflows",
+		        qx_precision_name(prec), out->value ? "largest" : "smallest",
+		        out->value ? (prec == QX_FLOAT ? FLT_MAX : DBL_MAX)
+		                   : (prec == QX_FLOAT ? FLT_TRUE_MIN : DBL_TRUE_MIN));
+		return QX_EVAL_UNREPRESENTABLE;
+	}
 	return 0;
 }
 
