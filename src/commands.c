@@ -213,7 +213,7 @@ static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 }
 
 /* plot FILE.png|FILE.svg: draws the last sweep. */
-static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
+static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	(void)argc;
 	if (!sh->s.sweep)
@@ -239,6 +239,12 @@ static int eval_args_representable(const struct problem *p, const double *args,
 			return 0;
 		}
 	return 1;
+}
+
+/* plot: plot_print, whose words (gnuplot missing) are one object in format json. */
+static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	return notes_text(sh, "plot", argv[1], plot_print, argc, argv, e);
 }
 
 /* eval ARGS...: one instance on every backend and precision there is; a precision that cannot

@@ -51,7 +51,7 @@ int notes_text(struct shell *sh, const char *kind, const char *topic,
 		free(text);
 		return qx_fail(e, "%s: out of memory", kind);
 	}
-	if (rc == 0) {
+	if (rc == 0 && len) {
 		cJSON *obj = cJSON_CreateObject();
 		cJSON_AddStringToObject(obj, "type", kind);
 		cJSON_AddStringToObject(obj, "topic", topic);

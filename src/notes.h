@@ -12,8 +12,9 @@
  * "line":N[,"file":FILE]} on the session's output. */
 void notes_error(struct session *s, const char *file, long line, const char *msg);
 
-/* A command that prints text (help): runs print(sh, argc, argv, e); in format json its text
- * is caught and printed as one {"type":kind,"topic":topic,"text":TEXT} object instead.
+/* A command that prints text (help, plot): runs print(sh, argc, argv, e); in format json its
+ * text, when there is any, is caught and printed as one {"type":kind,"topic":topic,
+ * "text":TEXT} object instead.
  * Returns what print returns (-1 with e filled also when the text cannot be caught). */
 int notes_text(struct shell *sh, const char *kind, const char *topic,
                int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e),

@@ -147,6 +147,11 @@ static void test_completion(void **state)
 	const char *const *topics = repl_candidates(&sh, 1, argv, buf, 128);
 	assert_true(has(topics, "sweep") && has(topics, "longman") && has(topics, "variants"));
 	assert_true(has(topics, "shared") && has(topics, "streams") && has(topics, "qawf"));
+	assert_true(has(topics, "threads") && has(topics, "block")); /* settings */
+	argv[1] = "variant"; /* help variant NAME: the variants */
+	assert_true(has(repl_candidates(&sh, 2, argv, buf, 128), "packed"));
+	assert_false(has(repl_candidates(&sh, 2, argv, buf, 128), "threads"));
+	topics = repl_candidates(&sh, 1, argv, buf, 128);
 	size_t coursework = 0;
 	for (size_t i = 0; topics[i]; i++)
 		coursework += strcmp(topics[i], "coursework") == 0;
