@@ -4,6 +4,7 @@ on the CPU-only ASan build): every GPU command fails with one clear line, every 
 still works. Run from the repository root; QUADX names the binary (default ./quadx)."""
 
 import json
+import os
 import unittest
 
 import qxtest
@@ -71,6 +72,21 @@ class NoGpuTest(unittest.TestCase):
         p = qxtest.run(["-n", "10", "-m", "10", "-t", "-g"])
         self.assertEqual((p.returncode, p.stderr), (0, ""))
         self.assertIn("on the cpu took", p.stdout)
+
+    def test_no_driver_is_named(self):
+        """Without an NVIDIA driver (no /dev/nvidia*, no WSL /dev/dxg) a GPU build says so,
+        not CUDA's "driver version is insufficient", which sent users to upgrade a driver they
+        do not have; with a driver (a GPU hidden by CUDA_VISIBLE_DEVICES) it says nothing of
+        the kind."""
+        if "CPU-only build" in self.reason:
+            self.skipTest("a CPU-only build: no CUDA runtime to ask")
+        driver = any(n.startswith("nvidia") or n == "dxg" for n in os.listdir("/dev"))
+        for text in (self.reason, quadx("run gpu")[2]):
+            if driver:
+                self.assertNotIn("no NVIDIA driver found", text)
+            else:
+                self.assertIn("no NVIDIA driver found", text)
+                self.assertNotIn("insufficient", text)
 
     def test_eval_prints_cpu_values_and_says_why_not_gpu(self):
         for prob, args in (("expint", "3 1.5"), ("longman", "0.7 2.5")):
