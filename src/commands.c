@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../cuda/quadx_cuda.h"
+#include "cmdhistory.h"
 #include "export.h"
 #include "fault.h"
 #include "helptext.h"
@@ -619,6 +620,8 @@ const struct cmd_entry cmd_table[] = {
     {"source", "source FILE", "run the commands in FILE", 1, 1, ARG_FILE, NULL, cmd_source},
     {"dashboard", "dashboard", "open the full-screen dashboard (F10 leaves)", 0, 0, ARG_NONE, NULL,
      cmd_dashboard},
+    {"history", "history [N]", "list the last N lines typed at the prompt (default 20)", 0, 1,
+     ARG_NONE, NULL, cmd_history},
     {"quit", "quit", "leave quadx", 0, 0, ARG_NONE, NULL, cmd_quit},
     {NULL, NULL, NULL, 0, 0, ARG_NONE, NULL, NULL},
 };

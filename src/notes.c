@@ -7,8 +7,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "output.h"
+
+static int use_pager;
+
+/* Turns paging of long texts on or off. */
+void notes_use_pager(int on)
+{
+	use_pager = on;
+}
+
+/* Returns the pager command: $PAGER, or less when it is on the PATH, or NULL. */
+static const char *pager_command(void)
+{
+	const char *env = getenv("PAGER"), *path = getenv("PATH");
+	char dir[4096];
+	if (env)
+		return *env ? env : NULL;
+	for (const char *p = path; p && *p;) {
+		const size_t n = strcspn(p, ":");
+		snprintf(dir, sizeof dir, "%.*s/less", (int)n, p);
+		if (access(dir, X_OK) == 0)
+			return "less -FRX";
+		p += n + (p[n] == ':');
+	}
+	return NULL;
+}
+
+/* Writes text to out, through the pager when paging is on, out is a terminal's stdout and
+ * text has more lines than the terminal; a pager that cannot start leaves it to out. */
+static void page_text(FILE *out, const char *text)
+{
+	struct winsize ws;
+	const char *pager = use_pager && out == stdout && isatty(STDOUT_FILENO) ? pager_command()
+	                                                                        : NULL;
+	FILE *p;
+	int lines = 0;
+	for (const char *c = text; *c; c++)
+		lines += *c == '\n';
+	if (pager && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && lines >= ws.ws_row &&
+	    (p = popen(pager, "w")) != NULL) {
+		fflush(out);
+		fputs(text, p);
+		if (pclose(p) == 0)
+			return;
+	}
+	fputs(text, out);
+}
 
 /* Reports a script's error on stderr and, in format json, on the session's output. */
 void notes_error(struct session *s, const char *file, long line, const char *msg)
@@ -39,7 +87,7 @@ int notes_text(struct shell *sh, const char *kind, const char *topic,
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
-	if (sh->s.format != FORMAT_JSON)
+	if (sh->s.format != FORMAT_JSON && !(use_pager && out == stdout))
 		return print(sh, argc, argv, e);
 	mem = open_memstream(&text, &len);
 	if (!mem)
@@ -51,7 +99,9 @@ int notes_text(struct shell *sh, const char *kind, const char *topic,
 		free(text);
 		return qx_fail(e, "%s: out of memory", kind);
 	}
-	if (rc == 0 && len) {
+	if (rc == 0 && sh->s.format != FORMAT_JSON) {
+		page_text(out, text);
+	} else if (rc == 0 && len) {
 		cJSON *obj = cJSON_CreateObject();
 		cJSON_AddStringToObject(obj, "type", kind);
 		cJSON_AddStringToObject(obj, "topic", topic);

@@ -20,6 +20,11 @@ int notes_text(struct shell *sh, const char *kind, const char *topic,
                int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e),
                int argc, char **argv, struct qx_err *e);
 
+/* Whether notes_text sends text longer than the terminal through the pager ($PAGER, else
+ * `less -FRX` when there is one) while the session prints to stdout on a terminal: on at the
+ * interactive prompt. */
+void notes_use_pager(int on);
+
 /* Prints the row of `eval` for backend b and precision prec (prec < 0: the whole backend)
  * whose value is missing: status says why in a word ("unavailable", "not representable"),
  * why in a sentence. Text: `P(ARGS)  BACKEND PREC  STATUS: WHY`, or `P  gpu: none (WHY)` for

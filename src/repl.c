@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmdhistory.h"
 #include "fault.h"
+#include "notes.h"
 
 #define MAX_CANDIDATES 128
 
@@ -239,18 +241,25 @@ void repl_init(struct shell *sh)
 	rl_readline_name = "quadx";
 	rl_attempted_completion_function = completion_hook;
 	rl_signal_event_hook = repl_on_signal;
-	stifle_history(2000);
+	stifle_history(QX_HISTORY_LINES);
 }
 
-/* The interactive loop. */
+/* The interactive loop: a one-line banner, then a line at a time; each line typed (in the
+ * dashboard too) is appended to the history file as soon as it has run, and long help pages go
+ * through the pager. */
 int repl_run(struct shell *sh)
 {
 	char hist[PATH_MAX], prompt[128];
-	const int have_hist = repl_history_path(hist, sizeof hist) == 0;
+	struct qx_err herr;
+	int have_hist = repl_history_path(hist, sizeof hist) == 0;
 	int failed = 0;
 	repl_init(sh);
-	if (have_hist)
-		read_history(hist);
+	if (have_hist && history_open(hist, &herr)) {
+		fprintf(stderr, "quadx: %s\n", herr.msg);
+		have_hist = 0;
+	}
+	notes_use_pager(1);
+	printf("quadx: type help for the commands; Tab completes; quit or Ctrl-D leaves\n");
 	while (!sh->quit) {
 		struct qx_err e = {""};
 		char *line;
@@ -267,8 +276,9 @@ int repl_run(struct shell *sh)
 			failed++;
 		}
 		free(line);
+		if (have_hist && history_append(hist, &herr))
+			fprintf(stderr, "quadx: %s\n", herr.msg);
 	}
-	if (have_hist)
-		repl_history_save(hist);
+	notes_use_pager(0);
 	return failed;
 }

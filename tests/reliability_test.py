@@ -548,8 +548,9 @@ class InteractiveCancelTest(qxtest.TmuxTestCase):
 
 
 class HistoryTest(qxtest.TmuxTestCase):
-    """The interactive prompt saves its history through a temporary file and a rename: a
-    failed write (QUADX_FAULT=write) leaves the old file as it was."""
+    """The interactive prompt appends each line to its history file as it runs: a failed
+    append (QUADX_FAULT=write) is reported, leaves the old lines as they were and the next
+    line is appended."""
     TMUX_NAME = "rely-test"
 
     def session(self, fault):
@@ -567,8 +568,9 @@ class HistoryTest(qxtest.TmuxTestCase):
     @unittest.skipUnless(FAULTS, "not a test build: QUADX_FAULT is compiled out")
     def test_failed_write_keeps_the_old_history(self):
         text, err, files = self.session("write")
-        self.assertEqual(text, "set n 123\n")
-        self.assertRegex(err, r"could not save history to .*history: .*old file is unchanged")
+        self.assertEqual(text, "set n 123\nquit\n")  # show params failed, quit was appended
+        self.assertRegex(err, r"could not append to the history file .*history: .*kept for "
+                         r"this session")
         self.assertEqual(files, ["history", "stderr"])  # no temporary left behind
 
     def test_history_saved_without_fault(self):

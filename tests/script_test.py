@@ -28,7 +28,7 @@ E3_15 = 0.056739490170354276
 
 # The command table of the spec (issue 2, "The command loop").
 SPEC_COMMANDS = ["use", "set", "show", "run", "sweep", "export", "plot", "eval", "errors", "format",
-                 "help", "source", "dashboard", "quit"]
+                 "help", "source", "dashboard", "history", "quit"]
 
 ERROR_RE = re.compile(r"^quadx: line (\d+): (.+)$")
 INT_RANGE = r"-?\d+\s*\.\.\s*\d+"  # 1..1000000
