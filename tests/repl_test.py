@@ -4,6 +4,7 @@ commands, parameter names, enumerated values and help's topics and variants from
 a sweep prints its progress, and history is saved to $QUADX_HISTFILE only when interactive. Run from the repository root; skipped without tmux."""
 import os
 import re
+import signal
 import unittest
 
 import qxtest
@@ -81,6 +82,54 @@ class ReplTest(qxtest.TmuxTestCase):
         self.assertNotIn("has no value", text)
         self.assertNotIn("set n 3show", text)
         self.assertRegex(text, r"(?m)^quadx expint/float> set n 3(\^C)?\s*$")
+
+    def test_banner_then_prompt(self):
+        """An interactive start says in one line how to begin, as sqlite3 and python do."""
+        text = self.screen("quadx expint/float> ")
+        lines = text.splitlines()
+        self.assertEqual(lines[0], "quadx: type help for the commands; Tab completes; quit or "
+                                   "Ctrl-D leaves")
+        self.assertEqual(lines[1].rstrip(), "quadx expint/float>")
+
+    def test_history_survives_a_hangup(self):
+        """Each line is in the history file once it has run: SIGHUP (a closed terminal) at the
+        prompt loses none (before, the file was written only at exit, and SIGHUP never got
+        there)."""
+        self.screen("quadx expint/float> ")
+        self.keys("set n 7", "Enter", "show params", "Enter")
+        self.screen("threshold")
+        self.screen(re.compile(r"(?m)^quadx expint/float>\s*\Z"))
+        os.kill(self.quadx, signal.SIGHUP)
+        self.tmux.wait_exit(self.quadx)
+        with open(self.hist) as f:
+            self.assertEqual(f.read().splitlines(), ["set n 7", "show params"])
+
+    def test_history_command(self):
+        """`history` lists the lines typed, numbered, the last N with an argument."""
+        self.screen("quadx expint/float> ")
+        self.keys("set n 7", "Enter", "show params", "Enter", "history", "Enter")
+        self.screen(re.compile(r"(?m)^ +1  set n 7\n +2  show params\n +3  history$"))
+        self.keys("history 1", "Enter")
+        self.screen(re.compile(r"(?m)^ +4  history 1$"))
+        text = self.screen(re.compile(r"history 1\n +4  history 1\n")).string
+        self.assertNotRegex(text, r"history 1\n +3  history")
+
+    def test_long_help_goes_through_the_pager(self):
+        """At the prompt a help page longer than the terminal goes through $PAGER; a short
+        one is printed as it is."""
+        paged = os.path.join(self.tmp, "paged")
+        self.tmux.close()
+        self.start_quadx(env=f"PAGER='tee {paged}'", rows=30)
+        self.screen("quadx expint/float> ")
+        self.keys("help history", "Enter")
+        self.screen("history - list the lines typed")
+        self.screen(re.compile(r"help quit\n+quadx expint/float>"))
+        self.assertFalse(os.path.exists(paged))
+        self.keys("help settings", "Enter")  # longer than 30 rows
+        qxtest.poll(lambda: os.path.exists(paged) and "help run" in open(paged).read(),
+                    "the page in the pager")
+        with open(paged) as f:
+            self.assertTrue(f.read().startswith("settings - the session settings"))
 
     def test_scripts_keep_no_history(self):
         """A script on stdin writes no history file."""
