@@ -16,8 +16,8 @@ static int written_to;
 /* Prints the last N entries of the list with their numbers. */
 int cmd_history(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	static const struct param_def n_def = {
-	    "N", PARAM_INT, 1, QX_HISTORY_LINES, 0, 20, 0, NULL, ""};
+	static const struct param_def n_def = {"N", PARAM_INT, 1, QX_HISTORY_LINES, 0, 20,
+	                                       0,   NULL,      ""};
 	struct param_value n = param_default(&n_def);
 	if (argc > 1 && param_parse(&n_def, argv[1], &n, e))
 		return -1;
@@ -59,7 +59,9 @@ int history_append(const char *path, struct qx_err *e)
 		err = history_truncate_file(path, QX_HISTORY_LINES);
 	written_to = history_base + history_length;
 	if (err)
-		return qx_fail(e, "could not append to the history file %s: %s (the lines are kept "
-		                  "for this session)", path, strerror(err));
+		return qx_fail(e,
+		               "could not append to the history file %s: %s (the lines are kept "
+		               "for this session)",
+		               path, strerror(err));
 	return 0;
 }

@@ -235,8 +235,8 @@ static int eval_args_representable(const struct problem *p, const double *args,
 	for (size_t i = 0; i < p->neval_args; i++)
 		if (!notes_representable(prec, args[i])) {
 			qx_fail(e, "%s = %.17g is outside the range of %s (%g .. %g)",
-			        p->eval_args[i].name, args[i], qx_precision_name(prec), FLT_TRUE_MIN,
-			        FLT_MAX);
+			        p->eval_args[i].name, args[i], qx_precision_name(prec),
+			        FLT_TRUE_MIN, FLT_MAX);
 			return 0;
 		}
 	return 1;
@@ -288,8 +288,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			if (rc < 0)
 				return -1;
 			if (rc == QX_EVAL_UNREPRESENTABLE)
-				notes_eval_missing(s, p, args, p->neval_args, (enum qx_backend)b, prec,
-				                   "not representable", e->msg);
+				notes_eval_missing(s, p, args, p->neval_args, (enum qx_backend)b,
+				                   prec, "not representable", e->msg);
 			if (rc == 0)
 				output_eval(s, p, args, p->neval_args, (enum qx_backend)b,
 				            (enum qx_precision)prec, &r);
@@ -442,17 +442,21 @@ static int help_setting(struct shell *sh, const char *name, struct qx_err *e)
 		return 1;
 	path = help_page_path("settings");
 	if (!path)
-		return qx_fail(e, "help %s: the settings page is missing (help/settings.txt)", name);
+		return qx_fail(e, "help %s: the settings page is missing (help/settings.txt)",
+		               name);
 	page = read_text(path, e);
 	free(path);
 	if (!page)
 		return -1;
 	entry = help_setting_entry(page, name, &len);
 	if (entry) {
-		fprintf(sh->s.out, "%s - a setting (from help settings)\n\n%.*s\nUSAGE\n    set %s "
-		        "VALUE\n\nSEE ALSO\n    help settings, help set", name, (int)len, entry, name);
+		fprintf(sh->s.out,
+		        "%s - a setting (from help settings)\n\n%.*s\nUSAGE\n    set %s "
+		        "VALUE\n\nSEE ALSO\n    help settings, help set",
+		        name, (int)len, entry, name);
 		if (variant_find(&sh->s, name, &owner))
-			fprintf(sh->s.out, ", help variant %s (the variant of %s)", name, owner->name);
+			fprintf(sh->s.out, ", help variant %s (the variant of %s)", name,
+			        owner->name);
 		fputc('\n', sh->s.out);
 	}
 	free(page);
@@ -506,12 +510,15 @@ static int help_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	topic = argv[1];
 	if (argc == 3) {
 		if (strcmp(topic, "variant") != 0)
-			return qx_fail(e, "help takes one topic, or `variant NAME` (usage: help [TOPIC] "
-			                  "| help variant NAME)");
+			return qx_fail(
+			    e, "help takes one topic, or `variant NAME` (usage: help [TOPIC] "
+			       "| help variant NAME)");
 		rc = help_variant(sh, argv[2], e);
 		return rc <= 0 ? rc
-		               : qx_fail(e, "help variant: no variant '%.64s' (help variants lists "
-		                            "them)", argv[2]);
+		               : qx_fail(e,
+		                         "help variant: no variant '%.64s' (help variants lists "
+		                         "them)",
+		                         argv[2]);
 	}
 	if (strcmp(topic, "variants") == 0) {
 		help_variants(&sh->s);

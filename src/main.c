@@ -135,7 +135,8 @@ static int options_conflict(const struct coursework_opts *cw, int nsrc, int json
 	else if (cw->used && tui)
 		what = "--tui does not go with the coursework flags: set n and m in the dashboard";
 	else if (tui && nsrc)
-		what = "--tui takes no -e or -f: run the script with `source FILE` in the dashboard";
+		what =
+		    "--tui takes no -e or -f: run the script with `source FILE` in the dashboard";
 	if (what)
 		fprintf(stderr, "quadx: %s\n", what);
 	return what != NULL;

@@ -42,8 +42,8 @@ static const char *pager_command(void)
 static void page_text(FILE *out, const char *text)
 {
 	struct winsize ws;
-	const char *pager = use_pager && out == stdout && isatty(STDOUT_FILENO) ? pager_command()
-	                                                                        : NULL;
+	const char *pager =
+	    use_pager && out == stdout && isatty(STDOUT_FILENO) ? pager_command() : NULL;
 	FILE *p;
 	int lines = 0;
 	for (const char *c = text; *c; c++)
@@ -80,8 +80,8 @@ void notes_error(struct session *s, const char *file, long line, const char *msg
 
 /* Runs print; in format json catches its text and prints it as one object. */
 int notes_text(struct shell *sh, const char *kind, const char *topic,
-               int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e),
-               int argc, char **argv, struct qx_err *e)
+               int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e), int argc,
+               char **argv, struct qx_err *e)
 {
 	FILE *out = sh->s.out, *mem;
 	char *text = NULL;
@@ -142,15 +142,8 @@ void notes_eval_missing(struct session *s, const struct problem *p, const double
 		return;
 	}
 	if (s->format == FORMAT_JSON) {
-		cJSON *obj = cJSON_CreateObject(), *arr;
-		cJSON_AddStringToObject(obj, "type", "eval");
-		cJSON_AddStringToObject(obj, "problem", p->name);
-		arr = cJSON_AddArrayToObject(obj, "args");
-		for (size_t i = 0; i < nargs; i++)
-			cJSON_AddItemToArray(arr, cJSON_CreateNumber(args[i]));
-		cJSON_AddStringToObject(obj, "backend", qx_backend_name(b));
-		cJSON_AddStringToObject(obj, "precision", precision);
-		cJSON_AddNullToObject(obj, "value");
+		const struct eval_result none = {NAN, 0, {{NULL, 0}}}; /* value null */
+		cJSON *obj = output_eval_json(p, args, nargs, b, (enum qx_precision)prec, &none);
 		cJSON_AddStringToObject(obj, "status", status);
 		cJSON_AddStringToObject(obj, "note", why);
 		output_print_json(s, obj);

@@ -17,8 +17,8 @@ void notes_error(struct session *s, const char *file, long line, const char *msg
  * "text":TEXT} object instead.
  * Returns what print returns (-1 with e filled also when the text cannot be caught). */
 int notes_text(struct shell *sh, const char *kind, const char *topic,
-               int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e),
-               int argc, char **argv, struct qx_err *e);
+               int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e), int argc,
+               char **argv, struct qx_err *e);
 
 /* Whether notes_text sends text longer than the terminal through the pager ($PAGER, else
  * `less -FRX` when there is one) while the session prints to stdout on a terminal: on at the

@@ -308,24 +308,31 @@ void output_samples(struct session *s, const struct run_result *r)
 	fflush(s->out);
 }
 
+/* The object of one evaluation result. */
+cJSON *output_eval_json(const struct problem *p, const double *args, size_t nargs,
+                        enum qx_backend b, enum qx_precision prec, const struct eval_result *v)
+{
+	cJSON *obj = cJSON_CreateObject(), *arr;
+	cJSON_AddStringToObject(obj, "type", "eval");
+	cJSON_AddStringToObject(obj, "problem", p->name);
+	arr = cJSON_AddArrayToObject(obj, "args");
+	for (size_t i = 0; i < nargs; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(args[i]));
+	cJSON_AddStringToObject(obj, "backend", qx_backend_name(b));
+	cJSON_AddStringToObject(obj, "precision", qx_precision_name(prec));
+	output_json_num(obj, "value", v->value);
+	for (size_t i = 0; i < v->nextra; i++)
+		output_json_num(obj, v->extra[i].name, v->extra[i].value);
+	return obj;
+}
+
 /* Prints one evaluation result. */
 void output_eval(struct session *s, const struct problem *p, const double *args, size_t nargs,
                  enum qx_backend b, enum qx_precision prec, const struct eval_result *v)
 {
 	char num[40];
 	if (s->format == FORMAT_JSON) {
-		cJSON *obj = cJSON_CreateObject(), *arr;
-		cJSON_AddStringToObject(obj, "type", "eval");
-		cJSON_AddStringToObject(obj, "problem", p->name);
-		arr = cJSON_AddArrayToObject(obj, "args");
-		for (size_t i = 0; i < nargs; i++)
-			cJSON_AddItemToArray(arr, cJSON_CreateNumber(args[i]));
-		cJSON_AddStringToObject(obj, "backend", qx_backend_name(b));
-		cJSON_AddStringToObject(obj, "precision", qx_precision_name(prec));
-		output_json_num(obj, "value", v->value);
-		for (size_t i = 0; i < v->nextra; i++)
-			output_json_num(obj, v->extra[i].name, v->extra[i].value);
-		output_print_json(s, obj);
+		output_print_json(s, output_eval_json(p, args, nargs, b, prec, v));
 	} else if (s->format == FORMAT_CSV) {
 		char header[512] = "type,problem,args,backend,precision,value", row[1024],
 		     a[256] = "";

@@ -38,6 +38,12 @@ void output_phase_spread_csv(char *header, size_t hlen, char *row, size_t rlen,
 /* Prints every timed sample of r (show last). */
 void output_samples(struct session *s, const struct run_result *r);
 
+/* The JSON object of one evaluation (cJSON; the caller deletes it); a value that is not
+ * finite is null. */
+struct cJSON *output_eval_json(const struct problem *p, const double *args, size_t nargs,
+                               enum qx_backend b, enum qx_precision prec,
+                               const struct eval_result *v);
+
 /* Prints one evaluation of problem p at args on backend b in precision prec. */
 void output_eval(struct session *s, const struct problem *p, const double *args, size_t nargs,
                  enum qx_backend b, enum qx_precision prec, const struct eval_result *v);

@@ -236,8 +236,9 @@ static int expint_eval(const double *args, const struct param_value *p, enum qx_
 	if (status != EXPINT_OK)
 		return expint_status_error(status, n, x, iters, e);
 	if (!isfinite(out->value) || out->value == 0) { /* E_n(x) > 0 for x > 0 */
-		qx_fail(e, "E_%d(%.17g) %s %s (%s %g)", n, x, out->value ? "overflows" : "underflows",
-		        qx_precision_name(prec), out->value ? "largest" : "smallest",
+		qx_fail(e, "E_%d(%.17g) %s %s (%s %g)", n, x,
+		        out->value ? "overflows" : "underflows", qx_precision_name(prec),
+		        out->value ? "largest" : "smallest",
 		        out->value ? (prec == QX_FLOAT ? FLT_MAX : DBL_MAX)
 		                   : (prec == QX_FLOAT ? FLT_TRUE_MIN : DBL_TRUE_MIN));
 		return QX_EVAL_UNREPRESENTABLE;

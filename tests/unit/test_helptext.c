@@ -125,7 +125,8 @@ static void test_every_setting_has_a_paragraph(void **state)
 	fclose(f);
 	for (int k = 0; k < S_COUNT; k++)
 		if (!help_setting_entry(text, settings_defs[k].name, &len))
-			fail_msg("help/settings.txt has no paragraph for %s", settings_defs[k].name);
+			fail_msg("help/settings.txt has no paragraph for %s",
+			         settings_defs[k].name);
 	free(text);
 }
 
