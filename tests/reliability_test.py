@@ -418,7 +418,13 @@ class HostileFileLinesTest(FileTest):
                 self.assertEqual(len(errs), 1, what)
                 self.assertRegex(errs[0], r"^quadx: line 4: .{10,}", what)
                 self.assertNotRegex(errs[0], r"[\x00-\x1f\x7f]", what)
-                params = out.splitlines()[-2:]  # `show params` before the line and after it
+                # `show params` before the line and after it, and between them (format json)
+                # the error as an object too
+                params = out.splitlines()[-3:]
+                self.assertEqual(json.loads(params[1]),
+                                 {"type": "error", "line": 4, "error": errs[0].split(": ", 2)[2]},
+                                 what)
+                del params[1]
                 self.assertEqual(len(set(params)), 1, what)
                 self.assertIn('"type":"params"', params[0], what)
                 self.assertEqual(tree(self.dir), before, what)
