@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 
 	gsl_set_error_handler_off();
 	session_init(&sh->s, stdout);
+	cmd_register_dashboard(tui_run);
 	coursework_defaults(&cw);
 	while ((opt = getopt_long(argc, argv, "a:b:n:m:i:cgtvdhf:e:", longopts, NULL)) != -1) {
 		switch (opt) {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #ifdef QX_HAVE_CUDA
-#include "../../cuda/quadx_cuda.h"
+#include "../../cuda/longman.h"
 #endif
 
 /* The smallest omega: the last zero, (N + 1.5) pi / omega, and the values, up to 1 / omega,
@@ -62,27 +62,27 @@ static const char *const method_names[] = {"euler", "direct", "auto", NULL};
 static const char *const math_names[] = {"fast", "precise", NULL};
 
 static const struct param_def longman_params_def[P_COUNT] = {
-	[P_M] = {"M", PARAM_INT, 1, 1e9, 0, 50000, 0, NULL, "number of integrals"},
+	[P_M] = {"M", PARAM_INT, 1, 1e9, 0, 50000, 0, NULL, "number of integrals", 0},
 	[P_N] = {"N", PARAM_INT, 2, LM_NMAX, 0, 16, 0, NULL,
-		 "half-cycle areas V_0..V_{N-1} after the first part"},
-	[P_G] = {"g", PARAM_INT, 1, LM_GMAX, 0, 10, 0, NULL, "Gauss-Legendre order per area"},
+		 "half-cycle areas V_0..V_{N-1} after the first part", 0},
+	[P_G] = {"g", PARAM_INT, 1, LM_GMAX, 0, 10, 0, NULL, "Gauss-Legendre order per area", 0},
 	[P_LAMBDA] = {"lambda", PARAM_RANGE, 0, 1e6, 0, 0.05, 0.5, NULL,
-		      "decay rates lambda, spread over the integrals"},
+		      "decay rates lambda, spread over the integrals", 0},
 	[P_OMEGA] = {"omega", PARAM_RANGE, LM_OMEGA_MIN, 1e6, 0, 5, 15, NULL,
-		     "frequencies omega, spread over the integrals"},
+		     "frequencies omega, spread over the integrals", 0},
 	[P_SPREAD] = {"spread", PARAM_ENUM, 0, 0, 0, LM_GRID, 0, spread_names,
-		      "grid: (lambda, omega) on a grid; random: uniform from seed"},
+		      "grid: (lambda, omega) on a grid; random: uniform from seed", 0},
 	[P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL,
-		    "seed of spread random"},
-	[P_A] = {"a", PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "lower limit of the integrals"},
+		    "seed of spread random", 0},
+	[P_A] = {"a", PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "lower limit of the integrals", 0},
 	[P_INTEGRAND] = {"integrand", PARAM_ENUM, 0, 0, 0, LM_COS, 0, integrand_names,
-			 "e^{-lambda x} times cos(omega x), sin(omega x) or J0(omega x)"},
+			 "e^{-lambda x} times cos(omega x), sin(omega x) or J0(omega x)", 0},
 	[P_METHOD] = {"method", PARAM_ENUM, 0, 0, 0, LM_AUTO, 0, method_names,
-		      "euler transform, direct partial sum, or auto (euler when q > 1/3)"},
+		      "euler transform, direct partial sum, or auto (euler when q > 1/3)", 0},
 	[P_MATH] = {"math", PARAM_ENUM, 0, 0, 0, LM_PRECISE, 0, math_names,
-		    "GPU float: fast intrinsics (__expf, __cosf) or precise functions"},
+		    "GPU float: fast intrinsics (__expf, __cosf) or precise functions", 0},
 	[P_LANES] = {"lanes", PARAM_INT, 0, 32, 0, 0, 0, NULL,
-		     "GPU packed: lanes per integral, 1 2 4 8 16 32, or 0 = chosen for M"},
+		     "GPU packed: lanes per integral, 1 2 4 8 16 32, or 0 = chosen for M", 0},
 };
 
 enum { V_PACKED, V_BLOCK, V_QAWF };
@@ -99,8 +99,8 @@ static const struct variant_def longman_variants[] = {
 };
 
 static const struct param_def longman_eval_args[] = {
-	{"LAMBDA", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "decay rate lambda >= 0"},
-	{"OMEGA", PARAM_REAL, LM_OMEGA_MIN, 1e6, 0, 0, 0, NULL, "frequency omega"},
+	{"LAMBDA", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "decay rate lambda >= 0", 0},
+	{"OMEGA", PARAM_REAL, LM_OMEGA_MIN, 1e6, 0, 0, 0, NULL, "frequency omega", 0},
 };
 
 /* Host tables for order g and N areas, cached across runs: Gauss-Legendre nodes and weights,
@@ -294,10 +294,13 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 }
 
 /* Fills the coordinates (lambda, omega, bound) of integral i; returns 3. */
-static int longman_point(const struct param_value *p, size_t i, const char **names, double *vals)
+static int longman_point(const struct param_value *p, size_t i, const char **names, double *vals,
+			 int cap)
 {
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
 	double mag;
+	if (cap < 3)
+		return 0;
 	names[0] = "lambda";
 	names[1] = "omega";
 	names[2] = "bound";
@@ -378,8 +381,9 @@ static int longman_qawf(const struct param_value *p, int threads, double *out, s
 
 /* run_cpu: every integral by Longman's method (precise math; `math fast` is GPU-only) on
  * `threads` threads in blocks, polling the cancel flag; or through GSL for variant qawf. */
-static int longman_run_cpu(const struct run_request *rq, void *out, struct qx_err *e)
+static int longman_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
+	void *out = o->values;
 	enum { BLOCK = 1024 };
 	const struct param_value *p = rq->params;
 	const long long m = (long long)p[P_M].num, nblocks = (m + BLOCK - 1) / BLOCK;
@@ -412,11 +416,13 @@ static int longman_run_cpu(const struct run_request *rq, void *out, struct qx_er
 }
 
 /* reference: the exact values, on `threads` threads. */
-static int longman_reference(const struct param_value *p, int threads, double *ref,
-			     struct qx_err *e)
+static int longman_reference(const struct param_value *p, int threads, const size_t *idx,
+			     size_t n, double *ref, struct qx_err *e)
 {
 	const long long m = (long long)p[P_M].num;
 	const int f = (int)p[P_INTEGRAND].num;
+	(void)idx;
+	(void)n;
 	(void)e;
 #pragma omp parallel for schedule(static) num_threads(threads)
 	for (long long k = 0; k < m; k++) {
@@ -436,17 +442,18 @@ static int longman_is_reference(enum qx_backend b, enum qx_precision prec, int v
 	return 0;
 }
 
-/* run_extras: the largest remainder estimate, how many integrals miss their estimate by more
+/* add_figures: the largest remainder estimate, how many integrals miss their estimate by more
  * than rounding (4 eps of the precision, times the conditioning 1 + omega x of f at the last
  * zero, times the size of the summed terms), and how many took euler and direct. The
  * estimates are recomputed in double on every core: for cos and sin from the first area
  * alone (longman_bound), about N times cheaper than the run itself. Variant qawf uses neither
- * Longman's areas nor his estimate: none (returns 0). */
-static size_t longman_run_extras(const struct run_request *rq, const void *vals,
-				 const double *ref, struct qx_extra *out)
+ * Longman's areas nor his estimate: none. */
+static void longman_add_figures(const struct run_request *rq, const double *ref,
+				struct run_output *o)
 {
+	const void *vals = o->values;
 	if (rq->variant == V_QAWF)
-		return 0;
+		return;
 	const struct param_value *p = rq->params;
 	const long long m = (long long)p[P_M].num;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
@@ -465,11 +472,10 @@ static size_t longman_run_extras(const struct run_request *rq, const void *vals,
 		over += !(fabs(v - ref[k]) <= bound + 4 * eps * cond * mag);
 		euler += longman_use_euler((int)p[P_METHOD].num, lam, om);
 	}
-	out[0] = (struct qx_extra){"bound_max", worst};
-	out[1] = (struct qx_extra){"over_bound", (double)over};
-	out[2] = (struct qx_extra){"euler", (double)euler};
-	out[3] = (struct qx_extra){"direct", (double)(m - euler)};
-	return 4;
+	run_output_figure(o, "bound_max", worst);
+	run_output_figure(o, "over_bound", (double)over);
+	run_output_figure(o, "euler", (double)euler);
+	run_output_figure(o, "direct", (double)(m - euler));
 }
 
 /* Host memory besides results and reference: the cached tables. */
@@ -531,11 +537,10 @@ static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_p
 }
 
 /* run_gpu: every integral on the GPU into out, with phase times. */
-static int longman_run_gpu(const struct run_request *rq, void *out, struct qx_phases *t,
-			   struct qx_err *e)
+static int longman_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	const struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
-	return longman_gpu_run(&job, out, t, e);
+	return longman_gpu_run(&job, o->values, &o->time, e);
 }
 
 /* Device bytes the GPU run allocates. */
@@ -572,7 +577,7 @@ static int longman_eval(const double *args, const struct param_value *p, enum qx
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
 		const struct longman_gpu_job job = longman_job(q, prec, V_PACKED, 256);
-		struct qx_phases t;
+		struct qx_timing t = {0};
 		double d = 0;
 		float f = 0;
 		if (longman_gpu_run(&job, prec == QX_DOUBLE ? (void *)&d : (void *)&f, &t, e))
@@ -585,18 +590,27 @@ static int longman_eval(const double *args, const struct param_value *p, enum qx
 		out->value = longman_one(q, tab, prec, args[0], args[1]);
 	}
 	const double exact = longman_exact((int)q[P_INTEGRAND].num, args[0], args[1], q[P_A].num);
-	out->nextra = 3;
-	out->extra[0] = (struct qx_extra){"exact", exact};
-	out->extra[1] = (struct qx_extra){"bound", longman_bound(q, tab, args[0], args[1], &mag)};
-	out->extra[2] = (struct qx_extra){"error", fabs(out->value - exact)};
+	out->nfigures = 3;
+	out->figure[0] = (struct qx_figure){"exact", exact};
+	out->figure[1] = (struct qx_figure){"bound", longman_bound(q, tab, args[0], args[1], &mag)};
+	out->figure[2] = (struct qx_figure){"error", fabs(out->value - exact)};
 	return 0;
 }
+
+int longman_bench(struct session *s, struct qx_err *e); /* longman_bench.c */
+
+/* The phases its GPU runs report (cuda/longman.cu), in order. */
+static const char *const longman_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
 
 const struct problem longman_problem = {
 	.name = "longman",
 	.summary = "improper oscillatory integrals by Longman's method (seed 001)",
+	.phases = longman_phases,
+	.work_unit = "integrals",
 	.params = longman_params_def,
 	.nparams = P_COUNT,
+	.ref_kind = QX_REF_CPU,
+	.ref_name = "exact values",
 	.variants = longman_variants,
 	.nvariants = sizeof longman_variants / sizeof longman_variants[0],
 	.eval_args = longman_eval_args,
@@ -608,9 +622,10 @@ const struct problem longman_problem = {
 	.run_cpu = longman_run_cpu,
 	.reference = longman_reference,
 	.is_reference = longman_is_reference,
-	.run_extras = longman_run_extras,
+	.add_figures = longman_add_figures,
 	.gpu_block = longman_launch_block,
 	.eval = longman_eval,
+	.bench = longman_bench,
 #ifdef QX_HAVE_CUDA
 	.run_gpu = longman_run_gpu,
 	.device_bytes = longman_device_bytes,

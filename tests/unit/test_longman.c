@@ -89,11 +89,11 @@ static double eval1(const struct param_value *v, enum qx_precision prec, double 
 	const double args[2] = {lam, om};
 	if (P->eval(args, v, QX_CPU, prec, &r, &e))
 		fail_msg("eval %g %g: %s", lam, om, e.msg);
-	assert_int_equal(r.nextra, 3);
-	assert_string_equal(r.extra[0].name, "exact");
-	assert_string_equal(r.extra[1].name, "bound");
-	*exact = r.extra[0].value;
-	*bound = r.extra[1].value;
+	assert_int_equal(r.nfigures, 3);
+	assert_string_equal(r.figure[0].name, "exact");
+	assert_string_equal(r.figure[1].name, "bound");
+	*exact = r.figure[0].value;
+	*bound = r.figure[1].value;
 	return r.value;
 }
 
@@ -259,35 +259,42 @@ static void test_batch(void **state)
 	struct qx_err e;
 	double out[12], ref[12];
 	float outf[12];
-	struct run_request rq = {v, QX_DOUBLE, 0, 256, 2, 4};
-	struct qx_extra ex[QX_MAX_EXTRA];
+	struct run_request rq = {v, NULL, QX_DOUBLE, 0, 256, 2};
+	struct run_output o = {.values = out}, of = {.values = outf};
+	const struct qx_figure *ex = o.figure;
 	(void)state;
 	assert_int_equal(setp(v, &e, words), 0);
 	assert_int_equal(P->count(v), 12);
-	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
-	assert_int_equal(P->reference(v, 2, ref, &e), 0);
+	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
+	assert_int_equal(P->reference(v, 2, NULL, 12, ref, &e), 0);
 	for (size_t i = 0; i < 12; i++) {
 		const char *names[4];
 		double c[4], exact, bound;
-		assert_int_equal(P->point(v, i, names, c), 3);
+		assert_int_equal(P->point(v, i, names, c, 4), 3);
 		assert_string_equal(names[0], "lambda");
 		assert_string_equal(names[2], "bound");
 		assert_true(c[0] >= 0.1 && c[0] <= 3 && c[1] >= 3 && c[1] <= 9);
 		assert_true(out[i] == eval1(v, QX_DOUBLE, c[0], c[1], &exact, &bound));
 		assert_true(ref[i] == exact && c[2] == bound);
 	}
-	assert_int_equal(P->run_extras(&rq, out, ref, ex), 4);
+	P->add_figures(&rq, ref, &o);
+	assert_int_equal(o.nfigures, 4);
 	assert_string_equal(ex[1].name, "over_bound");
 	assert_true(ex[1].value == 0);
 	assert_true(ex[2].value > 0 && ex[3].value > 0 && ex[2].value + ex[3].value == 12);
 	rq.prec = QX_FLOAT;
-	assert_int_equal(P->run_cpu(&rq, outf, &e), 0);
-	assert_int_equal(P->run_extras(&rq, outf, ref, ex), 4);
+	assert_int_equal(P->run_cpu(&rq, &of, &e), 0);
+	ex = of.figure;
+	P->add_figures(&rq, ref, &of);
+	assert_int_equal(of.nfigures, 4);
 	assert_true(ex[1].value == 0);
 	rq.prec = QX_DOUBLE;
 	v[pidx("g")].num = 3;
-	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
-	assert_int_equal(P->run_extras(&rq, out, ref, ex), 4);
+	o = (struct run_output){.values = out};
+	ex = o.figure;
+	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
+	P->add_figures(&rq, ref, &o);
+	assert_int_equal(o.nfigures, 4);
 	assert_true(ex[1].value >= 6);
 }
 
@@ -304,13 +311,13 @@ static void test_random_spread(void **state)
 	(void)state;
 	for (size_t i = 0; i < 50; i++) {
 		assert_int_equal(setp(v, &e, w1), 0);
-		P->point(v, i, names, c1);
+		P->point(v, i, names, c1, 4);
 		assert_true(c1[0] >= 0.05 && c1[0] <= 0.5 && c1[1] >= 5 && c1[1] <= 15);
 		assert_int_equal(setp(v, &e, w2), 0);
-		P->point(v, i, names, c2);
+		P->point(v, i, names, c2, 4);
 		differ += c1[0] != c2[0];
 		assert_int_equal(setp(v, &e, w1), 0); /* the same seed again: the same point */
-		P->point(v, i, names, c3);
+		P->point(v, i, names, c3, 4);
 		assert_true(c3[0] == c1[0] && c3[1] == c1[1]);
 	}
 	assert_true(differ > 45);
@@ -324,21 +331,22 @@ static void test_qawf(void **state)
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
 	double out[9], ref[9];
-	struct run_request rq = {v, QX_DOUBLE, 2, 256, 2, 4};
+	struct run_request rq = {v, NULL, QX_DOUBLE, 2, 256, 2};
+	struct run_output o = {.values = out};
 	(void)state;
 	assert_string_equal(P->variants[rq.variant].name, "qawf");
 	assert_int_equal(setp(v, &e, words), 0);
-	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
-	assert_int_equal(P->reference(v, 1, ref, &e), 0);
+	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
+	assert_int_equal(P->reference(v, 1, NULL, 9, ref, &e), 0);
 	for (int i = 0; i < 9; i++)
 		assert_true(fabs(out[i] - ref[i]) < 1e-10);
 	rq.prec = QX_FLOAT;
-	assert_int_equal(P->run_cpu(&rq, out, &e), -1);
+	assert_int_equal(P->run_cpu(&rq, &o, &e), -1);
 	assert_non_null(strstr(e.msg, "double only"));
 	rq.prec = QX_DOUBLE;
 	v[pidx("integrand")].num = 2;
 	v[pidx("a")].num = 0;
-	assert_int_equal(P->run_cpu(&rq, out, &e), -1);
+	assert_int_equal(P->run_cpu(&rq, &o, &e), -1);
 	assert_non_null(strstr(e.msg, "j0"));
 }
 
@@ -403,7 +411,7 @@ static void test_launch_block(void **state)
 	                    {"100", 128}, {"1023", 1024}, {"1024", 1056}};
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
-	struct run_request rq = {v, QX_FLOAT, 0, 256, 1, 2};
+	struct run_request rq = {v, NULL, QX_FLOAT, 0, 256, 1};
 	(void)state;
 	assert_string_equal(P->variants[0].name, "packed");
 	assert_string_equal(P->variants[1].name, "block");
