@@ -1,5 +1,5 @@
-/* longman.h - the C interface of problem longman's GPU code (cuda/longman.cu). Every function returns 0,
- * or -1 with the CUDA call and its message in e; none of them exits. */
+/* longman.h - the C interface of problem longman's GPU code (cuda/longman.cu). Every function
+ * returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
 #ifndef QUADX_LONGMAN_H
 #define QUADX_LONGMAN_H
 

@@ -11,8 +11,8 @@
 /* A session plus the state of the interpreter around it. */
 struct shell {
 	struct session s;
-	int quit;        /* set by `quit` */
-	int depth;       /* nesting of `source` */
+	int quit;  /* set by `quit` */
+	int depth; /* nesting of `source` */
 };
 
 /* What the first argument of a command completes to. */

@@ -91,7 +91,7 @@ void dash_update(struct dash_data *d, struct session *s)
 	d->precision = (int)session_setting(s, S_PRECISION);
 	d->block = (int)session_setting(s, S_BLOCK);
 	session_timing_key(p, s->params[s->prob_index], (enum qx_precision)d->precision,
-	              (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
+	                   (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
 	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial);
 	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads);
 	dash_take_sweep(&d->sweep, s->sweep);

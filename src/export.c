@@ -140,8 +140,7 @@ static char *runs_json(const struct session *s)
 		cJSON *samples = cJSON_AddArrayToObject(obj, "samples_ms");
 		cJSON_AddNumberToObject(obj, "index", (double)i + 1);
 		for (int k = 0; k < r->nsamples; k++)
-			cJSON_AddItemToArray(samples,
-			                     output_timing_json(&r->samples[k]));
+			cJSON_AddItemToArray(samples, output_timing_json(&r->samples[k]));
 		cJSON_AddItemToArray(runs, obj);
 	}
 	text = cJSON_Print(root);

@@ -58,14 +58,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, 'J'},
-	    {"keep-going", no_argument, NULL, 'K'},
-	    {"help", no_argument, NULL, 'H'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"file", required_argument, NULL, 'f'},
-	    {"exec", required_argument, NULL, 'e'},
-	    {"tui", no_argument, NULL, 'T'},
-	    {NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'J'},       {"keep-going", no_argument, NULL, 'K'},
+	    {"help", no_argument, NULL, 'H'},       {"version", no_argument, NULL, 'V'},
+	    {"file", required_argument, NULL, 'f'}, {"exec", required_argument, NULL, 'e'},
+	    {"tui", no_argument, NULL, 'T'},        {NULL, 0, NULL, 0},
 	};
 	static struct shell shell;
 	struct shell *sh = &shell;

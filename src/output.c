@@ -215,8 +215,8 @@ static void csv_phases(char *header, char *row, size_t len, const char *const *n
 
 /* Appends NAME_min_ms and NAME_max_ms of each phase named names, from min and max (empty when
  * NULL). */
-static void csv_phase_spread(char *header, char *row, size_t len, const char *const *names,
-                             int n, const struct qx_timing *min, const struct qx_timing *max)
+static void csv_phase_spread(char *header, char *row, size_t len, const char *const *names, int n,
+                             const struct qx_timing *min, const struct qx_timing *max)
 {
 	for (int k = 0; k < n; k++) {
 		csv_phases(header, row, len, names + k, 1, "_min_ms", min);
@@ -253,10 +253,21 @@ void output_run_csv(const struct run_result *r, char *header, char *row, size_t 
 		csv_text(row, len, text);
 	}
 	csv_phases(header, row, len, names, np, "_ms", gpu ? &r->med : NULL);
-	const char *after[] = {"total_ms", "total_min_ms", "total_max_ms", "repeat", "evals",
-	                       "evals_per_s", "speedup_vs_cpu_serial", "speedup_vs_cpu_threads",
-	                       "max_rel", "mean_rel", "max_abs", "mean_abs", "over_threshold",
-	                       "threshold", "warmup"};
+	const char *after[] = {"total_ms",
+	                       "total_min_ms",
+	                       "total_max_ms",
+	                       "repeat",
+	                       "evals",
+	                       "evals_per_s",
+	                       "speedup_vs_cpu_serial",
+	                       "speedup_vs_cpu_threads",
+	                       "max_rel",
+	                       "mean_rel",
+	                       "max_abs",
+	                       "mean_abs",
+	                       "over_threshold",
+	                       "threshold",
+	                       "warmup"};
 	const double e = r->has_error ? 0 : NAN;
 	const double v[] = {r->med.total,
 	                    r->min.total,
@@ -338,8 +349,7 @@ static void run_text(struct session *s, const struct run_result *r)
 		fprintf(f, "%s\n", note);
 	}
 	fprintf(f, "  total      %.4g ms  (median of %d; min %.4g, max %.4g)  %.4g %s/s\n",
-	        r->med.total, r->nsamples, r->min.total, r->max.total, r->work_per_s,
-	        p->work_unit);
+	        r->med.total, r->nsamples, r->min.total, r->max.total, r->work_per_s, p->work_unit);
 	if (r->backend == QX_GPU) {
 		fprintf(f, "  speedup    ");
 		if (isfinite(r->speedup_serial))
@@ -634,18 +644,10 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 	csv_text(header, len, "repeat");
 	output_csv_num(row, len, ok + r->nsamples);
 	csv_phases(header, row, len, names, np, "_ms", r->ok && gpu ? &r->med : NULL);
-	const char *cols[] = {"total_ms",
-	                      "total_min_ms",
-	                      "total_max_ms",
-	                      "evals_per_s",
-	                      "speedup",
-	                      "speedup_cpu_threads",
-	                      "regs_per_thread",
-	                      "blocks_per_sm",
-	                      "occupancy",
-	                      "suggested_block",
-	                      "max_rel",
-	                      "over_threshold"};
+	const char *cols[] = {"total_ms",        "total_min_ms",  "total_max_ms",
+	                      "evals_per_s",     "speedup",       "speedup_cpu_threads",
+	                      "regs_per_thread", "blocks_per_sm", "occupancy",
+	                      "suggested_block", "max_rel",       "over_threshold"};
 	const double o = occ ? 0 : NAN, e = err ? 0 : NAN;
 	const double v[] = {ok + r->med.total,
 	                    ok + r->min.total,

@@ -19,7 +19,7 @@
 #define QX_MAX_PARAMS 16
 #define QX_MAX_PROBLEM_SETTINGS 4
 #define QX_MAX_FIGURES 8
-#define QX_MAX_COORDS 8   /* coordinates point() may give: its capacity */
+#define QX_MAX_COORDS 8 /* coordinates point() may give: its capacity */
 #define QX_MAX_EVAL_ARGS 32
 
 /* One implementation the user can pick with `set variant NAME`. */
@@ -84,7 +84,7 @@ enum qx_ref_kind {
 struct problem {
 	const char *name;
 	const char *summary;
-	const char *work_unit; /* what a run's work counts, as throughput names it: "evals" */
+	const char *work_unit;     /* what a run's work counts, as throughput names it: "evals" */
 	const char *const *phases; /* the phases its GPU runs report, NULL-terminated: the CSV
 	                            * columns every run of it has (a CPU run leaves them empty) */
 	const struct param_def *params;
@@ -97,7 +97,7 @@ struct problem {
 	const struct param_def *eval_args; /* what `eval` takes (at most QX_MAX_EVAL_ARGS) */
 	size_t neval_args;
 	enum qx_ref_kind ref_kind;
-	size_t ref_samples; /* QX_REF_SAMPLE: how many outputs the reference computes */
+	size_t ref_samples;   /* QX_REF_SAMPLE: how many outputs the reference computes */
 	const char *ref_name; /* what the reference is, as output says it: "cpu double" */
 	int has_estimates;    /* 1: runs fill o->estimates (count doubles, the caller's) */
 

@@ -56,8 +56,9 @@ static int reference_compute(const struct session *s, const struct problem *p,
 		                               .threads = omp_get_num_procs()};
 		struct run_output o = {.values = ref};
 		if (!p->run_gpu)
-			return qx_fail(e, "%s's reference is its GPU double run, and this quadx has "
-			                  "no GPU backend",
+			return qx_fail(e,
+			               "%s's reference is its GPU double run, and this quadx has "
+			               "no GPU backend",
 			               p->name);
 		return gpu_init(&info, e) || p->run_gpu(&rq, &o, e) ? -1 : 0;
 	}
@@ -66,7 +67,8 @@ static int reference_compute(const struct session *s, const struct problem *p,
 		size_t *idx = malloc((k ? k : 1) * sizeof *idx);
 		int rc;
 		if (!idx)
-			return qx_fail(e, "cannot allocate the reference's sample of %zu values", k);
+			return qx_fail(e, "cannot allocate the reference's sample of %zu values",
+			               k);
 		for (size_t i = 0; i < count; i++)
 			ref[i] = NAN;
 		for (size_t i = 0; i < k; i++)
@@ -193,10 +195,12 @@ static double *run_estimates(struct session *s, size_t count, struct qx_err *e)
 {
 	if (count > s->estimates_count) {
 		free(s->estimates);
-		s->estimates = qx_fault("malloc") ? NULL : malloc((count ? count : 1) * sizeof(double));
+		s->estimates =
+		    qx_fault("malloc") ? NULL : malloc((count ? count : 1) * sizeof(double));
 		s->estimates_count = s->estimates ? count : 0;
 		if (!s->estimates) {
-			qx_fail(e, "cannot allocate %.1f MiB for the error estimates", count * 8 / MIB);
+			qx_fail(e, "cannot allocate %.1f MiB for the error estimates",
+			        count * 8 / MIB);
 			return NULL;
 		}
 	}

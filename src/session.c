@@ -5,14 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static const char *const precision_names[] = {"float", "double", NULL};
 
 const struct param_def settings_defs[S_COUNT] = {
     [S_PRECISION] = {"precision", PARAM_ENUM, 0, 0, 0, QX_FLOAT, 0, precision_names,
                      "float or double, for the CPU and the GPU alike", 0},
-    [S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block",
-                 QX_ON_GPU},
+    [S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block", QX_ON_GPU},
     [S_THREADS] = {"threads", PARAM_INT, 1, 1024, 0, 1, 0, NULL,
                    "CPU threads (OpenMP); 1 is the seeds' serial baseline", 0},
     [S_VARIANT] = {"variant", PARAM_ENUM, 0, 0, 0, 0, 0, NULL,
@@ -21,7 +19,8 @@ const struct param_def settings_defs[S_COUNT] = {
                      "relative error above which a point is flagged", 0},
     [S_REPEAT] = {"repeat", PARAM_INT, 1, QX_MAX_REPEAT, 0, 5, 0, NULL,
                   "timed runs per run command; the median is reported", 0},
-    [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones", 0},
+    [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones",
+                  0},
 };
 
 /* Fills names[] with the variant names of p, NULL-terminated. */

@@ -50,7 +50,7 @@ struct run_result {
 	size_t est_under;     /* values whose error exceeds their estimate */
 	double speedup_serial, speedup_threads; /* NaN when not measured */
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
-	size_t nfigures; /* the problem's own figures */
+	size_t nfigures;                        /* the problem's own figures */
 	struct qx_figure figure[QX_MAX_FIGURES];
 };
 

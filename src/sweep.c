@@ -298,10 +298,9 @@ static void cpu_key(const struct session *s, char *buf, size_t len)
 	char params[400];
 	size_t used;
 	session_params_string(p, s->params[s->prob_index], params, sizeof params);
-	used = (size_t)snprintf(buf, len, "%s %d %d %d", params,
-	                        (int)session_setting(s, S_PRECISION),
-	                        (int)session_setting(s, S_VARIANT),
-	                        (int)session_setting(s, S_THREADS));
+	used = (size_t)snprintf(
+	    buf, len, "%s %d %d %d", params, (int)session_setting(s, S_PRECISION),
+	    (int)session_setting(s, S_VARIANT), (int)session_setting(s, S_THREADS));
 	for (size_t k = 0; k < p->nsettings && used < len; k++)
 		if (p->settings[k].backends != QX_ON_GPU)
 			used += (size_t)snprintf(buf + used, len - used, " %.17g",
@@ -373,8 +372,7 @@ static int sweep_configs(struct session *s, struct sweep *plan, sweep_progress_f
 }
 
 /* Runs every configuration of the plan, then restores the session and keeps the sweep. */
-int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
-              struct qx_err *e)
+int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress, struct qx_err *e)
 {
 	struct param_value params[QX_MAX_PARAMS], settings[S_COUNT];
 	struct param_value psettings[QX_MAX_PROBLEM_SETTINGS];
@@ -460,4 +458,3 @@ int sweep_auto_block(const struct session *s, int *block, struct qx_err *e)
 	*block = occ.suggested_block;
 	return 0;
 }
-

@@ -56,9 +56,9 @@ struct sweep {
 	size_t nconfigs, configs_done; /* configurations planned and finished */
 	size_t nrows;
 	struct sweep_row *rows; /* in the same allocation as the sweep: free(sweep) frees both */
-	int best;      /* index of the best row, -1 when no row succeeded */
-	int cancelled; /* 1 when it stopped early; the rows done are kept */
-	int running;   /* 1 while sweep_run fills it */
+	int best;               /* index of the best row, -1 when no row succeeded */
+	int cancelled;          /* 1 when it stopped early; the rows done are kept */
+	int running;            /* 1 while sweep_run fills it */
 };
 
 /* Parses a value spec into words: "A..B" the powers of two in [A, B]; "A..B:S" A, A+S, A+2S ...
@@ -87,8 +87,7 @@ typedef void (*sweep_progress_fn)(const struct sweep *sw, size_t config,
  * configuration finishes and as it ends (running back to 0), on the thread that runs it.
  * The sweep becomes s->sweep as it starts (it takes plan's contents) and stays when cancelled,
  * in which case it returns -1 saying how many runs were kept. Returns 0 or -1 with e filled. */
-int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
-              struct qx_err *e);
+int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress, struct qx_err *e);
 
 /* Writes the `set block best` value: the block of the last sweep's best row, which must have
  * run on the GPU. Returns 0 or -1 with e filled. */

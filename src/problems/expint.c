@@ -28,7 +28,7 @@ enum { ES_STREAMS, ES_COUNT };
 
 static const struct param_def expint_settings[ES_COUNT] = {
     [ES_STREAMS] = {"streams", PARAM_INT, 1, EXPINT_MAX_STREAMS, 0, 2, 0, NULL,
-                   "GPU streams of the streamed variants (expint fast and streams)", QX_ON_GPU},
+                    "GPU streams of the streamed variants (expint fast and streams)", QX_ON_GPU},
 };
 
 enum { V_FAST, V_COURSEWORK, V_GSL, V_SHARED, V_CONSTANT, V_STREAMS };

@@ -90,10 +90,11 @@ static void bench_sweep(struct session *s, long size, const char *prec)
 			printf(
 			    "| %s%s | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %d | "
 			    "%d | %.0f%% | %.3f | %.2f | %.2g |\n",
-			    r->best ? "**best** " : "", r->values[0], r->values[1], qx_timing_ms(&r->med, "alloc"),
-			    qx_timing_ms(&r->med, "h2d"), qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"), r->med.total, r->min.total,
-			    r->max.total, r->occ.regs_per_thread, r->occ.blocks_per_sm,
-			    100 * r->occ.occupancy, r->med.total / copy_ms,
+			    r->best ? "**best** " : "", r->values[0], r->values[1],
+			    qx_timing_ms(&r->med, "alloc"), qx_timing_ms(&r->med, "h2d"),
+			    qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"),
+			    r->med.total, r->min.total, r->max.total, r->occ.regs_per_thread,
+			    r->occ.blocks_per_sm, 100 * r->occ.occupancy, r->med.total / copy_ms,
 			    qx_timing_ms(&r->med, "kernel") / write_ms, r->max_rel);
 		}
 		if (sw->best < 0)
@@ -160,17 +161,16 @@ int expint_bench(struct session *s, struct qx_err *e)
 			r = bench_run(s, QX_GPU);
 			if (gpu_floor_copy(count * qx_precision_size((enum qx_precision)prec), 10,
 			                   &copy_ms, e) ||
-			    gpu_floor_write(count, (enum qx_precision)prec, 256, 10, &write_ms,
-			                    e))
+			    gpu_floor_write(count, (enum qx_precision)prec, 256, 10, &write_ms, e))
 				return -1;
 			printf(
 			    "| %ld | %s | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | "
 			    "%.3f | %.3f | %.2f | %.2f | %.0fx | %.0fx | %.2g |\n",
 			    sizes[i], pname, serial_s, threads_s, qx_timing_ms(&r->med, "alloc"),
-			    qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"), qx_timing_ms(&r->med, "free"),
-			    r->med.total, copy_ms, write_ms, r->med.total / copy_ms,
-			    qx_timing_ms(&r->med, "kernel") / write_ms, cw_ms,
-			    serial_s * 1e3 / r->med.total, threads_s * 1e3 / r->med.total,
+			    qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"),
+			    qx_timing_ms(&r->med, "free"), r->med.total, copy_ms, write_ms,
+			    r->med.total / copy_ms, qx_timing_ms(&r->med, "kernel") / write_ms,
+			    cw_ms, serial_s * 1e3 / r->med.total, threads_s * 1e3 / r->med.total,
 			    r->err.max_rel);
 			fflush(stdout);
 		}

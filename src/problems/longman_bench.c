@@ -121,8 +121,10 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 			    "%.4f | %.4f | %.4f | %.2f | %.2f | %.0fx | %.0fx | %s | %.2g | %.2g | "
 			    "%.0f |\n",
 			    sizes[i], cfg[c][0], cfg[c][1], serial, mark, thr, q_ms, block_ms,
-			    qx_timing_ms(&r->med, "alloc"), qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"), qx_timing_ms(&r->med, "free"), r->med.total,
-			    copy_ms, write_ms, qx_timing_ms(&r->med, "kernel") / write_ms, r->med.total / copy_ms,
+			    qx_timing_ms(&r->med, "alloc"), qx_timing_ms(&r->med, "kernel"),
+			    qx_timing_ms(&r->med, "d2h"), qx_timing_ms(&r->med, "free"),
+			    r->med.total, copy_ms, write_ms,
+			    qx_timing_ms(&r->med, "kernel") / write_ms, r->med.total / copy_ms,
 			    serial / r->med.total, thr / r->med.total, q_speedup, r->err.max_abs,
 			    lb_extra(r, "bound_max"), lb_extra(r, "over_bound"));
 			fflush(stdout);
@@ -158,8 +160,8 @@ static int lb_areas(struct session *s, int nproc, struct qx_err *e)
 				return -1;
 			printf("| %d | %s | %.4f | %.4f | %.4f | %.3g | %.0fx | %.2g | %.2g |\n",
 			       ns[i], qx_precision_name((enum qx_precision)prec), r->med.total,
-			       qx_timing_ms(&r->med, "kernel"), block_ms, thr, thr / r->med.total, r->err.max_abs,
-			       lb_extra(r, "bound_max"));
+			       qx_timing_ms(&r->med, "kernel"), block_ms, thr, thr / r->med.total,
+			       r->err.max_abs, lb_extra(r, "bound_max"));
 			fflush(stdout);
 		}
 	return lb_set(s, "N 16", e);
@@ -204,7 +206,8 @@ static int lb_costs(struct session *s, struct qx_err *e)
 			    !(r = lb_run(s, QX_GPU, e)))
 				return -1;
 			printf("| %s | %s | %.4f | %.4f | %.4f | %.2g | %.2g |\n", changes[i],
-			       precs[p][0], qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"), r->med.total, r->err.max_abs,
+			       precs[p][0], qx_timing_ms(&r->med, "kernel"),
+			       qx_timing_ms(&r->med, "d2h"), r->med.total, r->err.max_abs,
 			       lb_extra(r, "bound_max"));
 			fflush(stdout);
 		}

@@ -300,7 +300,8 @@ static void test_longman_run(void **state)
 /* The extras line: name and value pairs two blanks apart, "" for none. */
 static void test_extras_line(void **state)
 {
-	const struct qx_figure x[3] = {{"bound_max", 3.4812e-15}, {"over_bound", 0}, {"euler", 5e4}};
+	const struct qx_figure x[3] = {
+	    {"bound_max", 3.4812e-15}, {"over_bound", 0}, {"euler", 5e4}};
 	char line[DASH_LINE];
 	(void)state;
 	dash_extras_line(line, sizeof line, x, 3);

@@ -40,7 +40,7 @@ static int load_refs(void **state)
 			continue;
 		if (nrefs == sizeof refs / sizeof refs[0] ||
 		    sscanf(line, "%7[^,],%lf,%lf,%lf,%Lf", r->integrand, &r->lam, &r->om, &r->a,
-			   &r->value) != 5)
+		           &r->value) != 5)
 			return -1;
 		nrefs++;
 	}
@@ -82,7 +82,7 @@ static double round_tol(enum qx_precision prec, int n, double lam, double om, do
 
 /* Evaluates one integral on the CPU; returns value, fills exact and bound. */
 static double eval1(const struct param_value *v, enum qx_precision prec, double lam, double om,
-		    double *exact, double *bound)
+                    double *exact, double *bound)
 {
 	struct eval_result r = {0};
 	struct qx_err e;
@@ -99,13 +99,13 @@ static double eval1(const struct param_value *v, enum qx_precision prec, double 
 
 /* The parameters for one reference point: its integrand and a, with method m and N, g. */
 static void point_params(const struct ref_point *r, const char *method, const char *n,
-			 const char *g, struct param_value *v)
+                         const char *g, struct param_value *v)
 {
 	char a[32];
 	struct qx_err e;
 	snprintf(a, sizeof a, "%.17g", r->a);
-	const char *words[] = {"integrand", r->integrand, "a", a, "method", method,
-			       "N", n, "g", g, "lambda", "1", NULL};
+	const char *words[] = {"integrand", r->integrand, "a", a,        "method", method, "N",
+	                       n,           "g",          g,   "lambda", "1",      NULL};
 	if (setp(v, &e, words))
 		fail_msg("params: %s", e.msg);
 }
@@ -125,13 +125,13 @@ static void test_double_auto(void **state)
 		const double ref = (double)r->value, err = fabs(val - ref);
 		if (fabs(exact - ref) > 1e-15 * fabs(ref))
 			fail_msg("%s %g %g: exact %.17g, mpmath %.17g", r->integrand, r->lam, r->om,
-				 exact, ref);
+			         exact, ref);
 		if (err > bound + round_tol(QX_DOUBLE, 16, r->lam, r->om, r->a))
 			fail_msg("%s lambda %g omega %g a %g: error %.3g over the estimate %.3g",
-				 r->integrand, r->lam, r->om, r->a, err, bound);
+			         r->integrand, r->lam, r->om, r->a, err, bound);
 		if (strcmp(r->integrand, "j0") && err > 1e-12 * fabs(ref))
 			fail_msg("%s lambda %g omega %g a %g: value %.17g, mpmath %.17g",
-				 r->integrand, r->lam, r->om, r->a, val, ref);
+			         r->integrand, r->lam, r->om, r->a, val, ref);
 	}
 }
 
@@ -149,7 +149,7 @@ static void test_float_auto(void **state)
 		const double err = fabs(val - (double)r->value);
 		if (err > bound + round_tol(QX_FLOAT, 16, r->lam, r->om, r->a))
 			fail_msg("float %s lambda %g omega %g a %g: value %.9g, mpmath %.9Lg",
-				 r->integrand, r->lam, r->om, r->a, val, r->value);
+			         r->integrand, r->lam, r->om, r->a, val, r->value);
 	}
 }
 
@@ -174,7 +174,7 @@ static void test_regimes(void **state)
 			err[m] = fabs(eval1(v, QX_DOUBLE, r.lam, r.om, &exact, &bound) - exact);
 			if (err[m] > bound + 1e-15)
 				fail_msg("%s %g %g %s: error %.3g over estimate %.3g", r.integrand,
-					 r.lam, r.om, methods[m], err[m], bound);
+				         r.lam, r.om, methods[m], err[m], bound);
 		}
 		if (euler_side) {
 			assert_true(err[0] < 1e-3 * err[1]);
@@ -326,8 +326,8 @@ static void test_random_spread(void **state)
 /* GSL's QAWF agrees with the exact values; it refuses float and j0 with a clear message. */
 static void test_qawf(void **state)
 {
-	const char *words[] = {"M", "9", "lambda", "0.1:2", "omega", "0.5:20", "a", "0.7",
-			       "integrand", "sin", NULL};
+	const char *words[] = {"M", "9",   "lambda",    "0.1:2", "omega", "0.5:20",
+	                       "a", "0.7", "integrand", "sin",   NULL};
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
 	double out[9], ref[9];
@@ -447,10 +447,10 @@ static void test_launch_block(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_double_auto), cmocka_unit_test(test_float_auto),
-	    cmocka_unit_test(test_regimes),     cmocka_unit_test(test_bound_closed_form),
-	    cmocka_unit_test(test_batch),       cmocka_unit_test(test_random_spread),
-	    cmocka_unit_test(test_qawf),        cmocka_unit_test(test_validation),
+	    cmocka_unit_test(test_double_auto),  cmocka_unit_test(test_float_auto),
+	    cmocka_unit_test(test_regimes),      cmocka_unit_test(test_bound_closed_form),
+	    cmocka_unit_test(test_batch),        cmocka_unit_test(test_random_spread),
+	    cmocka_unit_test(test_qawf),         cmocka_unit_test(test_validation),
 	    cmocka_unit_test(test_launch_block),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);

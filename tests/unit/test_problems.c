@@ -95,10 +95,11 @@ static void test_tiny_runs(void **state)
 			struct run_output o = {.values = out};
 			for (int b = QX_CPU; b <= QX_GPU; b++)
 				for (int prec = QX_FLOAT; prec <= QX_DOUBLE; prec++)
-					if (p->is_reference((enum qx_backend)b, (enum qx_precision)prec,
-					                    (int)n) &&
+					if (p->is_reference((enum qx_backend)b,
+					                    (enum qx_precision)prec, (int)n) &&
 					    prec != QX_DOUBLE)
-						fail_msg("%s: a %s run of %s is the reference", p->name,
+						fail_msg("%s: a %s run of %s is the reference",
+						         p->name,
 						         qx_precision_name((enum qx_precision)prec),
 						         var->name);
 			if (!(var->backends & QX_ON_CPU) || p->ref_kind == QX_REF_GPU)
