@@ -699,8 +699,12 @@ static void table_header(const struct sweep *sw, const int *width, FILE *out)
 	fprintf(out, "  ");
 	for (int a = 0; a < sw->naxes; a++)
 		fprintf(out, "%-*s ", width[a], sw->axes[a].name);
-	fprintf(out, "%-4s %10s %10s %10s %10s %5s %6s %5s %5s %9s %9s\n", "on", "total ms", "min",
-	        "max", "evals/s", "regs", "blk/SM", "occ", "auto", "speedup", "max_rel");
+	const char *const *ph = sw->prob->table_phases;
+	fprintf(out, "%-4s %10s %10s %10s ", "on", "total ms", "min", "max");
+	for (int k = 0; ph && ph[k]; k++)
+		fprintf(out, "%9s ", ph[k]);
+	fprintf(out, "%10s %5s %6s %5s %5s %9s %9s\n", "evals/s", "regs", "blk/SM", "occ", "auto",
+	        "speedup", "max_rel");
 }
 
 /* Prints one row of the table. */
@@ -716,6 +720,13 @@ static void table_row(const struct sweep *sw, const struct sweep_row *r, const i
 		return;
 	}
 	fprintf(out, "%10.4g %10.4g %10.4g ", r->med.total, r->min.total, r->max.total);
+	for (int k = 0; sw->prob->table_phases && sw->prob->table_phases[k]; k++) {
+		const int j = qx_timing_find(&r->med, sw->prob->table_phases[k]);
+		if (j >= 0)
+			fprintf(out, "%9.4g ", r->med.phase[j].ms);
+		else
+			fprintf(out, "%9s ", "-");
+	}
 	fprintf(out, "%10.4g ", r->evals_per_s);
 	if (r->has_occupancy)
 		fprintf(out, "%5d %6d %4.0f%% %5d ", r->occ.regs_per_thread, r->occ.blocks_per_sm,

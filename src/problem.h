@@ -87,6 +87,7 @@ struct problem {
 	const char *work_unit;     /* what a run's work counts, as throughput names it: "evals" */
 	const char *const *phases; /* the phases its GPU runs report, NULL-terminated: the CSV
 	                            * columns every run of it has (a CPU run leaves them empty) */
+	const char *const *table_phases; /* those the sweep table shows as columns, NULL-ended */
 	const struct param_def *params;
 	size_t nparams;
 	const struct param_def *settings; /* settings only this problem uses (not part of a

@@ -306,11 +306,13 @@ int expint_bench(struct session *s, struct qx_err *e); /* expint_bench.c */
 
 /* The phases its GPU runs report (cuda/expint.cu), in order. */
 static const char *const expint_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
+static const char *const expint_table_phases[] = {"kernel", "d2h", NULL};
 
 const struct problem expint_problem = {
     .name = "expint",
     .summary = "exponential integral E_n(x) on a grid of orders x samples (seed 000)",
     .phases = expint_phases,
+    .table_phases = expint_table_phases,
     .work_unit = "evals",
     .params = expint_params,
     .nparams = P_COUNT,

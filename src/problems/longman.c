@@ -607,11 +607,13 @@ int longman_bench(struct session *s, struct qx_err *e); /* longman_bench.c */
 
 /* The phases its GPU runs report (cuda/longman.cu), in order. */
 static const char *const longman_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
+static const char *const longman_table_phases[] = {"kernel", "d2h", NULL};
 
 const struct problem longman_problem = {
     .name = "longman",
     .summary = "improper oscillatory integrals by Longman's method (seed 001)",
     .phases = longman_phases,
+    .table_phases = longman_table_phases,
     .work_unit = "integrals",
     .params = longman_params_def,
     .nparams = P_COUNT,
