@@ -11,7 +11,7 @@ import subprocess
 import sys
 import unittest
 
-QUADX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quadx")
+QUADX = os.environ.get("QUADX") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quadx")
 
 
 def quadx(cmds, timeout=600):
