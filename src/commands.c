@@ -18,7 +18,6 @@
 #include "output.h"
 #include "plot.h"
 #include "sweep.h"
-#include "tui.h"
 
 static const char *const show_words[] = {"params", "device", "last", NULL};
 static const char *const run_words[] = {"cpu", "gpu", "both", NULL};
@@ -89,13 +88,16 @@ static int show_params(struct shell *sh)
 {
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
-	struct kv kv[QX_MAX_PARAMS + S_COUNT + 1];
-	char text[QX_MAX_PARAMS + S_COUNT][80];
+	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1];
+	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][80];
 	size_t n = 0;
 	kv[n++] = (struct kv){"problem", p->name, 0};
 	for (size_t k = 0; k < p->nparams; k++, n++)
 		kv[n] =
 		    param_kv(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
+	for (size_t k = 0; k < p->nsettings; k++, n++)
+		kv[n] = param_kv(&p->settings[k], s->psettings[s->prob_index][k], text[n],
+		                 sizeof text[n]);
 	for (int k = 0; k < S_COUNT; k++, n++) {
 		struct param_def def;
 		const char *names[QX_MAX_VARIANTS + 1];
@@ -193,9 +195,9 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int rc;
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
-	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : stderr, e);
+	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : output_sweep_progress, e);
 	if (sh->s.sweep && sh->s.sweep != before)
-		sweep_output(&sh->s, sh->s.sweep);
+		output_sweep(&sh->s, sh->s.sweep);
 	return rc;
 }
 
@@ -254,10 +256,10 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
-	double args[8];
+	double args[QX_MAX_EVAL_ARGS];
 	struct gpu_info g;
 	struct qx_err why;
-	if ((size_t)(argc - 1) != p->neval_args) {
+	if ((size_t)(argc - 1) != p->neval_args || p->neval_args > QX_MAX_EVAL_ARGS) {
 		char usage[128] = "";
 		for (size_t i = 0; i < p->neval_args; i++) {
 			strncat(usage, " ", sizeof usage - strlen(usage) - 1);
@@ -301,7 +303,7 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 /* errors [K]: the K worst points of the last run against the reference. */
 static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	static const struct param_def k_def = {"K", PARAM_INT, 1, 1000, 0, 10, 0, NULL, ""};
+	static const struct param_def k_def = {"K", PARAM_INT, 1, 1000, 0, 10, 0, NULL, "", 0};
 	struct session *s = &sh->s;
 	struct param_value k = param_default(&k_def);
 	const double *ref;
@@ -583,12 +585,23 @@ static int cmd_source(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return failed ? qx_fail(e, "source: %.200s stopped at its first error", argv[1]) : 0;
 }
 
+/* The dashboard's entry point, registered by the program that has one (main.c: tui_run). */
+static int (*dashboard_run)(struct shell *sh, int standalone, struct qx_err *e);
+
+/* Registers run as the `dashboard` command's entry point. */
+void cmd_register_dashboard(int (*run)(struct shell *sh, int standalone, struct qx_err *e))
+{
+	dashboard_run = run;
+}
+
 /* dashboard: the full-screen dashboard until quit, F10 or Ctrl-D (src/tui.c). */
 static int cmd_dashboard(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	(void)argc;
 	(void)argv;
-	return tui_run(sh, 0, e);
+	if (!dashboard_run)
+		return qx_fail(e, "dashboard: this program has no dashboard");
+	return dashboard_run(sh, 0, e);
 }
 
 /* quit */
@@ -616,8 +629,8 @@ const struct cmd_entry cmd_table[] = {
      1, 2, ARG_FILE, NULL, cmd_export},
     {"plot", "plot FILE.png|FILE.svg", "draw the last sweep with gnuplot", 1, 1, ARG_FILE, NULL,
      cmd_plot},
-    {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0, 8, ARG_NONE,
-     NULL, cmd_eval},
+    {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0,
+     QX_MAX_EVAL_ARGS, ARG_NONE, NULL, cmd_eval},
     {"errors", "errors [K]", "list the K worst points of the last run (default 10)", 0, 1, ARG_NONE,
      NULL, cmd_errors},
     {"format", "format text|json|csv", "choose how results are printed", 1, 1, ARG_WORDS,

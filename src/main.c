@@ -145,14 +145,10 @@ static int options_conflict(const struct coursework_opts *cw, int nsrc, int json
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, 'J'},
-	    {"keep-going", no_argument, NULL, 'K'},
-	    {"help", no_argument, NULL, 'H'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"file", required_argument, NULL, 'f'},
-	    {"exec", required_argument, NULL, 'e'},
-	    {"tui", no_argument, NULL, 'T'},
-	    {NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'J'},       {"keep-going", no_argument, NULL, 'K'},
+	    {"help", no_argument, NULL, 'H'},       {"version", no_argument, NULL, 'V'},
+	    {"file", required_argument, NULL, 'f'}, {"exec", required_argument, NULL, 'e'},
+	    {"tui", no_argument, NULL, 'T'},        {NULL, 0, NULL, 0},
 	};
 	static struct shell shell;
 	struct shell *sh = &shell;
@@ -167,6 +163,7 @@ int main(int argc, char **argv)
 	}
 	gsl_set_error_handler_off();
 	session_init(&sh->s, stdout);
+	cmd_register_dashboard(tui_run);
 	coursework_defaults(&cw);
 	while ((opt = getopt_long(argc, argv, "a:b:n:m:i:cgtvdhf:e:", longopts, NULL)) != -1) {
 		switch (opt) {

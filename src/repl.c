@@ -58,6 +58,8 @@ static size_t set_candidates(struct shell *sh, int word, char **argv, const char
 	if (word % 2 == 1) {
 		for (size_t k = 0; k < p->nparams && n < cap; k++)
 			buf[n++] = p->params[k].name;
+		for (size_t k = 0; k < p->nsettings && n < cap; k++)
+			buf[n++] = p->settings[k].name;
 		for (int k = 0; k < S_COUNT && n < cap; k++)
 			buf[n++] = settings_defs[k].name;
 		return n;
