@@ -124,6 +124,115 @@ KDE_HD long long kde_bin(double t, double lo, double hi, long long g, double *w)
 #define KDE_BIN_CUT 8.0
 
 #ifndef __CUDACC__
+
+#include <stddef.h>
+
+#include "../qx.h"
+
+/* Where the samples come from (`set dist`): each coordinate of each sample is drawn on its
+ * own from the counter-based generator kde_uniform(seed, counter), so sample j is the same
+ * whatever n is. normal: N(0, 1); mixture: N(-2, 1) or N(2, 1/4) with probability 1/2 each;
+ * uniform: U(0, 1); exponential: rate 1; student: Student's t with 3 degrees of freedom
+ * (heavy tails, variance 3). */
+enum kde_dist { KDE_NORMAL, KDE_MIXTURE, KDE_UNIFORM, KDE_EXPONENTIAL, KDE_STUDENT };
+
+/* Bandwidth rules, per axis k with sigma_k the sample standard deviation (n - 1) and IQR_k
+ * the interquartile range (quantiles interpolated linearly, R's type 7):
+ * silverman: d = 1: 0.9 min(sigma, IQR / 1.34) n^(-1/5) (Silverman 1986, eq. 3.31; sigma
+ *            alone when IQR = 0); d > 1: (4 / (d + 2))^(1 / (d + 4)) sigma_k n^(-1 / (d + 4))
+ *            (the normal reference rule, Silverman 1986, eq. 4.14).
+ * scott:     sigma_k n^(-1 / (d + 4)) (Scott 1992, eq. 6.42; SciPy's gaussian_kde default). */
+enum kde_bw_rule { KDE_SILVERMAN, KDE_SCOTT };
+
+/* n points of dimension dim, coordinate k of point j in x[k][j] (structure of arrays): the
+ * samples, or the points a density is evaluated at. Owned when made by kde_points_alloc. */
+struct kde_points {
+	size_t n;
+	int dim;
+	double *x[KDE_DMAX];
+};
+
+/* What a long computation polls: cancelled() (a cancel request: stop and fail) and
+ * progress(k) (k more outputs finished); either may be NULL. Called from OpenMP threads. */
+struct kde_hooks {
+	int (*cancelled)(void);
+	void (*progress)(long long outputs);
+};
+
+/* Allocates p for n >= 1 points of dimension dim (1..KDE_DMAX), zeroed; returns 0, or -1 with
+ * e naming the bytes it could not get. */
+int kde_points_alloc(struct kde_points *p, size_t n, int dim, struct qx_err *e);
+
+/* Frees what kde_points_alloc gave p and empties it; nothing for an empty p. */
+void kde_points_free(struct kde_points *p);
+
+/* Uniform in [0, 1) with 53 random bits, a pure function of (seed, counter). */
+double kde_uniform(unsigned long long seed, unsigned long long counter);
+
+/* Fills every coordinate of p (already allocated) with draws of dist from seed. */
+void kde_generate(enum kde_dist dist, unsigned long long seed, struct kde_points *p);
+
+/* Per-axis bandwidth h[0..dim) of the samples by rule; returns 0, or -1 with e when the
+ * samples are fewer than 2, an axis has no spread (every sample equal), or memory for the
+ * quartiles (a copy of one axis) cannot be had. */
+int kde_bandwidth(const struct kde_points *s, enum kde_bw_rule rule, double *h,
+		  struct qx_err *e);
+
+/* The grid's ends per axis: the samples' smallest and largest coordinate padded by 3 h_k. */
+void kde_grid_limits(const struct kde_points *s, const double *h, double *lo, double *hi);
+
+/* Coordinate i of g points spread evenly over [lo, hi], ends included (g = 1: lo). */
+double kde_grid_coord(double lo, double hi, size_t g, size_t i);
+
+/* Points of the grid of g points per axis over [lo_k, hi_k] (g^dim points, axis 0 varying
+ * fastest) into p, allocated here; returns 0, or -1 with e when g^dim points cannot be had. */
+int kde_grid_points(const double *lo, const double *hi, int dim, size_t g, struct kde_points *p,
+		    struct qx_err *e);
+
+/* The mean of the samples per axis: the float sums center the data there before rounding. */
+void kde_center(const struct kde_points *s, double *c);
+
+/* The exact density in double at m outputs: output k at point idx[k] of at (idx NULL: point k,
+ * m <= at->n), y[k] = norm sum_j exp(-sum_a ((p_a - x_ja) / h_a)^2 / 2) with every pair's
+ * exponent from the unrounded difference and the sum compensated (Neumaier, per lane): the
+ * error is a few ulps of y. exp is SLEEF's (1 ulp) with AVX2, libm's without. OpenMP over the
+ * outputs on `threads` threads. Returns 0, or -1 with e when cancelled (y then partial). */
+int kde_exact_d(const struct kde_points *s, const double *h, const struct kde_points *at,
+		const size_t *idx, size_t m, double *y, int threads, const struct kde_hooks *hk,
+		struct qx_err *e);
+
+/* The same in float: samples and points centered at the samples' mean, scaled by
+ * KDE_U_SCALE / h and rounded to float once, then per pair a subtraction, a square and
+ * exp2f (SLEEF's 1-ulp exp2f with AVX2, libm's without) summed by Kahan in each lane, so the
+ * sum of n terms stays within a few float ulps (<= 1e-5 relative at n = 2^22, tested).
+ * Returns 0, or -1 with e (cancelled, or no memory for the float copies). */
+int kde_exact_f(const struct kde_points *s, const double *h, const struct kde_points *at,
+		const size_t *idx, size_t m, float *y, int threads, const struct kde_hooks *hk,
+		struct qx_err *e);
+
+/* k output indices of m spread evenly (idx[i] = floor(i m / k), i < k, k <= m): the outputs an
+ * exact-sample reference computes with kde_exact_d when the full sum is too costly. */
+void kde_sample_indices(size_t m, size_t k, size_t *idx);
+
+/* 1 when the exact sums run SLEEF's AVX2 code on this CPU, 0 when they run the scalar code. */
+int kde_vectorised(void);
+
+/* The binned approximation in 1-D at the grid of g points over [lo, hi]: the samples spread
+ * onto the grid by linear binning (kde_bin), then convolved with the Gaussian sampled at the
+ * grid spacing (cut at KDE_BIN_CUT h) by FFTW's real FFTs in double, zero-padded so that
+ * nothing wraps around. y[i] approximates the density at grid point i; the error comes from
+ * the binning (O((spacing / h)^2)) and is measured in tests/unit/test_kde.c. Samples outside
+ * [lo, hi] go to the end points. Returns 0, or -1 with e (g < 2, no memory, cancelled). */
+int kde_binned(const struct kde_points *s, double h, double lo, double hi, size_t g, double *y,
+	       const struct kde_hooks *hk, struct qx_err *e);
+
+/* The seed's arithmetic (seed 003, the seed kernel of cuda/kde.cu) in float, for checking the
+ * GPU's seed variant: adds to y[i] (never zeroed, as in the seed) sum_j K((x_i - (int)x_j) /
+ * hi) with K(t) = 1/sqrt(2 pi) expf(-t^2 / 2), x_j truncated toward zero (saturated, NaN to
+ * 0, as the GPU converts), divided by the int hi in float (hi = 0 gives +-inf, so K = 0, or
+ * NaN where x_i equals a truncated sample) and no 1/(n h) factor. */
+void kde_seed_emulate(const float *x, size_t n, int hi, float *y);
+
 #endif
 
 #endif
