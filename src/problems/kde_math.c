@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -269,7 +270,7 @@ int kde_vectorised(void)
 /* Computes output k of a run (into the run's own array); ctx is the run's state. */
 typedef void kde_output_fn(size_t k, void *ctx);
 
-/* Calls one(k, ctx) for k < m on `threads` OpenMP threads in blocks of about 2^23 pairs,
+/* Calls one(k, ctx) for k < m on `threads` OpenMP threads (<= 0: OpenMP's default) in blocks of about 2^23 pairs,
  * polling hk between blocks; returns 0, or -1 with e when cancelled. */
 static int kde_for_outputs(size_t m, size_t n, int threads, const struct kde_hooks *hk,
 			   kde_output_fn *one, void *ctx, struct qx_err *e)
@@ -277,7 +278,7 @@ static int kde_for_outputs(size_t m, size_t n, int threads, const struct kde_hoo
 	const size_t per = n >= (1u << 23) ? 1 : (1u << 23) / n;
 	const long long blocks = (long long)((m + per - 1) / per);
 	int stop = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
 	for (long long b = 0; b < blocks; b++) {
 		int stopped;
 #pragma omp atomic read

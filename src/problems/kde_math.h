@@ -196,7 +196,7 @@ void kde_center(const struct kde_points *s, double *c);
  * m <= at->n), y[k] = norm sum_j exp(-sum_a ((p_a - x_ja) / h_a)^2 / 2) with every pair's
  * exponent from the unrounded difference and the sum compensated (Neumaier, per lane): the
  * error is a few ulps of y. exp is SLEEF's (1 ulp) with AVX2, libm's without. OpenMP over the
- * outputs on `threads` threads. Returns 0, or -1 with e when cancelled (y then partial). */
+ * outputs on `threads` threads (<= 0: OpenMP's default, every core). Returns 0, or -1 with e when cancelled (y then partial). */
 int kde_exact_d(const struct kde_points *s, const double *h, const struct kde_points *at,
 		const size_t *idx, size_t m, double *y, int threads, const struct kde_hooks *hk,
 		struct qx_err *e);
