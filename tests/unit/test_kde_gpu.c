@@ -142,7 +142,6 @@ static double at_samples(int v, enum qx_precision prec, size_t n, int block)
  * kde_seed_emulate says; the job's h is ignored; blocks 2 and 1024 alike. */
 static void test_seed(void **state)
 {
-	struct qx_err e;
 	struct kde_points s;
 	double h;
 	(void)state;
