@@ -62,7 +62,7 @@ template <typename T> __device__ __forceinline__ T kde_naive_K(T t)
  * accumulator of precision T. */
 template <typename T>
 __global__ void kde_naive_kernel(const T *x, long long n, const T *p, long long m, T h, T norm,
-				 long long first, T *y)
+                                 long long first, T *y)
 {
 	const long long i = first + (long long)blockDim.x * blockIdx.x + threadIdx.x;
 	if (i >= m)
@@ -119,7 +119,7 @@ __device__ __forceinline__ T kde_dist2(const T *pt, const T *tile, int j, int b)
  * (axis-major), p: DIM arrays of m. */
 template <typename T, int DIM, bool FAST>
 __global__ void kde_tiled_kernel(const T *u, long long n, const T *p, long long m, long long i0,
-				 long long j0, long long j1, int npoly, double *acc)
+                                 long long j0, long long j1, int npoly, double *acc)
 {
 	extern __shared__ unsigned char kde_smem[];
 	T *tile = reinterpret_cast<T *>(kde_smem);
@@ -173,7 +173,7 @@ __global__ void kde_finish_kernel(const double *acc, long long m, double norm, T
 /* Linear binning of the samples onto the g grid points over [lo, hi] (kde_bin). */
 template <typename T>
 __global__ void kde_bin_kernel(const T *x, long long n, double lo, double hi, long long g,
-			       double *bins)
+                               double *bins)
 {
 	for (long long j = (long long)blockDim.x * blockIdx.x + threadIdx.x; j < n;
 	     j += (long long)gridDim.x * blockDim.x) {
@@ -197,7 +197,7 @@ __global__ void kde_kernel_weights(long long span, double dx_h, double *ker)
 /* y[i] = norm sum_{|l - i| <= span} bins[l] ker[|i - l|]: the direct convolution. */
 template <typename T>
 __global__ void kde_convolve_kernel(const double *bins, long long g, const double *ker,
-				    long long span, double norm, T *y)
+                                    long long span, double norm, T *y)
 {
 	const long long i = (long long)blockDim.x * blockIdx.x + threadIdx.x;
 	if (i >= g)
@@ -242,24 +242,27 @@ extern "C" int kde_gpu_check(const struct kde_gpu_job *job, struct qx_err *e)
 	if (v < KDE_GPU_SEED || v > KDE_GPU_BINNED)
 		return qx_fail(e, "kde: unknown GPU variant %d", v);
 	if (job->dim < 1 || job->dim > KDE_DMAX || (job->dim > 1 && !kde_multi_dim(v)))
-		return qx_fail(e, "kde: dimension %d: the tiled variant takes 1 to %d, every other "
-				  "GPU variant 1",
-			       job->dim, KDE_DMAX);
+		return qx_fail(e,
+		               "kde: dimension %d: the tiled variant takes 1 to %d, every other "
+		               "GPU variant 1",
+		               job->dim, KDE_DMAX);
 	if ((v == KDE_GPU_SEED || v == KDE_GPU_FAST) && job->prec != QX_FLOAT)
 		return qx_fail(e, "kde: the %s variant computes in float only",
-			       v == KDE_GPU_SEED ? "seed" : "fast");
+		               v == KDE_GPU_SEED ? "seed" : "fast");
 	if (job->n < 1 || job->m < 1)
 		return qx_fail(e, "kde: needs n >= 1 samples and m >= 1 outputs");
 	if (v != KDE_GPU_BINNED && !job->at[0] && job->m != job->n)
-		return qx_fail(e, "kde: at the samples m must equal n (%lld, %lld)", job->m, job->n);
+		return qx_fail(e, "kde: at the samples m must equal n (%lld, %lld)", job->m,
+		               job->n);
 	if (v == KDE_GPU_SEED && (job->n > 2147483647LL || job->at[0]))
 		return qx_fail(e, "kde: the seed variant evaluates at its samples, n < 2^31");
 	if (b < 1 || b > 1024)
 		return qx_fail(e, "kde: block %d: allowed 1 to 1024 threads", b);
 	if ((v == KDE_GPU_TILED || v == KDE_GPU_FAST) && b % 32)
-		return qx_fail(e, "kde: block %d: the %s variant takes whole warps, 32 to 1024 in "
-				  "steps of 32",
-			       b, v == KDE_GPU_TILED ? "tiled" : "fast");
+		return qx_fail(e,
+		               "kde: block %d: the %s variant takes whole warps, 32 to 1024 in "
+		               "steps of 32",
+		               b, v == KDE_GPU_TILED ? "tiled" : "fast");
 	if (v == KDE_GPU_FAST && !(job->fast_share >= 0 && job->fast_share <= 1))
 		return qx_fail(e, "kde: fast share %g: allowed 0 to 1", job->fast_share);
 	if (v == KDE_GPU_BINNED && (job->m < 2 || !(job->hi > job->lo)))
@@ -267,7 +270,7 @@ extern "C" int kde_gpu_check(const struct kde_gpu_job *job, struct qx_err *e)
 	for (int k = 0; k < job->dim; k++)
 		if (!(job->h[k] > 0) || !std::isfinite(job->h[k]))
 			return qx_fail(e, "kde: h = %g: the bandwidth must be a number > 0",
-				       job->h[k]);
+			               job->h[k]);
 	return 0;
 }
 
@@ -346,7 +349,7 @@ static int kde_chunk_done(kde_clock &c, const struct kde_gpu_job *job, struct qx
 /* Outputs per launch of the one-thread-per-output kernels: a full wave of resident threads at
  * least, more when the chunk's pairs stay under pairs; a multiple of block. */
 static long long kde_outputs_per_chunk(int block, long long n, double pairs, struct qx_err *e,
-				       long long *out)
+                                       long long *out)
 {
 	int sms = 0, per_sm = 0;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -358,8 +361,7 @@ static long long kde_outputs_per_chunk(int block, long long n, double pairs, str
 }
 
 /* The seed's host code (gaussian_kde) with the seed's arguments: hArg is the block width. */
-static int kde_run_seed(const struct kde_gpu_job *job, float *host, kde_clock &c,
-			struct qx_err *e)
+static int kde_run_seed(const struct kde_gpu_job *job, float *host, kde_clock &c, struct qx_err *e)
 {
 	const int n = (int)job->n;
 	float hArg = (float)job->block; /* the seed passed the block width as h */
@@ -376,8 +378,8 @@ static int kde_run_seed(const struct kde_gpu_job *job, float *host, kde_clock &c
 		return -1;
 	float k = 1 / (n * h);
 	for (long long first = 0; first < n; first += chunk) {
-		const int xblocks = (int)((std::min(chunk, n - first) + threadsPerBlock - 1) /
-					  threadsPerBlock);
+		const int xblocks =
+		    (int)((std::min(chunk, n - first) + threadsPerBlock - 1) / threadsPerBlock);
 		kde_seed_kernel<<<xblocks, threadsPerBlock, threadsPerBlock * sizeof(float)>>>(
 		    d_x.ptr, d_y.ptr, n, h, k, (int)first);
 		if (kde_chunk_done(c, job, e))
@@ -416,7 +418,7 @@ static int kde_run_naive(const struct kde_gpu_job *job, T *host, kde_clock &c, s
 		const long long count = std::min(chunk, m - first);
 		const unsigned blocks = (unsigned)((count + job->block - 1) / job->block);
 		kde_naive_kernel<T><<<blocks, job->block>>>(d_x.ptr, n, own_at ? d_p.ptr : d_x.ptr,
-							    m, h, norm, first, d_y.ptr);
+		                                            m, h, norm, first, d_y.ptr);
 		if (kde_chunk_done(c, job, e))
 			return -1;
 	}
@@ -436,8 +438,8 @@ static int kde_run_naive(const struct kde_gpu_job *job, T *host, kde_clock &c, s
  * [j0, j1). */
 template <typename T, bool FAST>
 static void kde_launch_tiled(int dim, unsigned blocks, int b, const T *u, long long n, const T *p,
-			     long long m, long long i0, long long j0, long long j1, int npoly,
-			     double *acc)
+                             long long m, long long i0, long long j0, long long j1, int npoly,
+                             double *acc)
 {
 	const size_t shared = (size_t)dim * b * sizeof(T);
 	if (dim == 1)
@@ -470,22 +472,23 @@ static int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, s
 		return -1;
 	for (int k = 0; k < dim; k++) {
 		GPU_TRY(cudaMemcpy(d_u.ptr + (size_t)k * n, job->x[k], n * sizeof(T),
-				   cudaMemcpyHostToDevice));
+		                   cudaMemcpyHostToDevice));
 		if (own_at)
 			GPU_TRY(cudaMemcpy(d_p.ptr + (size_t)k * m, job->at[k], m * sizeof(T),
-					   cudaMemcpyHostToDevice));
+			                   cudaMemcpyHostToDevice));
 	}
 	if (kde_mark(c, "h2d", e))
 		return -1;
 	GPU_TRY(cudaMemset(d_acc.ptr, 0, m * sizeof(double)));
 	for (int k = 0; k < dim; k++) {
 		const double s = KDE_U_SCALE / job->h[k];
-		kde_scale_kernel<T><<<(unsigned)((n + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
-		    d_u.ptr + (size_t)k * n, n, job->center[k], s);
+		kde_scale_kernel<T>
+		    <<<(unsigned)((n + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+		        d_u.ptr + (size_t)k * n, n, job->center[k], s);
 		if (own_at)
 			kde_scale_kernel<T>
 			    <<<(unsigned)((m + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
-				d_p.ptr + (size_t)k * m, m, job->center[k], s);
+			        d_p.ptr + (size_t)k * m, m, job->center[k], s);
 	}
 	GPU_TRY(cudaGetLastError());
 	if (kde_mark(c, "scale", e))
@@ -493,15 +496,17 @@ static int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, s
 	const T *p = own_at ? d_p.ptr : d_u.ptr;
 	const double pairs = sizeof(T) == sizeof(float) ? CHUNK_PAIRS_FLOAT : CHUNK_PAIRS_DOUBLE;
 	const long long per_block = (long long)b * KDE_GPU_PER_THREAD;
-	const long long ichunk = std::max(per_block, (long long)(pairs / b) / per_block * per_block);
-	const long long jchunk = std::max((long long)b, (long long)(pairs / (double)std::min(m, ichunk)) / b * b);
+	const long long ichunk =
+	    std::max(per_block, (long long)(pairs / b) / per_block * per_block);
+	const long long jchunk =
+	    std::max((long long)b, (long long)(pairs / (double)std::min(m, ichunk)) / b * b);
 	const int npoly = FAST ? (int)std::lround(job->fast_share * b) : 0;
 	for (long long i0 = 0; i0 < m; i0 += ichunk) {
 		const long long count = std::min(ichunk, m - i0);
 		const unsigned blocks = (unsigned)((count + per_block - 1) / per_block);
 		for (long long j0 = 0; j0 < n; j0 += jchunk) {
 			kde_launch_tiled<T, FAST>(dim, blocks, b, d_u.ptr, n, p, m, i0, j0,
-						  std::min(n, j0 + jchunk), npoly, d_acc.ptr);
+			                          std::min(n, j0 + jchunk), npoly, d_acc.ptr);
 			if (kde_chunk_done(c, job, e))
 				return -1;
 		}
@@ -540,8 +545,8 @@ static int kde_run_binned(const struct kde_gpu_job *job, T *host, kde_clock &c, 
 	    kde_mark(c, "h2d", e))
 		return -1;
 	GPU_TRY(cudaMemset(d_bins.ptr, 0, g * sizeof(double)));
-	kde_bin_kernel<T><<<(unsigned)sms * 8, HELPER_BLOCK>>>(d_x.ptr, n, job->lo, job->hi, g,
-							      d_bins.ptr);
+	kde_bin_kernel<T>
+	    <<<(unsigned)sms * 8, HELPER_BLOCK>>>(d_x.ptr, n, job->lo, job->hi, g, d_bins.ptr);
 	GPU_TRY(cudaGetLastError());
 	if (kde_mark(c, "bin", e))
 		return -1;
@@ -576,12 +581,12 @@ static int kde_dispatch(const struct kde_gpu_job *job, T *host, kde_clock &c, st
 		return kde_run_binned<T>(job, host, c, e);
 	default:
 		return qx_fail(e, "kde: variant %d has no %s version", job->variant,
-			       sizeof(T) == sizeof(float) ? "float" : "double");
+		               sizeof(T) == sizeof(float) ? "float" : "double");
 	}
 }
 
-extern "C" int kde_gpu_run(const struct kde_gpu_job *job, void *host_out,
-			   struct kde_gpu_times *t, struct qx_err *e)
+extern "C" int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct kde_gpu_times *t,
+                           struct qx_err *e)
 {
 	size_t free_b = 0, total_b = 0;
 	if (kde_gpu_check(job, e))
@@ -590,7 +595,7 @@ extern "C" int kde_gpu_run(const struct kde_gpu_job *job, void *host_out,
 	const size_t need = kde_gpu_device_bytes(job);
 	if (need > free_b)
 		return qx_fail(e, "kde: the run needs %zu MiB of device memory, %zu MiB are free",
-			       need >> 20, free_b >> 20);
+		               need >> 20, free_b >> 20);
 	*t = kde_gpu_times{};
 	kde_clock c = {gpu_events(KDE_GPU_MAX_PHASES + 3, e), 0, t};
 	if (!c.ev)

@@ -53,11 +53,11 @@ struct kde_gpu_job {
 	const void *x[3];
 	long long m;
 	const void *at[3];
-	double h[3];      /* bandwidth per axis (seed ignores it: bug 4) */
-	double center[3]; /* subtracted before scaling to float (kde_center()); 0 works */
-	int block;        /* threads per block (seed: its "h" argument) */
-	double fast_share; /* fast: 0..1 */
-	double lo, hi;     /* binned: the grid's ends, m points */
+	double h[3];            /* bandwidth per axis (seed ignores it: bug 4) */
+	double center[3];       /* subtracted before scaling to float (kde_center()); 0 works */
+	int block;              /* threads per block (seed: its "h" argument) */
+	double fast_share;      /* fast: 0..1 */
+	double lo, hi;          /* binned: the grid's ends, m points */
 	int (*cancelled)(void); /* polled between chunks; NULL: never */
 };
 
@@ -82,7 +82,7 @@ size_t kde_gpu_device_bytes(const struct kde_gpu_job *job);
  * refuses before allocating what kde_gpu_check refuses or what the free device memory cannot
  * hold (naming both sizes); on any failure or cancel frees what it allocated. */
 int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct kde_gpu_times *t,
-		struct qx_err *e);
+                struct qx_err *e);
 
 /* The special-function unit's ceiling for the exact sums: sms, SM clock (MHz) and the
  * theoretical 16 ex2 per clock per SM (ex2_per_s_peak), and the median over reps timed

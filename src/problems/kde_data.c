@@ -48,27 +48,28 @@ static int kde_skip_line(const char *line)
 
 /* Parses the chosen fields of line number ln into v; 1 when line 1 is a header (skip it), 0
  * when parsed, -1 with e naming the line and the field otherwise. */
-static int kde_parse_line(const char *path, size_t ln, const char *line, const int *cols,
-			  int ncols, double *v, struct qx_err *e)
+static int kde_parse_line(const char *path, size_t ln, const char *line, const int *cols, int ncols,
+                          double *v, struct qx_err *e)
 {
 	int words = 0;
 	for (int c = 0; c < ncols; c++) {
 		const char *s, *t;
 		char buf[64], *endp;
 		if (kde_field(line, cols[c], &s, &t))
-			return qx_fail(e, "%s: line %zu: no column %d (allowed: one number per line, "
-					  "or a CSV with the chosen column)",
-				       path, ln, cols[c]);
+			return qx_fail(e,
+			               "%s: line %zu: no column %d (allowed: one number per line, "
+			               "or a CSV with the chosen column)",
+			               path, ln, cols[c]);
 		const int len = (int)(t - s);
-		if (ln == 1 && len > 0 && isalpha((unsigned char)*s) &&
-		    strncasecmp(s, "nan", 3) && strncasecmp(s, "inf", 3)) {
+		if (ln == 1 && len > 0 && isalpha((unsigned char)*s) && strncasecmp(s, "nan", 3) &&
+		    strncasecmp(s, "inf", 3)) {
 			words++;
 			continue;
 		}
 		if (len == 0 || len >= (int)sizeof buf)
 			return qx_fail(e, "%s: line %zu: '%.*s' is not a number%s", path, ln,
-				       len < KDE_SHOW ? len : KDE_SHOW, s,
-				       len == 0 ? " (empty field)" : "");
+			               len < KDE_SHOW ? len : KDE_SHOW, s,
+			               len == 0 ? " (empty field)" : "");
 		memcpy(buf, s, (size_t)len);
 		buf[len] = '\0';
 		errno = 0;
@@ -76,9 +77,10 @@ static int kde_parse_line(const char *path, size_t ln, const char *line, const i
 		if (endp == buf || *endp)
 			return qx_fail(e, "%s: line %zu: '%s' is not a number", path, ln, buf);
 		if (!isfinite(v[c]))
-			return qx_fail(e, "%s: line %zu: '%s' is not allowed: samples must be finite "
-					  "numbers",
-				       path, ln, buf);
+			return qx_fail(e,
+			               "%s: line %zu: '%s' is not allowed: samples must be finite "
+			               "numbers",
+			               path, ln, buf);
 	}
 	if (words == ncols)
 		return 1;
@@ -90,7 +92,7 @@ static int kde_parse_line(const char *path, size_t ln, const char *line, const i
 /* One pass over f: checks every line, counts the samples and, when out is not NULL, stores
  * them. Returns 0, or -1 with e. */
 static int kde_pass(FILE *f, const char *path, const int *cols, int ncols, size_t *count,
-		    struct kde_points *out, struct qx_err *e)
+                    struct kde_points *out, struct qx_err *e)
 {
 	char *line = NULL;
 	size_t cap = 0, ln = 0, n = 0;
@@ -102,7 +104,7 @@ static int kde_pass(FILE *f, const char *path, const int *cols, int ncols, size_
 		ln++;
 		if ((size_t)len != strlen(line)) {
 			rc = qx_fail(e, "%s: line %zu: contains a NUL byte (not a text file)", path,
-				     ln);
+			             ln);
 			break;
 		}
 		if (kde_skip_line(line))
@@ -127,7 +129,7 @@ static int kde_pass(FILE *f, const char *path, const int *cols, int ncols, size_
 }
 
 int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
-		  struct kde_points *out, struct qx_err *e)
+                  struct kde_points *out, struct qx_err *e)
 {
 	size_t n = 0, again = 0;
 	if (ncols < 1 || ncols > KDE_DMAX)
@@ -141,9 +143,10 @@ int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
 	if (kde_pass(f, path, cols, ncols, &n, NULL, e))
 		goto fail;
 	if (n == 0) {
-		qx_fail(e, "%s: no samples (the file is empty or has only blank, comment or header "
-			   "lines)",
-			path);
+		qx_fail(e,
+		        "%s: no samples (the file is empty or has only blank, comment or header "
+		        "lines)",
+		        path);
 		goto fail;
 	}
 	if (n > max_n) {
@@ -153,7 +156,7 @@ int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
 	const size_t bytes = n * (size_t)ncols * sizeof(double), avail = qx_host_mem_available();
 	if (avail && bytes > avail) {
 		qx_fail(e, "%s: %zu samples need %zu bytes, %zu bytes of host memory available",
-			path, n, bytes, avail);
+		        path, n, bytes, avail);
 		goto fail;
 	}
 	if (kde_points_alloc(out, n, ncols, e))
@@ -162,8 +165,8 @@ int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
 	if (kde_pass(f, path, cols, ncols, &again, out, e))
 		goto fail_free;
 	if (again != n) {
-		qx_fail(e, "%s: the file changed while it was read (%zu samples, then %zu)", path, n,
-			again);
+		qx_fail(e, "%s: the file changed while it was read (%zu samples, then %zu)", path,
+		        n, again);
 		goto fail_free;
 	}
 	fclose(f);

@@ -15,6 +15,6 @@
  * allocating) when more than max_n or more than the host memory available; then into out.
  * Returns 0, or -1 with e (unreadable, empty, a bad line, too large, no memory). */
 int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
-		  struct kde_points *out, struct qx_err *e);
+                  struct kde_points *out, struct qx_err *e);
 
 #endif

@@ -20,16 +20,17 @@ int kde_points_alloc(struct kde_points *p, size_t n, int dim, struct qx_err *e)
 		return qx_fail(e, "dimension %d: allowed 1 to %d", dim, KDE_DMAX);
 	if (n == 0 || n > SIZE_MAX / sizeof(double) / KDE_DMAX)
 		return qx_fail(e, "%zu points: allowed 1 to %zu", n,
-			       SIZE_MAX / sizeof(double) / KDE_DMAX);
+		               SIZE_MAX / sizeof(double) / KDE_DMAX);
 	p->n = n;
 	p->dim = dim;
 	for (int k = 0; k < dim; k++) {
 		p->x[k] = calloc(n, sizeof(double));
 		if (!p->x[k]) {
 			kde_points_free(p);
-			return qx_fail(e, "out of host memory: %zu points of dimension %d need %zu "
-					  "bytes",
-				       n, dim, n * dim * sizeof(double));
+			return qx_fail(e,
+			               "out of host memory: %zu points of dimension %d need %zu "
+			               "bytes",
+			               n, dim, n * dim * sizeof(double));
 		}
 	}
 	return 0;
@@ -54,8 +55,8 @@ static unsigned long long kde_fmix64(unsigned long long z)
 
 double kde_uniform(unsigned long long seed, unsigned long long counter)
 {
-	const unsigned long long z =
-	    kde_fmix64(kde_fmix64(seed + 0x632be59bd9b4e019ULL) ^ (counter * 0x9e3779b97f4a7c15ULL));
+	const unsigned long long z = kde_fmix64(kde_fmix64(seed + 0x632be59bd9b4e019ULL) ^
+	                                        (counter * 0x9e3779b97f4a7c15ULL));
 	return (double)(z >> 11) * 0x1p-53;
 }
 
@@ -76,7 +77,7 @@ static double kde_draw(enum kde_dist dist, unsigned long long seed, unsigned lon
 	switch (dist) {
 	case KDE_MIXTURE:
 		return kde_uniform(seed, c + 2) < 0.5 ? -2 + kde_normal(seed, c, 0)
-						       : 2 + 0.5 * kde_normal(seed, c, 0);
+		                                      : 2 + 0.5 * kde_normal(seed, c, 0);
 	case KDE_UNIFORM:
 		return kde_uniform(seed, c);
 	case KDE_EXPONENTIAL:
@@ -99,8 +100,8 @@ void kde_generate(enum kde_dist dist, unsigned long long seed, struct kde_points
 {
 	for (int k = 0; k < p->dim; k++)
 		for (size_t j = 0; j < p->n; j++)
-			p->x[k][j] =
-			    kde_draw(dist, seed, ((unsigned long long)j * KDE_DMAX + k) * KDE_DRAWS);
+			p->x[k][j] = kde_draw(dist, seed,
+			                      ((unsigned long long)j * KDE_DMAX + k) * KDE_DRAWS);
 }
 
 /* The k-th smallest of a[0..n) (0-based), reordering a (Hoare's selection, middle pivot). */
@@ -154,7 +155,7 @@ static int kde_iqr(const double *a, size_t n, double *iqr, struct qx_err *e)
 	double *c = malloc(n * sizeof *c);
 	if (!c)
 		return qx_fail(e, "out of host memory: the quartiles of %zu samples need %zu bytes",
-			       n, n * sizeof *c);
+		               n, n * sizeof *c);
 	memcpy(c, a, n * sizeof *c);
 	const double q3 = kde_quantile(c, n, 0.75);
 	*iqr = q3 - kde_quantile(c, n, 0.25);
@@ -174,13 +175,11 @@ static double kde_stddev(const double *a, size_t n)
 	return sqrt(ss / (double)(n - 1));
 }
 
-int kde_bandwidth(const struct kde_points *s, enum kde_bw_rule rule, double *h,
-		  struct qx_err *e)
+int kde_bandwidth(const struct kde_points *s, enum kde_bw_rule rule, double *h, struct qx_err *e)
 {
 	const double n = (double)s->n, d = s->dim;
 	if (s->n < 2)
-		return qx_fail(e, "a bandwidth rule needs at least 2 samples, there are %zu",
-			       s->n);
+		return qx_fail(e, "a bandwidth rule needs at least 2 samples, there are %zu", s->n);
 	for (int k = 0; k < s->dim; k++) {
 		double scale = kde_stddev(s->x[k], s->n), factor = pow(n, -1 / (d + 4));
 		if (rule == KDE_SILVERMAN && s->dim == 1) {
@@ -196,9 +195,9 @@ int kde_bandwidth(const struct kde_points *s, enum kde_bw_rule rule, double *h,
 		h[k] = factor * scale;
 		if (!(h[k] > 0) || !isfinite(h[k]))
 			return qx_fail(e,
-				       "the %s rule gives h = %g on axis %d: the samples have no "
-				       "spread there; set h to a number > 0",
-				       rule == KDE_SILVERMAN ? "silverman" : "scott", h[k], k + 1);
+			               "the %s rule gives h = %g on axis %d: the samples have no "
+			               "spread there; set h to a number > 0",
+			               rule == KDE_SILVERMAN ? "silverman" : "scott", h[k], k + 1);
 	}
 	return 0;
 }
@@ -226,7 +225,7 @@ double kde_grid_coord(double lo, double hi, size_t g, size_t i)
 }
 
 int kde_grid_points(const double *lo, const double *hi, int dim, size_t g, struct kde_points *p,
-		    struct qx_err *e)
+                    struct qx_err *e)
 {
 	size_t total = 1;
 	for (int k = 0; k < dim; k++) {
@@ -270,15 +269,16 @@ int kde_vectorised(void)
 /* Computes output k of a run (into the run's own array); ctx is the run's state. */
 typedef void kde_output_fn(size_t k, void *ctx);
 
-/* Calls one(k, ctx) for k < m on `threads` OpenMP threads (<= 0: OpenMP's default) in blocks of about 2^23 pairs,
- * polling hk between blocks; returns 0, or -1 with e when cancelled. */
+/* Calls one(k, ctx) for k < m on `threads` OpenMP threads (<= 0: OpenMP's default) in blocks of
+ * about 2^23 pairs, polling hk between blocks; returns 0, or -1 with e when cancelled. */
 static int kde_for_outputs(size_t m, size_t n, int threads, const struct kde_hooks *hk,
-			   kde_output_fn *one, void *ctx, struct qx_err *e)
+                           kde_output_fn *one, void *ctx, struct qx_err *e)
 {
 	const size_t per = n >= (1u << 23) ? 1 : (1u << 23) / n;
 	const long long blocks = (long long)((m + per - 1) / per);
 	int stop = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
+#pragma omp parallel for schedule(dynamic, 1)                                                      \
+    num_threads(threads > 0 ? threads : omp_get_max_threads())
 	for (long long b = 0; b < blocks; b++) {
 		int stopped;
 #pragma omp atomic read
@@ -320,8 +320,8 @@ static void kde_output_d(size_t k, void *ctx)
 	for (int a = 0; a < s->dim; a++)
 		p[a] = r->at->x[a][i];
 	if (r->simd) {
-		r->y[k] = r->norm * kde_simd_sum_d(s->n, s->dim, (const double *const *)s->x, p,
-						   r->sc);
+		r->y[k] =
+		    r->norm * kde_simd_sum_d(s->n, s->dim, (const double *const *)s->x, p, r->sc);
 		return;
 	}
 	for (size_t j = 0; j < s->n; j++) {
@@ -338,8 +338,8 @@ static void kde_output_d(size_t k, void *ctx)
 }
 
 int kde_exact_d(const struct kde_points *s, const double *h, const struct kde_points *at,
-		const size_t *idx, size_t m, double *y, int threads, const struct kde_hooks *hk,
-		struct qx_err *e)
+                const size_t *idx, size_t m, double *y, int threads, const struct kde_hooks *hk,
+                struct qx_err *e)
 {
 	struct kde_run_d r = {.s = s, .at = at, .idx = idx, .y = y, .simd = kde_simd_usable()};
 	for (int a = 0; a < s->dim; a++)
@@ -365,8 +365,8 @@ static void kde_output_f(size_t k, void *ctx)
 	for (int a = 0; a < r->dim; a++)
 		p[a] = r->p[a][k];
 	if (r->simd) {
-		r->y[k] = (float)(r->norm *
-				  kde_simd_sum_f(r->n, r->dim, (const float *const *)r->u, p));
+		r->y[k] =
+		    (float)(r->norm * kde_simd_sum_f(r->n, r->dim, (const float *const *)r->u, p));
 		return;
 	}
 	float sum = 0, comp = 0;
@@ -384,8 +384,8 @@ static void kde_output_f(size_t k, void *ctx)
 }
 
 int kde_exact_f(const struct kde_points *s, const double *h, const struct kde_points *at,
-		const size_t *idx, size_t m, float *y, int threads, const struct kde_hooks *hk,
-		struct qx_err *e)
+                const size_t *idx, size_t m, float *y, int threads, const struct kde_hooks *hk,
+                struct qx_err *e)
 {
 	struct kde_run_f r = {.n = s->n, .dim = s->dim, .y = y, .simd = kde_simd_usable()};
 	double c[KDE_DMAX];
@@ -398,7 +398,7 @@ int kde_exact_f(const struct kde_points *s, const double *h, const struct kde_po
 		r.p[a] = malloc((m ? m : 1) * sizeof(float));
 		if (!r.u[a] || !r.p[a]) {
 			qx_fail(e, "out of host memory: the float copies need %zu bytes",
-				(s->n + m) * s->dim * sizeof(float));
+			        (s->n + m) * s->dim * sizeof(float));
 			goto out;
 		}
 		for (size_t j = 0; j < s->n; j++)
@@ -416,7 +416,7 @@ out:
 }
 
 int kde_binned(const struct kde_points *s, double h, double lo, double hi, size_t g, double *y,
-	       const struct kde_hooks *hk, struct qx_err *e)
+               const struct kde_hooks *hk, struct qx_err *e)
 {
 	if (g < 2 || !(hi > lo) || !(h > 0))
 		return qx_fail(e, "binned: needs G >= 2 grid points over lo < hi and h > 0");
@@ -432,7 +432,7 @@ int kde_binned(const struct kde_points *s, double h, double lo, double hi, size_
 	int rc = -1;
 	if (!in || !ker || !fin || !fker) {
 		qx_fail(e, "out of host memory: the FFTs of %zu points need %zu bytes", p,
-			p * 4 * sizeof(double));
+		        p * 4 * sizeof(double));
 		goto out;
 	}
 	fwd_in = fftw_plan_dft_r2c_1d((int)p, in, fin, FFTW_ESTIMATE);

@@ -175,8 +175,7 @@ void kde_generate(enum kde_dist dist, unsigned long long seed, struct kde_points
 /* Per-axis bandwidth h[0..dim) of the samples by rule; returns 0, or -1 with e when the
  * samples are fewer than 2, an axis has no spread (every sample equal), or memory for the
  * quartiles (a copy of one axis) cannot be had. */
-int kde_bandwidth(const struct kde_points *s, enum kde_bw_rule rule, double *h,
-		  struct qx_err *e);
+int kde_bandwidth(const struct kde_points *s, enum kde_bw_rule rule, double *h, struct qx_err *e);
 
 /* The grid's ends per axis: the samples' smallest and largest coordinate padded by 3 h_k. */
 void kde_grid_limits(const struct kde_points *s, const double *h, double *lo, double *hi);
@@ -187,7 +186,7 @@ double kde_grid_coord(double lo, double hi, size_t g, size_t i);
 /* Points of the grid of g points per axis over [lo_k, hi_k] (g^dim points, axis 0 varying
  * fastest) into p, allocated here; returns 0, or -1 with e when g^dim points cannot be had. */
 int kde_grid_points(const double *lo, const double *hi, int dim, size_t g, struct kde_points *p,
-		    struct qx_err *e);
+                    struct qx_err *e);
 
 /* The mean of the samples per axis: the float sums center the data there before rounding. */
 void kde_center(const struct kde_points *s, double *c);
@@ -196,10 +195,11 @@ void kde_center(const struct kde_points *s, double *c);
  * m <= at->n), y[k] = norm sum_j exp(-sum_a ((p_a - x_ja) / h_a)^2 / 2) with every pair's
  * exponent from the unrounded difference and the sum compensated (Neumaier, per lane): the
  * error is a few ulps of y. exp is SLEEF's (1 ulp) with AVX2, libm's without. OpenMP over the
- * outputs on `threads` threads (<= 0: OpenMP's default, every core). Returns 0, or -1 with e when cancelled (y then partial). */
+ * outputs on `threads` threads (<= 0: OpenMP's default, every core). Returns 0, or -1 with e when
+ * cancelled (y then partial). */
 int kde_exact_d(const struct kde_points *s, const double *h, const struct kde_points *at,
-		const size_t *idx, size_t m, double *y, int threads, const struct kde_hooks *hk,
-		struct qx_err *e);
+                const size_t *idx, size_t m, double *y, int threads, const struct kde_hooks *hk,
+                struct qx_err *e);
 
 /* The same in float: samples and points centered at the samples' mean, scaled by
  * KDE_U_SCALE / h and rounded to float once, then per pair a subtraction, a square and
@@ -207,8 +207,8 @@ int kde_exact_d(const struct kde_points *s, const double *h, const struct kde_po
  * sum of n terms stays within a few float ulps (<= 1e-5 relative at n = 2^22, tested).
  * Returns 0, or -1 with e (cancelled, or no memory for the float copies). */
 int kde_exact_f(const struct kde_points *s, const double *h, const struct kde_points *at,
-		const size_t *idx, size_t m, float *y, int threads, const struct kde_hooks *hk,
-		struct qx_err *e);
+                const size_t *idx, size_t m, float *y, int threads, const struct kde_hooks *hk,
+                struct qx_err *e);
 
 /* k output indices of m spread evenly (idx[i] = floor(i m / k), i < k, k <= m): the outputs an
  * exact-sample reference computes with kde_exact_d when the full sum is too costly. */
@@ -224,7 +224,7 @@ int kde_vectorised(void);
  * the binning (O((spacing / h)^2)) and is measured in tests/unit/test_kde.c. Samples outside
  * [lo, hi] go to the end points. Returns 0, or -1 with e (g < 2, no memory, cancelled). */
 int kde_binned(const struct kde_points *s, double h, double lo, double hi, size_t g, double *y,
-	       const struct kde_hooks *hk, struct qx_err *e);
+               const struct kde_hooks *hk, struct qx_err *e);
 
 /* The seed's arithmetic (seed 003, the seed kernel of cuda/kde.cu) in float, for checking the
  * GPU's seed variant: adds to y[i] (never zeroed, as in the seed) sum_j K((x_i - (int)x_j) /

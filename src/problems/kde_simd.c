@@ -35,15 +35,15 @@ static inline void neumaier1(double *sum, double *comp, double term)
 	*sum = t;
 }
 
-double kde_simd_sum_d(size_t n, int dim, const double *const *x, const double *p,
-		      const double *sc)
+double kde_simd_sum_d(size_t n, int dim, const double *const *x, const double *p, const double *sc)
 {
 	__m256d sum = _mm256_setzero_pd(), comp = _mm256_setzero_pd();
 	size_t j = 0;
 	for (; j + 4 <= n; j += 4) {
 		__m256d q = _mm256_setzero_pd();
 		for (int k = 0; k < dim; k++) {
-			const __m256d d = _mm256_sub_pd(_mm256_set1_pd(p[k]), _mm256_loadu_pd(x[k] + j));
+			const __m256d d =
+			    _mm256_sub_pd(_mm256_set1_pd(p[k]), _mm256_loadu_pd(x[k] + j));
 			const __m256d t = _mm256_mul_pd(d, _mm256_set1_pd(sc[k]));
 			q = _mm256_fmadd_pd(t, t, q);
 		}
@@ -74,11 +74,13 @@ double kde_simd_sum_f(size_t n, int dim, const float *const *u, const float *p)
 	for (; j + 8 <= n; j += 8) {
 		__m256 q = _mm256_setzero_ps();
 		for (int k = 0; k < dim; k++) {
-			const __m256 d = _mm256_sub_ps(_mm256_set1_ps(p[k]), _mm256_loadu_ps(u[k] + j));
+			const __m256 d =
+			    _mm256_sub_ps(_mm256_set1_ps(p[k]), _mm256_loadu_ps(u[k] + j));
 			q = _mm256_fmadd_ps(d, d, q);
 		}
 		/* Kahan: terms <= 1 against a growing sum */
-		const __m256 y = _mm256_sub_ps(Sleef_exp2f8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), q)), comp);
+		const __m256 y = _mm256_sub_ps(
+		    Sleef_exp2f8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), q)), comp);
 		const __m256 t = _mm256_add_ps(sum, y);
 		comp = _mm256_sub_ps(_mm256_sub_ps(t, sum), y);
 		sum = t;
@@ -109,8 +111,7 @@ int kde_simd_usable(void)
 }
 
 /* Never called (kde_simd_usable() is 0); returns NAN. */
-double kde_simd_sum_d(size_t n, int dim, const double *const *x, const double *p,
-		      const double *sc)
+double kde_simd_sum_d(size_t n, int dim, const double *const *x, const double *p, const double *sc)
 {
 	(void)n, (void)dim, (void)x, (void)p, (void)sc;
 	return NAN;

@@ -10,8 +10,7 @@ int kde_simd_usable(void);
 
 /* sum_j exp(-sum_k ((p[k] - x[k][j]) sc[k])^2) over n samples of dimension dim in double,
  * Neumaier-compensated per lane; returns the sum (its compensation added). */
-double kde_simd_sum_d(size_t n, int dim, const double *const *x, const double *p,
-		      const double *sc);
+double kde_simd_sum_d(size_t n, int dim, const double *const *x, const double *p, const double *sc);
 
 /* sum_j exp2(-sum_k (p[k] - u[k][j])^2) over n scaled float samples, Kahan per lane in float;
  * returns the sum in double. */

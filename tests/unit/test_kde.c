@@ -66,19 +66,20 @@ static int load_refs(void **state)
 		int dim, s;
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "S,%15[^,],%d,%lf,%lf,%lf", name, &dim, &a[0], &a[1], &a[2]) == 5) {
+		if (sscanf(line, "S,%15[^,],%d,%lf,%lf,%lf", name, &dim, &a[0], &a[1], &a[2]) ==
+		    5) {
 			if ((s = set_index(name, dim)) < 0 || sets[s].n == MAXS)
 				return -1;
 			for (int k = 0; k < 3; k++)
 				sets[s].x[k][sets[s].n] = a[k];
 			sets[s].n++;
 		} else if (sscanf(line, "B,%15[^,],%15[^,],%Lf,%Lf,%Lf", name, rule, &w[0], &w[1],
-				  &w[2]) == 5) {
+		                  &w[2]) == 5) {
 			if ((s = set_index(name, 0)) < 0)
 				return -1;
 			memcpy(sets[s].bw[strcmp(rule, "silverman") ? 1 : 0], w, sizeof w);
 		} else if (sscanf(line, "Y,%15[^,],%lf,%lf,%lf,%lf,%lf,%lf,%Lf", name, &a[0], &a[1],
-				  &a[2], &b[0], &b[1], &b[2], &v) == 8) {
+		                  &a[2], &b[0], &b[1], &b[2], &v) == 8) {
 			if (nys == MAXY || (s = set_index(name, 0)) < 0)
 				return -1;
 			ys[nys].set = s;
@@ -131,11 +132,11 @@ static void test_exact_double(void **state)
 		const double rel = (double)fabsl((y1 - r->value) / r->value);
 		if (rel > 1e-13)
 			fail_msg("%s at %g: %.17g, mpmath %.17Lg (rel %.2g)", sets[r->set].name,
-				 r->p[0], y1, r->value, rel);
+			         r->p[0], y1, r->value, rel);
 		worst = fmax(worst, rel);
 	}
 	print_message("exact double: %zu points, worst relative error %.2g (%s)\n", nys, worst,
-		      kde_vectorised() ? "SLEEF AVX2" : "scalar libm");
+	              kde_vectorised() ? "SLEEF AVX2" : "scalar libm");
 }
 
 /* The smallest exponent sum_k ((p_k - x_jk) / h_k)^2 / 2 over the samples of set r->set: how
@@ -173,14 +174,14 @@ static void test_exact_float(void **state)
 		const double q = tail_depth(r), bound = q <= 20 ? 1e-5 : 4e-7 * q;
 		if (rel > bound)
 			fail_msg("%s at %g (q %.3g): %.9g, mpmath %.17Lg (rel %.2g)",
-				 sets[r->set].name, r->p[0], q, y, r->value, rel);
+			         sets[r->set].name, r->p[0], q, y, r->value, rel);
 		if (q <= 20)
 			worst = fmax(worst, rel);
 		checked++;
 	}
 	assert_true(checked > 500);
-	print_message("exact float: %zu points, worst relative error %.2g where q <= 20\n",
-		      checked, worst);
+	print_message("exact float: %zu points, worst relative error %.2g where q <= 20\n", checked,
+	              worst);
 }
 
 /* The bandwidth rules agree with mpmath's evaluation of the same formulas to 1e-13. */
@@ -193,11 +194,12 @@ static void test_bandwidth(void **state)
 		for (int rule = 0; rule < 2; rule++) {
 			double h[KDE_DMAX];
 			assert_int_equal(kde_bandwidth(&s, rule ? KDE_SCOTT : KDE_SILVERMAN, h, &e),
-					 0);
+			                 0);
 			for (int k = 0; k < s.dim; k++)
-				if (fabsl((h[k] - sets[i].bw[rule][k]) / sets[i].bw[rule][k]) > 1e-13)
+				if (fabsl((h[k] - sets[i].bw[rule][k]) / sets[i].bw[rule][k]) >
+				    1e-13)
 					fail_msg("%s rule %d axis %d: %.17g, mpmath %.17Lg",
-						 sets[i].name, rule, k, h[k], sets[i].bw[rule][k]);
+					         sets[i].name, rule, k, h[k], sets[i].bw[rule][k]);
 		}
 	}
 	double one = 3, h;
@@ -284,7 +286,7 @@ static void test_generate(void **state)
 			assert_true(fabs(mean - 1) < 0.02 && fabs(var - 1) < 0.06 && neg == 0);
 			break;
 		default: /* t with 3 degrees of freedom: half the samples below 0, and a
-			  * variance of 3 that converges slowly: only bounds */
+		          * variance of 3 that converges slowly: only bounds */
 			assert_true(fabs(neg / n - 0.5) < 0.01 && var > 2 && var < 5);
 			break;
 		}
@@ -315,8 +317,7 @@ static void test_float_large_n(void **state)
 	assert_int_equal(kde_exact_f(&s, &h, &s, idx, k, yf, 2, NULL, &e), 0);
 	for (size_t i = 0; i < k; i++)
 		worst = fmax(worst, fabs(yf[i] - yd[i]) / yd[i]);
-	print_message("float at n = 2^22: worst relative error %.2g over %zu outputs\n", worst,
-		      k);
+	print_message("float at n = 2^22: worst relative error %.2g over %zu outputs\n", worst, k);
 	assert_true(worst <= 1e-5);
 	/* the idx outputs equal a run over points that are those samples */
 	struct kde_points at;
@@ -354,8 +355,8 @@ static void test_binned(void **state)
 			if (yx[i] > 1e-3 * top)
 				worst = fmax(worst, fabs(yb[i] - yx[i]) / yx[i]);
 		print_message("binned %s, n = 2^16, G = 4096, h = %.3g: worst relative error %.2g "
-			      "where y > 1e-3 max\n",
-			      d == KDE_NORMAL ? "normal" : "mixture", h, worst);
+		              "where y > 1e-3 max\n",
+		              d == KDE_NORMAL ? "normal" : "mixture", h, worst);
 		assert_true(worst <= 1e-4);
 		assert_true(worst > 0); /* an approximation: an exact match would be suspect */
 		kde_points_free(&grid);
@@ -447,7 +448,7 @@ static const char *tmpfile_with(const char *text)
 
 /* Loads text with columns cols; returns the loader's status, e filled, p owned on success. */
 static int load_text(const char *text, const int *cols, int ncols, size_t max_n,
-		     struct kde_points *p, struct qx_err *e)
+                     struct kde_points *p, struct qx_err *e)
 {
 	const char *path = tmpfile_with(text);
 	const int rc = kde_data_load(path, cols, ncols, max_n, p, e);
@@ -517,11 +518,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_exact_double), cmocka_unit_test(test_exact_float),
-	    cmocka_unit_test(test_bandwidth),	 cmocka_unit_test(test_grid),
-	    cmocka_unit_test(test_generate),	 cmocka_unit_test(test_float_large_n),
-	    cmocka_unit_test(test_binned),	 cmocka_unit_test(test_exp2_poly),
+	    cmocka_unit_test(test_bandwidth),    cmocka_unit_test(test_grid),
+	    cmocka_unit_test(test_generate),     cmocka_unit_test(test_float_large_n),
+	    cmocka_unit_test(test_binned),       cmocka_unit_test(test_exp2_poly),
 	    cmocka_unit_test(test_seed_emulate), cmocka_unit_test(test_cancel),
-	    cmocka_unit_test(test_data_good),	 cmocka_unit_test(test_data_bad),
+	    cmocka_unit_test(test_data_good),    cmocka_unit_test(test_data_bad),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }

@@ -59,11 +59,15 @@ static void *coords(const struct kde_points *p, int k, enum qx_precision prec)
 
 /* The job for variant v over samples s at points at (NULL: the samples). */
 static struct kde_gpu_job job_for(int v, enum qx_precision prec, const struct kde_points *s,
-				  const struct kde_points *at, const double *h, int block)
+                                  const struct kde_points *at, const double *h, int block)
 {
-	struct kde_gpu_job j = {.variant = v, .prec = prec, .dim = s->dim, .n = (long long)s->n,
-				.m = (long long)(at ? at->n : s->n), .block = block,
-				.fast_share = 0.25};
+	struct kde_gpu_job j = {.variant = v,
+	                        .prec = prec,
+	                        .dim = s->dim,
+	                        .n = (long long)s->n,
+	                        .m = (long long)(at ? at->n : s->n),
+	                        .block = block,
+	                        .fast_share = 0.25};
 	double c[KDE_DMAX];
 	kde_center(s, c);
 	for (int k = 0; k < s->dim; k++) {
@@ -99,7 +103,8 @@ static double *run(const struct kde_gpu_job *job)
 		assert_true(t.ms[i] >= 0);
 		sum += t.ms[i];
 	}
-	assert_true(t.nphases >= 4 && t.chunks >= 1 && fabs(sum - t.total) <= 1e-3 * t.total + 1e-3);
+	assert_true(t.nphases >= 4 && t.chunks >= 1 &&
+	            fabs(sum - t.total) <= 1e-3 * t.total + 1e-3);
 	for (long long i = 0; i < job->m; i++)
 		y[i] = job->prec == QX_DOUBLE ? ((double *)out)[i] : ((float *)out)[i];
 	free(out);
@@ -130,7 +135,7 @@ static double at_samples(int v, enum qx_precision prec, size_t n, int block)
 	double *y = run(&j);
 	const double w = worst_rel(y, idx, ref, k);
 	print_message("variant %d %s n = %zu block %d: worst relative error %.2g\n", v,
-		      prec == QX_DOUBLE ? "double" : "float", n, block, w);
+	              prec == QX_DOUBLE ? "double" : "float", n, block, w);
 	free(y);
 	drop(&j);
 	kde_points_free(&s);
@@ -159,12 +164,12 @@ static void test_seed(void **state)
 		for (size_t i = 0; i < s.n; i++) {
 			if (isnan(emu[i]) != isnan(y[i]))
 				fail_msg("seed block %d output %zu: GPU %g, emulation %g", block, i,
-					 y[i], emu[i]);
+				         y[i], emu[i]);
 			nans += isnan(emu[i]) != 0;
 			if (block == 2 && !isnan(emu[i]) && y[i] != emu[i])
 				fail_msg("seed output %zu: %g, not the emulation's %g (the never "
-					 "zeroed y held data: not a fresh allocation?)",
-					 i, y[i], emu[i]);
+				         "zeroed y held data: not a fresh allocation?)",
+				         i, y[i], emu[i]);
 		}
 		assert_true(nans >= 2);
 		print_message("seed block %d: %zu NaN outputs, as the emulation\n", block, nans);
@@ -218,8 +223,9 @@ static void test_tiled_dims(void **state)
 			for (size_t i = 0; i < grid.n; i++)
 				if (ref[i] > 1e-6 * top)
 					w = fmax(w, fabs(y[i] - ref[i]) / ref[i]);
-			print_message("tiled %d-D %s: worst relative error %.2g (density > 1e-6 max)\n",
-				      dim, p == QX_DOUBLE ? "double" : "float", w);
+			print_message(
+			    "tiled %d-D %s: worst relative error %.2g (density > 1e-6 max)\n", dim,
+			    p == QX_DOUBLE ? "double" : "float", w);
 			assert_true(w <= (p == QX_DOUBLE ? 1e-12 : 1e-5));
 			free(y);
 			drop(&j);
@@ -261,8 +267,8 @@ static void test_binned(void **state)
 			wc = fmax(wc, fabs(y[i] - cpu[i]) / top);
 		}
 		print_message("binned %s: worst relative error %.2g (density > 1e-3 max), "
-			      "%.2g of max from the CPU's\n",
-			      p == QX_DOUBLE ? "double" : "float", w, wc);
+		              "%.2g of max from the CPU's\n",
+		              p == QX_DOUBLE ? "double" : "float", w, wc);
 		assert_true(w <= 1e-4 && wc <= (p == QX_DOUBLE ? 1e-9 : 1e-6));
 		free(y);
 		drop(&j);
@@ -331,7 +337,7 @@ static void test_ceiling(void **state)
 		skip();
 	assert_int_equal(kde_gpu_ceiling(5, &c, &e), 0);
 	print_message("ex2 ceiling: %d SMs at %d MHz: peak %.3g/s, measured %.3g/s\n", c.sms,
-		      c.clock_mhz, c.ex2_per_s_peak, c.ex2_per_s);
+	              c.clock_mhz, c.ex2_per_s_peak, c.ex2_per_s);
 	assert_true(c.ex2_per_s > 0.3 * c.ex2_per_s_peak && c.ex2_per_s < 1.1 * c.ex2_per_s_peak);
 }
 
@@ -339,10 +345,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_seed), /* first: its never-zeroed y must be a fresh allocation */
-	    cmocka_unit_test(test_exact_variants),
-	    cmocka_unit_test(test_tiled_dims),
-	    cmocka_unit_test(test_binned),
-	    cmocka_unit_test(test_limits_and_cancel),
+	    cmocka_unit_test(test_exact_variants), cmocka_unit_test(test_tiled_dims),
+	    cmocka_unit_test(test_binned),         cmocka_unit_test(test_limits_and_cancel),
 	    cmocka_unit_test(test_ceiling),
 	};
 	const int rc = cmocka_run_group_tests(tests, open_gpu, NULL);
