@@ -132,8 +132,8 @@ cJSON *output_run_json(const struct run_result *r)
 	params = cJSON_AddObjectToObject(obj, "params");
 	for (size_t k = 0; k < p->nparams; k++) {
 		const struct param_def *d = &p->params[k];
-		char text[80];
-		if (d->type == PARAM_ENUM || d->type == PARAM_RANGE) {
+		char text[PARAM_TEXT_LEN];
+		if (!param_is_number(d, r->params[k])) {
 			param_format(d, r->params[k], text, sizeof text);
 			cJSON_AddStringToObject(params, d->name, text);
 		} else {

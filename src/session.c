@@ -113,7 +113,7 @@ void session_params_string(const struct problem *p, const struct param_value *v,
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->nparams && used < len; k++) {
-		char val[80];
+		char val[PARAM_TEXT_LEN];
 		param_format(&p->params[k], v[k], val, sizeof val);
 		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", k ? " " : "",
 		                         p->params[k].name, val);
