@@ -79,6 +79,12 @@ def allowed_range(problem, name):
 def out_of_range(allowed):
     """Values just outside, far outside and beside what `allowed` describes, as words."""
     bad = ["nan", "inf", "-inf", "1e999", "\x01"]
+    if allowed.startswith("a file name"):  # a data file: missing, a directory, empty
+        return bad + ["/nonexistent/file", "/", "/dev/null", "-", "none:"]
+    m = re.match(r"((?:[\w-]+\|)+)(a number in .*)$", allowed)
+    if m:  # words or a number
+        words = m.group(1).rstrip("|").split("|")
+        return out_of_range(m.group(2)) + [words[0].upper(), words[0] + "x"]
     m = re.match(r"an integer in (-?[\d.e+]+)\.\.(-?[\d.e+]+)$", allowed)
     if m:
         lo, hi = float(m.group(1)), float(m.group(2))
