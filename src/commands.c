@@ -260,7 +260,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	double args[QX_MAX_EVAL_ARGS];
 	struct gpu_info g;
 	struct qx_err why;
-	const size_t nargs = (size_t)(argc - 1), least = p->neval_min ? p->neval_min : p->neval_args;
+	const size_t nargs = (size_t)(argc - 1),
+	             least = p->neval_min ? p->neval_min : p->neval_args;
 	if (nargs < least || nargs > p->neval_args || p->neval_args > QX_MAX_EVAL_ARGS) {
 		char usage[128] = "", count[32];
 		for (size_t i = 0; i < p->neval_args; i++) {
@@ -297,8 +298,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			if (rc < 0)
 				return -1;
 			if (rc == QX_EVAL_UNREPRESENTABLE)
-				notes_eval_missing(s, p, args, nargs, (enum qx_backend)b,
-				                   prec, "not representable", e->msg);
+				notes_eval_missing(s, p, args, nargs, (enum qx_backend)b, prec,
+				                   "not representable", e->msg);
 			if (rc == 0)
 				output_eval(s, p, args, nargs, (enum qx_backend)b,
 				            (enum qx_precision)prec, &r);

@@ -51,7 +51,8 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 		         "a number in %s%g, %g]", def->min_open ? "(" : "[", def->min, def->max);
 		break;
 	case PARAM_PATH:
-		snprintf(buf, len, "a file name (printable, up to %d bytes) or none", PARAM_PATH_MAX);
+		snprintf(buf, len, "a file name (printable, up to %d bytes) or none",
+		         PARAM_PATH_MAX);
 		break;
 	case PARAM_RANGE:
 		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI <= %g", def->min,

@@ -5,9 +5,9 @@
 #include "qx.h"
 
 enum param_type {
-	PARAM_INT,  /* an integer; words like 2e4 are accepted when exact */
-	PARAM_REAL, /* a finite real number */
-	PARAM_ENUM, /* one word of choices[] */
+	PARAM_INT,   /* an integer; words like 2e4 are accepted when exact */
+	PARAM_REAL,  /* a finite real number */
+	PARAM_ENUM,  /* one word of choices[] */
 	PARAM_RANGE, /* LO:HI reals (a single number means LO = HI) */
 	PARAM_PATH   /* a file name, or none; num: its index in the names seen (param_path) */
 };

@@ -108,7 +108,7 @@ struct problem {
 	 * static string) filled; without it ref_kind, ref_samples and ref_name hold. */
 	enum qx_ref_kind (*ref_choice)(const struct param_value *p, size_t *samples,
 	                               const char **name);
-	int has_estimates;    /* 1: runs fill o->estimates (count doubles, the caller's) */
+	int has_estimates; /* 1: runs fill o->estimates (count doubles, the caller's) */
 
 	/* Checks relations between parameters (a < b...); returns 0 or -1 with e filled. */
 	int (*check)(const struct param_value *p, struct qx_err *e);

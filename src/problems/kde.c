@@ -46,8 +46,7 @@ static const struct param_def kde_params_def[P_COUNT] = {
     [P_N] = {"n", PARAM_INT, 2, KDE_N_MAX, 0, 4000, 0, NULL,
              "samples drawn from dist (with data FILE: the file's count instead)", 0},
     [P_DIST] = {"dist", PARAM_ENUM, 0, 0, 0, KDE_NORMAL, 0, dist_names,
-                "normal, mixture (N(-2,1), N(2,1/4)), uniform, exponential, student (t, 3 df)",
-                0},
+                "normal, mixture (N(-2,1), N(2,1/4)), uniform, exponential, student (t, 3 df)", 0},
     [P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL,
                 "seed of the samples drawn from dist", 0},
     [P_DATA] = {"data", PARAM_PATH, 0, 0, 0, 0, 0, NULL,
@@ -63,8 +62,7 @@ static const struct param_def kde_params_def[P_COUNT] = {
     [P_DIM] = {"dim", PARAM_INT, 1, KDE_DMAX, 0, 1, 0, NULL,
                "dimension of the samples (2, 3: CPU tiled and GPU tiled only)", 0},
     [P_SHARE] = {"share", PARAM_REAL, 0, 1, 0, 0.25, 0, NULL,
-                 "GPU fast: share of the exponentials on the FMA pipes (polynomial)",
-                 QX_ON_GPU},
+                 "GPU fast: share of the exponentials on the FMA pipes (polynomial)", QX_ON_GPU},
 };
 
 enum { V_TILED, V_FAST, V_NAIVE, V_SEED, V_BINNED, V_COUNT };
@@ -131,9 +129,9 @@ static int kde_state_key(const struct param_value *p, char *key, size_t len, str
 	const char *path = param_path(p[P_DATA]);
 	struct stat st;
 	if (!path) {
-		snprintf(key, len, "n=%.0f dist=%d seed=%.0f h=%.17g dim=%d at=%d G=%.0f", p[P_N].num,
-		         (int)p[P_DIST].num, p[P_SEED].num, p[P_H].num, (int)p[P_DIM].num,
-		         (int)p[P_AT].num, p[P_G].num);
+		snprintf(key, len, "n=%.0f dist=%d seed=%.0f h=%.17g dim=%d at=%d G=%.0f",
+		         p[P_N].num, (int)p[P_DIST].num, p[P_SEED].num, p[P_H].num,
+		         (int)p[P_DIM].num, (int)p[P_AT].num, p[P_G].num);
 		return 0;
 	}
 	if (stat(path, &st))
@@ -237,10 +235,11 @@ static int kde_check(const struct param_value *p, struct qx_err *e)
 		if (at_grid)
 			snprintf(grid, sizeof grid, " at G = %.0f points per axis", p[P_G].num);
 		if (m > (double)(SIZE_MAX / 16) || (avail > 0 && need > avail))
-			return qx_fail(e,
-			               "n = %.0f samples%s (dim %d): needs %.1f MiB of host memory, "
-			               "%.1f MiB is available",
-			               p[P_N].num, grid, dim, need / 1048576.0, avail / 1048576.0);
+			return qx_fail(
+			    e,
+			    "n = %.0f samples%s (dim %d): needs %.1f MiB of host memory, "
+			    "%.1f MiB is available",
+			    p[P_N].num, grid, dim, need / 1048576.0, avail / 1048576.0);
 		return 0;
 	}
 	if (at_grid && avail > 0 && kde_bytes(0, m, dim, 1) > avail)
@@ -322,7 +321,8 @@ static int kde_reference(const struct param_value *p, int threads, const size_t 
 		                   e);
 	if (!(y = malloc((n ? n : 1) * sizeof *y)))
 		return qx_fail(e, "cannot allocate the reference sample of %zu values", n);
-	const int rc = kde_exact_d(&st->s, st->h, kde_at(st), idx, n, y, threads, &kde_cpu_hooks, e);
+	const int rc =
+	    kde_exact_d(&st->s, st->h, kde_at(st), idx, n, y, threads, &kde_cpu_hooks, e);
 	for (size_t i = 0; i < n && !rc; i++)
 		ref[idx[i]] = y[i];
 	free(y);
@@ -368,22 +368,22 @@ static int kde_variant_ok(const struct param_value *p, int v, enum qx_precision 
 {
 	const char *name = kde_variants[v].name;
 	if (p[P_DIM].num > 1 && v != V_TILED)
-		return qx_fail(e, "variant %s is 1-D: dim %.0f needs variant tiled (set dim 1)", name,
-		               p[P_DIM].num);
+		return qx_fail(e, "variant %s is 1-D: dim %.0f needs variant tiled (set dim 1)",
+		               name, p[P_DIM].num);
 	if (!launch)
 		return 0;
 	if ((v == V_SEED || v == V_FAST) && prec != QX_FLOAT)
 		return qx_fail(e, "variant %s computes in float only: set precision float", name);
-	if (v == V_SEED && (p[P_AT].num != AT_SAMPLES || param_path(p[P_DATA]) ||
-	                    p[P_N].num > 2147483647.0))
-		return qx_fail(e,
-		               "variant seed runs the seed's experiment only: generated samples "
-		               "(data none), at samples, n < 2^31");
+	if (v == V_SEED &&
+	    (p[P_AT].num != AT_SAMPLES || param_path(p[P_DATA]) || p[P_N].num > 2147483647.0))
+		return qx_fail(e, "variant seed runs the seed's experiment only: generated samples "
+		                  "(data none), at samples, n < 2^31");
 	if ((v == V_TILED || v == V_FAST) && (block % 32 || block < 32))
-		return qx_fail(e,
-		               "bad block %d for variant %s: expected whole warps, a multiple of 32 "
-		               "in 32..1024",
-		               block, name);
+		return qx_fail(
+		    e,
+		    "bad block %d for variant %s: expected whole warps, a multiple of 32 "
+		    "in 32..1024",
+		    block, name);
 	return 0;
 }
 
@@ -584,8 +584,8 @@ static int kde_eval(const double *args, const struct param_value *p, enum qx_bac
 		return -1;
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
-		const struct run_request rq = {.params = p, .prec = prec, .variant = V_TILED,
-		                               .block = 256};
+		const struct run_request rq = {
+		    .params = p, .prec = prec, .variant = V_TILED, .block = 256};
 		float *ptf[KDE_DMAX] = {NULL};
 		struct kde_gpu_job job;
 		struct kde_gpu_times t;
@@ -623,8 +623,8 @@ static int kde_eval(const double *args, const struct param_value *p, enum qx_bac
 int kde_bench(struct session *s, struct qx_err *e); /* kde_bench.c */
 
 /* The phases its GPU runs report (cuda/kde.cu), in order, and the host's interpolation. */
-static const char *const kde_phases[] = {"alloc", "h2d",  "scale", "kernel", "bin",
-                                         "convolve", "d2h", "free", "interp", NULL};
+static const char *const kde_phases[] = {"alloc",    "h2d", "scale", "kernel", "bin",
+                                         "convolve", "d2h", "free",  "interp", NULL};
 static const char *const kde_table_phases[] = {"kernel", "d2h", NULL};
 
 const struct problem kde_problem = {

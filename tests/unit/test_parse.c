@@ -92,7 +92,7 @@ static void test_real_words_and_path(void **state)
 	assert_string_equal(buf, "/tmp/a b.csv");
 	struct param_value again;
 	assert_int_equal(param_parse(&f, "/tmp/a b.csv", &again, &e), 0);
-	assert_true(again.num == v.num); /* the same name, the same value */
+	assert_true(again.num == v.num);                         /* the same name, the same value */
 	assert_int_equal(param_parse(&f, "a\x01b", &v, &e), -1); /* a control byte */
 	assert_non_null(strstr(e.msg, "bad file name for data"));
 	memset(longname, 'a', sizeof longname - 1);
