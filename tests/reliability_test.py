@@ -244,6 +244,7 @@ class CancelTest(unittest.TestCase):
         ("set n 1000 m 20000 repeat 1000 warmup 0", "sweep threads 1,2 on cpu", "expint"),
         ("use longman; set M 20000000 repeat 1000 warmup 0", "sweep threads 1,2 on cpu",
          "longman"),
+        ("use kde; set n 2000000 threads 1 repeat 1000 warmup 0", "run cpu", "kde"),
     ]
 
     def test_each_long_command(self):
