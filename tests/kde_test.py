@@ -7,7 +7,6 @@ Run from the repository root after `make`:  python3 tests/kde_test.py
 QUADX names the binary (default ./quadx). Standard library only; no timing is asserted.
 """
 
-import json
 import math
 import os
 import statistics
