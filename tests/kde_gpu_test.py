@@ -40,9 +40,9 @@ class KdeGpuTest(unittest.TestCase):
               end="")
 
     def test_exact_variants_against_the_reference(self):
-        """tiled, fast, naive in float and tiled, naive in double at the samples and at a
+        """tiled, mixed, naive in float and tiled, naive in double at the samples and at a
         grid: their error against the CPU double sum within each one's bound."""
-        cases = [("tiled", "float", 4e-6), ("fast", "float", 1e-5), ("naive", "float", 1e-4),
+        cases = [("tiled", "float", 4e-6), ("mixed", "float", 1e-5), ("naive", "float", 1e-4),
                  ("tiled", "double", 1e-13), ("naive", "double", 1e-12)]
         for at in ("at samples n 20000", "at grid n 20000 G 4096"):
             for variant, prec, tol in cases:
@@ -53,10 +53,10 @@ class KdeGpuTest(unittest.TestCase):
                 self.assertLess(r["error"]["max_rel"], tol, (at, variant, prec))
 
     def test_every_distribution_and_block(self):
-        """tiled and fast on every distribution, at blocks 32..1024."""
+        """tiled and mixed on every distribution, at blocks 32..1024."""
         for dist in ("normal", "mixture", "uniform", "exponential", "student"):
             for block in (32, 128, 1024):
-                for variant, tol in (("tiled", 4e-6), ("fast", 1e-5)):
+                for variant, tol in (("tiled", 4e-6), ("mixed", 1e-5)):
                     r = self.runs(f"set dist {dist} n 10000 block {block} variant {variant} "
                                   "repeat 1 warmup 0; run gpu")[0]
                     self.assertLess(r["error"]["max_rel"], tol, (dist, block, variant))

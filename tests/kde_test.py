@@ -190,7 +190,7 @@ class KdeTest(unittest.TestCase):
         the CPU naming the CPU variants."""
         p = qxtest.commands("help kde")
         self.assertEqual(p.returncode, 0, p.stderr)
-        for word in ("tiled (default)", "fast", "naive", "seed", "binned",
+        for word in ("tiled (default)", "mixed", "naive", "seed", "binned",
                      "`int xj = x[j]` truncates", "y is never zeroed", "h parameter is an int",
                      "block width in", "never applied"):
             self.assertIn(word, p.stdout)

@@ -62,7 +62,7 @@ static const struct param_def kde_params_def[P_COUNT] = {
     [P_DIM] = {"dim", PARAM_INT, 1, KDE_DMAX, 0, 1, 0, NULL,
                "dimension of the samples (2, 3: CPU tiled and GPU tiled only)", 0},
     [P_SHARE] = {"share", PARAM_REAL, 0, 1, 0, 0.25, 0, NULL,
-                 "GPU fast: share of the exponentials on the FMA pipes (polynomial)", QX_ON_GPU},
+                 "GPU mixed: share of the exponentials on the FMA pipes (polynomial)", QX_ON_GPU},
 };
 
 enum { V_TILED, V_FAST, V_NAIVE, V_SEED, V_BINNED, V_COUNT };
@@ -73,7 +73,7 @@ static const struct variant_def kde_variants[V_COUNT] = {
                  "      one ex2 per pair. CPU: the exact sum, OpenMP over the outputs, SLEEF\n"
                  "      AVX2 over the samples (threads 1: the serial baseline)",
                  0},
-    [V_FAST] = {"fast", QX_ON_GPU,
+    [V_FAST] = {"mixed", QX_ON_GPU,
                 "tiled in float with a share of the exponentials by a polynomial on the FMA\n"
                 "      pipes, past the special-function unit's ceiling",
                 0},
