@@ -1,10 +1,10 @@
 /* kde_bench.c - the `make bench` section of problem kde (issue 14's "Speed"): the special-
- * function unit's ceiling (theoretical and measured), float tiled and mixed (the issue's fast) at n = 2^20 at the
- * samples with their errors, double tiled against the FP64 peak, the naive kernel at the seed's
- * largest size beside tiled, binned at n = 2^24, G = 4096 with its error against the exact sum
- * at every grid point, the CPU on every core and serial, and the seed's block-width tables.
- * GPU figures are medians of timed runs after warm-ups (CUDA events); peers are the issue's
- * figures, measured elsewhere, quoted for comparison. */
+ * function unit's ceiling (theoretical and measured), float tiled and mixed (the issue's
+ * fast) at n = 2^20 at the samples with their errors, double tiled against the FP64 peak, the naive
+ * kernel at the seed's largest size beside tiled, binned at n = 2^24, G = 4096 with its error
+ * against the exact sum at every grid point, the CPU on every core and serial, and the seed's
+ * block-width tables. GPU figures are medians of timed runs after warm-ups (CUDA events); peers are
+ * the issue's figures, measured elsewhere, quoted for comparison. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -63,8 +63,8 @@ static int kb_ceiling(struct kde_gpu_ceiling *c, struct qx_err *e)
 	return 0;
 }
 
-/* n = 2^20 at the samples: float tiled and mixed (the issue's fast) (against the ceiling), double tiled (against
- * the FP64 peak), with each one's max relative error. */
+/* n = 2^20 at the samples: float tiled and mixed (the issue's fast) (against the ceiling), double
+ * tiled (against the FP64 peak), with each one's max relative error. */
 static int kb_exact(struct session *s, const struct kde_gpu_ceiling *c, struct qx_err *e)
 {
 	static const char *const cfg[][3] = {{"tiled", "float", "3.9e12, <= 4e-6"},
