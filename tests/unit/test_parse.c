@@ -222,6 +222,10 @@ static void test_set_atomic(void **state)
 	assert_non_null(strstr(e.msg, "unknown parameter 'nosuch'"));
 	assert_int_equal(session_set(&s, 1, unknown, &e), -1);
 	assert_true(s.params[0][0].num == 20);
+	assert_int_equal(session_set_words(&s, "n 7  m 9", &e), 0); /* the words of a string */
+	assert_true(s.params[0][0].num == 7 && s.params[0][1].num == 9);
+	assert_int_equal(session_set_words(&s, "n 8 m", &e), -1);
+	assert_true(s.params[0][0].num == 7);
 	session_free(&s);
 }
 
