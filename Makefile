@@ -110,6 +110,9 @@ GPU_TESTS    := $(filter-out tests/nogpu_test.py,$(sort $(wildcard tests/*gpu*_t
 # The Python tests of the binary; each skips what needs a GPU, tmux or a fault build it lacks.
 SCRIPT_TESTS := tests/script_test.py tests/sweep_test.py tests/repl_test.py tests/tui_test.py \
 	tests/reliability_test.py $(GPU_TESTS)
+# Every other tests/*_test.py (a problem's own tests, tests/NAME_test.py), found by the glob.
+OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_test.py,\
+	$(sort $(wildcard tests/*_test.py)))
 
 test: all format-check test-unit test-script test-asan test-valgrind fuzz
 	$(PYTHON) tests/qxtest_test.py
@@ -118,6 +121,7 @@ test: all format-check test-unit test-script test-asan test-valgrind fuzz
 	$(PYTHON) tests/tui_test.py
 	$(PYTHON) tests/reliability_test.py
 	CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py
+	@set -e; for t in $(OTHER_TESTS); do echo "== $$t"; $(PYTHON) $$t; done
 	@set -e; for t in $(GPU_TESTS); do echo "== $$t"; $(PYTHON) $$t; done
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,7 +78,7 @@ static int cmd_set(struct shell *sh, int argc, char **argv, struct qx_err *e)
  * real, else the text param_format writes into text (len bytes). */
 static struct kv param_kv(const struct param_def *d, struct param_value v, char *text, size_t len)
 {
-	if (d->type == PARAM_INT || d->type == PARAM_REAL)
+	if (param_is_number(d, v))
 		return (struct kv){d->name, NULL, v.num};
 	param_format(d, v, text, len);
 	return (struct kv){d->name, text, 0};
@@ -89,7 +90,7 @@ static int show_params(struct shell *sh)
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
 	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1];
-	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][80];
+	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][PARAM_TEXT_LEN];
 	size_t n = 0;
 	kv[n++] = (struct kv){"problem", p->name, 0};
 	for (size_t k = 0; k < p->nparams; k++, n++)
@@ -231,10 +232,10 @@ static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 
 /* Whether precision prec represents every argument of args; when not, e names the first
  * that it does not. */
-static int eval_args_representable(const struct problem *p, const double *args,
+static int eval_args_representable(const struct problem *p, const double *args, size_t nargs,
                                    enum qx_precision prec, struct qx_err *e)
 {
-	for (size_t i = 0; i < p->neval_args; i++)
+	for (size_t i = 0; i < nargs; i++)
 		if (!notes_representable(prec, args[i])) {
 			qx_fail(e, "%s = %.17g is outside the range of %s (%g .. %g)",
 			        p->eval_args[i].name, args[i], qx_precision_name(prec),
@@ -259,41 +260,48 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	double args[QX_MAX_EVAL_ARGS];
 	struct gpu_info g;
 	struct qx_err why;
-	if ((size_t)(argc - 1) != p->neval_args || p->neval_args > QX_MAX_EVAL_ARGS) {
-		char usage[128] = "";
+	const size_t nargs = (size_t)(argc - 1),
+	             least = p->neval_min ? p->neval_min : p->neval_args;
+	if (nargs < least || nargs > p->neval_args || p->neval_args > QX_MAX_EVAL_ARGS) {
+		char usage[128] = "", count[32];
 		for (size_t i = 0; i < p->neval_args; i++) {
-			strncat(usage, " ", sizeof usage - strlen(usage) - 1);
+			strncat(usage, i < least ? " " : " [", sizeof usage - strlen(usage) - 1);
 			strncat(usage, p->eval_args[i].name, sizeof usage - strlen(usage) - 1);
 		}
-		return qx_fail(e, "eval for %s takes %zu arguments:%s", p->name, p->neval_args,
-		               usage);
+		for (size_t i = least; i < p->neval_args; i++)
+			strncat(usage, "]", sizeof usage - strlen(usage) - 1);
+		if (least < p->neval_args)
+			snprintf(count, sizeof count, "%zu to %zu", least, p->neval_args);
+		else
+			snprintf(count, sizeof count, "%zu", least);
+		return qx_fail(e, "eval for %s takes %s arguments:%s", p->name, count, usage);
 	}
 	for (size_t i = 0; i < p->neval_args; i++) {
-		struct param_value v;
-		if (param_parse(&p->eval_args[i], argv[i + 1], &v, e))
+		struct param_value v = {NAN, 0};
+		if (i < nargs && param_parse(&p->eval_args[i], argv[i + 1], &v, e))
 			return -1;
 		args[i] = v.num;
 	}
 	const int have_gpu = p->run_gpu && gpu_init(&g, &why) == 0;
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (b == QX_GPU && !have_gpu) {
-			notes_eval_missing(s, p, args, p->neval_args, QX_GPU, -1, "unavailable",
+			notes_eval_missing(s, p, args, nargs, QX_GPU, -1, "unavailable",
 			                   p->run_gpu ? why.msg : "CPU-only build");
 			continue;
 		}
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
 			struct eval_result r = {0};
-			int rc = eval_args_representable(p, args, (enum qx_precision)prec, e)
+			int rc = eval_args_representable(p, args, nargs, (enum qx_precision)prec, e)
 			             ? p->eval(args, s->params[s->prob_index], (enum qx_backend)b,
 			                       (enum qx_precision)prec, &r, e)
 			             : QX_EVAL_UNREPRESENTABLE;
 			if (rc < 0)
 				return -1;
 			if (rc == QX_EVAL_UNREPRESENTABLE)
-				notes_eval_missing(s, p, args, p->neval_args, (enum qx_backend)b,
-				                   prec, "not representable", e->msg);
+				notes_eval_missing(s, p, args, nargs, (enum qx_backend)b, prec,
+				                   "not representable", e->msg);
 			if (rc == 0)
-				output_eval(s, p, args, p->neval_args, (enum qx_backend)b,
+				output_eval(s, p, args, nargs, (enum qx_backend)b,
 				            (enum qx_precision)prec, &r);
 		}
 	}

@@ -132,8 +132,8 @@ cJSON *output_run_json(const struct run_result *r)
 	params = cJSON_AddObjectToObject(obj, "params");
 	for (size_t k = 0; k < p->nparams; k++) {
 		const struct param_def *d = &p->params[k];
-		char text[80];
-		if (d->type == PARAM_ENUM || d->type == PARAM_RANGE) {
+		char text[PARAM_TEXT_LEN];
+		if (!param_is_number(d, r->params[k])) {
 			param_format(d, r->params[k], text, sizeof text);
 			cJSON_AddStringToObject(params, d->name, text);
 		} else {
@@ -612,6 +612,12 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 		output_json_num(obj, "max_rel", r->max_rel);
 		cJSON_AddNumberToObject(obj, "over_threshold", (double)r->over);
 	}
+	if (sweep_block_axis(sw) >= 0) {
+		double eff;
+		const double sp = sweep_block_speedup(sw, (size_t)(r - sw->rows), &eff);
+		output_json_num(obj, "speedup_vs_first_block", sp);
+		output_json_num(obj, "efficiency", eff);
+	}
 	return obj;
 }
 
@@ -784,6 +790,57 @@ static void table_phases(const struct sweep *sw, const int *width, FILE *out)
 	}
 }
 
+/* Prints one matrix of a block sweep: a line per value of the other axis (per backend), a
+ * column per block, cell = what(row) (NaN: "-"). */
+static void block_matrix(const struct sweep *sw, int ba, const char *title, int which, FILE *out)
+{
+	const int other = ba == 0 ? 1 : 0;
+	fprintf(out, "%s (rows: %s, columns: block)\n  %-9s", title,
+	        other < sw->naxes ? sw->axes[other].name : "-", "");
+	for (int c = 0; c < sw->axes[ba].nvalues; c++)
+		fprintf(out, " %7s", sw->axes[ba].values[c]);
+	fputc('\n', out);
+	for (size_t i = 0; i < sw->nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		if (strcmp(r->values[ba], sw->axes[ba].values[0]))
+			continue; /* one line per series, from its first block's row */
+		fprintf(out, "  %-5.9s%-4s", other < sw->naxes ? r->values[other] : "",
+		        qx_backend_name(r->backend));
+		for (int c = 0; c < sw->axes[ba].nvalues; c++) {
+			double v = NAN, eff;
+			for (size_t k = 0; k < sw->nrows; k++) {
+				const struct sweep_row *q = &sw->rows[k];
+				if (q->backend != r->backend ||
+				    strcmp(q->values[ba], sw->axes[ba].values[c]) ||
+				    (other < sw->naxes &&
+				     strcmp(q->values[other], r->values[other])))
+					continue;
+				const double sp = sweep_block_speedup(sw, k, &eff);
+				v = which == 0   ? (q->ok ? q->med.total : NAN)
+				    : which == 1 ? sp
+				                 : eff;
+			}
+			if (isfinite(v))
+				fprintf(out, " %7.3g", v);
+			else
+				fprintf(out, " %7s", "-");
+		}
+		fputc('\n', out);
+	}
+}
+
+/* A sweep over block: the seed's three tables, time, speedup against the smallest block and
+ * efficiency = speedup / block width. */
+static void table_block_scaling(const struct sweep *sw, FILE *out)
+{
+	const int ba = sweep_block_axis(sw);
+	if (ba < 0)
+		return;
+	block_matrix(sw, ba, "time ms", 0, out);
+	block_matrix(sw, ba, "speedup vs the smallest block", 1, out);
+	block_matrix(sw, ba, "efficiency = speedup / block", 2, out);
+}
+
 /* Prints the sweep as a table with a title line and the best row marked. */
 void output_sweep_table(const struct sweep *sw, FILE *out)
 {
@@ -803,6 +860,7 @@ void output_sweep_table(const struct sweep *sw, FILE *out)
 	for (size_t i = 0; i < sw->nrows; i++)
 		table_row(sw, &sw->rows[i], width, out);
 	table_phases(sw, width, out);
+	table_block_scaling(sw, out);
 	if (sw->best >= 0) {
 		const struct sweep_row *b = &sw->rows[sw->best];
 		fprintf(out, "best:");

@@ -1,6 +1,7 @@
 /* param.c - parsing and formatting of typed parameter values. */
 #include "param.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,8 +44,15 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 		snprintf(buf, len, "an integer in %.0f..%.0f", def->min, def->max);
 		break;
 	case PARAM_REAL:
-		snprintf(buf, len, "a number in %s%g, %g]", def->min_open ? "(" : "[", def->min,
-		         def->max);
+		for (size_t i = 0; def->choices && def->choices[i]; i++)
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s|",
+			                         def->choices[i]);
+		snprintf(buf + (used < len ? used : len - 1), used < len ? len - used : 1,
+		         "a number in %s%g, %g]", def->min_open ? "(" : "[", def->min, def->max);
+		break;
+	case PARAM_PATH:
+		snprintf(buf, len, "a file name (printable, up to %d bytes) or none",
+		         PARAM_PATH_MAX);
 		break;
 	case PARAM_RANGE:
 		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI <= %g", def->min,
@@ -57,6 +65,39 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 			                         i ? "|" : "", def->choices[i]);
 		break;
 	}
+}
+
+/* The file names PARAM_PATH values have named, each once, kept for the process's life. */
+static char **param_paths;
+static size_t param_npaths;
+
+/* The index + 1 of path in the names seen, added when new; 0 when out of memory. */
+static double param_path_intern(const char *path)
+{
+	char **more;
+	for (size_t i = 0; i < param_npaths; i++)
+		if (!strcmp(param_paths[i], path))
+			return (double)(i + 1);
+	more = realloc(param_paths, (param_npaths + 1) * sizeof *more);
+	if (!more)
+		return 0;
+	param_paths = more;
+	if (!(param_paths[param_npaths] = strdup(path)))
+		return 0;
+	return (double)++param_npaths;
+}
+
+/* The file name a PARAM_PATH value stands for, or NULL for none. */
+const char *param_path(struct param_value v)
+{
+	const size_t i = (size_t)v.num;
+	return i >= 1 && i <= param_npaths ? param_paths[i - 1] : NULL;
+}
+
+/* 1 when v of def shows as a number. */
+int param_is_number(const struct param_def *def, struct param_value v)
+{
+	return def->type == PARAM_INT || (def->type == PARAM_REAL && !(def->choices && v.num < 0));
 }
 
 /* Checks one number against def's bounds; returns 0 or -1. */
@@ -100,8 +141,26 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 			return param_reject(def, word, e);
 		break;
 	case PARAM_REAL:
+		for (size_t i = 0; def->choices && def->choices[i]; i++)
+			if (strcmp(word, def->choices[i]) == 0) {
+				*out = (struct param_value){-1.0 - (double)i, 0};
+				return 0;
+			}
 		if (parse_real(word, &v.num) || param_in_bounds(def, v.num))
 			return param_reject(def, word, e);
+		break;
+	case PARAM_PATH:
+		if (!strcmp(word, "none"))
+			break;
+		for (const char *c = word; *c; c++)
+			if (iscntrl((unsigned char)*c) || c - word >= PARAM_PATH_MAX) {
+				char range[128];
+				param_describe_range(def, range, sizeof range);
+				return qx_fail(e, "bad file name for %s (%zu bytes): expected %s",
+				               def->name, strlen(word), range);
+			}
+		if (!(v.num = param_path_intern(word)))
+			return qx_fail(e, "out of memory for the file name of %s", def->name);
 		break;
 	case PARAM_RANGE:
 		colon = strchr(word, ':');
@@ -139,7 +198,13 @@ void param_format(const struct param_def *def, struct param_value v, char *buf, 
 		snprintf(buf, len, "%.0f", v.num);
 		break;
 	case PARAM_REAL:
-		format_real(v.num, buf, len);
+		if (def->choices && v.num < 0)
+			snprintf(buf, len, "%s", def->choices[(int)(-1 - v.num)]);
+		else
+			format_real(v.num, buf, len);
+		break;
+	case PARAM_PATH:
+		snprintf(buf, len, "%s", param_path(v) ? param_path(v) : "none");
 		break;
 	case PARAM_RANGE: {
 		char lo[32], hi[32];

@@ -5,11 +5,15 @@
 #include "qx.h"
 
 enum param_type {
-	PARAM_INT,  /* an integer; words like 2e4 are accepted when exact */
-	PARAM_REAL, /* a finite real number */
-	PARAM_ENUM, /* one word of choices[] */
-	PARAM_RANGE /* LO:HI reals (a single number means LO = HI) */
+	PARAM_INT,   /* an integer; words like 2e4 are accepted when exact */
+	PARAM_REAL,  /* a finite real number */
+	PARAM_ENUM,  /* one word of choices[] */
+	PARAM_RANGE, /* LO:HI reals (a single number means LO = HI) */
+	PARAM_PATH   /* a file name, or none; num: its index in the names seen (param_path) */
 };
+
+#define PARAM_PATH_MAX 255 /* longest file name of a PARAM_PATH */
+#define PARAM_TEXT_LEN 264 /* bytes param_format may write (a PARAM_PATH is the longest) */
 
 /* One parameter: its name, type, allowed values, default and one-line help. */
 struct param_def {
@@ -18,7 +22,9 @@ struct param_def {
 	double min, max;            /* inclusive bounds (INT, REAL, both ends of RANGE) */
 	int min_open;               /* 1: min itself is not allowed */
 	double def, def_hi;         /* default (ENUM: index into choices; RANGE: def..def_hi) */
-	const char *const *choices; /* ENUM: NULL-terminated list of words */
+	const char *const *choices; /* ENUM: NULL-terminated list of words; REAL: words also
+	                             * allowed besides a number, word i stored as -1 - i (so
+	                             * min must be >= 0) */
 	const char *help;
 	unsigned backends; /* 0: every run; QX_ON_GPU (QX_ON_CPU): only GPU (CPU) runs use it */
 };
@@ -37,6 +43,13 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len);
 
 /* Writes v as def would accept it back ("5000", "0.5", "float", "0.05:0.5") into buf. */
 void param_format(const struct param_def *def, struct param_value v, char *buf, size_t len);
+
+/* The file name a PARAM_PATH value stands for, or NULL for none. */
+const char *param_path(struct param_value v);
+
+/* 1 when v of def is a number as shown (INT, or REAL other than one of its words), else 0:
+ * it is then a word as param_format writes it. */
+int param_is_number(const struct param_def *def, struct param_value v);
 
 /* Returns the default value of def. */
 struct param_value param_default(const struct param_def *def);

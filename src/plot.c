@@ -82,6 +82,39 @@ static int series_titles(const struct sweep *sw, char (*names)[96], const char *
 	return n;
 }
 
+/* A sweep over block: after the series, one more block per series of the other axis with
+ * x = block, its speedup against the smallest block and its efficiency (speedup / block);
+ * returns how many. */
+static int plot_block_data(const struct sweep *sw, FILE *f, int nseries)
+{
+	const int ba = sweep_block_axis(sw), other = ba == 0 ? 1 : 0;
+	int n = 0;
+	if (ba < 0)
+		return 0;
+	for (size_t i = 0; i < sw->nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		if (strcmp(r->values[ba], sw->axes[ba].values[0]))
+			continue;
+		fprintf(f, "%s# %s=%s %s by block\n# block label speedup efficiency\n",
+		        n + nseries ? "\n\n" : "", other < sw->naxes ? sw->axes[other].name : "",
+		        other < sw->naxes ? r->values[other] : "", qx_backend_name(r->backend));
+		for (size_t k = 0; k < sw->nrows; k++) {
+			const struct sweep_row *q = &sw->rows[k];
+			double eff, sp;
+			if (!q->ok || q->backend != r->backend ||
+			    (other < sw->naxes && strcmp(q->values[other], r->values[other])))
+				continue;
+			sp = sweep_block_speedup(sw, k, &eff);
+			fprintf(f, "%s \"%s\"", q->values[ba], q->values[ba]);
+			data_num(f, sp);
+			data_num(f, eff);
+			fputc('\n', f);
+		}
+		n++;
+	}
+	return n;
+}
+
 /* One block per series, in order of appearance. */
 int plot_write_data(const struct sweep *sw, FILE *f)
 {
@@ -118,6 +151,7 @@ int plot_write_data(const struct sweep *sw, FILE *f)
 			fputc('\n', f);
 		}
 	}
+	plot_block_data(sw, f, nseries);
 	return nseries;
 }
 
@@ -165,7 +199,35 @@ static void series_with_speedup(const struct sweep *sw, char (*names)[96], int n
 	}
 }
 
-/* The script: terminal, titles, scales, then one to three panels. */
+/* The two panels of a block sweep: speedup against the smallest block and efficiency, x = block
+ * (log2), one line per series of the other axis (the data blocks after the nseries). */
+static void script_block_panels(const struct sweep *sw, const char *data, int nseries, FILE *f)
+{
+	const int ba = sweep_block_axis(sw), other = ba == 0 ? 1 : 0;
+	static const char *const what[2][2] = {
+	    {"speedup against the smallest block", "speedup (x)"},
+	    {"efficiency = speedup / block width", "efficiency"}};
+	for (int p = 0; p < 2; p++) {
+		int k = 0;
+		fprintf(f, "set title '%s: %s'\nset ylabel '%s'\nset xlabel 'block'\n",
+		        sw->prob->name, what[p][0], what[p][1]);
+		fprintf(f, "unset logscale\nset logscale x 2\nset yrange [0:*]\nplot ");
+		for (size_t i = 0; i < sw->nrows; i++) {
+			const struct sweep_row *r = &sw->rows[i];
+			if (strcmp(r->values[ba], sw->axes[ba].values[0]))
+				continue;
+			fprintf(f, "%s%s index %d using 1:%d with linespoints title \"%s=%s %s\"",
+			        k ? ", \\\n     " : "", data, nseries + k, 3 + p,
+			        other < sw->naxes ? sw->axes[other].name : "",
+			        other < sw->naxes ? r->values[other] : "",
+			        qx_backend_name(r->backend));
+			k++;
+		}
+		fputc('\n', f);
+	}
+}
+
+/* The script: terminal, titles, scales, then one to five panels. */
 void plot_write_script(const struct sweep *sw, const char *data, const char *image, int svg,
                        FILE *f)
 {
@@ -181,7 +243,8 @@ void plot_write_script(const struct sweep *sw, const char *data, const char *ima
 			lo = fmin(lo, sw->rows[i].min.total);
 			hi = fmax(hi, sw->rows[i].max.total);
 		}
-	const int panels = 1 + speedup + efficiency;
+	const int ba = sweep_block_axis(sw);
+	const int panels = 1 + speedup + efficiency + (ba >= 0 ? 2 : 0);
 	fprintf(f, "set terminal %s size 900,%d\n", svg ? "svg" : "pngcairo", 420 * panels);
 	fprintf(f, "set output '%s'\n", image);
 	fprintf(f, "set grid\nset key outside right top\nset datafile missing 'NaN'\n");
@@ -212,6 +275,8 @@ void plot_write_script(const struct sweep *sw, const char *data, const char *ima
 		fprintf(f, "set ylabel 'efficiency'\nset yrange [0:*]\n");
 		script_plot(f, data, titles, nseries, NULL, 7, 0, 1);
 	}
+	if (ba >= 0)
+		script_block_panels(sw, data, nseries, f);
 	if (panels > 1)
 		fprintf(f, "unset multiplot\n");
 	fprintf(f, "unset output\n");

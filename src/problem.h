@@ -27,6 +27,8 @@ struct variant_def {
 	const char *name;
 	unsigned backends; /* QX_ON_CPU | QX_ON_GPU */
 	const char *help;
+	int approximate; /* 1: an approximation of the reference (a binned sum): its values match
+	                  * the reference to its own error only, shown with every run */
 };
 
 /* Everything a run needs, fixed before it starts. */
@@ -97,10 +99,16 @@ struct problem {
 	size_t nvariants;
 	const struct param_def *eval_args; /* what `eval` takes (at most QX_MAX_EVAL_ARGS) */
 	size_t neval_args;
+	size_t neval_min; /* eval takes neval_min..neval_args of them, the rest NaN (0: all) */
 	enum qx_ref_kind ref_kind;
 	size_t ref_samples;   /* QX_REF_SAMPLE: how many outputs the reference computes */
 	const char *ref_name; /* what the reference is, as output says it: "cpu double" */
-	int has_estimates;    /* 1: runs fill o->estimates (count doubles, the caller's) */
+	/* Optional: the kind for parameters p when it depends on them (the full sum for small
+	 * sizes, a sample of outputs for large ones), with *samples (QX_REF_SAMPLE) and *name (a
+	 * static string) filled; without it ref_kind, ref_samples and ref_name hold. */
+	enum qx_ref_kind (*ref_choice)(const struct param_value *p, size_t *samples,
+	                               const char **name);
+	int has_estimates; /* 1: runs fill o->estimates (count doubles, the caller's) */
 
 	/* Checks relations between parameters (a < b...); returns 0 or -1 with e filled. */
 	int (*check)(const struct param_value *p, struct qx_err *e);

@@ -38,6 +38,16 @@ static int gpu_reference_variant(const struct problem *p)
 	return 0;
 }
 
+/* The reference kind of p at params, with its sample size and name (p->ref_choice, else
+ * p's fixed ones). */
+static enum qx_ref_kind reference_kind(const struct problem *p, const struct param_value *params,
+                                       size_t *samples, const char **name)
+{
+	*samples = p->ref_samples;
+	*name = p->ref_name;
+	return p->ref_choice ? p->ref_choice(params, samples, name) : p->ref_kind;
+}
+
 /* Computes the reference of p at params into ref (count doubles) by the problem's kind: every
  * value on the CPU, the GPU double run, or ref_samples values spread evenly over the outputs
  * (NaN elsewhere). Stores how many values it computed in *compared; returns 0 or -1. */
@@ -45,8 +55,11 @@ static int reference_compute(const struct session *s, const struct problem *p,
                              const struct param_value *params, double *ref, size_t count,
                              size_t *compared, struct qx_err *e)
 {
+	size_t samples;
+	const char *name;
+	const enum qx_ref_kind kind = reference_kind(p, params, &samples, &name);
 	*compared = count;
-	if (p->ref_kind == QX_REF_GPU) {
+	if (kind == QX_REF_GPU) {
 		struct gpu_info info;
 		const struct run_request rq = {.params = params,
 		                               .settings = s->psettings[s->prob_index],
@@ -62,8 +75,8 @@ static int reference_compute(const struct session *s, const struct problem *p,
 			               p->name);
 		return gpu_init(&info, e) || p->run_gpu(&rq, &o, e) ? -1 : 0;
 	}
-	if (p->ref_kind == QX_REF_SAMPLE && p->ref_samples < count) {
-		const size_t k = p->ref_samples;
+	if (kind == QX_REF_SAMPLE && samples < count) {
+		const size_t k = samples;
 		size_t *idx = malloc((k ? k : 1) * sizeof *idx);
 		int rc;
 		if (!idx)
@@ -336,6 +349,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	const struct run_request rq = session_request(s);
 	const size_t count = p->count(rq.params);
 	int block = rq.block;
+	size_t ref_samples;
 	struct run_output o = {0};
 
 	if (b == QX_GPU && p->gpu_block && (block = p->gpu_block(&rq, e)) < 0)
@@ -355,7 +369,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->threads = rq.threads;
 	r->warmup = (int)session_setting(s, S_WARMUP);
 	r->evals = count;
-	r->ref_name = p->ref_name;
+	reference_kind(p, rq.params, &ref_samples, &r->ref_name);
 
 	o.values = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
 	if (o.values && p->has_estimates)

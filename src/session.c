@@ -113,7 +113,7 @@ void session_params_string(const struct problem *p, const struct param_value *v,
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->nparams && used < len; k++) {
-		char val[80];
+		char val[PARAM_TEXT_LEN];
 		param_format(&p->params[k], v[k], val, sizeof val);
 		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", k ? " " : "",
 		                         p->params[k].name, val);
@@ -221,4 +221,21 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	memcpy(s->settings, settings, sizeof settings);
 	s->variant[s->prob_index] = variant;
 	return 0;
+}
+
+/* session_set on the words of a string. */
+int session_set_words(struct session *s, const char *words, struct qx_err *e)
+{
+	char buf[512], *argv[32], *save = NULL;
+	int argc = 0;
+	if (strlen(words) >= sizeof buf)
+		return qx_fail(e, "set: %zu bytes of words, at most %zu", strlen(words),
+		               sizeof buf - 1);
+	snprintf(buf, sizeof buf, "%s", words);
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (argc == 32)
+			return qx_fail(e, "set: more than 32 words");
+		argv[argc++] = w;
+	}
+	return session_set(s, argc, argv, e);
 }

@@ -112,6 +112,10 @@ int session_use(struct session *s, const char *name, struct qx_err *e);
 /* Applies NAME VALUE pairs to the problem's parameters and the settings, all or nothing. */
 int session_set(struct session *s, int argc, char **argv, struct qx_err *e);
 
+/* session_set on the space-separated NAME VALUE pairs of words (at most 32 words, 511 bytes):
+ * what the bench sections set. */
+int session_set_words(struct session *s, const char *words, struct qx_err *e);
+
 /* Returns the current value of a setting as a number (precision/variant: the index). */
 double session_setting(const struct session *s, enum setting which);
 

@@ -427,6 +427,40 @@ void sweep_free(struct sweep *sw)
 	free(sw);
 }
 
+/* The index of the axis named block, or -1. */
+int sweep_block_axis(const struct sweep *sw)
+{
+	for (int a = 0; a < sw->naxes; a++)
+		if (!strcmp(sw->axes[a].name, "block"))
+			return a;
+	return -1;
+}
+
+/* Row i's speedup against the smallest successful block of its series, and its efficiency. */
+double sweep_block_speedup(const struct sweep *sw, size_t i, double *efficiency)
+{
+	const int ba = sweep_block_axis(sw), other = ba == 0 ? 1 : 0;
+	const struct sweep_row *r = &sw->rows[i], *first = NULL;
+	double block, first_block = INFINITY, v;
+	*efficiency = NAN;
+	if (ba < 0 || !r->ok || parse_real(r->values[ba], &block))
+		return NAN;
+	for (size_t k = 0; k < sw->nrows; k++) {
+		const struct sweep_row *q = &sw->rows[k];
+		if (q->ok && q->backend == r->backend && !parse_real(q->values[ba], &v) &&
+		    v < first_block &&
+		    (other >= sw->naxes || !strcmp(q->values[other], r->values[other]))) {
+			first = q;
+			first_block = v;
+		}
+	}
+	if (!first || !(r->med.total > 0))
+		return NAN;
+	const double speedup = first->med.total / r->med.total;
+	*efficiency = speedup / block;
+	return speedup;
+}
+
 /* The block of the last sweep's best row. */
 int sweep_best_block(const struct session *s, int *block, struct qx_err *e)
 {

@@ -77,6 +77,15 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
  * no point over the threshold, else among those that succeeded; -1 when none succeeded. */
 int sweep_pick_best(struct sweep_row *rows, size_t n);
 
+/* The index of sw's axis named "block", or -1: a sweep over block widths also reports each
+ * row's speedup against the smallest block and its efficiency (the seeds' tables). */
+int sweep_block_axis(const struct sweep *sw);
+
+/* Row i's speedup against the row of the same backend and other axis values at the smallest
+ * block of the axis that succeeded (its median total over row i's), with *efficiency = that
+ * speedup / row i's block width; NaN (both) without a block axis or such a row. */
+double sweep_block_speedup(const struct sweep *sw, size_t i, double *efficiency);
+
 /* Called after each row of a sweep finishes (row of configuration config, 0-based). */
 typedef void (*sweep_progress_fn)(const struct sweep *sw, size_t config,
                                   const struct sweep_row *row);

@@ -79,6 +79,12 @@ def allowed_range(problem, name):
 def out_of_range(allowed):
     """Values just outside, far outside and beside what `allowed` describes, as words."""
     bad = ["nan", "inf", "-inf", "1e999", "\x01"]
+    if allowed.startswith("a file name"):  # a data file: missing, a directory, empty
+        return bad + ["/nonexistent/file", "/", "/dev/null", "-", "none:"]
+    m = re.match(r"((?:[\w-]+\|)+)(a number in .*)$", allowed)
+    if m:  # words or a number
+        words = m.group(1).rstrip("|").split("|")
+        return out_of_range(m.group(2)) + [words[0].upper(), words[0] + "x"]
     m = re.match(r"an integer in (-?[\d.e+]+)\.\.(-?[\d.e+]+)$", allowed)
     if m:
         lo, hi = float(m.group(1)), float(m.group(2))
@@ -238,6 +244,7 @@ class CancelTest(unittest.TestCase):
         ("set n 1000 m 20000 repeat 1000 warmup 0", "sweep threads 1,2 on cpu", "expint"),
         ("use longman; set M 20000000 repeat 1000 warmup 0", "sweep threads 1,2 on cpu",
          "longman"),
+        ("use kde; set n 2000000 threads 1 repeat 1000 warmup 0", "run cpu", "kde"),
     ]
 
     def test_each_long_command(self):

@@ -20,12 +20,7 @@
 /* Applies the space-separated NAME VALUE pairs of words to s (all or nothing). */
 static int lb_set(struct session *s, const char *words, struct qx_err *e)
 {
-	char buf[512], *argv[32], *save = NULL;
-	int argc = 0;
-	snprintf(buf, sizeof buf, "%s", words);
-	for (char *w = strtok_r(buf, " ", &save); w && argc < 32; w = strtok_r(NULL, " ", &save))
-		argv[argc++] = w;
-	if (session_set(s, argc, argv, e) == 0)
+	if (session_set_words(s, words, e) == 0)
 		return 0;
 	fprintf(stderr, "bench longman: set %s\n", words);
 	return -1;

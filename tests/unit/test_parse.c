@@ -63,6 +63,47 @@ static void test_real_range_enum(void **state)
 }
 
 /* Formatting round-trips through parsing with the fewest digits. */
+/* A REAL with words takes a word (stored as -1 - index, shown as the word) or a number in its
+ * range; a PATH takes a printable file name or none and gives it back. */
+static void test_real_words_and_path(void **state)
+{
+	static const char *const words[] = {"silverman", "scott", NULL};
+	const struct param_def h = {"h", PARAM_REAL, 0, 10, 1, -1, 0, words, "bandwidth", 0};
+	const struct param_def f = {"data", PARAM_PATH, 0, 0, 0, 0, 0, NULL, "file", 0};
+	struct param_value v;
+	struct qx_err e;
+	char buf[PARAM_TEXT_LEN], longname[PARAM_PATH_MAX + 2];
+	(void)state;
+	assert_int_equal(param_parse(&h, "scott", &v, &e), 0);
+	assert_true(v.num == -2 && !param_is_number(&h, v));
+	param_format(&h, v, buf, sizeof buf);
+	assert_string_equal(buf, "scott");
+	assert_int_equal(param_parse(&h, "0.5", &v, &e), 0);
+	assert_true(v.num == 0.5 && param_is_number(&h, v));
+	assert_int_equal(param_parse(&h, "0", &v, &e), -1);
+	assert_string_equal(e.msg,
+	                    "bad value '0' for h: expected silverman|scott|a number in (0, 10]");
+	assert_int_equal(param_parse(&h, "-1", &v, &e), -1);
+	assert_int_equal(param_parse(&f, "none", &v, &e), 0);
+	assert_null(param_path(v));
+	assert_int_equal(param_parse(&f, "/tmp/a b.csv", &v, &e), 0);
+	assert_string_equal(param_path(v), "/tmp/a b.csv");
+	param_format(&f, v, buf, sizeof buf);
+	assert_string_equal(buf, "/tmp/a b.csv");
+	struct param_value again;
+	assert_int_equal(param_parse(&f, "/tmp/a b.csv", &again, &e), 0);
+	assert_true(again.num == v.num);                         /* the same name, the same value */
+	assert_int_equal(param_parse(&f, "a\x01b", &v, &e), -1); /* a control byte */
+	assert_non_null(strstr(e.msg, "bad file name for data"));
+	memset(longname, 'a', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	assert_int_equal(param_parse(&f, longname, &v, &e), -1);
+	longname[PARAM_PATH_MAX] = '\0';
+	assert_int_equal(param_parse(&f, longname, &v, &e), 0);
+	param_format(&f, v, buf, sizeof buf);
+	assert_string_equal(buf, longname);
+}
+
 static void test_format(void **state)
 {
 	char buf[64];
@@ -181,6 +222,10 @@ static void test_set_atomic(void **state)
 	assert_non_null(strstr(e.msg, "unknown parameter 'nosuch'"));
 	assert_int_equal(session_set(&s, 1, unknown, &e), -1);
 	assert_true(s.params[0][0].num == 20);
+	assert_int_equal(session_set_words(&s, "n 7  m 9", &e), 0); /* the words of a string */
+	assert_true(s.params[0][0].num == 7 && s.params[0][1].num == 9);
+	assert_int_equal(session_set_words(&s, "n 8 m", &e), -1);
+	assert_true(s.params[0][0].num == 7);
 	session_free(&s);
 }
 
@@ -190,7 +235,7 @@ int main(void)
 	    cmocka_unit_test(test_int),        cmocka_unit_test(test_real_range_enum),
 	    cmocka_unit_test(test_format),     cmocka_unit_test(test_cmd_find),
 	    cmocka_unit_test(test_split),      cmocka_unit_test(test_completion),
-	    cmocka_unit_test(test_set_atomic),
+	    cmocka_unit_test(test_set_atomic), cmocka_unit_test(test_real_words_and_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

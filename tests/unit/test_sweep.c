@@ -337,9 +337,46 @@ static void test_plot_speedup_panel(void **state)
 	rows[1].speedup = 3;
 	text = text_of(&sw, 2);
 	assert_non_null(strstr(text, "set terminal pngcairo"));
-	assert_non_null(strstr(text, "set multiplot layout 2,1"));
+	assert_non_null(strstr(text, "set multiplot layout 4,1"));
 	assert_non_null(strstr(text, "plot $d index 1 using 1:6 with linespoints title \"gpu\"\n"));
 	assert_null(strstr(text, "index 0 using 1:6"));
+	free(text);
+}
+
+/* A sweep over block: each row's speedup against the smallest block of its series and its
+ * efficiency (speedup / block), the seed's three tables, and the plot's two panels of them. */
+static void test_block_scaling(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	double eff;
+	char *text;
+	(void)state;
+	fake_sweep(&sw, rows);
+	assert_int_equal(sweep_block_axis(&sw), 0);
+	assert_true(sweep_block_speedup(&sw, 0, &eff) == 1 && eff == 1.0 / 64);
+	assert_true(sweep_block_speedup(&sw, 1, &eff) == 2 && eff == 2.0 / 128);
+	assert_true(isnan(sweep_block_speedup(&sw, 2, &eff)) && isnan(eff)); /* failed */
+	text = text_of(&sw, 0);
+	assert_non_null(strstr(text, "speedup vs the smallest block (rows: -, columns: block)"));
+	assert_non_null(strstr(text, "\n       gpu        1       2       -\n"));
+	assert_non_null(strstr(text, "efficiency = speedup / block"));
+	assert_non_null(strstr(text, "\n       gpu   0.0156  0.0156       -\n"));
+	free(text);
+	text = text_of(&sw, 1);
+	assert_non_null(strstr(text, "# block label speedup efficiency\n64 \"64\" 1 0.015625\n"
+	                             "128 \"128\" 2 0.015625\n"));
+	free(text);
+	text = text_of(&sw, 2);
+	assert_non_null(strstr(text, "set multiplot layout 3,1"));
+	assert_non_null(strstr(text, "plot $d index 1 using 1:3 with linespoints title \"= gpu\""));
+	assert_non_null(strstr(text, "plot $d index 1 using 1:4 with linespoints"));
+	free(text);
+	sw.axes[0].name[0] = 'x'; /* not a block axis: none of it */
+	assert_int_equal(sweep_block_axis(&sw), -1);
+	assert_true(isnan(sweep_block_speedup(&sw, 1, &eff)));
+	text = text_of(&sw, 0);
+	assert_null(strstr(text, "smallest block"));
 	free(text);
 }
 
@@ -373,11 +410,11 @@ static void test_atomic_write(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_values), cmocka_unit_test(test_parse_errors),
-	    cmocka_unit_test(test_plan),         cmocka_unit_test(test_pick_best),
-	    cmocka_unit_test(test_table),        cmocka_unit_test(test_rows_csv_json),
-	    cmocka_unit_test(test_plot_text),    cmocka_unit_test(test_plot_speedup_panel),
-	    cmocka_unit_test(test_atomic_write),
+	    cmocka_unit_test(test_parse_values),  cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_plan),          cmocka_unit_test(test_pick_best),
+	    cmocka_unit_test(test_table),         cmocka_unit_test(test_rows_csv_json),
+	    cmocka_unit_test(test_plot_text),     cmocka_unit_test(test_plot_speedup_panel),
+	    cmocka_unit_test(test_block_scaling), cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,661 @@
+/* kde.c - problem `kde`: Gaussian kernel density estimation (seed 003), y(p) = 1 / (n prod h_k
+ * (2 pi)^(d/2)) sum_j exp(-sum_k (p_k - x_jk)^2 / (2 h_k^2)) over n samples (drawn from a
+ * distribution and a seed, or read from a file) at the samples themselves or at a grid of G
+ * points per axis. CPU: the exact sum (OpenMP, SLEEF) and the binned FFT approximation; GPU:
+ * the seed's kernel as written, naive, tiled, fast and binned (cuda/kde.cu). The reference is
+ * the exact double sum on the CPU: at every output for small sizes, at an evenly spread sample
+ * of outputs for large ones. The numerical core is kde_math.c, the file reader kde_data.c. */
+#include "../problem.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kde_data.h"
+#include "kde_math.h"
+
+#ifdef QX_HAVE_CUDA
+#include "../../cuda/kde.h"
+#endif
+
+/* Largest grid per axis: the GPU binned convolution costs G times min(G, 16 h / spacing). */
+#define KDE_G_MAX 65536
+/* Largest n: beyond, memory refuses first on any machine quadx runs on. */
+#define KDE_N_MAX 17179869184.0 /* 2^34 */
+/* Pairs up to which the reference is the double sum at every output; beyond, at a sample of
+ * KDE_REF_PAIRS / n outputs (at least KDE_REF_MIN_SAMPLE). */
+#define KDE_REF_PAIRS 1073741824.0 /* 2^30 */
+#define KDE_REF_MIN_SAMPLE 64
+/* The first `data` column read, at most. */
+#define KDE_COLUMN_MAX 64
+
+enum { P_N, P_DIST, P_SEED, P_DATA, P_COLUMN, P_AT, P_G, P_H, P_DIM, P_SHARE, P_COUNT };
+enum { AT_SAMPLES, AT_GRID };
+
+static const char *const dist_names[] = {"normal",      "mixture", "uniform",
+                                         "exponential", "student", NULL};
+static const char *const at_names[] = {"samples", "grid", NULL};
+static const char *const h_names[] = {"silverman", "scott", NULL}; /* enum kde_bw_rule order */
+
+static const struct param_def kde_params_def[P_COUNT] = {
+    [P_N] = {"n", PARAM_INT, 2, KDE_N_MAX, 0, 4000, 0, NULL,
+             "samples drawn from dist (with data FILE: the file's count instead)", 0},
+    [P_DIST] = {"dist", PARAM_ENUM, 0, 0, 0, KDE_NORMAL, 0, dist_names,
+                "normal, mixture (N(-2,1), N(2,1/4)), uniform, exponential, student (t, 3 df)", 0},
+    [P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL,
+                "seed of the samples drawn from dist", 0},
+    [P_DATA] = {"data", PARAM_PATH, 0, 0, 0, 0, 0, NULL,
+                "samples read from FILE (one number per line, or CSV columns), or none", 0},
+    [P_COLUMN] = {"column", PARAM_INT, 1, KDE_COLUMN_MAX, 0, 1, 0, NULL,
+                  "data FILE: the first column read (dim columns from it)", 0},
+    [P_AT] = {"at", PARAM_ENUM, 0, 0, 0, AT_SAMPLES, 0, at_names,
+              "evaluate at the samples (the seed) or at a grid of G points per axis", 0},
+    [P_G] = {"G", PARAM_INT, 2, KDE_G_MAX, 0, 1024, 0, NULL,
+             "grid points per axis, over the data's range padded by 3 h", 0},
+    [P_H] = {"h", PARAM_REAL, 0, 1e300, 1, -1, 0, h_names,
+             "bandwidth: silverman or scott (per axis), or a number for every axis", 0},
+    [P_DIM] = {"dim", PARAM_INT, 1, KDE_DMAX, 0, 1, 0, NULL,
+               "dimension of the samples (2, 3: CPU tiled and GPU tiled only)", 0},
+    [P_SHARE] = {"share", PARAM_REAL, 0, 1, 0, 0.25, 0, NULL,
+                 "GPU mixed: share of the exponentials on the FMA pipes (polynomial)", QX_ON_GPU},
+};
+
+enum { V_TILED, V_FAST, V_NAIVE, V_SEED, V_BINNED, V_COUNT };
+
+static const struct variant_def kde_variants[V_COUNT] = {
+    [V_TILED] = {"tiled", QX_ON_CPU | QX_ON_GPU,
+                 "exact. GPU: samples through shared memory in tiles, 4 outputs per thread,\n"
+                 "      one ex2 per pair. CPU: the exact sum, OpenMP over the outputs, SLEEF\n"
+                 "      AVX2 over the samples (threads 1: the serial baseline)",
+                 0},
+    [V_FAST] = {"mixed", QX_ON_GPU,
+                "tiled in float with a share of the exponentials by a polynomial on the FMA\n"
+                "      pipes, past the special-function unit's ceiling",
+                0},
+    [V_NAIVE] = {"naive", QX_ON_GPU,
+                 "the seed's layout (one thread per output, expf, one accumulator), bugs "
+                 "fixed",
+                 0},
+    [V_SEED] = {"seed", QX_ON_GPU,
+                "the seed's kernel and host code as written, bugs and all (help kde)", 0},
+    [V_BINNED] = {"binned", QX_ON_CPU | QX_ON_GPU,
+                  "approximate: linear binning onto the G grid, Gaussian convolution (CPU:\n"
+                  "      FFTW; GPU: direct), 1-D; at the samples, interpolated from the grid",
+                  1},
+};
+
+static const struct param_def kde_eval_args[] = {
+    {"X", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "first coordinate of the point", 0},
+    {"Y", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "second coordinate (dim 2, 3)", 0},
+    {"Z", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "third coordinate (dim 3)", 0},
+};
+
+/* The samples and what follows from them for one set of parameters, cached across runs:
+ * the samples in double (and float, made on first use), the bandwidth, the grid's ends, the
+ * samples' mean, and the grid points when evaluating at the grid. */
+struct kde_state {
+	char key[PARAM_PATH_MAX + 256];
+	struct kde_points s, grid;
+	float *sf[KDE_DMAX], *gf[KDE_DMAX];
+	double h[KDE_DMAX], lo[KDE_DMAX], hi[KDE_DMAX], center[KDE_DMAX];
+	int dim, at;
+	size_t m, g; /* outputs, grid points per axis */
+};
+
+static struct kde_state kde_cache;
+
+/* Frees everything the cache holds and empties it. */
+static void kde_state_clear(struct kde_state *st)
+{
+	kde_points_free(&st->s);
+	kde_points_free(&st->grid);
+	for (int k = 0; k < KDE_DMAX; k++) {
+		free(st->sf[k]);
+		free(st->gf[k]);
+	}
+	memset(st, 0, sizeof *st);
+}
+
+/* Writes the identity of what p's samples, bandwidth and grid depend on into key (the data
+ * file with its size and modification time, so that an edited file is read again); returns
+ * 0, or -1 with e when the data file cannot be examined. */
+static int kde_state_key(const struct param_value *p, char *key, size_t len, struct qx_err *e)
+{
+	const char *path = param_path(p[P_DATA]);
+	struct stat st;
+	if (!path) {
+		snprintf(key, len, "n=%.0f dist=%d seed=%.0f h=%.17g dim=%d at=%d G=%.0f",
+		         p[P_N].num, (int)p[P_DIST].num, p[P_SEED].num, p[P_H].num,
+		         (int)p[P_DIM].num, (int)p[P_AT].num, p[P_G].num);
+		return 0;
+	}
+	if (stat(path, &st))
+		return qx_fail(e, "data %s: cannot open: %s", path, strerror(errno));
+	snprintf(key, len, "data=%s size=%lld mtime=%lld.%09ld col=%d h=%.17g dim=%d at=%d G=%.0f",
+	         path, (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	         (int)p[P_COLUMN].num, p[P_H].num, (int)p[P_DIM].num, (int)p[P_AT].num, p[P_G].num);
+	return 0;
+}
+
+/* Host bytes of the samples and outputs of n samples at m outputs of dimension dim: the
+ * samples and points in double and float, the values and the reference. */
+static double kde_bytes(double n, double m, int dim, int at_grid)
+{
+	return n * dim * 12.0 + (at_grid ? m * dim * 12.0 : 0) + m * 16.0;
+}
+
+/* Fills the outputs of st (the samples, or the grid's points); returns 0 or -1 with e. */
+static int kde_state_outputs(struct kde_state *st, const struct param_value *p, struct qx_err *e)
+{
+	st->at = (int)p[P_AT].num;
+	st->g = (size_t)p[P_G].num;
+	if (st->at == AT_SAMPLES) {
+		st->m = st->s.n;
+		return 0;
+	}
+	if (kde_grid_points(st->lo, st->hi, st->dim, st->g, &st->grid, e))
+		return -1;
+	st->m = st->grid.n;
+	return 0;
+}
+
+/* Returns the cached state for p, built (samples generated or read, bandwidth, grid) when p
+ * differs from the cached one; NULL with e filled when the data file is bad, the samples have
+ * no spread, or memory is short. */
+static struct kde_state *kde_state(const struct param_value *p, struct qx_err *e)
+{
+	struct kde_state *st = &kde_cache;
+	char key[sizeof st->key];
+	if (kde_state_key(p, key, sizeof key, e))
+		return NULL;
+	if (st->s.n && !strcmp(key, st->key))
+		return st;
+	kde_state_clear(st);
+	st->dim = (int)p[P_DIM].num;
+	const char *path = param_path(p[P_DATA]);
+	if (path) {
+		int cols[KDE_DMAX];
+		for (int k = 0; k < st->dim; k++)
+			cols[k] = (int)p[P_COLUMN].num + k;
+		if (kde_data_load(path, cols, st->dim, (size_t)KDE_N_MAX, &st->s, e))
+			return NULL;
+		if (st->s.n < 2) {
+			kde_state_clear(st);
+			qx_fail(e, "data %s: 1 sample; a density needs at least 2", path);
+			return NULL;
+		}
+	} else {
+		if (kde_points_alloc(&st->s, (size_t)p[P_N].num, st->dim, e))
+			return NULL;
+		kde_generate((enum kde_dist)p[P_DIST].num, (unsigned long long)p[P_SEED].num,
+		             &st->s);
+	}
+	if (p[P_H].num < 0) {
+		if (kde_bandwidth(&st->s, (enum kde_bw_rule)(-1 - p[P_H].num), st->h, e)) {
+			kde_state_clear(st);
+			return NULL;
+		}
+	} else {
+		for (int k = 0; k < st->dim; k++)
+			st->h[k] = p[P_H].num;
+	}
+	kde_grid_limits(&st->s, st->h, st->lo, st->hi);
+	kde_center(&st->s, st->center);
+	if (kde_state_outputs(st, p, e)) {
+		kde_state_clear(st);
+		return NULL;
+	}
+	snprintf(st->key, sizeof st->key, "%s", key);
+	return st;
+}
+
+/* The points the outputs are at: the samples or the grid. */
+static const struct kde_points *kde_at(const struct kde_state *st)
+{
+	return st->at == AT_SAMPLES ? &st->s : &st->grid;
+}
+
+/* Checks what the parameters allow before anything is allocated: the outputs and samples
+ * must fit the host memory (naming n, G and both sizes), a data file must read cleanly and
+ * have spread. Returns 0, or -1 with e. */
+static int kde_check(const struct param_value *p, struct qx_err *e)
+{
+	const int dim = (int)p[P_DIM].num, at_grid = (int)p[P_AT].num == AT_GRID;
+	const double avail = (double)qx_host_mem_available();
+	const double m = at_grid ? pow(p[P_G].num, dim) : p[P_N].num;
+	const char *path = param_path(p[P_DATA]);
+	if (!path) {
+		const double need = kde_bytes(p[P_N].num, m, dim, at_grid);
+		char grid[64] = "";
+		if (at_grid)
+			snprintf(grid, sizeof grid, " at G = %.0f points per axis", p[P_G].num);
+		if (m > (double)(SIZE_MAX / 16) || (avail > 0 && need > avail))
+			return qx_fail(
+			    e,
+			    "n = %.0f samples%s (dim %d): needs %.1f MiB of host memory, "
+			    "%.1f MiB is available",
+			    p[P_N].num, grid, dim, need / 1048576.0, avail / 1048576.0);
+		return 0;
+	}
+	if (at_grid && avail > 0 && kde_bytes(0, m, dim, 1) > avail)
+		return qx_fail(e,
+		               "G = %.0f points per axis (dim %d) needs %.1f MiB of host memory, "
+		               "%.1f MiB is available",
+		               p[P_G].num, dim, kde_bytes(0, m, dim, 1) / 1048576.0,
+		               avail / 1048576.0);
+	return kde_state(p, e) ? 0 : -1;
+}
+
+/* Number of outputs: the samples (n, or the data file's count) or G^dim grid points; 0 when
+ * the data cannot be read (check refuses such parameters first). */
+static size_t kde_count(const struct param_value *p)
+{
+	struct qx_err e;
+	if (!param_path(p[P_DATA]))
+		return (int)p[P_AT].num == AT_GRID ? (size_t)pow(p[P_G].num, p[P_DIM].num)
+		                                   : (size_t)p[P_N].num;
+	const struct kde_state *st = kde_state(p, &e);
+	return st ? st->m : 0;
+}
+
+/* Fills x, y, z of output i (its point); returns dim. */
+static int kde_point(const struct param_value *p, size_t i, const char **names, double *vals,
+                     int cap)
+{
+	static const char *const axis[KDE_DMAX] = {"x", "y", "z"};
+	struct qx_err e;
+	const struct kde_state *st = kde_state(p, &e);
+	int k;
+	if (!st || i >= st->m)
+		return 0;
+	for (k = 0; k < st->dim && k < cap; k++) {
+		names[k] = axis[k];
+		vals[k] = kde_at(st)->x[k][i];
+	}
+	return k;
+}
+
+/* Number of samples: n, or the data file's count (0 when it cannot be read). */
+static size_t kde_nsamples(const struct param_value *p)
+{
+	struct qx_err e;
+	if (!param_path(p[P_DATA]))
+		return (size_t)p[P_N].num;
+	const struct kde_state *st = kde_state(p, &e);
+	return st ? st->s.n : 0;
+}
+
+/* The reference: the exact double sum at every output, or at an evenly spread sample of
+ * KDE_REF_PAIRS / n of them when the pairs exceed KDE_REF_PAIRS. */
+static enum qx_ref_kind kde_ref_choice(const struct param_value *p, size_t *samples,
+                                       const char **name)
+{
+	const size_t n = kde_nsamples(p), m = kde_count(p);
+	if ((double)n * (double)m <= KDE_REF_PAIRS) {
+		*name = "cpu double sum at every output";
+		return QX_REF_CPU;
+	}
+	*samples = (size_t)fmax(KDE_REF_PAIRS / (double)n, KDE_REF_MIN_SAMPLE);
+	*name = "cpu double sum at an exact sample of outputs";
+	return QX_REF_SAMPLE;
+}
+
+/* The hooks the CPU sums poll. */
+static const struct kde_hooks kde_cpu_hooks = {qx_cancelled, qx_progress_add};
+
+/* reference: the double sums at outputs idx[0..n) (idx NULL: all) into ref[idx[i]]. */
+static int kde_reference(const struct param_value *p, int threads, const size_t *idx, size_t n,
+                         double *ref, struct qx_err *e)
+{
+	const struct kde_state *st = kde_state(p, e);
+	double *y;
+	if (!st)
+		return -1;
+	if (!idx)
+		return kde_exact_d(&st->s, st->h, kde_at(st), NULL, n, ref, threads, &kde_cpu_hooks,
+		                   e);
+	if (!(y = malloc((n ? n : 1) * sizeof *y)))
+		return qx_fail(e, "cannot allocate the reference sample of %zu values", n);
+	const int rc =
+	    kde_exact_d(&st->s, st->h, kde_at(st), idx, n, y, threads, &kde_cpu_hooks, e);
+	for (size_t i = 0; i < n && !rc; i++)
+		ref[idx[i]] = y[i];
+	free(y);
+	return rc;
+}
+
+/* Linear interpolation of the g grid values yg over [lo, hi] at the m points x into out (of
+ * prec): the binned variants at the samples. */
+static void kde_interpolate(const double *yg, size_t g, double lo, double hi, const double *x,
+                            size_t m, enum qx_precision prec, void *out)
+{
+	for (size_t i = 0; i < m; i++) {
+		double w;
+		const long long j = kde_bin(x[i], lo, hi, (long long)g, &w);
+		const double v = (1 - w) * yg[j] + w * yg[j + 1];
+		if (prec == QX_DOUBLE)
+			((double *)out)[i] = v;
+		else
+			((float *)out)[i] = (float)v;
+	}
+}
+
+/* CPU binned: kde_binned at the grid, copied or interpolated to the outputs. */
+static int kde_cpu_binned(const struct kde_state *st, const struct run_request *rq, void *out,
+                          struct qx_err *e)
+{
+	double *yg = malloc(st->g * sizeof *yg);
+	int rc;
+	if (!yg)
+		return qx_fail(e, "cannot allocate the binned grid of %zu values", st->g);
+	rc = kde_binned(&st->s, st->h[0], st->lo[0], st->hi[0], st->g, yg, &kde_cpu_hooks, e);
+	if (!rc)
+		kde_interpolate(yg, st->g, st->lo[0], st->hi[0], kde_at(st)->x[0], st->m, rq->prec,
+		                out);
+	free(yg);
+	return rc;
+}
+
+/* Refuses variant v where it cannot run: the dimension (above 1: tiled only) and, on the GPU,
+ * the precision, the evaluation points and the block (launch != 0). Returns 0 or -1. */
+static int kde_variant_ok(const struct param_value *p, int v, enum qx_precision prec, int block,
+                          int launch, struct qx_err *e)
+{
+	const char *name = kde_variants[v].name;
+	if (p[P_DIM].num > 1 && v != V_TILED)
+		return qx_fail(e, "variant %s is 1-D: dim %.0f needs variant tiled (set dim 1)",
+		               name, p[P_DIM].num);
+	if (!launch)
+		return 0;
+	if ((v == V_SEED || v == V_FAST) && prec != QX_FLOAT)
+		return qx_fail(e, "variant %s computes in float only: set precision float", name);
+	if (v == V_SEED &&
+	    (p[P_AT].num != AT_SAMPLES || param_path(p[P_DATA]) || p[P_N].num > 2147483647.0))
+		return qx_fail(e, "variant seed runs the seed's experiment only: generated samples "
+		                  "(data none), at samples, n < 2^31");
+	if ((v == V_TILED || v == V_FAST) && (block % 32 || block < 32))
+		return qx_fail(
+		    e,
+		    "bad block %d for variant %s: expected whole warps, a multiple of 32 "
+		    "in 32..1024",
+		    block, name);
+	return 0;
+}
+
+/* run_cpu: tiled (the exact sum in prec on rq->threads threads) or binned. */
+static int kde_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
+{
+	const struct kde_state *st = kde_state(rq->params, e);
+	if (!st || kde_variant_ok(rq->params, rq->variant, rq->prec, rq->block, 0, e))
+		return -1;
+	o->work = (double)st->s.n * (double)st->m;
+	if (rq->variant == V_BINNED)
+		return kde_cpu_binned(st, rq, o->values, e);
+	if (rq->prec == QX_DOUBLE)
+		return kde_exact_d(&st->s, st->h, kde_at(st), NULL, st->m, o->values, rq->threads,
+		                   &kde_cpu_hooks, e);
+	return kde_exact_f(&st->s, st->h, kde_at(st), NULL, st->m, o->values, rq->threads,
+	                   &kde_cpu_hooks, e);
+}
+
+/* The CPU double tiled run is the reference itself (the same sum). */
+static int kde_is_reference(enum qx_backend b, enum qx_precision prec, int variant)
+{
+	return b == QX_CPU && prec == QX_DOUBLE && variant == V_TILED;
+}
+
+/* gpu_block: the block the variant launches (the block setting; seed: its "h" argument), or
+ * -1 with e when it cannot launch it or does not apply to the parameters. */
+static int kde_gpu_block(const struct run_request *rq, struct qx_err *e)
+{
+	return kde_variant_ok(rq->params, rq->variant, rq->prec, rq->block, 1, e) ? -1 : rq->block;
+}
+
+/* add_figures: the bandwidth of the first axis, the samples and the outputs. */
+static void kde_add_figures(const struct run_request *rq, const double *ref, struct run_output *o)
+{
+	struct qx_err e;
+	const struct kde_state *st = kde_state(rq->params, &e);
+	(void)ref;
+	if (!st)
+		return;
+	run_output_figure(o, "h", st->h[0]);
+	run_output_figure(o, "samples", (double)st->s.n);
+}
+
+/* Host bytes besides results and reference: the samples and points in double and float. */
+static size_t kde_host_bytes(const struct run_request *rq)
+{
+	const struct param_value *p = rq->params;
+	const int at_grid = (int)p[P_AT].num == AT_GRID;
+	const double m = (double)kde_count(p);
+	return (size_t)(kde_bytes((double)kde_nsamples(p), m, (int)p[P_DIM].num, at_grid) -
+	                m * 16.0);
+}
+
+/* One point (eval): the coordinates args[0..dim) as a kde_points of 1 into pt (pointing into
+ * coords). */
+static void kde_one_point(const double *args, int dim, double *coords, struct kde_points *pt)
+{
+	memset(pt, 0, sizeof *pt);
+	pt->n = 1;
+	pt->dim = dim;
+	for (int k = 0; k < dim; k++) {
+		coords[k] = args[k];
+		pt->x[k] = &coords[k];
+	}
+}
+
+#ifdef QX_HAVE_CUDA
+/* The float copy of the dim axes of pts into f (made once). Returns 0, or -1 with e. */
+static int kde_float_copy(const struct kde_points *pts, float **f, struct qx_err *e)
+{
+	for (int k = 0; k < pts->dim; k++) {
+		if (f[k])
+			continue;
+		if (!(f[k] = malloc(pts->n * sizeof(float))))
+			return qx_fail(e, "cannot allocate the float copy of %zu points", pts->n);
+		for (size_t j = 0; j < pts->n; j++)
+			f[k][j] = (float)pts->x[k][j];
+	}
+	return 0;
+}
+
+/* The GPU job of variant v in prec for state st at the points at (NULL: the samples) of m
+ * outputs. Returns 0, or -1 with e (no memory for the float copies). */
+static int kde_job(struct kde_state *st, const struct run_request *rq, int v,
+                   const struct kde_points *at, float **atf, struct kde_gpu_job *job,
+                   struct qx_err *e)
+{
+	static const int gpu_variant[V_COUNT] = {[V_TILED] = KDE_GPU_TILED,
+	                                         [V_FAST] = KDE_GPU_FAST,
+	                                         [V_NAIVE] = KDE_GPU_NAIVE,
+	                                         [V_SEED] = KDE_GPU_SEED,
+	                                         [V_BINNED] = KDE_GPU_BINNED};
+	const int fl = rq->prec == QX_FLOAT;
+	*job = (struct kde_gpu_job){.variant = gpu_variant[v],
+	                            .prec = rq->prec,
+	                            .dim = st->dim,
+	                            .n = (long long)st->s.n,
+	                            .m = at ? (long long)at->n : (long long)st->s.n,
+	                            .block = rq->block,
+	                            .fast_share = rq->params[P_SHARE].num,
+	                            .lo = st->lo[0],
+	                            .hi = st->hi[0],
+	                            .cancelled = qx_cancelled};
+	if (fl && (kde_float_copy(&st->s, st->sf, e) || (at && kde_float_copy(at, atf, e))))
+		return -1;
+	for (int k = 0; k < st->dim; k++) {
+		job->x[k] = fl ? (const void *)st->sf[k] : (const void *)st->s.x[k];
+		job->at[k] = !at ? NULL : fl ? (const void *)atf[k] : (const void *)at->x[k];
+		job->h[k] = st->h[k];
+		job->center[k] = st->center[k];
+	}
+	if (v == V_BINNED) { /* the grid of G points over [lo, hi], made on the device */
+		job->m = (long long)st->g;
+		job->at[0] = NULL;
+	}
+	return 0;
+}
+
+/* Adds the phases of a GPU run t to the run's timing. */
+static void kde_add_times(const struct kde_gpu_times *t, struct qx_timing *q)
+{
+	for (int i = 0; i < t->nphases; i++)
+		qx_timing_add(q, t->name[i], t->ms[i], 0);
+	q->total += t->total;
+}
+
+/* run_gpu: the variant on the GPU; binned at the samples is interpolated from its grid on the
+ * host (phase interp). */
+static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
+{
+	struct kde_state *st = kde_state(rq->params, e);
+	struct kde_gpu_job job;
+	struct kde_gpu_times t;
+	if (!st || kde_variant_ok(rq->params, rq->variant, rq->prec, rq->block, 1, e) ||
+	    kde_job(st, rq, rq->variant, st->at == AT_GRID ? &st->grid : NULL, st->gf, &job, e))
+		return -1;
+	o->work = (double)st->s.n * (double)st->m;
+	if (rq->variant != V_BINNED || st->at == AT_GRID) {
+		if (kde_gpu_run(&job, o->values, &t, e))
+			return -1;
+		kde_add_times(&t, &o->time);
+		return 0;
+	}
+	double *yg = malloc(st->g * sizeof *yg);
+	void *raw = malloc(st->g * qx_precision_size(rq->prec));
+	int rc = -1;
+	if (!yg || !raw)
+		qx_fail(e, "cannot allocate the binned grid of %zu values", st->g);
+	else if (!kde_gpu_run(&job, raw, &t, e)) {
+		const double t0 = qx_now_ms();
+		for (size_t i = 0; i < st->g; i++)
+			yg[i] = rq->prec == QX_DOUBLE ? ((double *)raw)[i] : ((float *)raw)[i];
+		kde_interpolate(yg, st->g, st->lo[0], st->hi[0], st->s.x[0], st->m, rq->prec,
+		                o->values);
+		kde_add_times(&t, &o->time);
+		qx_timing_add(&o->time, "interp", qx_now_ms() - t0, 0);
+		o->time.total += qx_now_ms() - t0;
+		rc = 0;
+	}
+	free(yg);
+	free(raw);
+	return rc;
+}
+
+/* Device bytes of the GPU run (the samples and outputs; the float copies are not made). */
+static size_t kde_device_bytes(const struct run_request *rq)
+{
+	const size_t sz = qx_precision_size(rq->prec), m = kde_count(rq->params);
+	const struct param_value *p = rq->params;
+	const size_t n = kde_nsamples(p), dim = (size_t)p[P_DIM].num;
+	const int grid = (int)p[P_AT].num == AT_GRID;
+	if (rq->variant == V_BINNED)
+		return n * sz + (size_t)p[P_G].num * (2 * sizeof(double) + sz);
+	return dim * n * sz + (grid ? dim * m * sz : 0) + m * (sizeof(double) + sz);
+}
+#endif
+
+/* eval X [Y [Z]]: the density at one point from the current samples on backend b in prec
+ * (the GPU: variant tiled, block 256), with the exact double sum and the error. */
+static int kde_eval(const double *args, const struct param_value *p, enum qx_backend b,
+                    enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+{
+	struct kde_state *st = kde_state(p, e);
+	struct kde_points pt;
+	double coords[KDE_DMAX], exact;
+	int given = 0;
+	if (!st)
+		return -1;
+	while (given < KDE_DMAX && !isnan(args[given]))
+		given++;
+	if (given != st->dim)
+		return qx_fail(e, "eval for kde at dim %d takes %d coordinate%s (X%s%s), got %d",
+		               st->dim, st->dim, st->dim > 1 ? "s" : "", st->dim > 1 ? " Y" : "",
+		               st->dim > 2 ? " Z" : "", given);
+	kde_one_point(args, st->dim, coords, &pt);
+	if (kde_exact_d(&st->s, st->h, &pt, NULL, 1, &exact, 0, &kde_cpu_hooks, e))
+		return -1;
+	if (b == QX_GPU) {
+#ifdef QX_HAVE_CUDA
+		const struct run_request rq = {
+		    .params = p, .prec = prec, .variant = V_TILED, .block = 256};
+		float *ptf[KDE_DMAX] = {NULL};
+		struct kde_gpu_job job;
+		struct kde_gpu_times t;
+		double d = 0;
+		float f = 0;
+		int rc = kde_job(st, &rq, V_TILED, &pt, ptf, &job, e) ||
+		         kde_gpu_run(&job, prec == QX_DOUBLE ? (void *)&d : (void *)&f, &t, e);
+		for (int k = 0; k < KDE_DMAX; k++)
+			free(ptf[k]);
+		if (rc)
+			return -1;
+		out->value = prec == QX_DOUBLE ? d : f;
+#else
+		return 1;
+#endif
+	} else if (prec == QX_DOUBLE) {
+		out->value = exact;
+	} else {
+		float f;
+		if (kde_exact_f(&st->s, st->h, &pt, NULL, 1, &f, 0, &kde_cpu_hooks, e))
+			return -1;
+		out->value = f;
+	}
+	if (prec == QX_FLOAT && ((exact > 0 && exact < FLT_MIN) || exact > FLT_MAX)) {
+		qx_fail(e, "the density %.3g is outside float's normal range", exact);
+		return QX_EVAL_UNREPRESENTABLE;
+	}
+	out->nfigures = 3;
+	out->figure[0] = (struct qx_figure){"exact", exact};
+	out->figure[1] = (struct qx_figure){"error", fabs(out->value - exact)};
+	out->figure[2] = (struct qx_figure){"h", st->h[0]};
+	return 0;
+}
+
+int kde_bench(struct session *s, struct qx_err *e); /* kde_bench.c */
+
+/* The phases its GPU runs report (cuda/kde.cu), in order, and the host's interpolation. */
+static const char *const kde_phases[] = {"alloc",    "h2d", "scale", "kernel", "bin",
+                                         "convolve", "d2h", "free",  "interp", NULL};
+static const char *const kde_table_phases[] = {"kernel", "d2h", NULL};
+
+const struct problem kde_problem = {
+    .name = "kde",
+    .summary = "Gaussian kernel density estimation (seed 003)",
+    .phases = kde_phases,
+    .table_phases = kde_table_phases,
+    .work_unit = "pairs",
+    .params = kde_params_def,
+    .nparams = P_COUNT,
+    .ref_kind = QX_REF_CPU,
+    .ref_name = "cpu double sum at every output",
+    .ref_choice = kde_ref_choice,
+    .variants = kde_variants,
+    .nvariants = V_COUNT,
+    .eval_args = kde_eval_args,
+    .neval_args = 3,
+    .neval_min = 1,
+    .check = kde_check,
+    .count = kde_count,
+    .host_bytes = kde_host_bytes,
+    .point = kde_point,
+    .run_cpu = kde_run_cpu,
+    .reference = kde_reference,
+    .is_reference = kde_is_reference,
+    .add_figures = kde_add_figures,
+    .gpu_block = kde_gpu_block,
+    .eval = kde_eval,
+    .bench = kde_bench,
+#ifdef QX_HAVE_CUDA
+    .run_gpu = kde_run_gpu,
+    .device_bytes = kde_device_bytes,
+#endif
+};

@@ -1,0 +1,237 @@
+/* kde_bench.c - the `make bench` section of problem kde (issue 14's "Speed"): the special-
+ * function unit's ceiling (theoretical and measured), float tiled and mixed (the issue's
+ * fast) at n = 2^20 at the samples with their errors, double tiled against the FP64 peak, the naive
+ * kernel at the seed's largest size beside tiled, binned at n = 2^24, G = 4096 with its error
+ * against the exact sum at every grid point, the CPU on every core and serial, and the seed's
+ * block-width tables. GPU figures are medians of timed runs after warm-ups (CUDA events); peers are
+ * the issue's figures, measured elsewhere, quoted for comparison. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../output.h"
+#include "../session.h"
+#include "../sweep.h"
+#include "kde_math.h"
+
+#ifdef QX_HAVE_CUDA
+#include "../../cuda/kde.h"
+#include "../../cuda/quadx_cuda.h"
+
+/* FP64 instructions one double pair costs in the tiled kernel: the subtraction, the square,
+ * kde_exp2_poly_d's range check, 3 adds and 13 FMAs, and the tile sum's add. */
+#define KB_FP64_PER_PAIR 20
+/* FP64 lanes per SM per clock on sm_80 and sm_90 data-centre parts (A100, H100, H200). */
+#define KB_FP64_LANES 64
+
+/* Applies the space-separated NAME VALUE pairs of words to s (all or nothing). */
+static int kb_set(struct session *s, const char *words, struct qx_err *e)
+{
+	if (session_set_words(s, words, e) == 0)
+		return 0;
+	fprintf(stderr, "bench kde: set %s\n", words);
+	return -1;
+}
+
+/* Sets words, then runs backend b; returns the result, or NULL with e filled. */
+static const struct run_result *kb_run(struct session *s, const char *words, enum qx_backend b,
+                                       struct qx_err *e)
+{
+	fprintf(stderr, "bench kde: %s on %s\n", words, qx_backend_name(b));
+	if (kb_set(s, words, e) || session_run(s, b, e))
+		return NULL;
+	return s->last;
+}
+
+/* The ceiling: sms x 16 ex2 per clock, and the ex2-only kernel's measured rate. */
+static int kb_ceiling(struct kde_gpu_ceiling *c, struct qx_err *e)
+{
+	if (kde_gpu_ceiling(20, c, e))
+		return -1;
+	printf("\n### The special-function unit's ceiling\n\n"
+	       "| SMs | SM clock MHz | theoretical ex2/s (16/clock/SM) | measured ex2/s "
+	       "(ex2-only kernel, median of 20) |\n|---|---|---|---|\n"
+	       "| %d | %d | %.3g | %.3g |\n",
+	       c->sms, c->clock_mhz, c->ex2_per_s_peak, c->ex2_per_s);
+	return 0;
+}
+
+/* n = 2^20 at the samples: float tiled and mixed (the issue's fast) (against the ceiling), double
+ * tiled (against the FP64 peak), with each one's max relative error. */
+static int kb_exact(struct session *s, const struct kde_gpu_ceiling *c, struct qx_err *e)
+{
+	static const char *const cfg[][3] = {{"tiled", "float", "3.9e12, <= 4e-6"},
+	                                     {"mixed", "float", "5.0e12, <= 1e-5"},
+	                                     {"tiled", "double", "50% of FP64 peak"}};
+	const double fp64_pairs =
+	    (double)c->sms * KB_FP64_LANES * c->clock_mhz * 1e6 / KB_FP64_PER_PAIR;
+	printf("\n### Exact sums, n = 2^20 at the samples (N(0,1), Silverman's h)\n\n"
+	       "Errors against the CPU double sum (at an exact sample of outputs). Peers (the "
+	       "issue, H200, float): KeOps 2.74e12 pairs/s at 3.9e-6; a plain exp2f kernel "
+	       "3.83e12 at 2e-4; with expf 2.28e12.\n\n"
+	       "| variant | precision | pairs/s | of ex2 ceiling | max rel error | compared | "
+	       "target |\n|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+		char words[160];
+		snprintf(words, sizeof words,
+		         "n 1048576 at samples variant %s precision %s repeat 10 warmup 2",
+		         cfg[i][0], cfg[i][1]);
+		const struct run_result *r = kb_run(s, words, QX_GPU, e);
+		if (!r)
+			return -1;
+		char share[16] = "-";
+		if (i < 2)
+			snprintf(share, sizeof share, "%.0f%%",
+			         100 * r->work_per_s / c->ex2_per_s_peak);
+		printf("| %s | %s | %.3g | %s | %.2g | %zu | %s |\n", cfg[i][0], cfg[i][1],
+		       r->work_per_s, share, r->err.max_rel, r->ref_compared, cfg[i][2]);
+		if (i == 2)
+			printf(
+			    "\nDouble tiled: %d FP64 instructions per pair (subtraction, square, "
+			    "range check, 3 adds and 13 FMAs of the degree-13 exp2, the tile "
+			    "sum); at %d FP64 lanes x %d SMs x %d MHz the peak allows %.3g "
+			    "pairs/s: "
+			    "measured %.0f%% of it.\n",
+			    KB_FP64_PER_PAIR, KB_FP64_LANES, c->sms, c->clock_mhz, fp64_pairs,
+			    100 * r->work_per_s / fp64_pairs);
+	}
+	return 0;
+}
+
+/* The seed's largest size, n = 2048000 at the samples in float: naive against tiled. */
+static int kb_naive(struct session *s, struct qx_err *e)
+{
+	double ms[2], rel[2];
+	static const char *const v[] = {"naive", "tiled"};
+	for (int i = 0; i < 2; i++) {
+		char words[128];
+		snprintf(words, sizeof words,
+		         "n 2048000 variant %s precision float block 256 repeat 3 warmup 1", v[i]);
+		const struct run_result *r = kb_run(s, words, QX_GPU, e);
+		if (!r)
+			return -1;
+		ms[i] = r->med.total;
+		rel[i] = r->err.max_rel;
+	}
+	printf("\n### The seed's largest size, n = 2048000 at the samples, float, block 256\n\n"
+	       "| naive ms | naive max rel | tiled ms | tiled max rel | tiled gains |\n"
+	       "|---|---|---|---|---|\n| %.1f | %.2g | %.1f | %.2g | %.1fx |\n",
+	       ms[0], rel[0], ms[1], rel[1], ms[0] / ms[1]);
+	return 0;
+}
+
+/* binned at n = 2^24, G = 4096 (total including the copy of the samples), its error against
+ * the exact double sum at every grid point where the density is above 1e-3 of its maximum. */
+static int kb_binned(struct session *s, struct qx_err *e)
+{
+	enum { G = 4096 };
+	struct kde_points smp, grid;
+	double h, lo, hi, *exact = NULL, worst = 0, peak = 0;
+	const struct run_result *r =
+	    kb_run(s, "n 16777216 at grid G 4096 variant binned precision float repeat 20 warmup 3",
+	           QX_GPU, e);
+	if (!r)
+		return -1;
+	const float *y = s->last_values;
+	const struct run_result keep = *r;
+	if (kde_points_alloc(&smp, 16777216, 1, e))
+		return -1;
+	kde_generate(KDE_NORMAL, 1, &smp);
+	if (kde_bandwidth(&smp, KDE_SILVERMAN, &h, e)) {
+		kde_points_free(&smp);
+		return -1;
+	}
+	kde_grid_limits(&smp, &h, &lo, &hi);
+	if (kde_grid_points(&lo, &hi, 1, G, &grid, e) || !(exact = malloc(G * sizeof *exact)) ||
+	    kde_exact_d(&smp, &h, &grid, NULL, G, exact, 0, &(struct kde_hooks){0}, e)) {
+		if (!exact)
+			qx_fail(e, "no memory for the exact sums");
+		free(exact);
+		kde_points_free(&grid);
+		kde_points_free(&smp);
+		return -1;
+	}
+	for (int i = 0; i < G; i++)
+		peak = fmax(peak, exact[i]);
+	for (int i = 0; i < G; i++)
+		if (exact[i] > 1e-3 * peak)
+			worst = fmax(worst, fabs(y[i] - exact[i]) / exact[i]);
+	printf(
+	    "\n### binned on the GPU, n = 2^24, G = 4096 (float out, double bins)\n\n"
+	    "| total ms (incl. h2d of the samples) | h2d | bin | convolve | max rel error where "
+	    "the density > 1e-3 max | KDEpy FFTKDE (issue) | target |\n"
+	    "|---|---|---|---|---|---|---|\n| %.3f | %.3f | %.3f | %.3f | %.2g | ~1e-4 | < 5 ms, "
+	    "<= 1e-4 |\n",
+	    keep.med.total, qx_timing_ms(&keep.med, "h2d"), qx_timing_ms(&keep.med, "bin"),
+	    qx_timing_ms(&keep.med, "convolve"), worst);
+	free(exact);
+	kde_points_free(&grid);
+	kde_points_free(&smp);
+	return 0;
+}
+#endif
+
+/* The CPU: float tiled on every core (n = 2^17) and serial (n = 2^15). */
+static int kb_cpu(struct session *s, struct qx_err *e)
+{
+	const int nproc = omp_get_num_procs();
+	char words[160];
+	snprintf(words, sizeof words,
+	         "n 131072 at samples variant tiled precision float threads %d repeat 3 warmup 1",
+	         nproc);
+	const struct run_result *r = kb_run(s, words, QX_CPU, e);
+	if (!r)
+		return -1;
+	const double all = r->work_per_s;
+	if (!(r = kb_run(s, "n 32768 threads 1 repeat 3 warmup 1", QX_CPU, e)))
+		return -1;
+	printf("\n### CPU, float, exact (SLEEF %s)\n\n| threads | pairs/s | vs serial |\n"
+	       "|---|---|---|\n| 1 | %.3g | 1 |\n| %d | %.3g | %.1fx |\n\nSciPy gaussian_kde "
+	       "on 16 cores (the issue): 5.9e8 pairs/s; target >= 2e10 on 16 threads.\n",
+	       kde_vectorised() ? "AVX2" : "scalar (no AVX2 on this CPU)", r->work_per_s, nproc,
+	       all, all / r->work_per_s);
+	return 0;
+}
+
+#ifdef QX_HAVE_CUDA
+/* The seed's experiment in small: variant seed over block widths 2..1024 for three sizes,
+ * with the sweep's time, speedup-vs-block-2 and efficiency tables. */
+static int kb_seed_tables(struct session *s, struct qx_err *e)
+{
+	char a0[] = "n", a1[] = "4000,32000,256000", a2[] = "block", a3[] = "2..1024", a4[] = "on",
+	     a5[] = "gpu";
+	char *argv[] = {a0, a1, a2, a3, a4, a5};
+	struct sweep plan;
+	if (kb_set(s, "variant seed precision float repeat 3 warmup 1", e) ||
+	    sweep_plan(s, 6, argv, &plan, e) || sweep_run(s, &plan, NULL, e))
+		return -1;
+	printf("\n### The seed's tables (variant seed as written), time, speedup against block "
+	       "2 and efficiency = speedup / block\n\n```\n");
+	output_sweep_table(s->sweep, stdout);
+	printf("```\n");
+	return 0;
+}
+#endif
+
+int kde_bench(struct session *s, struct qx_err *e); /* kde.c's bench hook */
+
+/* The kde section: GPU figures when there is a GPU, the CPU's always. */
+int kde_bench(struct session *s, struct qx_err *e)
+{
+	printf("\n## kde: Gaussian kernel density estimation (seed 003)\n");
+#ifdef QX_HAVE_CUDA
+	struct gpu_info info;
+	struct kde_gpu_ceiling c;
+	if (gpu_init(&info, e))
+		return -1;
+	printf("\nDevice: %s\n", info.name);
+	if (kb_ceiling(&c, e) || kb_exact(s, &c, e) || kb_naive(s, e) || kb_binned(s, e) ||
+	    kb_cpu(s, e) || kb_seed_tables(s, e))
+		return -1;
+	return 0;
+#else
+	return kb_cpu(s, e);
+#endif
+}

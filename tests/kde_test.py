@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Problem kde on the CPU, end to end (issue 14): runs, the reference and its kind, eval against
+an independent sum in Python, data files and their errors, refusals that leave the session
+unchanged, the binned variant's error, and sweeps.
+
+Run from the repository root after `make`:  python3 tests/kde_test.py
+QUADX names the binary (default ./quadx). Standard library only; no timing is asserted.
+"""
+
+import math
+import os
+import statistics
+import tempfile
+import unittest
+
+import qxtest
+
+
+def session(cmds, *args):
+    """Runs quadx --json -e "use kde; CMDS"; returns (rc, JSON objects of stdout, stderr)."""
+    p = qxtest.commands("use kde; " + cmds, "--json", *args)
+    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+
+
+def ok(test, cmds):
+    """The JSON objects of a session that must succeed."""
+    rc, objs, err = session(cmds)
+    test.assertEqual((rc, err), (0, ""), cmds)
+    return objs
+
+
+def runs(objs):
+    """The run results among objs."""
+    return [o for o in objs if o.get("type") == "run"]
+
+
+def density(samples, h, x):
+    """The Gaussian KDE of 1-D samples with bandwidth h at x, summed in Python (math.fsum)."""
+    return math.fsum(math.exp(-0.5 * ((x - s) / h) ** 2) for s in samples) / (
+        len(samples) * h * math.sqrt(2 * math.pi))
+
+
+def silverman(samples):
+    """Silverman's rule (1-D): 0.9 min(sigma, IQR / 1.34) n^(-1/5), quartiles of type 7."""
+    q = statistics.quantiles(samples, n=4, method="inclusive")
+    return 0.9 * min(statistics.stdev(samples), (q[2] - q[0]) / 1.34) * len(samples) ** -0.2
+
+
+class KdeTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def file(self, name, text):
+        """Writes text into name in the test's directory; returns the path."""
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_run_counts_pairs_against_the_full_reference(self):
+        """A float run at the samples: n outputs, n^2 pairs, its error against the double sum
+        at every output, small; the CPU double run is the reference itself."""
+        objs = runs(ok(self, "set n 3000 repeat 1 warmup 0; run cpu; set precision double; "
+                             "run cpu"))
+        f, d = objs
+        self.assertEqual(f["evals"], 3000)
+        self.assertEqual(f["work"], 3000 * 3000)
+        self.assertEqual(f["against"], "cpu double sum at every output")
+        self.assertEqual(f["compared"], 3000)
+        self.assertLess(f["error"]["max_rel"], 1e-5)
+        self.assertGreater(f["error"]["max_rel"], 0)
+        self.assertTrue(d["reference"])
+        self.assertNotIn("error", d)
+
+    def test_large_runs_compare_an_exact_sample(self):
+        """Past 2^30 pairs the reference is the double sum at an even sample of 2^30 / n
+        outputs, and the result says so."""
+        objs = runs(ok(self, "set n 1048576 at grid G 2048 variant binned repeat 1 warmup 0; "
+                             "run cpu"))
+        r = objs[0]
+        self.assertEqual(r["against"], "cpu double sum at an exact sample of outputs")
+        self.assertEqual(r["compared"], 1024)
+        self.assertLess(r["error"]["max_rel"], 1e-1)
+
+    def test_binned_error_is_shown(self):
+        """The binned approximation at the grid: an error clearly above float rounding and
+        clearly below the density's scale, in float and double."""
+        for prec in ("float", "double"):
+            e = runs(ok(self, f"set n 20000 at grid G 4096 variant binned precision {prec} "
+                              "repeat 1 warmup 0; run cpu"))[0]["error"]
+            self.assertGreater(e["max_abs"], 1e-9, prec)
+            self.assertLess(e["max_abs"], 1e-3, prec)
+
+    def test_eval_matches_an_independent_sum(self):
+        """eval X on a data file: the density summed in Python, with h a number and with
+        Silverman's rule computed here; float within float rounding."""
+        xs = [0.5 * math.sin(3.1 * k) + 0.01 * k for k in range(200)]
+        path = self.file("s.txt", "# samples\n" + "\n".join(repr(x) for x in xs) + "\n")
+        for h, hv in (("0.25", 0.25), ("silverman", silverman(xs))):
+            objs = ok(self, f"set data {path} h {h}; eval 0.3")
+            by = {(o["backend"], o["precision"]): o for o in objs if o.get("type") == "eval"}
+            want = density(xs, hv, 0.3)
+            self.assertAlmostEqual(by[("cpu", "double")]["value"] / want, 1, delta=1e-13)
+            self.assertAlmostEqual(by[("cpu", "float")]["value"] / want, 1, delta=1e-6)
+            self.assertAlmostEqual(by[("cpu", "double")]["h"] / hv, 1, delta=1e-12)
+            self.assertEqual(by[("cpu", "double")]["exact"], by[("cpu", "double")]["value"])
+
+    def test_eval_in_two_dimensions(self):
+        """eval X Y at dim 2 (CSV columns 2 and 3, a header) is the product kernel's sum; one
+        coordinate is an error naming what dim 2 takes."""
+        pts = [(math.cos(k), math.sin(2 * k)) for k in range(50)]
+        path = self.file("p.csv", "id,a,b\n" + "".join(f"{k},{a!r},{b!r}\n"
+                                                       for k, (a, b) in enumerate(pts)))
+        objs = ok(self, f"set data {path} column 2 dim 2 h 0.5; eval 0.1 -0.2")
+        v = [o for o in objs if o.get("type") == "eval"][0]["value"]
+        want = math.fsum(math.exp(-0.5 * (((0.1 - a) / 0.5) ** 2 + ((-0.2 - b) / 0.5) ** 2))
+                         for a, b in pts) / (50 * 0.25 * 2 * math.pi)
+        self.assertAlmostEqual(v / want, 1, delta=1e-13)
+        rc, _, err = session(f"set data {path} column 2 dim 2; eval 0.1")
+        self.assertEqual(rc, 1)
+        self.assertIn("eval for kde at dim 2 takes 2 coordinates (X Y), got 1", err)
+
+    def test_data_file_run(self):
+        """A data file sets the samples and their count; the run's error is shown."""
+        path = self.file("d.csv", "x,y\n" + "".join(f"{k % 7},{k * 0.37 % 5}\n"
+                                                    for k in range(300)))
+        r = runs(ok(self, f"set data {path} column 2 repeat 1 warmup 0; run cpu"))[0]
+        self.assertEqual(r["evals"], 300)
+        self.assertEqual(r["params"]["data"], path)
+        self.assertLess(r["error"]["max_rel"], 1e-5)
+
+    def refused(self, cmds, message):
+        """cmds fails on its last line with message, and show params is what it was."""
+        before = ok(self, "show params")
+        rc, objs, err = session(cmds + "; show params", "--keep-going")
+        self.assertEqual(rc, 1, cmds)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn(message, err)
+        self.assertEqual(objs[-1], before[-1], cmds)
+
+    def test_bad_input_is_one_clear_error(self):
+        """h <= 0, NaN or inf in data, an empty or unreadable file, a missing column, n or G
+        beyond memory, a block or variant that cannot run: one error each, nothing changed."""
+        bad = self.file("bad.txt", "1\n2\n nan\n")
+        inf = self.file("inf.csv", "a,b\n1,2\n3,inf\n")
+        empty = self.file("empty.txt", "# nothing\n\n")
+        short = self.file("short.csv", "1,2\n3\n")
+        one = self.file("one.txt", "4\n")
+        cases = [
+            ("set h 0", "bad value '0' for h: expected silverman|scott|a number in (0,"),
+            ("set h -0.5", "bad value '-0.5' for h"),
+            (f"set data {bad}", f"{bad}: line 3: 'nan'"),
+            (f"set data {inf} column 2", f"{inf}: line 3: 'inf'"),
+            (f"set data {empty}", f"{empty}: no samples"),
+            (f"set data {short} column 2", f"{short}: line 2"),
+            (f"set data {one}", "1 sample; a density needs at least 2"),
+            (f"set data {self.dir.name}/nosuch", "cannot open: No such file or directory"),
+            (f"set data {self.dir.name}", "Is a directory"),
+            ("set n 17179869184", "n = 17179869184 samples (dim 1): needs"),
+            ("set at grid G 65536 dim 3", "at G = 65536 points per axis (dim 3): needs"),
+            ("set block 48", "bad block 48 for variant tiled: expected whole warps"),
+            ("set variant seed precision double", "variant seed computes in float only"),
+            ("set variant binned dim 2", "variant binned is 1-D"),
+            ("set variant seed at grid", "variant seed runs the seed's experiment only"),
+        ]
+        for cmds, message in cases:
+            with self.subTest(cmds=cmds):
+                self.refused(cmds, message)
+
+    def test_memory_refusal_names_both_sizes(self):
+        """The refusal of n names the MiB it needs and the MiB available."""
+        rc, _, err = session("set n 17179869184")
+        self.assertRegex(err, r"needs \d+\.\d MiB of host memory, \d+\.\d MiB is available")
+
+    def test_sweep_over_n_and_threads(self):
+        """A CPU sweep over n and threads: every row succeeds with its error shown."""
+        rc, objs, err = session("set repeat 1 warmup 0; sweep n 500,1000 threads 1,2 on cpu")
+        self.assertEqual(rc, 0, err)  # stderr has the progress lines
+        rows = [o for o in objs if o.get("type") == "sweep"]
+        self.assertEqual(len(rows), 4)
+        for r in rows:
+            self.assertTrue(r["ok"], r)
+            self.assertLess(r["max_rel"], 1e-5)
+
+    def test_variants_and_help(self):
+        """help kde lists every variant and the seed's bugs; a GPU-only variant is refused on
+        the CPU naming the CPU variants."""
+        p = qxtest.commands("help kde")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for word in ("tiled (default)", "mixed", "naive", "seed", "binned",
+                     "`int xj = x[j]` truncates", "y is never zeroed", "h parameter is an int",
+                     "block width in", "never applied"):
+            self.assertIn(word, p.stdout)
+        rc, _, err = session("set variant naive; run cpu")
+        self.assertIn("variant naive has no cpu implementation (cpu variants: tiled, binned)",
+                      err)
+
+
+if __name__ == "__main__":
+    unittest.main()
