@@ -17,13 +17,14 @@ BUILD    ?= build
 BIN      ?= quadx
 
 # Debian/Ubuntu packages the build and the tests need.
-BUILD_PKGS := gcc make pkg-config libreadline-dev libncurses-dev libcmocka-dev libcjson-dev libgsl-dev libsleef-dev libfftw3-dev
+BUILD_PKGS := gcc make pkg-config libreadline-dev libncurses-dev libcmocka-dev libcjson-dev libgsl-dev libsleef-dev libfftw3-dev \
+              libcubature-dev
 TEST_PKGS  := python3 tmux gnuplot-nox valgrind clang libclang-rt-dev
 
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CFLAGS   ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
-LDLIBS   := -lreadline -lncursesw -lcjson -lgsl -lgslcblas -lsleef -lfftw3 -lm -fopenmp -pthread
+LDLIBS   := -lreadline -lncursesw -lcjson -lcubature -lgsl -lgslcblas -lsleef -lfftw3 -lm -fopenmp -pthread
 
 SRC      := $(wildcard src/*.c src/problems/*.c)
 MAIN_SRC := src/main.c src/bench.c

@@ -6,8 +6,10 @@
 extern const struct problem expint_problem;
 extern const struct problem longman_problem;
 extern const struct problem kde_problem;
+extern const struct problem cubature_problem;
 
-const struct problem *const qx_problems[] = {&expint_problem, &longman_problem, &kde_problem, NULL};
+const struct problem *const qx_problems[] = {&expint_problem, &longman_problem, &cubature_problem,
+                                             &kde_problem, NULL};
 
 /* Returns the problem whose name is name or starts with the unique prefix name, or NULL. */
 const struct problem *problem_find(const char *name)

@@ -1,0 +1,56 @@
+/* cubature.h - the C interface of problem cubature's GPU code (cuda/cubature.cu). Every
+ * function returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
+#ifndef QUADX_CUBATURE_H
+#define QUADX_CUBATURE_H
+
+#include "../src/problems/cubature_rules.h"
+#include "quadx_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum cub_gpu_algo { CUB_GPU_BREADTH = 0, CUB_GPU_TWOPHASE = 1 };
+
+/* Why a run stopped (the figure `reason`). */
+enum cub_reason { CUB_CONVERGED = 0, CUB_MAXEVAL = 1, CUB_BUDGET = 2, CUB_NO_PROGRESS = 3 };
+
+/* One adaptive integration on the GPU: the integrand over the box [a, b]^dim with the rule
+ * (built on the host; its points and weights are uploaded), tolerances, limits and, for
+ * twophase, the seed's split factor d and list length lmax. budget: bytes the region lists may
+ * take on the device. */
+struct cub_gpu_job {
+	struct cub_fn fn;
+	double a, b, rel, abs;
+	long long maxeval;
+	size_t budget;
+	int algo, d, lmax;
+	enum qx_precision prec;
+	const struct cub_rule *rule;
+};
+
+/* What a run found. */
+struct cub_result {
+	double value, err;
+	int reason; /* enum cub_reason */
+	long long iterations, regions, live, evals;
+	double peak_bytes;
+};
+
+/* Bytes of one region on the device (list entry and its work arrays) for dim and prec. */
+size_t cub_gpu_region_bytes(int dim, enum qx_precision prec);
+/* The default budget: half the free device memory; 0 when it cannot be read. */
+size_t cub_gpu_default_budget(void);
+/* Runs the job; phases per iteration summed into *t (rules, classify, split, copies). */
+int cub_gpu_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
+                struct qx_err *e);
+/* The floor: the rule alone on nregions fixed regions tiling the box, median of reps timed
+ * launches after a warm-up, into *ms. */
+int cub_gpu_rule_floor(const struct cub_gpu_job *job, long long nregions, int reps, double *ms,
+                       struct qx_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

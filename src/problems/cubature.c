@@ -1,0 +1,721 @@
+/* cubature.c - problem `cubature`: one integral of an integrand over the box [a, b]^dim by
+ * globally adaptive cubature (seed 002): the seed's benchmark integrands f1..f5 and Genz's six
+ * test families. CPU: the sequential CUHRE of the seed's Algorithm 1 (a priority queue of
+ * regions; with more threads, batches of the worst regions split in parallel) and Debian's
+ * libcubature (hcubature); GPU: breadth-first on the whole device and the seed's two-phase
+ * algorithm (cuda/cubature.cu). The reference is the exact value where one is known. */
+#include "../problem.h"
+
+#include <complex.h>
+#include <cubature.h>
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CUB_REAL double
+#define CUB_SUFFIX d
+#define CUB_SUFFIX_IS_FLOAT 0
+#include "cubature_math.h"
+#undef CUB_REAL
+#undef CUB_SUFFIX
+#undef CUB_SUFFIX_IS_FLOAT
+#define CUB_REAL float
+#define CUB_SUFFIX f
+#define CUB_SUFFIX_IS_FLOAT 1
+#include "cubature_math.h"
+#undef CUB_REAL
+#undef CUB_SUFFIX
+#undef CUB_SUFFIX_IS_FLOAT
+#include "cubature_ref.h"
+#include "cubature_rules.h"
+
+#ifdef QX_HAVE_CUDA
+#include "../../cuda/cubature.h"
+#else
+enum cub_reason { CUB_CONVERGED = 0, CUB_MAXEVAL = 1, CUB_BUDGET = 2, CUB_NO_PROGRESS = 3 };
+struct cub_result {
+	double value, err;
+	int reason;
+	long long iterations, regions, live, evals;
+	double peak_bytes;
+};
+#endif
+
+enum {
+	P_INTEGRAND,
+	P_DIM,
+	P_REL,
+	P_ABS,
+	P_MAXEVAL,
+	P_BUDGET,
+	P_RULE,
+	P_D,
+	P_LMAX,
+	P_SEED,
+	P_A,
+	P_B,
+	P_COUNT
+};
+
+static const char *const integrand_names[] = {
+    "f1", "f1p2",          "f2",          "f3",         "f4",
+    "f5", "oscillatory",   "productpeak", "cornerpeak", "gaussian",
+    "c0", "discontinuous", NULL};
+static const char *const rule_names[] = {"7", "9", NULL};
+enum { RULE_7, RULE_9 };
+
+static const struct param_def cub_params_def[P_COUNT] = {
+    [P_INTEGRAND] = {"integrand", PARAM_ENUM, 0, 0, 0, CUB_F5, 0, integrand_names,
+                     "f1..f5 (the seed's Table I; f1p2: f1 with the paper's exponent -2) or "
+                     "a Genz family",
+                     0},
+    [P_DIM] = {"dim", PARAM_INT, 1, CUB_MAX_DIM, 0, 5, 0, NULL,
+               "dimensions (rules 7 and 9 need 2..16)", 0},
+    [P_REL] = {"rel", PARAM_REAL, 0, 1, 1, 1e-6, 0, NULL,
+               "relative tolerance, 0 < rel < 1: stop when error <= max(abs, rel |I|)", 0},
+    [P_ABS] = {"abs", PARAM_REAL, 0, 1e300, 0, 0, 0, NULL, "absolute tolerance (0: none)", 0},
+    [P_MAXEVAL] = {"maxeval", PARAM_INT, 1, 1e15, 0, 1e8, 0, NULL,
+                   "largest number of integrand evaluations", 0},
+    [P_BUDGET] = {"budget", PARAM_REAL, 0, 1e9, 0, 0, 0, NULL,
+                  "MiB for the region list (0: half the free GPU memory, a quarter of the "
+                  "host's on the CPU)",
+                  0},
+    [P_RULE] = {"rule", PARAM_ENUM, 0, 0, 0, RULE_9, 0, rule_names,
+                "7: Genz-Malik degree 7/5 (hcubature); 9: degree 9 with null rules (CUHRE)", 0},
+    [P_D] = {"d", PARAM_INT, 2, 16, 0, 2, 0, NULL,
+             "twophase: pieces a bad region is split into in phase 1", QX_ON_GPU},
+    [P_LMAX] = {"lmax", PARAM_INT, 1, 1 << 24, 0, 32768, 0, NULL,
+                "twophase: regions phase 1 builds before phase 2 (the seed: 32768)", QX_ON_GPU},
+    [P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL,
+                "seed of Genz's difficulty and shift vectors", 0},
+    [P_A] = {"a", PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "lower limit on every axis", 0},
+    [P_B] = {"b", PARAM_REAL, -1e6, 1e6, 0, 1, 0, NULL, "upper limit on every axis", 0},
+};
+
+enum { V_BREADTH, V_TWOPHASE, V_HCUBATURE };
+
+static const struct variant_def cub_variants[] = {
+    [V_BREADTH] = {"breadth", QX_ON_CPU | QX_ON_GPU,
+                   "GPU: every iteration on the whole device, a block per region; CPU: the\n"
+                   "      priority queue of the seed's Algorithm 1 (threads: batches in parallel)"},
+    [V_TWOPHASE] = {"twophase", QX_ON_GPU,
+                    "the seed's algorithm: phase 1 breadth-first to lmax regions, phase 2 a\n"
+                    "      sequential adaptive loop per region, one thread each"},
+    [V_HCUBATURE] = {"hcubature", QX_ON_CPU,
+                     "Debian's libcubature (S. G. Johnson's hcubature), double, rule 7"},
+};
+
+static const struct param_def cub_eval_args[CUB_MAX_DIM] = {
+#define CUB_X(n)                                                                                   \
+	{                                                                                          \
+		"X" #n, PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "coordinate " #n, 0                  \
+	}
+    CUB_X(1), CUB_X(2),  CUB_X(3),  CUB_X(4),  CUB_X(5),  CUB_X(6),  CUB_X(7),  CUB_X(8),
+    CUB_X(9), CUB_X(10), CUB_X(11), CUB_X(12), CUB_X(13), CUB_X(14), CUB_X(15), CUB_X(16),
+#undef CUB_X
+};
+
+/* f2 and f4 on [0,1]^dim for dim 4..8, known to 15 digits (issue 13). */
+static const double cub_f2_known[5] = {0.965045097629949, 0.982404737246461, 0.991158045129322,
+                                       0.995561836501742, 0.997774518805240};
+static const double cub_f4_known[5] = {0.0999091341286321, 0.0578210493298577, 0.0333572201092090,
+                                       0.0191969946696291, 0.0110270689585587};
+
+/* Genz's difficulty: the c_i are scaled so that sum c_i = h / dim^expo (his test package). */
+static const double genz_h[6] = {110, 600, 600, 100, 150, 100};
+static const double genz_expo[6] = {1.5, 2, 2, 1, 2, 2};
+
+/* The integrand of parameters p: kind, dim and, for Genz's families, c and w drawn uniformly
+ * in [0, 1) from seed, c normalised to Genz's difficulty. */
+static struct cub_fn cub_make_fn(const struct param_value *p)
+{
+	struct cub_fn fn = {.kind = (int)p[P_INTEGRAND].num, .dim = (int)p[P_DIM].num};
+	const unsigned long long seed = (unsigned long long)p[P_SEED].num;
+	if (fn.kind >= CUB_OSC) {
+		const int fam = fn.kind - CUB_OSC;
+		double sum = 0;
+		for (int i = 0; i < fn.dim; i++) {
+			fn.c[i] = (double)(cub_hash(seed, i) >> 11) * 0x1p-53;
+			fn.w[i] = (double)(cub_hash(seed, 64 + i) >> 11) * 0x1p-53;
+			sum += fn.c[i];
+		}
+		const double target = genz_h[fam] / pow(fn.dim, genz_expo[fam]);
+		for (int i = 0; i < fn.dim; i++)
+			fn.c[i] *= sum > 0 ? target / sum : 0;
+	}
+	return fn;
+}
+
+/* int_a^b e^{-c |x - w|} dx. */
+static double cub_c0_1d(double c, double w, double a, double b)
+{
+	if (w <= a)
+		return (exp(-c * (a - w)) - exp(-c * (b - w))) / c;
+	if (w >= b)
+		return (exp(-c * (w - b)) - exp(-c * (w - a))) / c;
+	return (2 - exp(-c * (w - a)) - exp(-c * (b - w))) / c;
+}
+
+/* The exact integral of fn over [a, b]^dim, NaN where none is known (f1, f1p2, f2, f3, f4
+ * outside the unit cube or the dimensions of the committed table and the issue). */
+static double cub_exact(const struct cub_fn *fn, double a, double b)
+{
+	const int n = fn->dim, unit = a == 0 && b == 1;
+	double prod = 1;
+	switch (fn->kind) {
+	case CUB_F5:
+		return n * pow(b - a, n - 1) * (sin(10 * b) - sin(10 * a)) / 10 / (2 * CUB_F5_BETA);
+	case CUB_OSC: {
+		double complex z = cexp(I * 2 * CUB_PI * fn->w[0]);
+		for (int i = 0; i < n; i++)
+			z *= fn->c[i] > 0 ? (cexp(I * fn->c[i] * b) - cexp(I * fn->c[i] * a)) /
+			                        (I * fn->c[i])
+			                  : b - a;
+		return creal(z);
+	}
+	case CUB_PRODUCT_PEAK:
+		for (int i = 0; i < n; i++)
+			prod *= fn->c[i] *
+			        (atan(fn->c[i] * (b - fn->w[i])) - atan(fn->c[i] * (a - fn->w[i])));
+		return prod;
+	case CUB_CORNER_PEAK: {
+		long double sum = 0, scale = 1;
+		for (int i = 0; i < n; i++)
+			scale *= (long double)fn->c[i] * (i + 1);
+		for (long v = 0; v < 1L << n; v++) {
+			long double s = 1;
+			int ones = 0;
+			for (int i = 0; i < n; i++) {
+				const int hi = (v >> i) & 1;
+				s += (long double)fn->c[i] * (hi ? b : a);
+				ones += hi;
+			}
+			sum += (ones & 1 ? -1 : 1) / s;
+		}
+		return (double)(sum / scale);
+	}
+	case CUB_GAUSSIAN:
+		for (int i = 0; i < n; i++)
+			prod *= sqrt(CUB_PI) / (2 * fn->c[i]) *
+			        (erf(fn->c[i] * (b - fn->w[i])) - erf(fn->c[i] * (a - fn->w[i])));
+		return prod;
+	case CUB_C0:
+		for (int i = 0; i < n; i++)
+			prod *= cub_c0_1d(fn->c[i], fn->w[i], a, b);
+		return prod;
+	case CUB_DISCONTINUOUS:
+		for (int i = 0; i < n; i++) {
+			const double hi = i < 2 && fn->w[i] < b ? fn->w[i] : b;
+			if (hi <= a)
+				return 0;
+			prod *= (exp(fn->c[i] * hi) - exp(fn->c[i] * a)) / fn->c[i];
+		}
+		return prod;
+	default:
+		break;
+	}
+	if (!unit)
+		return NAN;
+	if (fn->kind == CUB_F2 && n >= 4 && n <= 8)
+		return cub_f2_known[n - 4];
+	if (fn->kind == CUB_F4 && n >= 4 && n <= 8)
+		return cub_f4_known[n - 4];
+	for (size_t i = 0; i < sizeof cub_ref_table / sizeof cub_ref_table[0]; i++)
+		if (cub_ref_table[i].dim == n &&
+		    !strcmp(cub_ref_table[i].integrand, integrand_names[fn->kind]))
+			return cub_ref_table[i].value;
+	return NAN;
+}
+
+/* The rule degree of parameters p. */
+static int cub_degree(const struct param_value *p)
+{
+	return p[P_RULE].num == RULE_7 ? 7 : 9;
+}
+
+/* Rejects a box with a >= b, a tolerance outside 0 < rel < 1 (and abs < 0, by its range), and
+ * a dim the rule has no points for. */
+static int cub_check(const struct param_value *p, struct qx_err *e)
+{
+	const int dim = (int)p[P_DIM].num, deg = cub_degree(p);
+	if (!(p[P_A].num < p[P_B].num))
+		return qx_fail(e, "the box needs a < b; got a = %g, b = %g", p[P_A].num,
+		               p[P_B].num);
+	if (!(p[P_REL].num > 0 && p[P_REL].num < 1))
+		return qx_fail(e, "rel must be in (0, 1); got %g", p[P_REL].num);
+	if (!cub_rule_points(deg, dim))
+		return qx_fail(e,
+		               "rule %d needs dim 2..%d: its two-axis generators define the "
+		               "degree (got dim %d)",
+		               deg, CUB_MAX_DIM, dim);
+	return 0;
+}
+
+/* One value: the integral. */
+static size_t cub_count(const struct param_value *p)
+{
+	(void)p;
+	return 1;
+}
+
+/* The point of the one result: dim and rel. */
+static int cub_point(const struct param_value *p, size_t i, const char **names, double *vals,
+                     int cap)
+{
+	(void)i;
+	if (cap < 2)
+		return 0;
+	names[0] = "dim";
+	vals[0] = p[P_DIM].num;
+	names[1] = "rel";
+	vals[1] = p[P_REL].num;
+	return 2;
+}
+
+/* The rule for (degree, dim), built once and kept while they stay the same. */
+static const struct cub_rule *cub_rule_for(int degree, int dim, struct qx_err *e)
+{
+	static struct cub_rule rule;
+	if (rule.pts && rule.degree == degree && rule.dim == dim)
+		return &rule;
+	cub_rule_free(&rule);
+	return cub_rule_build(degree, dim, &rule, e) ? NULL : &rule;
+}
+
+/* A region of the CPU queue: its estimate, error, split axis, centre and half-widths. */
+struct cub_region {
+	double est, err;
+	int axis;
+	double c[CUB_MAX_DIM], h[CUB_MAX_DIM];
+};
+
+/* Applies the rule to region g (its c and h set): fills est, err and axis. */
+static void cub_apply(const struct cub_rule *r, const struct cub_fn *fn, struct cub_region *g)
+{
+	const int n = r->dim;
+	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + 4 * CUB_MAX_DIM], x[CUB_MAX_DIM], vol = 1;
+	for (int p = 0; p < r->npts; p++) {
+		const double *u = r->pts + (size_t)p * n;
+		for (int i = 0; i < n; i++)
+			x[i] = g->c[i] + g->h[i] * u[i];
+		const double f = cub_f_d(fn, x);
+		if (p <= 4 * n)
+			axis_f[p] = f;
+		for (int k = 0; k < r->nsums; k++)
+			sums[k] += r->w[(size_t)k * r->npts + p] * f;
+	}
+	for (int i = 0; i < n; i++)
+		vol *= g->h[i];
+	g->est = sums[0] * vol;
+	g->err = cub_rule_error(r, sums, vol);
+	g->axis = cub_split_axis(r, axis_f, g->h);
+}
+
+/* Max-heap on err: moves element k up. */
+static void cub_heap_up(struct cub_region *h, size_t k)
+{
+	while (k > 0) {
+		const size_t parent = (k - 1) / 2;
+		if (h[parent].err >= h[k].err)
+			break;
+		const struct cub_region t = h[parent];
+		h[parent] = h[k];
+		h[k] = t;
+		k = parent;
+	}
+}
+
+/* Max-heap on err: removes the top into *out. */
+static void cub_heap_pop(struct cub_region *h, size_t *n, struct cub_region *out)
+{
+	*out = h[0];
+	h[0] = h[--*n];
+	for (size_t k = 0;;) {
+		size_t big = k;
+		const size_t l = 2 * k + 1, r = l + 1;
+		if (l < *n && h[l].err > h[big].err)
+			big = l;
+		if (r < *n && h[r].err > h[big].err)
+			big = r;
+		if (big == k)
+			break;
+		const struct cub_region t = h[big];
+		h[big] = h[k];
+		h[k] = t;
+		k = big;
+	}
+}
+
+/* DCUHRE's consistency check of two children against their parent's estimate: when the
+ * children's sum differs from the parent by est1, both errors grow by the factor
+ * 1 + 0.5 est1 / (their error sum) and by 0.25 est1 (the parent's error is not trusted to
+ * fall more than the children's own estimates show). */
+static void cub_children_check(double parent_est, struct cub_region *l, struct cub_region *r)
+{
+	const double est1 = fabs(parent_est - (l->est + r->est)), est2 = l->err + r->err;
+	if (est2 > 0) {
+		l->err *= 1 + 0.5 * est1 / est2;
+		r->err *= 1 + 0.5 * est1 / est2;
+	}
+	l->err += 0.25 * est1;
+	r->err += 0.25 * est1;
+}
+
+/* The host budget in bytes of parameters p: the parameter, or a quarter of the available host
+ * memory (1 GiB when unknown). */
+static size_t cub_host_budget(const struct param_value *p)
+{
+	if (p[P_BUDGET].num > 0)
+		return (size_t)(p[P_BUDGET].num * 1048576.0);
+	const size_t avail = qx_host_mem_available();
+	return avail ? avail / 4 : (size_t)1 << 30;
+}
+
+/* The sequential CUHRE (seed's Algorithm 1): a max-heap of regions by error; each iteration
+ * splits the worst region (threads > 1: the 4*threads worst, their children evaluated in
+ * parallel) in two along its axis of largest fourth difference until the total error meets
+ * max(abs, rel |I|), maxeval would be passed or the list would outgrow the budget. The sums
+ * are recomputed from the heap every 256 iterations and at the end. */
+static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub_result *res,
+                            struct qx_err *e)
+{
+	const struct cub_fn fn = cub_make_fn(p);
+	const struct cub_rule *r = cub_rule_for(cub_degree(p), fn.dim, e);
+	const double rel = p[P_REL].num, abs_tol = p[P_ABS].num;
+	const long long maxeval = (long long)p[P_MAXEVAL].num;
+	const size_t cap = cub_host_budget(p) / sizeof(struct cub_region);
+	const int batch = threads > 1 ? 4 * threads : 1;
+	if (!r)
+		return -1;
+	if (cap < 2 + 2 * (size_t)batch)
+		return qx_fail(e, "budget %.3g MiB holds fewer than %d regions of %zu bytes",
+		               p[P_BUDGET].num, 2 + 2 * batch, sizeof(struct cub_region));
+	size_t n = 0, alloc = 1024 < cap ? 1024 : cap;
+	struct cub_region *heap = malloc(alloc * sizeof *heap);
+	struct cub_region *work = malloc(3 * (size_t)batch * sizeof *work);
+	if (!heap || !work) {
+		free(heap);
+		free(work);
+		return qx_fail(e, "cannot allocate the region list");
+	}
+	*res = (struct cub_result){0};
+	for (int i = 0; i < fn.dim; i++) {
+		heap[0].c[i] = (p[P_A].num + p[P_B].num) / 2;
+		heap[0].h[i] = (p[P_B].num - p[P_A].num) / 2;
+	}
+	cub_apply(r, &fn, &heap[0]);
+	n = 1;
+	res->evals = r->npts;
+	res->regions = 1;
+	double est = heap[0].est, err = heap[0].err;
+	res->reason = CUB_CONVERGED;
+	for (long long it = 0;; it++) {
+		if (it % 256 == 0) {
+			est = err = 0;
+			for (size_t k = 0; k < n; k++) {
+				est += heap[k].est;
+				err += heap[k].err;
+			}
+		}
+		if (err <= fmax(abs_tol, rel * fabs(est)))
+			break;
+		if (qx_cancelled()) {
+			free(heap);
+			free(work);
+			return qx_fail(e, "run cancelled");
+		}
+		const int m = (size_t)batch < n ? batch : (int)n;
+		if (res->evals + 2LL * m * r->npts > maxeval) {
+			res->reason = CUB_MAXEVAL;
+			break;
+		}
+		if (n + (size_t)m > cap) {
+			res->reason = CUB_BUDGET;
+			break;
+		}
+		if (n + (size_t)m > alloc) {
+			const size_t grow = 2 * alloc < cap ? 2 * alloc : cap;
+			struct cub_region *bigger = realloc(heap, grow * sizeof *heap);
+			if (!bigger) {
+				res->reason = CUB_BUDGET;
+				break;
+			}
+			heap = bigger;
+			alloc = grow;
+		}
+		for (int j = 0; j < m; j++) {
+			struct cub_region *par = &work[2 * batch + j], *l = &work[2 * j],
+			                  *rt = &work[2 * j + 1];
+			cub_heap_pop(heap, &n, par);
+			*l = *rt = *par;
+			const int ax = par->axis;
+			l->h[ax] = rt->h[ax] = par->h[ax] / 2;
+			l->c[ax] = par->c[ax] - l->h[ax];
+			rt->c[ax] = par->c[ax] + rt->h[ax];
+		}
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (m > 1)
+		for (int j = 0; j < 2 * m; j++)
+			cub_apply(r, &fn, &work[j]);
+		for (int j = 0; j < m; j++) {
+			const struct cub_region *par = &work[2 * batch + j];
+			cub_children_check(par->est, &work[2 * j], &work[2 * j + 1]);
+			est += work[2 * j].est + work[2 * j + 1].est - par->est;
+			err += work[2 * j].err + work[2 * j + 1].err - par->err;
+			for (int c = 0; c < 2; c++) {
+				heap[n] = work[2 * j + c];
+				cub_heap_up(heap, n++);
+			}
+		}
+		res->evals += 2LL * m * r->npts;
+		res->regions += 2 * m;
+		res->iterations = it + 1;
+		qx_progress_add(2LL * m * r->npts);
+		if (n * sizeof *heap > res->peak_bytes)
+			res->peak_bytes = (double)(n * sizeof *heap);
+	}
+	est = err = 0;
+	for (size_t k = 0; k < n; k++) {
+		est += heap[k].est;
+		err += heap[k].err;
+	}
+	res->value = est;
+	res->err = err;
+	res->live = (long long)n;
+	if (res->peak_bytes < (double)(n * sizeof *heap))
+		res->peak_bytes = (double)(n * sizeof *heap);
+	if (res->reason == CUB_CONVERGED && !(err <= fmax(abs_tol, rel * fabs(est))))
+		res->reason = CUB_NO_PROGRESS;
+	free(heap);
+	free(work);
+	return 0;
+}
+
+/* libcubature's integrand: one value of the parameters' function. */
+static int cub_hcubature_f(unsigned ndim, const double *x, void *fdata, unsigned fdim, double *fval)
+{
+	(void)ndim;
+	(void)fdim;
+	if (qx_cancelled())
+		return 1; /* hcubature stops and returns failure */
+	fval[0] = cub_f_d((const struct cub_fn *)fdata, x);
+	return 0;
+}
+
+/* Variant hcubature: Debian's libcubature, counting evaluations in a wrapper. */
+struct cub_counted {
+	struct cub_fn fn;
+	long long evals;
+};
+
+/* Counts and evaluates. */
+static int cub_hcubature_counted(unsigned ndim, const double *x, void *fdata, unsigned fdim,
+                                 double *fval)
+{
+	struct cub_counted *c = fdata;
+	c->evals++;
+	return cub_hcubature_f(ndim, x, &c->fn, fdim, fval);
+}
+
+/* Runs hcubature (its rule is Genz-Malik 7/5 for dim >= 2, Gauss-Kronrod for dim 1). */
+static int cub_cpu_hcubature(const struct param_value *p, struct cub_result *res, struct qx_err *e)
+{
+	struct cub_counted c = {cub_make_fn(p), 0};
+	double lo[CUB_MAX_DIM], hi[CUB_MAX_DIM];
+	for (int i = 0; i < c.fn.dim; i++) {
+		lo[i] = p[P_A].num;
+		hi[i] = p[P_B].num;
+	}
+	*res = (struct cub_result){0};
+	const int rc = hcubature(1, cub_hcubature_counted, &c, (unsigned)c.fn.dim, lo, hi,
+	                         (size_t)p[P_MAXEVAL].num, p[P_ABS].num, p[P_REL].num,
+	                         ERROR_INDIVIDUAL, &res->value, &res->err);
+	if (qx_cancelled())
+		return qx_fail(e, "run cancelled");
+	if (rc)
+		return qx_fail(e, "hcubature failed (out of memory?)");
+	res->evals = c.evals;
+	res->reason = res->err <= fmax(p[P_ABS].num, p[P_REL].num * fabs(res->value))
+	                  ? CUB_CONVERGED
+	                  : CUB_MAXEVAL;
+	return 0;
+}
+
+/* Stores a result into o: the value in the run's precision, the error estimate when o has
+ * room for it (plus the
+ * rounding to float when the value is float), the work and the figures. */
+static void cub_output(const struct cub_result *res, enum qx_precision prec, struct run_output *o)
+{
+	double err = res->err;
+	if (prec == QX_DOUBLE)
+		((double *)o->values)[0] = res->value;
+	else {
+		const float v = (float)res->value;
+		((float *)o->values)[0] = v;
+		err += fabs((double)v - res->value);
+	}
+	if (o->estimates)
+		o->estimates[0] = err;
+	o->work = (double)res->evals;
+	run_output_figure(o, "converged", res->reason == CUB_CONVERGED);
+	run_output_figure(o, "reason", res->reason);
+	run_output_figure(o, "iterations", (double)res->iterations);
+	run_output_figure(o, "regions", (double)res->regions);
+	run_output_figure(o, "live", (double)res->live);
+	run_output_figure(o, "evaluations", (double)res->evals);
+	run_output_figure(o, "peak_MiB", res->peak_bytes / 1048576.0);
+}
+
+/* run_cpu: the adaptive queue (variant breadth) or hcubature, in double (a float run
+ * rounds the double result and adds the rounding to the error estimate). */
+static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
+{
+	struct cub_result res;
+	if (cub_check(rq->params, e))
+		return -1;
+	if (rq->variant == V_HCUBATURE) {
+		if (rq->prec == QX_FLOAT)
+			return qx_fail(e,
+			               "variant hcubature computes in double only: set precision "
+			               "double");
+		if (cub_cpu_hcubature(rq->params, &res, e))
+			return -1;
+	} else if (cub_cpu_adaptive(rq->params, rq->threads, &res, e))
+		return -1;
+	cub_output(&res, rq->prec, o);
+	return 0;
+}
+
+/* reference: the exact value (NaN where none is known). */
+static int cub_reference(const struct param_value *p, int threads, const size_t *idx, size_t n,
+                         double *ref, struct qx_err *e)
+{
+	(void)threads;
+	(void)idx;
+	(void)n;
+	(void)e;
+	const struct cub_fn fn = cub_make_fn(p);
+	ref[0] = cub_exact(&fn, p[P_A].num, p[P_B].num);
+	return 0;
+}
+
+/* No run is the reference: the exact values are. */
+static int cub_is_reference(enum qx_backend b, enum qx_precision prec, int variant)
+{
+	(void)b;
+	(void)prec;
+	(void)variant;
+	return 0;
+}
+
+/* Host memory besides the result: the region list's budget. */
+static size_t cub_host_bytes(const struct run_request *rq)
+{
+	return rq->variant == V_HCUBATURE ? 0 : cub_host_budget(rq->params) / 16;
+}
+
+#ifdef QX_HAVE_CUDA
+/* The GPU job of request rq with the rule r. */
+static struct cub_gpu_job cub_job(const struct param_value *p, enum qx_precision prec, int variant,
+                                  const struct cub_rule *r)
+{
+	struct cub_gpu_job job = {
+	    .fn = cub_make_fn(p),
+	    .a = p[P_A].num,
+	    .b = p[P_B].num,
+	    .rel = p[P_REL].num,
+	    .abs = p[P_ABS].num,
+	    .maxeval = (long long)p[P_MAXEVAL].num,
+	    .budget = p[P_BUDGET].num > 0 ? (size_t)(p[P_BUDGET].num * 1048576.0)
+	                                  : cub_gpu_default_budget(),
+	    .algo = variant == V_TWOPHASE ? CUB_GPU_TWOPHASE : CUB_GPU_BREADTH,
+	    .d = (int)p[P_D].num,
+	    .lmax = (int)p[P_LMAX].num,
+	    .prec = prec,
+	    .rule = r,
+	};
+	return job;
+}
+
+/* run_gpu: the adaptive integration on the GPU, its phases in o->time. */
+static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
+{
+	struct cub_result res;
+	const struct cub_rule *r;
+	if (cub_check(rq->params, e) ||
+	    !(r = cub_rule_for(cub_degree(rq->params), (int)rq->params[P_DIM].num, e)))
+		return -1;
+	const struct cub_gpu_job job = cub_job(rq->params, rq->prec, rq->variant, r);
+	if (cub_gpu_run(&job, &res, &o->time, e))
+		return -1;
+	cub_output(&res, rq->prec, o);
+	return 0;
+}
+
+/* Device bytes: the budget (the region lists never outgrow it) and the rule. */
+static size_t cub_device_bytes(const struct run_request *rq)
+{
+	const struct param_value *p = rq->params;
+	const long npts = cub_rule_points(cub_degree(p), (int)p[P_DIM].num);
+	const size_t budget =
+	    p[P_BUDGET].num > 0 ? (size_t)(p[P_BUDGET].num * 1048576.0) : cub_gpu_default_budget();
+	return budget + (size_t)npts * ((size_t)p[P_DIM].num + CUB_MAX_SUMS) * sizeof(double);
+}
+#endif
+
+/* eval X1..Xdim: the integrand at the point (the first dim arguments; the rest are ignored)
+ * in precision prec, with the exact integral over the box as a figure. */
+static int cub_eval(const double *args, const struct param_value *p, enum qx_backend b,
+                    enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+{
+	const struct cub_fn fn = cub_make_fn(p);
+	(void)e;
+	if (b == QX_GPU)
+		return 1;
+	if (prec == QX_DOUBLE)
+		out->value = cub_f_d(&fn, args);
+	else {
+		float x[CUB_MAX_DIM] = {0};
+		for (int i = 0; i < fn.dim; i++)
+			x[i] = (float)args[i];
+		out->value = cub_f_f(&fn, x);
+	}
+	out->nfigures = 1;
+	out->figure[0] = (struct qx_figure){"integral", cub_exact(&fn, p[P_A].num, p[P_B].num)};
+	return 0;
+}
+
+/* The phases its GPU runs report (cuda/cubature.cu), each summed over the iterations. */
+static const char *const cub_phases[] = {"alloc",  "rules",  "classify", "split",
+                                         "copies", "phase2", "free",     NULL};
+static const char *const cub_table_phases[] = {"rules", "classify", "split", NULL};
+
+const struct problem cubature_problem = {
+    .name = "cubature",
+    .summary = "adaptive multidimensional integration, CUHRE rules (seed 002)",
+    .work_unit = "evaluations",
+    .phases = cub_phases,
+    .table_phases = cub_table_phases,
+    .params = cub_params_def,
+    .nparams = P_COUNT,
+    .variants = cub_variants,
+    .nvariants = sizeof cub_variants / sizeof cub_variants[0],
+    .eval_args = cub_eval_args,
+    .neval_args = CUB_MAX_DIM,
+    .ref_kind = QX_REF_CPU,
+    .ref_name = "exact value",
+    .has_estimates = 1,
+    .check = cub_check,
+    .count = cub_count,
+    .host_bytes = cub_host_bytes,
+    .point = cub_point,
+    .run_cpu = cub_run_cpu,
+    .reference = cub_reference,
+    .is_reference = cub_is_reference,
+    .eval = cub_eval,
+#ifdef QX_HAVE_CUDA
+    .run_gpu = cub_run_gpu,
+    .device_bytes = cub_device_bytes,
+#endif
+};

@@ -1,0 +1,85 @@
+/* cubature_rules.h - the cubature rules of problem `cubature` on the cube [-1,1]^dim, as
+ * explicit point lists the CPU and the GPU both walk: rule 7 (Genz-Malik degree 7 with its
+ * embedded degree-5 rule, the rule of hcubature) and rule 9 (Genz-Malik degree 9 with four null
+ * rules of degrees 7, 7, 5, 3 and the error estimate of DCUHRE/CUHRE). Point 0 is the centre;
+ * points 1 + 4i .. 4 + 4i lie on axis i at -a, +a, -b, +b (the fourth difference along axis i
+ * that picks the split axis uses them). */
+#ifndef QX_CUBATURE_RULES_H
+#define QX_CUBATURE_RULES_H
+
+#include "../qx.h"
+#include "cubature_math.h"
+
+#define CUB_MAX_SUMS 5 /* the basic rule and up to four null or embedded rules */
+#define CUB_MAX_GENS 9
+
+struct cub_rule {
+	int dim, degree, npts, nsums, ngen;
+	double ratio;                   /* (b/a)^2 of the fourth difference */
+	double scales[3][CUB_MAX_GENS]; /* rule 9: the null-rule pair search (DCUHRE) */
+	double norms[3][CUB_MAX_GENS];
+	double errcof[4];
+	double *pts; /* npts * dim coordinates in [-1, 1] */
+	double *w;   /* nsums * npts weights: sum k of point p is w[k * npts + p] */
+};
+
+/* Points of rule `degree` (7 or 9) in dim dimensions, 0 when the rule has none there. */
+long cub_rule_points(int degree, int dim);
+
+/* Builds the rule into r (allocating pts and w); returns 0, or -1 with e when the rule does
+ * not exist for dim or memory runs out. */
+int cub_rule_build(int degree, int dim, struct cub_rule *r, struct qx_err *e);
+void cub_rule_free(struct cub_rule *r);
+
+/* The rule's error estimate from its sums (sums[0] the basic rule, then the null or embedded
+ * rules, all times the half-widths' product vol): rule 7 5 |basic - embedded| (hcubature's
+ * estimate times DCUHRE's factor 5 for estimates it cannot trust; without it the discontinuous
+ * family misses its estimate), rule 9 DCUHRE's search over pairs of null rules with its
+ * heuristic coefficients. */
+CUB_HD double cub_rule_error(const struct cub_rule *r, const double *sums, double vol)
+{
+	if (r->nsums == 2)
+		return r->errcof[3] * fabs(sums[0] - sums[1]) * vol;
+	double null[3];
+	for (int i = 0; i < 3; i++) {
+		double best = 0;
+		for (int k = 0; k < r->ngen; k++) {
+			const double v =
+			    fabs(sums[i + 2] + r->scales[i][k] * sums[i + 1]) * r->norms[i][k];
+			best = v > best ? v : best;
+		}
+		null[i] = best;
+	}
+	double err;
+	if (r->errcof[0] * null[0] <= null[1] && r->errcof[1] * null[1] <= null[2])
+		err = r->errcof[2] * null[0];
+	else {
+		err = null[0] > null[1] ? null[0] : null[1];
+		err = r->errcof[3] * (err > null[2] ? err : null[2]);
+	}
+	return err * vol;
+}
+
+/* The axis to split: the largest fourth difference |2(1-r) f0 - (f(-b)+f(+b)) + r (f(-a)+f(+a))|
+ * over the axes (values f of points 0..4 dim), counted only above rounding; ties and all-zero
+ * go to the widest axis first in order. */
+CUB_HD int cub_split_axis(const struct cub_rule *r, const double *f, const double *hw)
+{
+	int axis = 0;
+	for (int i = 1; i < r->dim; i++)
+		if (hw[i] > hw[axis])
+			axis = i;
+	double best = 0;
+	for (int i = 0; i < r->dim; i++) {
+		const double *q = f + 1 + 4 * i;
+		const double d =
+		    2 * (1 - r->ratio) * f[0] - (q[2] + q[3]) + r->ratio * (q[0] + q[1]);
+		if (f[0] + d / 4 != f[0] && fabs(d) > best) {
+			best = fabs(d);
+			axis = i;
+		}
+	}
+	return axis;
+}
+
+#endif

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""GPU tests for problem cubature: breadth and twophase, float and double, against the exact
+values and the CPU on several integrands, dims and tolerances (error estimate >= true error on
+every row), a budget too small to converge (clean stop, reason 2) and a budget larger than the
+device (refused before the run).
+
+Run from the repository root: `python3 tests/cubature_gpu_test.py`. Without a usable GPU every
+test is skipped, unless QUADX_REQUIRE_GPU=1, which makes that a failure."""
+import unittest
+
+import qxtest
+
+
+def quadx(cmds, timeout=600):
+    """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
+    p = qxtest.commands(cmds, "--json", timeout=timeout)
+    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+
+
+GPU = qxtest.gpu_or_exit("cubature_gpu_test")
+
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class CubatureGpuTest(unittest.TestCase):
+    def runs(self, cmds):
+        rc, out, err = quadx("use cubature; set repeat 1 warmup 0; " + cmds)
+        self.assertEqual(rc, 0, err)
+        return [o for o in out if o.get("type") == "run"]
+
+    def test_variants_honest(self):
+        """Every GPU variant and precision on f4, f5, gaussian, cornerpeak, oscillatory in dims
+        4..6 at 1e-3 and 1e-5: converged, the error estimate covers the true error, and the
+        double value agrees with the CPU's within both estimates."""
+        for f, dim in (("f4", 5), ("f5", 6), ("gaussian", 5), ("cornerpeak", 4),
+                       ("oscillatory", 6)):
+            for rel in ("1e-3", "1e-5"):
+                cpu = self.runs(f"set integrand {f} dim {dim} rel {rel} precision double "
+                                "threads 4; run cpu")[0]
+                for variant in ("breadth", "twophase"):
+                    for prec in ("double", "float"):
+                        if prec == "float" and rel == "1e-5":
+                            continue
+                        r = self.runs(f"set integrand {f} dim {dim} rel {rel} variant "
+                                      f"{variant} precision {prec}; run gpu")[0]
+                        e = r["error"]
+                        print(f"\n  {f:11} {dim} {rel} {variant:8} {prec:6} "
+                              f"{r['time_ms']['total']:.3f} ms rel {e['max_rel']:.2g} "
+                              f"evals {e['evaluations']:.3g}", end="")
+                        self.assertEqual(r["over_estimate"], 0, (f, dim, rel, variant, prec))
+                        self.assertEqual(e["converged"], 1, (f, dim, rel, variant, prec, e))
+                        self.assertLess(e["max_rel"], float(rel), (f, variant, prec))
+                        if prec == "double":
+                            self.assertLess(abs(e["max_abs"] - cpu["error"]["max_abs"]),
+                                            2 * float(rel) * dim)
+
+    def test_budget_stop(self):
+        """A 1 MiB budget on f4 dim 6 at 1e-9 stops cleanly: not converged, reason 2 (budget),
+        peak list within the budget, the estimate still honest."""
+        r = self.runs("set integrand f4 dim 6 rel 1e-9 budget 1 precision double; run gpu")[0]
+        self.assertEqual(r["error"]["converged"], 0)
+        self.assertEqual(r["error"]["reason"], 2)
+        self.assertLessEqual(r["error"]["peak_MiB"], 1.0)
+        self.assertEqual(r["over_estimate"], 0)
+
+    def test_budget_larger_than_device(self):
+        """budget 1e9 MiB is refused before the run with the session's memory error."""
+        rc, out, err = quadx("use cubature; set budget 1e9; run gpu")
+        errors = [o for o in out if o.get("type") == "error"]
+        self.assertEqual(len(errors), 1, (out, err))
+        self.assertIn("GPU memory", errors[0]["error"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Script tests for problem cubature (CPU): a run reports estimate, honest error estimate and
+the figures; each bad input gets one clear error; a run that
+cannot converge within maxeval reports converged 0 and reason 1.
+
+Run from the repository root: `python3 tests/cubature_test.py`."""
+import unittest
+
+import qxtest
+
+
+def quadx(cmds, timeout=300):
+    """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
+    p = qxtest.commands(cmds, "--json", timeout=timeout)
+    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+
+
+class CubatureTest(unittest.TestCase):
+    def test_run_honest(self):
+        """f5 dim 6 and a Gaussian: converged, true error under the estimate, figures there."""
+        for f in ("f5", "gaussian"):
+            rc, out, err = quadx(f"use cubature; set integrand {f} dim 6 rel 1e-6 precision "
+                                 "double repeat 1 warmup 0 threads 1; run cpu")
+            self.assertEqual(rc, 0, err)
+            r = [o for o in out if o.get("type") == "run"][0]
+            self.assertEqual(r["over_estimate"], 0, r)
+            self.assertEqual(r["error"]["converged"], 1)
+            self.assertEqual(r["error"]["reason"], 0)
+            self.assertLess(r["error"]["max_rel"], 1e-6)
+            self.assertGreater(r["work"], 0)
+            self.assertEqual(r["work"], r["error"]["evaluations"])
+
+    def test_maxeval_stops(self):
+        """maxeval 5000 on f4 dim 6 at 1e-9: not converged, reason maxeval, estimate honest."""
+        rc, out, err = quadx("use cubature; set integrand f4 dim 6 rel 1e-9 maxeval 5000 "
+                             "precision double repeat 1 warmup 0; run cpu")
+        self.assertEqual(rc, 0, err)
+        r = [o for o in out if o.get("type") == "run"][0]
+        self.assertEqual(r["error"]["converged"], 0)
+        self.assertEqual(r["error"]["reason"], 1)
+        self.assertLessEqual(r["error"]["evaluations"], 5000)
+        self.assertEqual(r["over_estimate"], 0)
+
+    def test_bad_input(self):
+        """Each bad value: one error naming what is allowed (a script stops there)."""
+        for cmd, words in (("set dim 0", "dim"), ("set dim 17", "dim"),
+                           ("set rel 0", "rel"), ("set rel 1", "rel"),
+                           ("set maxeval 0", "maxeval"), ("set integrand f9", "integrand"),
+                           ("set dim 1", "rule 9 needs dim 2..16"),
+                           ("set a 2", "a < b")):
+            p = qxtest.script(f"use cubature\n{cmd}\nshow params\n", "--json")
+            out = qxtest.json_lines(p.stdout)
+            errors = [o for o in out if o.get("type") == "error"]
+            self.assertEqual(len(errors), 1, (cmd, out, p.stderr))
+            self.assertIn(words, errors[0]["error"], cmd)
+
+    def test_eval(self):
+        """eval of f5 at the origin in dim 2: (1/(2 beta)) * 2 = 1/beta; the exact integral."""
+        rc, out, err = quadx("use cubature; set integrand f5 dim 2; "
+                             "eval 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0")
+        self.assertEqual(rc, 0, err)
+        ev = [o for o in out if o.get("type") == "eval" and o["precision"] == "double"][0]
+        self.assertAlmostEqual(ev["value"], 10 / -0.5440211108893698, places=12)
+        self.assertAlmostEqual(ev["integral"], 1.0, places=13)
+
+
+if __name__ == "__main__":
+    unittest.main()
