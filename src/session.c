@@ -12,7 +12,7 @@ const struct param_def settings_defs[S_COUNT] = {
                      "float or double, for the CPU and the GPU alike", 0},
     [S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block", QX_ON_GPU},
     [S_THREADS] = {"threads", PARAM_INT, 1, 1024, 0, 1, 0, NULL,
-                   "CPU threads (OpenMP); 1 is the seeds' serial baseline", 0},
+                   "CPU threads (OpenMP); 1 is the seeds' serial baseline", QX_ON_CPU},
     [S_VARIANT] = {"variant", PARAM_ENUM, 0, 0, 0, 0, 0, NULL,
                    "which implementation runs (see help variants); the first is the best", 0},
     [S_THRESHOLD] = {"threshold", PARAM_REAL, 0, 1, 1, 1e-5, 0, NULL,

@@ -172,9 +172,9 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 	const char *specs[SWEEP_MAX_AXES] = {NULL, NULL};
 	struct param_def defs[SWEEP_MAX_AXES];
 	const char *names[SWEEP_MAX_AXES][QX_MAX_VARIANTS + 1];
+	unsigned only = 0; /* the backends marks of the axes that only one backend uses */
 	memset(plan, 0, sizeof *plan);
 	plan->prob = s->prob;
-	plan->backends = QX_ON_GPU;
 	plan->best = -1;
 	for (int i = 1; i < argc; i++) {
 		struct param_def def;
@@ -200,6 +200,7 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 			if (strcmp(plan->axes[a].name, def.name) == 0)
 				return qx_fail(e, "sweep: axis '%s' given twice", def.name);
 		const int a = plan->naxes++;
+		only |= def.backends;
 		snprintf(plan->axes[a].name, SWEEP_WORD, "%s", def.name);
 		defs[a] = def;
 		memcpy(names[a], choices, sizeof choices);
@@ -214,6 +215,11 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 	if (plan->naxes == 0)
 		return qx_fail(e, "sweep: name an axis (usage: sweep AXIS [VALUES] [AXIS [VALUES]] "
 		                  "[on cpu|gpu|both])");
+	if (!plan->backends && only == (QX_ON_CPU | QX_ON_GPU))
+		return qx_fail(e, "sweep: %s and %s change runs of different backends: add on both",
+		               plan->axes[0].name, plan->axes[1].name);
+	if (!plan->backends) /* no `on`: where the axes matter, else the GPU */
+		plan->backends = only ? only : QX_ON_GPU;
 	for (int a = 0; a < plan->naxes; a++) {
 		struct sweep_axis *axis = &plan->axes[a];
 		if (defs[a].backends == QX_ON_GPU && plan->backends == QX_ON_CPU)

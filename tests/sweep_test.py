@@ -121,7 +121,10 @@ class SweepTest(TmpDirTest):
                  ("sweep variant shared on cpu", "variant shared has no cpu implementation"),
                  ("sweep n 1,2 on tpu", "bad backend 'tpu'"),
                  ("sweep n 1..50:1 m 1..50:1 on cpu", "2500 configurations; at most 256"),
-                 ("sweep a 20,5 on cpu", "a must be less than b")]
+                 ("sweep a 20,5 on cpu", "a must be less than b"),
+                 ("sweep threads 1,2 on gpu", "threads only changes CPU runs"),
+                 ("sweep block 32,64 threads 1,2", "block and threads change runs of "
+                  "different backends: add on both")]
         for cmd, message in cases:
             with self.subTest(cmd=cmd):
                 p = quadx(f"set n 9; {cmd}; export {self.path('x.csv')}")
@@ -130,6 +133,15 @@ class SweepTest(TmpDirTest):
                 self.assertIn(message, p.stderr)
                 self.assertEqual(p.stdout, "")
                 self.assertFalse(os.path.exists(self.path("x.csv")))
+
+    def test_cpu_only_axis_makes_a_cpu_sweep(self):
+        """An axis only CPU runs use (threads, marked in the parameter table) makes a sweep
+        without `on` a CPU sweep: it runs without a GPU and every row is a CPU row."""
+        p = quadx("format json; set n 20 m 100 repeat 1 warmup 0; sweep threads 1,2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = json_objects(p.stdout, "sweep")
+        self.assertEqual([(r["config"]["threads"], r["backend"], r["ok"]) for r in rows],
+                         [("1", "cpu", True), ("2", "cpu", True)])
 
     def test_failed_configuration_is_listed(self):
         """A configuration that fails is a row with its error; the sweep goes on and succeeds."""
