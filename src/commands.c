@@ -17,6 +17,7 @@
 #include "notes.h"
 #include "output.h"
 #include "plot.h"
+#include "promptline.h"
 #include "sweep.h"
 
 static const char *const show_words[] = {"params", "device", "last", NULL};
@@ -180,9 +181,17 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			continue;
 		if (session_run(&sh->s, (enum qx_backend)b, e))
 			return -1;
+		promptline_clear();
 		output_run(&sh->s, sh->s.last);
 	}
 	return 0;
+}
+
+/* A sweep_progress_fn: output_sweep_progress's line, in place of the progress line. */
+static void sweep_progress(const struct sweep *sw, size_t config, const struct sweep_row *row)
+{
+	promptline_clear();
+	output_sweep_progress(sw, config, row);
 }
 
 /* sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]: runs every configuration and prints
@@ -195,7 +204,7 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int rc;
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
-	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : output_sweep_progress, e);
+	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : sweep_progress, e);
 	if (sh->s.sweep && sh->s.sweep != before)
 		output_sweep(&sh->s, sh->s.sweep);
 	return rc;
@@ -319,6 +328,7 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	if (!ref)
 		return -1;
 	got = err_worst(ref, s->last_values, s->last->prec, s->last->evals, (size_t)k.num, idx);
+	promptline_clear();
 	output_worst(s, s->last, ref, s->last_values, idx, got);
 	return 0;
 }
@@ -721,7 +731,15 @@ static int shell_exec_words(struct shell *sh, int argc, char **argv, struct qx_e
 	/* A Ctrl-C from before this command does not cancel it; one during it cancels it, even
 	 * between the runs of a sweep (nothing clears the flag while the command runs). */
 	qx_cancel_clear();
-	return c->exec(sh, argc, argv, e);
+	if (!sh->progress_line || sh->s.sweep_observer || c->exec == cmd_dashboard)
+		return c->exec(sh, argc, argv, e);
+	const int shown = promptline_begin();
+	const int rc = c->exec(sh, argc, argv, e);
+	if (shown == 1)
+		promptline_end();
+	else
+		promptline_clear(); /* a command of `source`: its error may follow */
+	return rc;
 }
 
 /* Executes a line: commands separated by ';' outside quotes; stops at the first error. */

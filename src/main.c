@@ -219,6 +219,7 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	sh->progress_line = isatty(STDERR_FILENO);
 
 	if (tui) {
 		struct qx_err e;

@@ -1242,5 +1242,16 @@ def setUpModule():
         raise RuntimeError("%s not found: run `make` first" % QUADX)
 
 
+
+class PipedProgressTest(QuadxTestCase):
+    def test_no_progress_line_in_a_pipe(self):
+        """A run of over a second piped through stdin prints no progress line or estimate:
+        they are for a terminal only (stderr a tty); stdout has the result alone."""
+        res = session("use longman\nset M 300000 warmup 1 repeat 1\nrun cpu\n")
+        self.assertOk(res)
+        self.assertNotIn("values/s", res.out)
+        self.assertNotIn("Ctrl-C", res.out)
+        self.assertTrue(res.out.startswith("cpu longman"), res)
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
