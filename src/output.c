@@ -174,6 +174,11 @@ cJSON *output_run_json(const struct run_result *r)
 		output_json_num(err, "mean_abs", r->err.mean_abs);
 		cJSON_AddNumberToObject(err, "over_threshold", (double)r->err.over);
 		cJSON_AddNumberToObject(err, "threshold", r->err.threshold);
+		if (r->has_rounding) {
+			cJSON_AddNumberToObject(err, "over_within_rounding",
+			                        (double)r->over_rounding);
+			output_json_num(err, "condition_max", r->condition_max);
+		}
 		json_figures(err, r->figure, r->nfigures);
 	} else if (r->nfigures) {
 		json_figures(cJSON_AddObjectToObject(obj, "figures"), r->figure, r->nfigures);
@@ -325,6 +330,31 @@ static void overlap_note(const struct qx_timing *t, char *buf, size_t len)
 		snprintf(buf + used, len - used, " overlap)");
 }
 
+/* The line that says how many values over the threshold are the precision's rounding times
+ * their condition (values small against the terms summed), not a fault. */
+static void rounding_text(FILE *f, const struct run_result *r)
+{
+	const char *prec = qx_precision_name(r->prec);
+	if (r->over_rounding == r->err.over)
+		fprintf(f,
+		        "  condition  all %zu over %g are within %s rounding x "
+		        "their condition",
+		        r->err.over, r->err.threshold, prec);
+	else
+		fprintf(f,
+		        "  condition  %zu of the %zu over %g are within %s rounding x "
+		        "their condition; %zu are not",
+		        r->over_rounding, r->err.over, r->err.threshold, prec,
+		        r->err.over - r->over_rounding);
+	if (r->over_rounding)
+		fprintf(f,
+		        ": the terms summed are up to %.2g times larger than those values, so %s's "
+		        "unit roundoff %.2g grows to about %.2g relative there",
+		        r->condition_max, prec, r->prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24,
+		        r->condition_max * (r->prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24));
+	fputc('\n', f);
+}
+
 /* Human-readable lines of a run result. */
 static void run_text(struct session *s, const struct run_result *r)
 {
@@ -372,6 +402,8 @@ static void run_text(struct session *s, const struct run_result *r)
 		    r->err.max_rel, r->err.mean_rel, r->err.max_abs, r->err.mean_abs,
 		    r->err.threshold, r->err.over, r->err.count, r->ref_name,
 		    r->err.over ? "  (see errors)" : "");
+		if (r->has_rounding)
+			rounding_text(f, r);
 		if (r->has_estimates)
 			fprintf(f, "             %zu values exceed their error estimate\n",
 			        r->est_under);

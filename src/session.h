@@ -48,6 +48,11 @@ struct run_result {
 	size_t ref_compared;  /* how many values were compared with the reference */
 	int has_estimates;    /* est_under is set: the run gave per-value error estimates */
 	size_t est_under;     /* values whose error exceeds their estimate */
+	int has_rounding;     /* over_rounding is set: values were over the threshold and the
+	                       * problem has a rounding_bound */
+	size_t over_rounding; /* of err.over, those within the problem's rounding bound (unit
+	                       * roundoff of the precision times the value's condition) */
+	double condition_max; /* the largest condition among them (problem->rounding_bound) */
 	double speedup_serial, speedup_threads; /* NaN when not measured */
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
 	size_t nfigures;                        /* the problem's own figures */
