@@ -51,7 +51,7 @@ class ReplTest(qxtest.TmuxTestCase):
         the table that comes at its end."""
         self.screen("quadx expint/float> ")
         self.keys("set m 300 repeat 1 warmup 0; sweep n 1,2,3 on cpu", "Enter")
-        text = self.screen("best: n=")
+        text = self.screen("best: none: n sets the problem's size")
         lines = text.splitlines()
         progress = [i for i, l in enumerate(lines) if l.startswith("sweep ") and "/3: n=" in l]
         self.assertEqual([lines[i].split(":")[0] for i in progress],

@@ -86,7 +86,7 @@ class SweepTest(TmpDirTest):
         rows = json_objects(p.stdout, "sweep")
         self.assertEqual([(r["config"]["n"], r["config"]["precision"]) for r in rows],
                          [(n, prec) for n in ("10", "20", "30") for prec in ("float", "double")])
-        self.assertEqual(sum(r["best"] for r in rows), 1)
+        self.assertEqual(sum(r["best"] for r in rows), 0)  # n sets the size: no best
         for r in rows:
             self.assertTrue(r["ok"])
             self.assertEqual(r["repeat"], 3)
@@ -166,9 +166,11 @@ class SweepTest(TmpDirTest):
 
     def test_block_best_needs_a_gpu_sweep(self):
         """set block best after a CPU sweep is refused and leaves the block as it was."""
-        p = quadx("format json; set m 10 repeat 1; sweep n 1,2 on cpu; set block best")
+        p = quadx("format json; set m 10 repeat 1; sweep threads 1,2; set block best")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("block best: the best run of the last sweep was on the cpu", p.stderr)
+        p = quadx("format json; set m 10 repeat 1; sweep n 1,2 on cpu; set block best")
+        self.assertIn("block best: the last sweep changed the problem's size", p.stderr)
         p = quadx("set block best")
         self.assertIn("block best: no sweep with a successful GPU run yet", p.stderr)
 
