@@ -224,12 +224,13 @@ static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return 0;
 }
 
-/* plot FILE.png|FILE.svg: draws the last sweep. */
+/* plot FILE.png|FILE.svg: draws the last sweep; plot or plot -: in the terminal, as text. */
 static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	(void)argc;
 	if (!sh->s.sweep)
 		return qx_fail(e, "plot: no sweep yet (try: sweep block 32..1024)");
+	if (argc == 1 || strcmp(argv[1], "-") == 0)
+		return plot_terminal(sh->s.sweep, sh->s.cols - 1, sh->s.rows - 1, sh->s.out, e);
 	const int rc = plot_sweep(sh->s.sweep, argv[1], sh->s.out, e);
 	if (rc < 0)
 		return -1;
@@ -256,7 +257,7 @@ static int eval_args_representable(const struct problem *p, const double *args,
 /* plot: plot_print, whose words (gnuplot missing) are one object in format json. */
 static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	return notes_text(sh, "plot", argv[1], plot_print, argc, argv, e);
+	return notes_text(sh, "plot", argc > 1 ? argv[1] : "-", plot_print, argc, argv, e);
 }
 
 /* eval ARGS...: one instance on every backend and precision there is; a precision that cannot
@@ -637,7 +638,8 @@ const struct cmd_entry cmd_table[] = {
      "time the problem over a range of a parameter or setting", 1, 8, ARG_SET, NULL, cmd_sweep},
     {"export", "export [last] FILE.csv|FILE.json", "write every run (or the last sweep) to a file",
      1, 2, ARG_FILE, NULL, cmd_export},
-    {"plot", "plot FILE.png|FILE.svg", "draw the last sweep with gnuplot", 1, 1, ARG_FILE, NULL,
+    {"plot", "plot [FILE.png|FILE.svg|-]",
+     "draw the last sweep with gnuplot (no file or -: in the terminal)", 0, 1, ARG_FILE, NULL,
      cmd_plot},
     {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0,
      QX_MAX_EVAL_ARGS, ARG_NONE, NULL, cmd_eval},

@@ -222,8 +222,11 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sh->progress_line = isatty(STDERR_FILENO);
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col >= 40 && ws.ws_row >= 10) {
 		sh->s.cols = ws.ws_col;
+		sh->s.rows = ws.ws_row;
+	}
 
 	if (tui) {
 		struct qx_err e;

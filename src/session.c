@@ -57,6 +57,7 @@ void session_init(struct session *s, FILE *out)
 	memset(s, 0, sizeof *s);
 	s->out = out;
 	s->cols = 80;
+	s->rows = 24;
 	for (int i = 0; qx_problems[i] && i < QX_MAX_PROBLEMS; i++) {
 		for (size_t k = 0; k < qx_problems[i]->nparams; k++)
 			s->params[i][k] = param_default(&qx_problems[i]->params[k]);

@@ -78,7 +78,7 @@ struct session {
 	enum out_format format;
 	char csv_header[1024]; /* the last CSV header printed, so it is printed once */
 	FILE *out;
-	int cols; /* the width text output fits: the terminal's, else 80 */
+	int cols, rows; /* the size text output fits: the terminal's, else 80 x 24 */
 
 	struct run_result **runs; /* every finished run of the session, oldest first (export) */
 	size_t nruns, runs_cap;

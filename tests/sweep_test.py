@@ -338,6 +338,36 @@ class PlotTest(TmpDirTest):
         self.assertIn("<svg", read(self.path("s.svg")))
         self.assertNoTempFiles()
 
+    @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot is not installed")
+    def test_plot_in_the_terminal(self):
+        """plot with no file (or plot -) draws the last sweep as text with gnuplot's dumb
+        terminal on stdout, 80 x 24 a panel when stdout is no terminal (here: time and the
+        threads axis's efficiency), and writes no file; format json gives it as one object."""
+        for cmd in ("plot", "plot -"):
+            with self.subTest(cmd=cmd):
+                p = quadx(self.SWEEP + cmd, cwd=self.dir)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                drawing = p.stdout[p.stdout.index("\nbest: ") + 1:].split("\n", 1)[1]
+                lines = drawing.splitlines()
+                self.assertEqual(len(lines), 2 * 23, drawing)
+                self.assertTrue(all(len(l) <= 80 for l in lines), drawing)
+                self.assertIn("expint: total time (median, bars min..max)", drawing)
+                self.assertIn("parallel efficiency", drawing)
+                self.assertRegex(drawing, r"\n +threads +\n")
+                self.assertIn("variant=fast cpu", drawing)
+                self.assertEqual(os.listdir(self.dir), [])
+        p = quadx("format json; " + self.SWEEP + "plot")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        plot = json_objects(p.stdout, "plot")
+        self.assertEqual(len(plot), 1)
+        self.assertIn("parallel efficiency", plot[0]["text"])
+
+    def test_plot_in_the_terminal_without_gnuplot(self):
+        """Without gnuplot, plot to the terminal is one error saying what to install."""
+        p = quadx(self.SWEEP + "plot", env=dict(os.environ, PATH=self.dir))
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("plot: gnuplot is not installed, so the terminal gets no plot", p.stderr)
+
     def test_without_gnuplot_writes_script_and_data(self):
         """Without gnuplot on the PATH, plot writes STEM.gp and STEM.dat and says how to render
         them; the data hold one block per series; gnuplot (when present) renders them."""
