@@ -4,6 +4,7 @@
 #include "output.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,7 +481,8 @@ static void run_text(struct session *s, const struct run_result *r)
 			end = line + strlen(line);
 		const char save = *end;
 		*end = '\0';
-		print_wrapped(s->out, line, s->cols, line[0] == ' ' ? "             " : "  ");
+		print_wrapped(s->out, line, session_cols(s),
+		              line[0] == ' ' ? "             " : "  ");
 		if (!save)
 			break;
 	}
@@ -1047,6 +1049,8 @@ static void table_phases(const struct sweep *sw, int cols, FILE *out)
 /* Prints the sweep as a table with a title line and the best row marked, cols wide. */
 void output_sweep_table(const struct sweep *sw, FILE *out, int cols)
 {
+	if (cols <= 0)
+		cols = INT_MAX; /* no limit */
 	char title[1024];
 	size_t used = (size_t)snprintf(title, sizeof title, "sweep %s over", sw->prob->name);
 	for (int a = 0; a < sw->naxes && used < sizeof title; a++)
@@ -1086,7 +1090,7 @@ void output_sweep_table(const struct sweep *sw, FILE *out, int cols)
 void output_sweep(struct session *s, const struct sweep *sw)
 {
 	if (s->format == FORMAT_TEXT) {
-		output_sweep_table(sw, s->out, s->cols);
+		output_sweep_table(sw, s->out, session_cols(s));
 	} else {
 		for (size_t i = 0; i < sw->nrows; i++) {
 			if (s->format == FORMAT_JSON) {

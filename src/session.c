@@ -224,3 +224,9 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	s->variant[s->prob_index] = variant;
 	return 0;
 }
+
+/* s->cols, or 0 under a dashboard. */
+int session_cols(const struct session *s)
+{
+	return s->sweep_observer ? 0 : s->cols;
+}

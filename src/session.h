@@ -152,6 +152,10 @@ void session_timing_key(const struct problem *p, const struct param_value *v,
  * speedup, and makes it the session's last result. */
 int session_run(struct session *s, enum qx_backend b, struct qx_err *e);
 
+/* The width text output is fitted to: s->cols, or 0 (no limit) while a dashboard observes the
+ * session (s->sweep_observer set), whose Log wraps the lines itself. */
+int session_cols(const struct session *s);
+
 /* The reference values of the last result's configuration (computed once, then cached). */
 const double *session_reference(struct session *s, const struct problem *p,
                                 const struct param_value *params, struct qx_err *e);
