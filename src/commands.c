@@ -18,6 +18,7 @@
 #include "notes.h"
 #include "output.h"
 #include "plot.h"
+#include "promptline.h"
 #include "sweep.h"
 
 static const char *const show_words[] = {"params", "device", "last", NULL};
@@ -181,9 +182,17 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			continue;
 		if (session_run(&sh->s, (enum qx_backend)b, e))
 			return -1;
+		promptline_clear();
 		output_run(&sh->s, sh->s.last);
 	}
 	return 0;
+}
+
+/* A sweep_progress_fn: output_sweep_progress's line, in place of the progress line. */
+static void sweep_progress(const struct sweep *sw, size_t config, const struct sweep_row *row)
+{
+	promptline_clear();
+	output_sweep_progress(sw, config, row);
 }
 
 /* sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]: runs every configuration and prints
@@ -196,7 +205,7 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int rc;
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
-	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : output_sweep_progress, e);
+	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : sweep_progress, e);
 	if (sh->s.sweep && sh->s.sweep != before)
 		output_sweep(&sh->s, sh->s.sweep);
 	return rc;
@@ -216,12 +225,13 @@ static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return 0;
 }
 
-/* plot FILE.png|FILE.svg: draws the last sweep. */
+/* plot FILE.png|FILE.svg: draws the last sweep; plot or plot -: in the terminal, as text. */
 static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	(void)argc;
 	if (!sh->s.sweep)
 		return qx_fail(e, "plot: no sweep yet (try: sweep block 32..1024)");
+	if (argc == 1 || strcmp(argv[1], "-") == 0)
+		return plot_terminal(sh->s.sweep, sh->s.cols - 1, sh->s.rows - 1, sh->s.out, e);
 	const int rc = plot_sweep(sh->s.sweep, argv[1], sh->s.out, e);
 	if (rc < 0)
 		return -1;
@@ -248,7 +258,7 @@ static int eval_args_representable(const struct problem *p, const double *args, 
 /* plot: plot_print, whose words (gnuplot missing) are one object in format json. */
 static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	return notes_text(sh, "plot", argv[1], plot_print, argc, argv, e);
+	return notes_text(sh, "plot", argc > 1 ? argv[1] : "-", plot_print, argc, argv, e);
 }
 
 /* eval ARGS...: one instance on every backend and precision there is; a precision that cannot
@@ -327,6 +337,7 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	if (!ref)
 		return -1;
 	got = err_worst(ref, s->last_values, s->last->prec, s->last->evals, (size_t)k.num, idx);
+	promptline_clear();
 	output_worst(s, s->last, ref, s->last_values, idx, got);
 	return 0;
 }
@@ -635,7 +646,8 @@ const struct cmd_entry cmd_table[] = {
      "time the problem over a range of a parameter or setting", 1, 8, ARG_SET, NULL, cmd_sweep},
     {"export", "export [last] FILE.csv|FILE.json", "write every run (or the last sweep) to a file",
      1, 2, ARG_FILE, NULL, cmd_export},
-    {"plot", "plot FILE.png|FILE.svg", "draw the last sweep with gnuplot", 1, 1, ARG_FILE, NULL,
+    {"plot", "plot [FILE.png|FILE.svg|-]",
+     "draw the last sweep with gnuplot (no file or -: in the terminal)", 0, 1, ARG_FILE, NULL,
      cmd_plot},
     {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0,
      QX_MAX_EVAL_ARGS, ARG_NONE, NULL, cmd_eval},
@@ -729,7 +741,15 @@ static int shell_exec_words(struct shell *sh, int argc, char **argv, struct qx_e
 	/* A Ctrl-C from before this command does not cancel it; one during it cancels it, even
 	 * between the runs of a sweep (nothing clears the flag while the command runs). */
 	qx_cancel_clear();
-	return c->exec(sh, argc, argv, e);
+	if (!sh->progress_line || sh->s.sweep_observer || c->exec == cmd_dashboard)
+		return c->exec(sh, argc, argv, e);
+	const int shown = promptline_begin();
+	const int rc = c->exec(sh, argc, argv, e);
+	if (shown == 1)
+		promptline_end();
+	else
+		promptline_clear(); /* a command of `source`: its error may follow */
+	return rc;
 }
 
 /* Executes a line: commands separated by ';' outside quotes; stops at the first error. */

@@ -11,8 +11,9 @@
 /* A session plus the state of the interpreter around it. */
 struct shell {
 	struct session s;
-	int quit;  /* set by `quit` */
-	int depth; /* nesting of `source` */
+	int quit;          /* set by `quit` */
+	int depth;         /* nesting of `source` */
+	int progress_line; /* 1: long runs show their progress on stderr, a terminal */
 };
 
 /* What the first argument of a command completes to. */

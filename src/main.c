@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "../cuda/quadx_cuda.h"
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
 	struct source *src = calloc((size_t)argc, sizeof *src);
 	int nsrc = 0, keep_going = 0, json = 0, failed = 0, tui = 0, opt;
 	struct sigaction sa;
+	struct winsize ws;
 
 	if (!src) {
 		fprintf(stderr, "quadx: out of memory\n");
@@ -219,6 +221,12 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	sh->progress_line = isatty(STDERR_FILENO);
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col >= 40 && ws.ws_row >= 10) {
+		sh->s.cols = ws.ws_col;
+		sh->s.rows = ws.ws_row;
+	}
 
 	if (tui) {
 		struct qx_err e;

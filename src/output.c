@@ -4,6 +4,7 @@
 #include "output.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,11 @@ cJSON *output_run_json(const struct run_result *r)
 		output_json_num(err, "mean_abs", r->err.mean_abs);
 		cJSON_AddNumberToObject(err, "over_threshold", (double)r->err.over);
 		cJSON_AddNumberToObject(err, "threshold", r->err.threshold);
+		if (r->has_rounding) {
+			cJSON_AddNumberToObject(err, "over_within_rounding",
+			                        (double)r->over_rounding);
+			output_json_num(err, "condition_max", r->condition_max);
+		}
 		json_figures(err, r->figure, r->nfigures);
 	} else if (r->nfigures) {
 		json_figures(cJSON_AddObjectToObject(obj, "figures"), r->figure, r->nfigures);
@@ -311,6 +317,51 @@ static void run_csv(struct session *s, const struct run_result *r)
 	output_print_csv(s, header, row);
 }
 
+/* The length of the first row of text in width characters: up to the last double blank
+ * that fits when it lies in the row's second half (items such as "threads 2  variant fast"
+ * stay whole), else the last blank that fits, else the first word whole (never cut inside a
+ * word); all of text when it fits. */
+static size_t wrap_row(const char *text, int width)
+{
+	const size_t n = strlen(text);
+	size_t single = 0, dbl = 0;
+	if ((int)n <= width)
+		return n;
+	for (size_t i = 1; i <= (size_t)width && i < n; i++)
+		if (text[i] == ' ' && text[i - 1] != ' ') {
+			single = i;
+			if (text[i + 1] == ' ')
+				dbl = i;
+		}
+	if (dbl > (size_t)width / 2)
+		return dbl;
+	if (single)
+		return single;
+	return strcspn(text + 1, " ") + 1;
+}
+
+/* Prints text wrapped to cols characters at its blanks, the rows after the first indented by
+ * indent. */
+static void print_wrapped(FILE *out, const char *text, int cols, const char *indent)
+{
+	const int w = (int)strlen(indent);
+	if (cols <= w) {
+		fprintf(out, "%s\n", text);
+		return;
+	}
+	size_t row = wrap_row(text, cols);
+	fprintf(out, "%.*s\n", (int)row, text);
+	for (text += row; *text;) {
+		while (*text == ' ')
+			text++;
+		if (!*text)
+			break;
+		row = wrap_row(text, cols - w);
+		fprintf(out, "%s%.*s\n", indent, (int)row, text);
+		text += row;
+	}
+}
+
 /* Writes " (kernel and d2h overlap)": the names of t's overlapped phases, or "" when none. */
 static void overlap_note(const struct qx_timing *t, char *buf, size_t len)
 {
@@ -325,11 +376,35 @@ static void overlap_note(const struct qx_timing *t, char *buf, size_t len)
 		snprintf(buf + used, len - used, " overlap)");
 }
 
-/* Human-readable lines of a run result. */
-static void run_text(struct session *s, const struct run_result *r)
+/* The line that says how many values over the threshold are the precision's rounding times
+ * their condition (values small against the terms summed), not a fault. */
+static void rounding_text(FILE *f, const struct run_result *r)
+{
+	const char *prec = qx_precision_name(r->prec);
+	if (r->over_rounding == r->err.over)
+		fprintf(f,
+		        "  condition  all %zu over %g are within %s rounding x "
+		        "their condition",
+		        r->err.over, r->err.threshold, prec);
+	else
+		fprintf(f,
+		        "  condition  %zu of the %zu over %g are within %s rounding x "
+		        "their condition; %zu are not",
+		        r->over_rounding, r->err.over, r->err.threshold, prec,
+		        r->err.over - r->over_rounding);
+	if (r->over_rounding)
+		fprintf(f,
+		        ": the terms summed are up to %.2g times larger than those values, so %s's "
+		        "unit roundoff %.2g grows to about %.2g relative there",
+		        r->condition_max, prec, r->prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24,
+		        r->condition_max * (r->prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24));
+	fputc('\n', f);
+}
+
+/* Human-readable lines of a run result, into f. */
+static void run_lines(FILE *f, const struct run_result *r)
 {
 	const struct problem *p = r->prob;
-	FILE *f = s->out;
 	char params[512], note[256];
 	session_params_string(p, r->params, params, sizeof params);
 	fprintf(f, "%s %s  %s  %s  variant %s  ", qx_backend_name(r->backend), p->name, params,
@@ -372,6 +447,8 @@ static void run_text(struct session *s, const struct run_result *r)
 		    r->err.max_rel, r->err.mean_rel, r->err.max_abs, r->err.mean_abs,
 		    r->err.threshold, r->err.over, r->err.count, r->ref_name,
 		    r->err.over ? "  (see errors)" : "");
+		if (r->has_rounding)
+			rounding_text(f, r);
 		if (r->has_estimates)
 			fprintf(f, "             %zu values exceed their error estimate\n",
 			        r->est_under);
@@ -379,6 +456,37 @@ static void run_text(struct session *s, const struct run_result *r)
 	for (size_t i = 0; i < r->nfigures; i++)
 		fprintf(f, "%s%s %.4g%s", i ? "  " : "             ", r->figure[i].name,
 		        r->figure[i].value, i + 1 == r->nfigures ? "\n" : "");
+}
+
+/* Prints the lines of a run result wrapped to the session's width at blanks (between items
+ * first): the first line's rest indented by 2, the others' by 13, under their values. */
+static void run_text(struct session *s, const struct run_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem) {
+		run_lines(s->out, r);
+		return;
+	}
+	run_lines(mem, r);
+	if (fclose(mem)) {
+		free(text);
+		run_lines(s->out, r);
+		return;
+	}
+	for (char *line = text, *end; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		const char save = *end;
+		*end = '\0';
+		print_wrapped(s->out, line, session_cols(s),
+		              line[0] == ' ' ? "             " : "  ");
+		if (!save)
+			break;
+	}
+	free(text);
 }
 
 /* Prints one run result. */
@@ -706,86 +814,88 @@ static int has_speedup(const struct sweep *sw)
 	return 0;
 }
 
-/* Prints the header line of the table. */
-static void table_header(const struct sweep *sw, const int *width, FILE *out)
+#define GRID_CELL 48
+#define GRID_MAX_COLS (2 + SWEEP_MAX_AXES + QX_MAX_PHASES + 12)
+
+/* A table of text cells: nkey key columns, repeated in every block of columns when the table is
+ * split to fit a width, then the others; a row with a note prints it after its key columns (in
+ * the first block) instead of its other cells. */
+struct grid {
+	int nrows, ncols, nkey;
+	const char *head[GRID_MAX_COLS];
+	int width[GRID_MAX_COLS]; /* at least this wide */
+	int left[GRID_MAX_COLS];  /* 1: left-aligned, else right */
+	char (*cell)[GRID_MAX_COLS][GRID_CELL];
+	const char **note;       /* per row, NULL or its note */
+	const char *note_prefix; /* printed before each note */
+};
+
+/* Allocates the cells of a grid of nrows rows (all "-"); returns 0 or -1. */
+static int grid_alloc(struct grid *g, int nrows)
 {
-	fprintf(out, "  ");
-	for (int a = 0; a < sw->naxes; a++)
-		fprintf(out, "%-*s ", width[a], sw->axes[a].name);
-	const char *const *ph = sw->prob->table_phases;
-	fprintf(out, "%-4s %10s %10s %10s ", "on", "total ms", "min", "max");
-	for (int k = 0; ph && ph[k]; k++)
-		fprintf(out, "%9s ", ph[k]);
-	fprintf(out, "%10s %5s %6s %5s %5s %9s %9s\n", "evals/s", "regs", "blk/SM", "occ", "auto",
-	        "speedup", "max_rel");
+	memset(g, 0, sizeof *g);
+	g->nrows = nrows;
+	g->cell = calloc((size_t)(nrows ? nrows : 1), sizeof *g->cell);
+	g->note = calloc((size_t)(nrows ? nrows : 1), sizeof *g->note);
+	if (!g->cell || !g->note) {
+		free(g->cell);
+		free(g->note);
+		return -1;
+	}
+	for (int r = 0; r < nrows; r++)
+		for (int c = 0; c < GRID_MAX_COLS; c++)
+			snprintf(g->cell[r][c], GRID_CELL, "-");
+	return 0;
 }
 
-/* Prints one row of the table. */
-static void table_row(const struct sweep *sw, const struct sweep_row *r, const int *width,
-                      FILE *out)
+/* Adds a column with its heading, least width and alignment; returns its index. */
+static int grid_col(struct grid *g, const char *head, int width, int left)
 {
-	fprintf(out, "%c ", r->best ? '*' : ' ');
-	for (int a = 0; a < sw->naxes; a++)
-		fprintf(out, "%-*s ", width[a], r->values[a]);
-	fprintf(out, "%-4s ", qx_backend_name(r->backend));
-	if (!r->ok) {
-		fprintf(out, "failed: %s\n", r->error);
-		return;
-	}
-	fprintf(out, "%10.4g %10.4g %10.4g ", r->med.total, r->min.total, r->max.total);
-	for (int k = 0; sw->prob->table_phases && sw->prob->table_phases[k]; k++) {
-		const int j = qx_timing_find(&r->med, sw->prob->table_phases[k]);
-		if (j >= 0)
-			fprintf(out, "%9.4g ", r->med.phase[j].ms);
-		else
-			fprintf(out, "%9s ", "-");
-	}
-	fprintf(out, "%10.4g ", r->evals_per_s);
-	if (r->has_occupancy)
-		fprintf(out, "%5d %6d %4.0f%% %5d ", r->occ.regs_per_thread, r->occ.blocks_per_sm,
-		        100 * r->occ.occupancy, r->occ.suggested_block);
-	else
-		fprintf(out, "%5s %6s %5s %5s ", "-", "-", "-", "-");
-	if (isfinite(r->speedup)) {
-		char sp[32];
-		snprintf(sp, sizeof sp, "%.3gx/%dt", r->speedup, r->speedup_threads);
-		fprintf(out, "%9s ", sp);
-	} else {
-		fprintf(out, "%9s ", "-");
-	}
-	if (r->has_error)
-		fprintf(out, "%9.3g\n", r->max_rel);
-	else
-		fprintf(out, "%9s\n", "ref");
+	const int c = g->ncols < GRID_MAX_COLS ? g->ncols++ : GRID_MAX_COLS - 1;
+	g->head[c] = head;
+	g->width[c] = width;
+	g->left[c] = left;
+	return c;
 }
 
-/* Prints the median, min and max of every phase of the rows that have phases (the GPU's), one
- * line per row under the table's axis columns (nothing when none has). */
-static void table_phases(const struct sweep *sw, const int *width, FILE *out)
+/* Whether column c holds only "-" in the rows without a note. */
+static int grid_col_empty(const struct grid *g, int c)
 {
-	int header = 0;
-	for (size_t i = 0; i < sw->nrows; i++) {
-		const struct sweep_row *r = &sw->rows[i];
-		if (!r->ok || r->med.nphases == 0)
+	for (int r = 0; r < g->nrows; r++)
+		if (!g->note[r] && strcmp(g->cell[r][c], "-") != 0)
+			return 0;
+	return 1;
+}
+
+/* Prints cell text of column c, followed by a blank unless last. */
+static void grid_cell(const struct grid *g, int c, const char *text, int last, FILE *out)
+{
+	if (last && g->left[c])
+		fputs(text, out);
+	else
+		fprintf(out, g->left[c] ? "%-*s%s" : "%*s%s", g->width[c], text, last ? "" : " ");
+}
+
+/* Prints the columns first..end-1 after the key columns: the heading, then every row (the
+ * notes only in the table's first block). */
+static void grid_block(const struct grid *g, const int *shown, int first, int end, int notes,
+                       FILE *out)
+{
+	for (int r = -1; r < g->nrows; r++) {
+		if (r >= 0 && g->note[r] && !notes)
 			continue;
-		if (!header++) {
-			fprintf(out, "%s phases in ms, median [min, max]:\n  ",
-			        qx_backend_name(r->backend));
-			for (int a = 0; a < sw->naxes; a++)
-				fprintf(out, "%-*s ", width[a], sw->axes[a].name);
-			for (int f = 0; f < r->med.nphases; f++)
-				fprintf(out, " %-24s", r->med.phase[f].name);
-			fputc('\n', out);
+		const int note = r >= 0 && g->note[r];
+		for (int c = 0; c < g->nkey; c++)
+			grid_cell(g, c, r < 0 ? g->head[c] : g->cell[r][c],
+			          first == end && !note && c + 1 == g->nkey, out);
+		if (note) {
+			fprintf(out, "%s%s\n", g->note_prefix, g->note[r]);
+			continue;
 		}
-		fprintf(out, "%c ", r->best ? '*' : ' ');
-		for (int a = 0; a < sw->naxes; a++)
-			fprintf(out, "%-*s ", width[a], r->values[a]);
-		for (int f = 0; f < r->med.nphases; f++) {
-			char cell[80];
-			snprintf(cell, sizeof cell, "%.4g [%.4g, %.4g]", r->med.phase[f].ms,
-			         r->min.phase[f].ms, r->max.phase[f].ms);
-			fprintf(out, " %-24s", cell);
-		}
+		for (int c = first; c < end; c++)
+			if (shown[c])
+				grid_cell(g, c, r < 0 ? g->head[c] : g->cell[r][c], c + 1 == end,
+				          out);
 		fputc('\n', out);
 	}
 }
@@ -841,27 +951,184 @@ static void table_block_scaling(const struct sweep *sw, FILE *out)
 	block_matrix(sw, ba, "efficiency = speedup / block", 2, out);
 }
 
-/* Prints the sweep as a table with a title line and the best row marked. */
-void output_sweep_table(const struct sweep *sw, FILE *out)
+/* Prints g in blocks of columns that fit cols characters (each block with the key columns
+ * first), leaving out the columns that are all "-"; frees its cells. */
+static void grid_print(struct grid *g, int cols, FILE *out)
 {
-	int width[SWEEP_MAX_AXES];
-	fprintf(out, "sweep %s over", sw->prob->name);
-	for (int a = 0; a < sw->naxes; a++) {
-		width[a] = (int)strlen(sw->axes[a].name);
-		fprintf(out, " %s", sw->axes[a].name);
-		for (size_t i = 0; i < sw->nrows; i++)
-			if ((int)strlen(sw->rows[i].values[a]) > width[a])
-				width[a] = (int)strlen(sw->rows[i].values[a]);
+	int shown[GRID_MAX_COLS], key = 0;
+	for (int c = 0; c < g->ncols; c++) {
+		shown[c] = c < g->nkey || !grid_col_empty(g, c);
+		if ((int)strlen(g->head[c]) > g->width[c])
+			g->width[c] = (int)strlen(g->head[c]);
+		for (int r = 0; r < g->nrows; r++)
+			if (!g->note[r] && (int)strlen(g->cell[r][c]) > g->width[c])
+				g->width[c] = (int)strlen(g->cell[r][c]);
+		if (c < g->nkey)
+			key += g->width[c] + 1;
 	}
-	fprintf(out, "%s%s; times in ms, median (min, max) of each configuration's repeats%s\n",
-	        *sw->device ? ", gpu " : "", sw->device,
-	        has_speedup(sw) ? "; speedup = vs cpu/threads" : "");
-	table_header(sw, width, out);
+	int first = g->nkey;
+	while (first < g->ncols && !shown[first])
+		first++;
+	if (first == g->ncols)
+		grid_block(g, shown, first, first, 1, out);
+	for (int block = 0; first < g->ncols; block++) {
+		int end = first, used = key;
+		while (end < g->ncols &&
+		       (!shown[end] || end == first || used + g->width[end] <= cols)) {
+			used += shown[end] ? g->width[end] + 1 : 0;
+			end++;
+		}
+		if (block)
+			fputc('\n', out);
+		grid_block(g, shown, first, end, !block, out);
+		first = end;
+		while (first < g->ncols && !shown[first])
+			first++;
+	}
+	free(g->cell);
+	free(g->note);
+}
+
+/* Fills the key columns of row r of g (the best mark and the axis values) from row i of sw. */
+static void grid_key(struct grid *g, const struct sweep *sw, int r, int i)
+{
+	snprintf(g->cell[r][0], GRID_CELL, "%c", sw->rows[i].best ? '*' : ' ');
+	for (int a = 0; a < sw->naxes; a++)
+		snprintf(g->cell[r][1 + a], GRID_CELL, "%s", sw->rows[i].values[a]);
+}
+
+/* Adds the key columns of a sweep table to g: the best mark and one per axis. */
+static void grid_key_cols(struct grid *g, const struct sweep *sw)
+{
+	grid_col(g, "", 1, 1);
+	for (int a = 0; a < sw->naxes; a++)
+		grid_col(g, sw->axes[a].name, 0, 1);
+	g->nkey = 1 + sw->naxes;
+}
+
+/* Prints the table of sw: per row the totals, the problem's table phases, the throughput, the
+ * occupancy, the speedup and the largest relative error. */
+static void table_main(const struct sweep *sw, int cols, FILE *out)
+{
+	const char *const *ph = sw->prob->table_phases;
+	struct grid g;
+	int nph = 0;
+	if (grid_alloc(&g, (int)sw->nrows)) {
+		fprintf(out, "(out of memory for the table)\n");
+		return;
+	}
+	grid_key_cols(&g, sw);
+	g.nkey++;
+	g.note_prefix = "failed: ";
+	grid_col(&g, "on", 4, 1);
+	const int total = grid_col(&g, "total ms", 10, 0);
+	grid_col(&g, "min", 10, 0);
+	grid_col(&g, "max", 10, 0);
+	for (; ph && ph[nph]; nph++)
+		grid_col(&g, ph[nph], 9, 0);
+	const int rate = grid_col(&g, "evals/s", 10, 0);
+	grid_col(&g, "regs", 5, 0);
+	grid_col(&g, "blk/SM", 6, 0);
+	grid_col(&g, "occ", 5, 0);
+	grid_col(&g, "auto", 5, 0);
+	const int speedup = grid_col(&g, "speedup", 9, 0);
+	const int err = grid_col(&g, "max_rel", 9, 0);
+	for (int i = 0; i < g.nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		char(*cell)[GRID_CELL] = g.cell[i];
+		grid_key(&g, sw, i, i);
+		snprintf(cell[g.nkey - 1], GRID_CELL, "%s", qx_backend_name(r->backend));
+		if (!r->ok) {
+			g.note[i] = r->error;
+			continue;
+		}
+		snprintf(cell[total], GRID_CELL, "%.4g", r->med.total);
+		snprintf(cell[total + 1], GRID_CELL, "%.4g", r->min.total);
+		snprintf(cell[total + 2], GRID_CELL, "%.4g", r->max.total);
+		for (int k = 0; k < nph; k++) {
+			const int j = qx_timing_find(&r->med, ph[k]);
+			if (j >= 0)
+				snprintf(cell[total + 3 + k], GRID_CELL, "%.4g",
+				         r->med.phase[j].ms);
+		}
+		snprintf(cell[rate], GRID_CELL, "%.4g", r->evals_per_s);
+		if (r->has_occupancy) {
+			snprintf(cell[rate + 1], GRID_CELL, "%d", r->occ.regs_per_thread);
+			snprintf(cell[rate + 2], GRID_CELL, "%d", r->occ.blocks_per_sm);
+			snprintf(cell[rate + 3], GRID_CELL, "%.0f%%", 100 * r->occ.occupancy);
+			snprintf(cell[rate + 4], GRID_CELL, "%d", r->occ.suggested_block);
+		}
+		if (isfinite(r->speedup))
+			snprintf(cell[speedup], GRID_CELL, "%.3gx/%dt", r->speedup,
+			         r->speedup_threads);
+		if (r->has_error)
+			snprintf(cell[err], GRID_CELL, "%.3g", r->max_rel);
+		else
+			snprintf(cell[err], GRID_CELL, "ref");
+	}
+	grid_print(&g, cols, out);
+}
+
+/* Prints the median, min and max of every phase of the rows that have phases (the GPU's), one
+ * line per row under the table's axis columns (nothing when none has). */
+static void table_phases(const struct sweep *sw, int cols, FILE *out)
+{
+	static char heads[QX_MAX_PHASES][GRID_CELL];
+	const struct sweep_row *first = NULL;
+	struct grid g;
+	int n = 0;
 	for (size_t i = 0; i < sw->nrows; i++)
-		table_row(sw, &sw->rows[i], width, out);
-	table_phases(sw, width, out);
+		if (sw->rows[i].ok && sw->rows[i].med.nphases) {
+			first = first ? first : &sw->rows[i];
+			n++;
+		}
+	if (!first || grid_alloc(&g, n))
+		return;
+	fprintf(out, "%s phases in ms, median [min, max]:\n", qx_backend_name(first->backend));
+	grid_key_cols(&g, sw);
+	for (int f = 0; f < first->med.nphases; f++) {
+		snprintf(heads[f], GRID_CELL, " %s", first->med.phase[f].name);
+		grid_col(&g, heads[f], 25, 1);
+	}
+	for (size_t i = 0, gi = 0; i < sw->nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		if (!r->ok || r->med.nphases == 0)
+			continue;
+		grid_key(&g, sw, (int)gi, (int)i);
+		for (int f = 0; f < r->med.nphases && f < first->med.nphases; f++)
+			snprintf(g.cell[gi][g.nkey + f], GRID_CELL, " %.4g [%.4g, %.4g]",
+			         r->med.phase[f].ms, r->min.phase[f].ms, r->max.phase[f].ms);
+		gi++;
+	}
+	grid_print(&g, cols, out);
+}
+
+/* Prints the sweep as a table with a title line and the best row marked, cols wide. */
+void output_sweep_table(const struct sweep *sw, FILE *out, int cols)
+{
+	if (cols <= 0)
+		cols = INT_MAX; /* no limit */
+	char title[1024];
+	size_t used = (size_t)snprintf(title, sizeof title, "sweep %s over", sw->prob->name);
+	for (int a = 0; a < sw->naxes && used < sizeof title; a++)
+		used +=
+		    (size_t)snprintf(title + used, sizeof title - used, " %s", sw->axes[a].name);
+	if (used < sizeof title)
+		snprintf(title + used, sizeof title - used,
+		         "%s%s: median (min, max) ms of each configuration's repeats%s",
+		         *sw->device ? ", gpu " : "", sw->device,
+		         has_speedup(sw) ? "; speedup = vs cpu/threads" : "");
+	print_wrapped(out, title, cols, "  ");
+	table_main(sw, cols, out);
+	table_phases(sw, cols, out);
 	table_block_scaling(sw, out);
-	if (sw->best >= 0) {
+	if (sw->size_axes) {
+		const int a = sw->size_axes & 1u ? 0 : 1;
+		fprintf(out,
+		        "best: none: %s sets the problem's size (the rows compare sizes, not "
+		        "settings)\n",
+		        sw->axes[a].name);
+	} else if (sw->best >= 0) {
 		const struct sweep_row *b = &sw->rows[sw->best];
 		fprintf(out, "best:");
 		for (int a = 0; a < sw->naxes; a++)
@@ -881,7 +1148,7 @@ void output_sweep_table(const struct sweep *sw, FILE *out)
 void output_sweep(struct session *s, const struct sweep *sw)
 {
 	if (s->format == FORMAT_TEXT) {
-		output_sweep_table(sw, s->out);
+		output_sweep_table(sw, s->out, session_cols(s));
 	} else {
 		for (size_t i = 0; i < sw->nrows; i++) {
 			if (s->format == FORMAT_JSON) {

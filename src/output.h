@@ -72,8 +72,10 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
                           char *row, size_t len);
 
 /* Prints the sweep as an aligned text table, the best row marked with '*', then the median,
- * min and max of every phase of the rows that have phases. */
-void output_sweep_table(const struct sweep *sw, FILE *out);
+ * min and max of every phase of the rows that have phases; columns that are all "-" are left
+ * out, and a table wider than cols characters (0: no limit) is printed in blocks of whole
+ * columns, each with the axis columns first. A size sweep names no best. */
+void output_sweep_table(const struct sweep *sw, FILE *out, int cols);
 
 /* Prints the sweep in the session's format (text: the table; json: one object per row; csv:
  * a header and one line per row). */

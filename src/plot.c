@@ -13,6 +13,8 @@
 #include "export.h"
 #include "fault.h"
 
+enum { PLOT_PNG, PLOT_SVG, PLOT_DUMB };
+
 /* Index of the axis drawn along x: the first numeric one, or -1 when both are words. */
 static int x_axis(const struct sweep *sw)
 {
@@ -227,9 +229,10 @@ static void script_block_panels(const struct sweep *sw, const char *data, int ns
 	}
 }
 
-/* The script: terminal, titles, scales, then one to five panels. */
-void plot_write_script(const struct sweep *sw, const char *data, const char *image, int svg,
-                       FILE *f)
+/* Writes the script for gnuplot terminal kind (PLOT_PNG, PLOT_SVG, or PLOT_DUMB of cols x rows
+ * characters a panel): terminal, titles, scales, then one to five panels. */
+static void script_write(const struct sweep *sw, const char *data, const char *image, int kind,
+                         int cols, int rows, FILE *f)
 {
 	const int xa = x_axis(sw);
 	char names[2 * SWEEP_MAX_VALUES][96];
@@ -245,7 +248,11 @@ void plot_write_script(const struct sweep *sw, const char *data, const char *ima
 		}
 	const int ba = sweep_block_axis(sw);
 	const int panels = 1 + speedup + efficiency + (ba >= 0 ? 2 : 0);
-	fprintf(f, "set terminal %s size 900,%d\n", svg ? "svg" : "pngcairo", 420 * panels);
+	if (kind == PLOT_DUMB)
+		fprintf(f, "set terminal dumb nofeed size %d,%d\n", cols, rows * panels);
+	else
+		fprintf(f, "set terminal %s size 900,%d\n", kind == PLOT_SVG ? "svg" : "pngcairo",
+		        420 * panels);
 	fprintf(f, "set output '%s'\n", image);
 	fprintf(f, "set grid\nset key outside right top\nset datafile missing 'NaN'\n");
 	if (panels > 1)
@@ -282,6 +289,13 @@ void plot_write_script(const struct sweep *sw, const char *data, const char *ima
 	fprintf(f, "unset output\n");
 }
 
+/* The script for an image: PNG, or SVG when svg is 1. */
+void plot_write_script(const struct sweep *sw, const char *data, const char *image, int svg,
+                       FILE *f)
+{
+	script_write(sw, data, image, svg ? PLOT_SVG : PLOT_PNG, 0, 0, f);
+}
+
 /* Whether path names an SVG image (else PNG). */
 static int is_svg(const char *path)
 {
@@ -304,14 +318,34 @@ static int have_gnuplot(void)
 	return 0;
 }
 
+/* Runs gnuplot on the data and script of sw for terminal kind (cols x rows for PLOT_DUMB)
+ * with its output into the file tmp; returns 0 or -1 with e naming what failed. */
+static int plot_gnuplot(const struct sweep *sw, const char *tmp, int kind, int cols, int rows,
+                        struct qx_err *e)
+{
+	FILE *gp = popen("gnuplot", "w");
+	int status;
+	if (!gp)
+		return qx_fail(e, "plot: cannot start gnuplot: %s", strerror(errno));
+	fprintf(gp, "$sweep << EOD\n");
+	plot_write_data(sw, gp);
+	fprintf(gp, "EOD\n");
+	script_write(sw, "$sweep", tmp, kind, cols, rows, gp);
+	status = pclose(gp);
+	if (status != 0)
+		return qx_fail(e, "plot: gnuplot failed (%s %d)",
+		               WIFEXITED(status) ? "exit status" : "signal",
+		               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return 0;
+}
+
 /* Renders through gnuplot into a temporary image beside path, renamed into place. */
 static int plot_render(const struct sweep *sw, const char *path, struct qx_err *e)
 {
 	char tmp[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 	const int dir_len = slash ? (int)(slash - path) : 1;
-	FILE *gp;
-	int fd, status;
+	int fd;
 	const mode_t mask = umask(0);
 	umask(mask);
 	snprintf(tmp, sizeof tmp, "%.*s/.%s.tmpXXXXXX", dir_len, slash ? path : ".",
@@ -321,21 +355,10 @@ static int plot_render(const struct sweep *sw, const char *path, struct qx_err *
 		return qx_fail(e, "plot: cannot create a temporary file beside %.200s: %s", path,
 		               strerror(errno));
 	close(fd);
-	gp = popen("gnuplot", "w");
-	if (!gp) {
+	if (plot_gnuplot(sw, tmp, is_svg(path) ? PLOT_SVG : PLOT_PNG, 0, 0, e)) {
+		const struct qx_err why = *e;
 		unlink(tmp);
-		return qx_fail(e, "plot: cannot start gnuplot: %s", strerror(errno));
-	}
-	fprintf(gp, "$sweep << EOD\n");
-	plot_write_data(sw, gp);
-	fprintf(gp, "EOD\n");
-	plot_write_script(sw, "$sweep", tmp, is_svg(path), gp);
-	status = pclose(gp);
-	if (status != 0) {
-		unlink(tmp);
-		return qx_fail(e, "plot: gnuplot failed (%s %d); nothing was written to %.200s",
-		               WIFEXITED(status) ? "exit status" : "signal",
-		               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), path);
+		return qx_fail(e, "%s; nothing was written to %.200s", why.msg, path);
 	}
 	if (chmod(tmp, 0666 & ~mask) ||
 	    (qx_fault("rename") ? (errno = EIO, -1) : rename(tmp, path))) {
@@ -384,12 +407,61 @@ static int plot_files(const struct sweep *sw, const char *path, FILE *out, struc
 	return 1;
 }
 
+/* Counts the rows of sw that succeeded; 0 fills e. */
+static int plot_rows(const struct sweep *sw, struct qx_err *e)
+{
+	int ok_rows = 0;
+	for (size_t i = 0; i < sw->nrows; i++)
+		ok_rows += sw->rows[i].ok;
+	if (ok_rows == 0)
+		qx_fail(e, "plot: the last sweep has no successful run to draw");
+	return ok_rows;
+}
+
+/* Draws with gnuplot's dumb terminal into a temporary file, then copies it to out. */
+int plot_terminal(const struct sweep *sw, int cols, int rows, FILE *out, struct qx_err *e)
+{
+	char tmp[PATH_MAX], buf[4096];
+	const char *dir = getenv("TMPDIR");
+	size_t n;
+	FILE *f;
+	int fd;
+	if (!plot_rows(sw, e))
+		return -1;
+	if (!have_gnuplot())
+		return qx_fail(e, "plot: gnuplot is not installed, so the terminal gets no plot "
+		                  "(Debian: apt-get install gnuplot-nox); plot FILE.png writes its "
+		                  "script and data");
+	snprintf(tmp, sizeof tmp, "%s/quadx-plot.XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = qx_fault("fopen") ? (errno = EIO, -1) : mkstemp(tmp);
+	if (fd < 0)
+		return qx_fail(e, "plot: cannot create a temporary file in %s: %s",
+		               dir && *dir ? dir : "/tmp", strerror(errno));
+	close(fd);
+	if (plot_gnuplot(sw, tmp, PLOT_DUMB, cols, rows, e)) {
+		unlink(tmp);
+		return -1;
+	}
+	f = fopen(tmp, "r");
+	if (!f) {
+		const int err = errno;
+		unlink(tmp);
+		return qx_fail(e, "plot: cannot read gnuplot's drawing: %s", strerror(err));
+	}
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		for (size_t i = 0; i < n; i++)
+			if (buf[i] != '\f') /* the form feed a multiplot page starts with */
+				fputc(buf[i], out);
+	fclose(f);
+	unlink(tmp);
+	return 0;
+}
+
 /* Checks the path, then renders or writes the script and data. */
 int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e)
 {
 	const size_t n = strlen(path);
 	const char *slash = strrchr(path, '/'), *file_part = slash ? slash + 1 : path;
-	int ok_rows = 0;
 	if (!strcmp(file_part, ".png") || !strcmp(file_part, ".svg"))
 		return qx_fail(e, "plot: the file name before '%s' is empty (e.g. sweep%s)",
 		               file_part, file_part);
@@ -397,10 +469,8 @@ int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_er
 		return qx_fail(e, "plot: '%.200s' must end in .png or .svg", path);
 	if (strchr(path, '\'') || strchr(path, '\n'))
 		return qx_fail(e, "plot: the file name may not hold a quote or a newline");
-	for (size_t i = 0; i < sw->nrows; i++)
-		ok_rows += sw->rows[i].ok;
-	if (ok_rows == 0)
-		return qx_fail(e, "plot: the last sweep has no successful run to draw");
+	if (!plot_rows(sw, e))
+		return -1;
 	if (!have_gnuplot())
 		return plot_files(sw, path, out, e);
 	return plot_render(sw, path, e);

@@ -24,4 +24,8 @@ void plot_write_script(const struct sweep *sw, const char *data, const char *ima
  * filled on failure. */
 int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e);
 
+/* Draws the last sweep into out as text, with gnuplot's dumb terminal, each panel cols x rows
+ * characters. Returns 0, or -1 with e filled (no gnuplot, nothing to draw, gnuplot failed). */
+int plot_terminal(const struct sweep *sw, int cols, int rows, FILE *out, struct qx_err *e);
+
 #endif

@@ -137,6 +137,14 @@ struct problem {
 	 * many values exceed it...), appended to o from o->values and ref (NaN where the reference
 	 * has no value). */
 	void (*add_figures)(const struct run_request *rq, const double *ref, struct run_output *o);
+	/* Optional: a bound of the rounding error of value i in a correct run in precision prec:
+	 * the precision's unit roundoff times the value's condition (the size of the terms summed,
+	 * the conditioning of the integrand's argument), absolute; *condition gets the size of
+	 * the terms summed over the value's size. A value over the threshold within it is
+	 * reported as the precision's limit there (a small value of large terms), not as a
+	 * failure; truncation errors are not covered (they stay flagged). */
+	double (*rounding_bound)(const struct param_value *p, enum qx_precision prec, size_t i,
+	                         double *condition);
 	/* Optional: the threads per block a GPU run of rq launches (rq->block, or the size the
 	 * variant picks itself), or -1 with e naming the limit when the variant cannot launch
 	 * rq->block. Without it a GPU run launches rq->block. */

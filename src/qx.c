@@ -8,7 +8,8 @@
 #include <time.h>
 
 static atomic_int cancel_flag;
-static atomic_llong progress_done, progress_total;
+static atomic_llong progress_done, progress_total, progress_gen;
+static _Atomic double progress_start_ms;
 static _Atomic(const char *) progress_phase = "";
 
 /* Adds ms to the phase named name, appending it when new. */
@@ -69,12 +70,14 @@ int qx_cancelled(void)
 	return atomic_load_explicit(&cancel_flag, memory_order_relaxed);
 }
 
-/* Resets the progress to 0 of total units in phase. */
+/* Resets the progress to 0 of total units in phase, as a new count started now. */
 void qx_progress_start(long long total, const char *phase)
 {
 	atomic_store(&progress_done, 0);
 	atomic_store(&progress_total, total);
 	atomic_store(&progress_phase, phase);
+	atomic_store(&progress_start_ms, qx_now_ms());
+	atomic_fetch_add(&progress_gen, 1);
 }
 
 /* Adds n units to the progress. */
@@ -95,6 +98,8 @@ void qx_progress_get(struct qx_progress *p)
 	p->done = atomic_load(&progress_done);
 	p->total = atomic_load(&progress_total);
 	p->phase = atomic_load(&progress_phase);
+	p->start_ms = atomic_load(&progress_start_ms);
+	p->gen = atomic_load(&progress_gen);
 }
 
 /* Formats the message into e with control bytes (which the words it quotes may hold) written

@@ -86,6 +86,8 @@ int qx_cancelled(void);
 struct qx_progress {
 	long long done, total;
 	const char *phase;
+	double start_ms; /* when the count started (qx_now_ms) */
+	long long gen;   /* how many counts have started: a new one has a larger gen */
 };
 
 /* Starts a new count of total units in phase; done goes back to 0. */

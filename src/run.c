@@ -254,6 +254,30 @@ static int run_timed(struct session *s, const struct run_request *rq, enum qx_ba
 	return 0;
 }
 
+/* Counts into r the values over the threshold whose error is within the problem's rounding
+ * bound (the precision's rounding times their condition), with the largest condition among
+ * them; nothing when the problem has no bound or no value is over. */
+static void run_rounding(const struct problem *p, const struct run_request *rq, const double *ref,
+                         const void *vals, struct run_result *r)
+{
+	if (!p->rounding_bound || r->err.over == 0)
+		return;
+	r->has_rounding = 1;
+	for (size_t i = 0; i < r->evals; i++) {
+		if (isnan(ref[i]) || ref[i] == 0)
+			continue;
+		const double v = value_at(vals, rq->prec, i);
+		if (rel_error(ref[i], v) <= r->err.threshold)
+			continue;
+		double condition = 0;
+		const double bound = p->rounding_bound(rq->params, rq->prec, i, &condition);
+		if (fabs(v - ref[i]) <= bound) {
+			r->over_rounding++;
+			r->condition_max = fmax(r->condition_max, condition);
+		}
+	}
+}
+
 /* Fills the error figures of r from the run's output o against ref: the statistics, how
  * many values were compared, how many exceed their own estimate, and the problem's figures. */
 static void run_error(struct session *s, const struct run_request *rq, const double *ref,
@@ -264,6 +288,7 @@ static void run_error(struct session *s, const struct run_request *rq, const dou
 	                  &r->err);
 	r->has_error = 1;
 	r->ref_compared = r->err.count;
+	run_rounding(p, rq, ref, o->values, r);
 	if (o->estimates) {
 		r->has_estimates = 1;
 		for (size_t i = 0; i < r->evals; i++)

@@ -12,7 +12,7 @@ const struct param_def settings_defs[S_COUNT] = {
                      "float or double, for the CPU and the GPU alike", 0},
     [S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block", QX_ON_GPU},
     [S_THREADS] = {"threads", PARAM_INT, 1, 1024, 0, 1, 0, NULL,
-                   "CPU threads (OpenMP); 1 is the seeds' serial baseline", 0},
+                   "CPU threads (OpenMP); 1 is the seeds' serial baseline", QX_ON_CPU},
     [S_VARIANT] = {"variant", PARAM_ENUM, 0, 0, 0, 0, 0, NULL,
                    "which implementation runs (see help variants); the first is the best", 0},
     [S_THRESHOLD] = {"threshold", PARAM_REAL, 0, 1, 1, 1e-5, 0, NULL,
@@ -56,6 +56,8 @@ void session_init(struct session *s, FILE *out)
 {
 	memset(s, 0, sizeof *s);
 	s->out = out;
+	s->cols = 80;
+	s->rows = 24;
 	for (int i = 0; qx_problems[i] && i < QX_MAX_PROBLEMS; i++) {
 		for (size_t k = 0; k < qx_problems[i]->nparams; k++)
 			s->params[i][k] = param_default(&qx_problems[i]->params[k]);
@@ -238,4 +240,10 @@ int session_set_words(struct session *s, const char *words, struct qx_err *e)
 		argv[argc++] = w;
 	}
 	return session_set(s, argc, argv, e);
+}
+
+/* s->cols, or 0 under a dashboard. */
+int session_cols(const struct session *s)
+{
+	return s->sweep_observer ? 0 : s->cols;
 }

@@ -48,6 +48,11 @@ struct run_result {
 	size_t ref_compared;  /* how many values were compared with the reference */
 	int has_estimates;    /* est_under is set: the run gave per-value error estimates */
 	size_t est_under;     /* values whose error exceeds their estimate */
+	int has_rounding;     /* over_rounding is set: values were over the threshold and the
+	                       * problem has a rounding_bound */
+	size_t over_rounding; /* of err.over, those within the problem's rounding bound (unit
+	                       * roundoff of the precision times the value's condition) */
+	double condition_max; /* the largest condition among them (problem->rounding_bound) */
 	double speedup_serial, speedup_threads; /* NaN when not measured */
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
 	size_t nfigures;                        /* the problem's own figures */
@@ -73,6 +78,7 @@ struct session {
 	enum out_format format;
 	char csv_header[1024]; /* the last CSV header printed, so it is printed once */
 	FILE *out;
+	int cols, rows; /* the size text output fits: the terminal's, else 80 x 24 */
 
 	struct run_result **runs; /* every finished run of the session, oldest first (export) */
 	size_t nruns, runs_cap;
@@ -149,6 +155,10 @@ void session_timing_key(const struct problem *p, const struct param_value *v,
 /* Runs the current problem on backend b (warmup, then repeat timed runs), computes error and
  * speedup, and makes it the session's last result. */
 int session_run(struct session *s, enum qx_backend b, struct qx_err *e);
+
+/* The width text output is fitted to: s->cols, or 0 (no limit) while a dashboard observes the
+ * session (s->sweep_observer set), whose Log wraps the lines itself. */
+int session_cols(const struct session *s);
 
 /* The reference values of the last result's configuration (computed once, then cached). */
 const double *session_reference(struct session *s, const struct problem *p,

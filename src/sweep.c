@@ -150,6 +150,31 @@ static int plan_check(const struct session *s, struct sweep *plan, struct qx_err
 	return 0;
 }
 
+/* Marks in plan->size_axes each axis whose values change the problem's count of values (the
+ * other axes at their first values); the configurations passed plan_check. */
+static void plan_size_axes(const struct session *s, struct sweep *plan)
+{
+	for (int a = 0; a < plan->naxes; a++) {
+		size_t base = 0;
+		for (int v = 0; v < plan->axes[a].nvalues; v++) {
+			struct session tmp = *s;
+			char *argv[2 * SWEEP_MAX_AXES];
+			struct qx_err ignore;
+			for (int b = 0; b < plan->naxes; b++) {
+				argv[2 * b] = plan->axes[b].name;
+				argv[2 * b + 1] = plan->axes[b].values[b == a ? v : 0];
+			}
+			if (session_set(&tmp, 2 * plan->naxes, argv, &ignore))
+				continue;
+			const size_t count = s->prob->count(tmp.params[tmp.prob_index]);
+			if (v == 0)
+				base = count;
+			else if (count != base)
+				plan->size_axes |= 1u << a;
+		}
+	}
+}
+
 /* Parses "on cpu|gpu|both" at argv[i]; returns the backend mask, or 0 with e filled. */
 static unsigned parse_on(int argc, char **argv, int i, struct qx_err *e)
 {
@@ -172,9 +197,9 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 	const char *specs[SWEEP_MAX_AXES] = {NULL, NULL};
 	struct param_def defs[SWEEP_MAX_AXES];
 	const char *names[SWEEP_MAX_AXES][QX_MAX_VARIANTS + 1];
+	unsigned only = 0; /* the backends marks of the axes that only one backend uses */
 	memset(plan, 0, sizeof *plan);
 	plan->prob = s->prob;
-	plan->backends = QX_ON_GPU;
 	plan->best = -1;
 	for (int i = 1; i < argc; i++) {
 		struct param_def def;
@@ -200,6 +225,7 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 			if (strcmp(plan->axes[a].name, def.name) == 0)
 				return qx_fail(e, "sweep: axis '%s' given twice", def.name);
 		const int a = plan->naxes++;
+		only |= def.backends;
 		snprintf(plan->axes[a].name, SWEEP_WORD, "%s", def.name);
 		defs[a] = def;
 		memcpy(names[a], choices, sizeof choices);
@@ -214,6 +240,11 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 	if (plan->naxes == 0)
 		return qx_fail(e, "sweep: name an axis (usage: sweep AXIS [VALUES] [AXIS [VALUES]] "
 		                  "[on cpu|gpu|both])");
+	if (!plan->backends && only == (QX_ON_CPU | QX_ON_GPU))
+		return qx_fail(e, "sweep: %s and %s change runs of different backends: add on both",
+		               plan->axes[0].name, plan->axes[1].name);
+	if (!plan->backends) /* no `on`: where the axes matter, else the GPU */
+		plan->backends = only ? only : QX_ON_GPU;
 	for (int a = 0; a < plan->naxes; a++) {
 		struct sweep_axis *axis = &plan->axes[a];
 		if (defs[a].backends == QX_ON_GPU && plan->backends == QX_ON_CPU)
@@ -240,7 +271,10 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 			               "sweep: no value of %s runs on every backend of the sweep",
 			               axis->name);
 	}
-	return plan_check(s, plan, e);
+	if (plan_check(s, plan, e))
+		return -1;
+	plan_size_axes(s, plan);
+	return 0;
 }
 
 /* Marks the row with the highest throughput that succeeded (first among those with no point
@@ -356,7 +390,8 @@ static int sweep_configs(struct session *s, struct sweep *plan, sweep_progress_f
 			if (b == QX_CPU)
 				snprintf(last_cpu, sizeof last_cpu, "%s", key);
 			plan->nrows++;
-			plan->best = sweep_pick_best(plan->rows, plan->nrows);
+			if (!plan->size_axes)
+				plan->best = sweep_pick_best(plan->rows, plan->nrows);
 			sweep_notify(s, plan);
 			if (progress)
 				progress(plan, k, row);
@@ -415,7 +450,10 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 		return qx_fail(e,
 		               "sweep cancelled after %zu runs; those are kept (plot, export last)",
 		               sw->nrows);
-	if (sw->best < 0 && sw->nrows > 0)
+	size_t ok = 0;
+	for (size_t i = 0; i < sw->nrows; i++)
+		ok += sw->rows[i].ok;
+	if (ok == 0 && sw->nrows > 0)
 		return qx_fail(e, "sweep: every one of the %zu runs failed (the first: %s)",
 		               sw->nrows, sw->rows[0].error);
 	return 0;
@@ -465,6 +503,10 @@ double sweep_block_speedup(const struct sweep *sw, size_t i, double *efficiency)
 int sweep_best_block(const struct session *s, int *block, struct qx_err *e)
 {
 	const struct sweep *sw = s->sweep;
+	if (sw && sw->size_axes)
+		return qx_fail(e,
+		               "block best: the last sweep changed the problem's size, which names "
+		               "no best (try: sweep block 32..1024)");
 	if (!sw || sw->best < 0)
 		return qx_fail(e, "block best: no sweep with a successful GPU run yet (try: sweep "
 		                  "block 32..1024)");

@@ -56,7 +56,9 @@ struct sweep {
 	size_t nconfigs, configs_done; /* configurations planned and finished */
 	size_t nrows;
 	struct sweep_row *rows; /* in the same allocation as the sweep: free(sweep) frees both */
-	int best;               /* index of the best row, -1 when no row succeeded */
+	int best;               /* index of the best row, -1 when no row succeeded or size_axes */
+	unsigned size_axes;     /* bit a: axis a changes the problem's size (its count of values); a
+	                         * size sweep compares sizes and names no best */
 	int cancelled;          /* 1 when it stopped early; the rows done are kept */
 	int running;            /* 1 while sweep_run fills it */
 };

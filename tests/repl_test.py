@@ -51,13 +51,36 @@ class ReplTest(qxtest.TmuxTestCase):
         the table that comes at its end."""
         self.screen("quadx expint/float> ")
         self.keys("set m 300 repeat 1 warmup 0; sweep n 1,2,3 on cpu", "Enter")
-        text = self.screen("best: n=")
+        text = self.screen("best: none: n sets the problem's size")
         lines = text.splitlines()
         progress = [i for i, l in enumerate(lines) if l.startswith("sweep ") and "/3: n=" in l]
         self.assertEqual([lines[i].split(":")[0] for i in progress],
                          ["sweep 1/3", "sweep 2/3", "sweep 3/3"], text)
         title = next(i for i, l in enumerate(lines) if l.startswith("sweep expint over n"))
         self.assertLess(progress[-1], title, text)
+
+    def test_long_run_shows_progress_and_estimate(self):
+        """A run of more than about a second says up front that it takes long and how to
+        cancel it, then shows percent, rate and time left on the prompt's line (before, a
+        long run printed nothing until it ended); Ctrl-C cancels it and the line goes."""
+        self.screen("quadx expint/float> ")
+        self.keys("use longman; set M 10000000 warmup 0 repeat 1; run cpu", "Enter")
+        self.screen(re.compile(r"(?m)^cpu: estimated [0-9.]+ (s|min|h)[ 0-9s]*; "
+                               r"Ctrl-C cancels$"), timeout=60)
+        self.screen(re.compile(r"(?m)^cpu \d+%  [0-9.e+]+ values/s  ~[0-9.]+ (s|min|h).* "
+                               r"left"), timeout=60)
+        self.keys("C-c")
+        text = self.screen(re.compile(r"(?m)^quadx: run cancelled\nquadx longman/float>\s*\Z"),
+                           timeout=60).string
+        self.assertNotIn("values/s", text)  # the progress line was erased
+
+    def test_sweep_progress_replaces_the_progress_line(self):
+        """A sweep's line per configuration is printed in place of a run's progress line."""
+        self.screen("quadx expint/float> ")
+        self.keys("use longman; set M 400000 warmup 0 repeat 1; sweep N 8,9 on cpu", "Enter")
+        text = self.screen("best: N=", timeout=120)
+        self.assertRegex(text, r"(?m)^sweep 1/2: N=8 cpu [0-9.e+]+ ms\nsweep 2/2: N=9 cpu ")
+        self.assertNotIn("values/s", text)
 
     def test_help_completes_variants(self):
         """Tab after `help` completes what help takes, variants too, and the page shows."""

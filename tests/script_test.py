@@ -1242,5 +1242,84 @@ def setUpModule():
         raise RuntimeError("%s not found: run `make` first" % QUADX)
 
 
+
+class PipedProgressTest(QuadxTestCase):
+    def test_no_progress_line_in_a_pipe(self):
+        """A run of over a second piped through stdin prints no progress line or estimate:
+        they are for a terminal only (stderr a tty); stdout has the result alone."""
+        res = session("use longman\nset M 300000 warmup 1 repeat 1\nrun cpu\n")
+        self.assertOk(res)
+        self.assertNotIn("values/s", res.out)
+        self.assertNotIn("Ctrl-C", res.out)
+        self.assertTrue(res.out.startswith("cpu longman"), res)
+
+
+class ConditionTest(QuadxTestCase):
+    def test_default_longman_run_says_why_float_is_off(self):
+        """`use longman; run cpu`, the first thing a teacher runs: the values over the
+        threshold are float's rounding times their condition, and the output says so (before,
+        31434 of 50000 were flagged with no word on why)."""
+        res = quadx("-e", "use longman; set M 5000; run cpu")
+        self.assertOk(res)
+        flat = re.sub(r"\n +", " ", res.out)  # the rows of a wrapped line joined
+        over = int(re.search(r"over 1e-05: (\d+) of 5000", flat).group(1))
+        self.assertGreater(over, 0, res)
+        self.assertRegex(flat, r"condition  all %d over 1e-05 are within float rounding x "
+                                  r"their condition: the terms summed are up to [0-9.e+]+ "
+                                  r"times larger" % over)
+        err = [o for o in self.run_json("use longman; set M 5000; run cpu")
+               if o.get("type") == "run"][0]["error"]
+        self.assertEqual(err["over_within_rounding"], err["over_threshold"])
+        self.assertGreater(err["condition_max"], 1e3)
+
+    def test_truncation_is_not_called_rounding(self):
+        """Errors of a method cut short (N 2, direct) are not rounding: they stay flagged."""
+        res = quadx("-e", "use longman; set M 2000 N 2 method direct precision double; run cpu")
+        self.assertOk(res)
+        self.assertRegex(re.sub(r"\n +", " ", res.out),
+                         r"condition  0 of the 2000 over 1e-05 are within double "
+                                  r"rounding x their condition; 2000 are not")
+
+
+class WidthTest(QuadxTestCase):
+    def test_run_lines_fit_80_columns(self):
+        """Run lines fit 80 columns (stdout no terminal), broken between items or words,
+        never inside one: joined again they give the parameters whole."""
+        res = quadx("-e", "use longman; set M 3000; run cpu; set precision double; run cpu")
+        self.assertOk(res)
+        self.assertEqual([l for l in res.out_lines if len(l) > 80], [], res.out)
+        words = " ".join(res.out.split())
+        self.assertIn("cpu longman M=3000 N=16 g=10 lambda=0.05:0.5 omega=5:15 spread=grid "
+                      "seed=1 a=0 integrand=cos method=auto math=precise lanes=0 float "
+                      "variant packed threads 1", words)
+        self.assertRegex(words, r"max_rel \S+ mean_rel \S+ max_abs \S+ mean_abs \S+ over "
+                                r"1e-05: 0 of 3000 vs exact values")
+
+    def test_cpu_sweep_table_has_no_empty_columns(self):
+        """A CPU sweep's table leaves out the GPU's columns, which are all '-' there, and fits
+        80 columns."""
+        res = quadx("-e", "use longman; set M 500 repeat 1 warmup 0; sweep N 4,8 on cpu")
+        self.assertEqual(res.rc, 0, res)
+        header = [l for l in res.out_lines if " on " in l and "total ms" in l]
+        self.assertEqual(len(header), 1, res.out)
+        for column in ("kernel", "d2h", "regs", "blk/SM", "occ", "auto", "speedup"):
+            self.assertNotIn(column, header[0].split())
+        self.assertEqual(header[0].split(), ["N", "on", "total", "ms", "min", "max",
+                                             "evals/s", "max_rel"])
+        self.assertEqual([l for l in res.out_lines if len(l) > 80], [], res.out)
+
+    def test_size_sweep_names_no_best(self):
+        """A sweep over an axis that changes the problem's size (its count of values, from
+        the problem's table: n, m, M) marks no row best: it compares sizes, not settings."""
+        for cmds, axis in (("set m 20 repeat 1 warmup 0; sweep n 10,20 on cpu", "n"),
+                           ("use longman; set repeat 1 warmup 0; sweep M 100,200 on cpu", "M")):
+            with self.subTest(axis=axis):
+                res = quadx("-e", cmds)
+                self.assertEqual(res.rc, 0, res)
+                self.assertIn("best: none: %s sets the problem's size" % axis, res.out)
+                self.assertNotRegex(res.out, r"(?m)^\* ")
+        res = quadx("-e", "use longman; set M 200 repeat 1 warmup 0; sweep N 4,8 on cpu")
+        self.assertRegex(res.out, r"\nbest: N=[48] on cpu")  # N changes work, not size
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

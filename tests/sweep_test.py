@@ -86,7 +86,7 @@ class SweepTest(TmpDirTest):
         rows = json_objects(p.stdout, "sweep")
         self.assertEqual([(r["config"]["n"], r["config"]["precision"]) for r in rows],
                          [(n, prec) for n in ("10", "20", "30") for prec in ("float", "double")])
-        self.assertEqual(sum(r["best"] for r in rows), 1)
+        self.assertEqual(sum(r["best"] for r in rows), 0)  # n sets the size: no best
         for r in rows:
             self.assertTrue(r["ok"])
             self.assertEqual(r["repeat"], 3)
@@ -121,7 +121,10 @@ class SweepTest(TmpDirTest):
                  ("sweep variant shared on cpu", "variant shared has no cpu implementation"),
                  ("sweep n 1,2 on tpu", "bad backend 'tpu'"),
                  ("sweep n 1..50:1 m 1..50:1 on cpu", "2500 configurations; at most 256"),
-                 ("sweep a 20,5 on cpu", "a must be less than b")]
+                 ("sweep a 20,5 on cpu", "a must be less than b"),
+                 ("sweep threads 1,2 on gpu", "threads only changes CPU runs"),
+                 ("sweep block 32,64 threads 1,2", "block and threads change runs of "
+                  "different backends: add on both")]
         for cmd, message in cases:
             with self.subTest(cmd=cmd):
                 p = quadx(f"set n 9; {cmd}; export {self.path('x.csv')}")
@@ -130,6 +133,15 @@ class SweepTest(TmpDirTest):
                 self.assertIn(message, p.stderr)
                 self.assertEqual(p.stdout, "")
                 self.assertFalse(os.path.exists(self.path("x.csv")))
+
+    def test_cpu_only_axis_makes_a_cpu_sweep(self):
+        """An axis only CPU runs use (threads, marked in the parameter table) makes a sweep
+        without `on` a CPU sweep: it runs without a GPU and every row is a CPU row."""
+        p = quadx("format json; set n 20 m 100 repeat 1 warmup 0; sweep threads 1,2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = json_objects(p.stdout, "sweep")
+        self.assertEqual([(r["config"]["threads"], r["backend"], r["ok"]) for r in rows],
+                         [("1", "cpu", True), ("2", "cpu", True)])
 
     def test_failed_configuration_is_listed(self):
         """A configuration that fails is a row with its error; the sweep goes on and succeeds."""
@@ -154,9 +166,11 @@ class SweepTest(TmpDirTest):
 
     def test_block_best_needs_a_gpu_sweep(self):
         """set block best after a CPU sweep is refused and leaves the block as it was."""
-        p = quadx("format json; set m 10 repeat 1; sweep n 1,2 on cpu; set block best")
+        p = quadx("format json; set m 10 repeat 1; sweep threads 1,2; set block best")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("block best: the best run of the last sweep was on the cpu", p.stderr)
+        p = quadx("format json; set m 10 repeat 1; sweep n 1,2 on cpu; set block best")
+        self.assertIn("block best: the last sweep changed the problem's size", p.stderr)
         p = quadx("set block best")
         self.assertIn("block best: no sweep with a successful GPU run yet", p.stderr)
 
@@ -323,6 +337,36 @@ class PlotTest(TmpDirTest):
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
         self.assertIn("<svg", read(self.path("s.svg")))
         self.assertNoTempFiles()
+
+    @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot is not installed")
+    def test_plot_in_the_terminal(self):
+        """plot with no file (or plot -) draws the last sweep as text with gnuplot's dumb
+        terminal on stdout, 80 x 24 a panel when stdout is no terminal (here: time and the
+        threads axis's efficiency), and writes no file; format json gives it as one object."""
+        for cmd in ("plot", "plot -"):
+            with self.subTest(cmd=cmd):
+                p = quadx(self.SWEEP + cmd, cwd=self.dir)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                drawing = p.stdout[p.stdout.index("\nbest: ") + 1:].split("\n", 1)[1]
+                lines = drawing.splitlines()
+                self.assertEqual(len(lines), 2 * 23, drawing)
+                self.assertTrue(all(len(l) <= 80 for l in lines), drawing)
+                self.assertIn("expint: total time (median, bars min..max)", drawing)
+                self.assertIn("parallel efficiency", drawing)
+                self.assertRegex(drawing, r"\n +threads +\n")
+                self.assertIn("variant=fast cpu", drawing)
+                self.assertEqual(os.listdir(self.dir), [])
+        p = quadx("format json; " + self.SWEEP + "plot")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        plot = json_objects(p.stdout, "plot")
+        self.assertEqual(len(plot), 1)
+        self.assertIn("parallel efficiency", plot[0]["text"])
+
+    def test_plot_in_the_terminal_without_gnuplot(self):
+        """Without gnuplot, plot to the terminal is one error saying what to install."""
+        p = quadx(self.SWEEP + "plot", env=dict(os.environ, PATH=self.dir))
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("plot: gnuplot is not installed, so the terminal gets no plot", p.stderr)
 
     def test_without_gnuplot_writes_script_and_data(self):
         """Without gnuplot on the PATH, plot writes STEM.gp and STEM.dat and says how to render

@@ -209,7 +209,7 @@ static int kb_seed_tables(struct session *s, struct qx_err *e)
 		return -1;
 	printf("\n### The seed's tables (variant seed as written), time, speedup against block "
 	       "2 and efficiency = speedup / block\n\n```\n");
-	output_sweep_table(s->sweep, stdout);
+	output_sweep_table(s->sweep, stdout, 0);
 	printf("```\n");
 	return 0;
 }

@@ -445,6 +445,29 @@ static int longman_is_reference(enum qx_backend b, enum qx_precision prec, int v
 	return 0;
 }
 
+/* The rounding error of one integral in precision prec whose terms sum to mag in size: 4 eps
+ * of the precision, times the conditioning 1 + omega x of f at the last zero, times mag. */
+static double longman_rounding(const struct param_value *p, enum qx_precision prec, double om,
+                               double mag)
+{
+	const double eps = prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24;
+	const double cond = 1 + om * fabs(p[P_A].num) + (p[P_N].num + 2) * LM_PI;
+	return 4 * eps * cond * mag;
+}
+
+/* rounding_bound: the rounding of integral i in prec; its condition is the size of the first
+ * part and the areas summed over the size of the exact value. */
+static double longman_rounding_bound(const struct param_value *p, enum qx_precision prec, size_t i,
+                                     double *condition)
+{
+	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
+	double lam, om, mag;
+	longman_lo(p, i, &lam, &om);
+	longman_bound(p, tab, lam, om, &mag);
+	*condition = mag / fabs(longman_exact((int)p[P_INTEGRAND].num, lam, om, p[P_A].num));
+	return longman_rounding(p, prec, om, mag);
+}
+
 /* add_figures: the largest remainder estimate, how many integrals miss their estimate by more
  * than rounding (4 eps of the precision, times the conditioning 1 + omega x of f at the last
  * zero, times the size of the summed terms), and how many took euler and direct. The
@@ -460,7 +483,6 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 	const struct param_value *p = rq->params;
 	const long long m = (long long)p[P_M].num;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
-	const double eps = rq->prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24;
 	double worst = 0;
 	long long over = 0, euler = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : worst) reduction(+ : over, euler)
@@ -471,8 +493,7 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 		const double v =
 		    rq->prec == QX_DOUBLE ? ((const double *)vals)[k] : ((const float *)vals)[k];
 		worst = bound > worst ? bound : worst;
-		const double cond = 1 + om * fabs(p[P_A].num) + (p[P_N].num + 2) * LM_PI;
-		over += !(fabs(v - ref[k]) <= bound + 4 * eps * cond * mag);
+		over += !(fabs(v - ref[k]) <= bound + longman_rounding(p, rq->prec, om, mag));
 		euler += longman_use_euler((int)p[P_METHOD].num, lam, om);
 	}
 	run_output_figure(o, "bound_max", worst);
@@ -631,6 +652,7 @@ const struct problem longman_problem = {
     .reference = longman_reference,
     .is_reference = longman_is_reference,
     .add_figures = longman_add_figures,
+    .rounding_bound = longman_rounding_bound,
     .gpu_block = longman_launch_block,
     .eval = longman_eval,
     .bench = longman_bench,

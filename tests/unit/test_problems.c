@@ -127,6 +127,78 @@ static void test_tiny_runs(void **state)
 	}
 }
 
+/* Fills v with p's defaults, the parameters that set the size halved until at most max
+ * values; returns the count. */
+static size_t scaled_params(const struct problem *p, struct param_value *v, size_t max)
+{
+	for (size_t k = 0; k < p->nparams; k++)
+		v[k] = param_default(&p->params[k]);
+	for (size_t k = 0; k < p->nparams && p->count(v) > max; k++) {
+		for (;;) {
+			const size_t before = p->count(v);
+			struct param_value keep = v[k];
+			shrink(p, v, k, floor(v[k].num / 2));
+			if (p->count(v) >= before ||
+			    (p->check && p->check(v, &(struct qx_err){0}))) {
+				v[k] = keep;
+				break;
+			}
+			if (p->count(v) <= max)
+				break;
+		}
+	}
+	return p->count(v);
+}
+
+/* The first thing a user runs is clean: the default configuration (scaled to at most 20000
+ * values), on the CPU in the default precision with the default variant and threshold, has no
+ * value over the threshold that the problem's rounding_bound (rounding times condition) does not
+ * account for, so `run cpu` never reports the precision's limits as a failure unexplained. */
+static void test_default_run_is_clean(void **state)
+{
+	(void)state;
+	for (int i = 0; qx_problems[i]; i++) {
+		const struct problem *p = qx_problems[i];
+		struct param_value v[QX_MAX_PARAMS], set[QX_MAX_PROBLEM_SETTINGS];
+		const size_t count = scaled_params(p, v, 20000);
+		const enum qx_precision prec = (enum qx_precision)settings_defs[S_PRECISION].def;
+		const double threshold = settings_defs[S_THRESHOLD].def;
+		double *ref = calloc(count, sizeof *ref);
+		void *out = calloc(count, sizeof(double));
+		size_t *idx = calloc(count, sizeof *idx), over = 0, unexplained = 0;
+		struct run_request rq = {v, set, prec, 0, 256, 1};
+		struct run_output o = {.values = out};
+		struct qx_err e = {""};
+		if (!(p->variants[0].backends & QX_ON_CPU) || p->ref_kind == QX_REF_GPU)
+			continue;
+		assert_true(ref && out && idx);
+		for (size_t k = 0; k < p->nsettings; k++)
+			set[k] = param_default(&p->settings[k]);
+		for (size_t k = 0; k < count; k++)
+			idx[k] = k;
+		if (p->reference(v, 1, idx, count, ref, &e) || p->run_cpu(&rq, &o, &e))
+			fail_msg("%s: %s", p->name, e.msg);
+		for (size_t k = 0; k < count; k++) {
+			const double x = value_at(out, prec, k);
+			double condition = 0;
+			if (rel_error(ref[k], x) <= threshold)
+				continue;
+			over++;
+			unexplained +=
+			    !p->rounding_bound ||
+			    !(fabs(x - ref[k]) <= p->rounding_bound(v, prec, k, &condition));
+		}
+		if (unexplained)
+			fail_msg(
+			    "%s: the default run (%zu values, %s) has %zu over %g, %zu of them "
+			    "not within its rounding_bound (rounding times condition)",
+			    p->name, count, qx_precision_name(prec), over, threshold, unexplained);
+		free(ref);
+		free(out);
+		free(idx);
+	}
+}
+
 /* Every variant of every problem has a paragraph on the problem's help page: a line that
  * starts with its name after the indentation. */
 static void test_variant_help(void **state)
@@ -160,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names_and_defaults),
 	    cmocka_unit_test(test_tiny_runs),
+	    cmocka_unit_test(test_default_run_is_clean),
 	    cmocka_unit_test(test_variant_help),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,9 +148,19 @@ static void test_run_json_csv(void **state)
 	assert_non_null(strstr(text, ",1e-05,2,0,0,0,0,0.4,0.75,"));
 	s.format = FORMAT_TEXT;
 	rewind(f);
+	s.cols = 200; /* no line is wrapped */
 	output_run(&s, &r);
 	fflush(f);
 	assert_non_null(strstr(text, "max_abs 1e-08  mean_abs 2.5e-09  over 1e-05"));
+	rewind(f);
+	s.cols = 60; /* wrapped between items, the rest of a line indented under its values */
+	output_run(&s, &r);
+	fputc('\0', f);
+	fflush(f);
+	assert_non_null(strstr(text, "max_abs 1e-08\n             mean_abs 2.5e-09  over 1e-05"));
+	for (const char *line = text; *line;
+	     line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
+		assert_true(strcspn(line, "\n") <= 60);
 	fclose(f);
 	free(text);
 }

@@ -233,7 +233,7 @@ static char *text_of(const struct sweep *sw, int what)
 	FILE *f = open_memstream(&text, &len);
 	assert_non_null(f);
 	if (what == 0)
-		output_sweep_table(sw, f);
+		output_sweep_table(sw, f, 200);
 	else if (what == 1)
 		assert_int_equal(plot_write_data(sw, f), 1);
 	else
@@ -264,6 +264,37 @@ static void test_table(void **state)
 	assert_non_null(strstr(text, " 1.5 [1.25, 2] "));
 	assert_non_null(strstr(text, " 0 [0, 0.5] "));
 	assert_null(strstr(strstr(text, "gpu phases"), "\n  1024"));
+	free(text);
+}
+
+/* At 80 columns the GPU table is printed in blocks of whole columns, each line at most 80
+ * wide, each block starting with the axis and backend columns; the failure is printed once,
+ * in the first block; the phase table is split the same way. */
+static void test_table_fits_80_columns(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	char *text = NULL, *line;
+	size_t len = 0;
+	int blocks = 0;
+	FILE *f = open_memstream(&text, &len);
+	(void)state;
+	fake_sweep(&sw, rows);
+	assert_non_null(f);
+	output_sweep_table(&sw, f, 80);
+	fclose(f);
+	for (line = text; *line; line = strchr(line, '\n') + 1) {
+		const int n = (int)strcspn(line, "\n");
+		if (n > 80)
+			fail_msg("a line of %d characters: %.*s", n, n, line);
+		blocks += strncmp(line, "  block on ", 11) == 0;
+	}
+	assert_int_equal(blocks, 2);
+	assert_non_null(strstr(text, "  block on     total ms"));  /* the first block */
+	assert_non_null(strstr(text, "   40     12   75%   768")); /* occupancy in a later one */
+	assert_non_null(strstr(text, "1024  gpu  failed: too many resources requested"));
+	assert_null(strstr(strstr(text, "failed:") + 1, "failed:"));
+	assert_non_null(strstr(text, "\n* 128    1.5 [1.25, 2] ")); /* kernel in a later block */
 	free(text);
 }
 
@@ -410,11 +441,17 @@ static void test_atomic_write(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_values),  cmocka_unit_test(test_parse_errors),
-	    cmocka_unit_test(test_plan),          cmocka_unit_test(test_pick_best),
-	    cmocka_unit_test(test_table),         cmocka_unit_test(test_rows_csv_json),
-	    cmocka_unit_test(test_plot_text),     cmocka_unit_test(test_plot_speedup_panel),
-	    cmocka_unit_test(test_block_scaling), cmocka_unit_test(test_atomic_write),
+	    cmocka_unit_test(test_parse_values),
+	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_plan),
+	    cmocka_unit_test(test_pick_best),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_table_fits_80_columns),
+	    cmocka_unit_test(test_rows_csv_json),
+	    cmocka_unit_test(test_plot_text),
+	    cmocka_unit_test(test_plot_speedup_panel),
+	    cmocka_unit_test(test_block_scaling),
+	    cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
