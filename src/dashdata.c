@@ -91,7 +91,7 @@ void dash_update(struct dash_data *d, struct session *s)
 	d->precision = (int)session_setting(s, S_PRECISION);
 	d->block = (int)session_setting(s, S_BLOCK);
 	session_timing_key(p, s->params[s->prob_index], (enum qx_precision)d->precision,
-	              (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
+	                   (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
 	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial);
 	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads);
 	dash_take_sweep(&d->sweep, s->sweep);
@@ -405,7 +405,7 @@ const struct key_hint dash_keys[] = {
     {"Esc", NULL, "cancel the run in progress and drop the lines queued behind it (Ctrl-C too)", 0},
     {"Ctrl-C", NULL, "with no run: drop the line being typed", 0},
     {"Tab", NULL, "complete; twice: list the completions in the Log", 0},
-    {"q", NULL, "leave, when the command line is empty", 0},
+    {"q", NULL, "leave, typed alone on an empty command line (nothing else within 0.4 s)", 0},
     {"F10", "leave", "leave the dashboard (also Ctrl-D on an empty line, or quit)", 0},
 };
 const int dash_key_count = sizeof dash_keys / sizeof dash_keys[0];

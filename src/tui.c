@@ -22,8 +22,9 @@
 #include "repl.h"
 
 #define KEYBUF 64
-#define QUEUE 16     /* lines typed during a run wait here, in order */
-#define FRAME_MS 100 /* the frame loop waits at most this long for a key: 10 frames a second */
+#define QUEUE 16      /* lines typed during a run wait here, in order */
+#define FRAME_MS 100  /* the frame loop waits at most this long for a key: 10 frames a second */
+#define Q_WAIT_MS 400 /* q alone on the line leaves when no key follows it within this long */
 
 /* What the worker does for one queued entry: run its line, or make the line of a function key
  * from the settings as they are when its turn comes (after the lines queued before it), so
@@ -73,6 +74,7 @@ struct tui {
 	unsigned char keys[KEYBUF];
 	int nkeys;
 	int leave;
+	double q_since; /* when q was typed on an empty line (0: it was not) */
 	char prompt[128];
 	SCREEN *screen;
 	FILE *devnull;
@@ -633,7 +635,8 @@ static void function_key(struct tui *t, int k)
  * order), then readline. */
 static void handle_key(struct tui *t, int k)
 {
-	if (k == KEY_F(10) || (k == 'q' && rl_end == 0 && !t->nkeys)) {
+	t->q_since = k == 'q' && rl_end == 0 && !t->nkeys ? qx_now_ms() : 0;
+	if (k == KEY_F(10)) {
 		t->leave = 1;
 		return;
 	}
@@ -775,7 +778,8 @@ static int stderr_capture(struct tui *t, struct qx_err *e)
 }
 
 /* The frame loop: draw (reflowing first on a resize or a change of the panels shown), wait up
- * to FRAME_MS for a key, handle it. */
+ * to FRAME_MS for a key, handle it. A q typed on an empty line leaves once Q_WAIT_MS pass with
+ * nothing after it (so that typing quit, or any line, still works). */
 static void frame_loop(struct tui *t)
 {
 	while (!t->leave) {
@@ -783,6 +787,11 @@ static void frame_loop(struct tui *t)
 		const int k = t->cmd ? wgetch(t->cmd) : getch();
 		if (k != ERR)
 			handle_key(t, k);
+		if (t->q_since && qx_now_ms() - t->q_since >= Q_WAIT_MS && rl_end == 1 &&
+		    rl_line_buffer[0] == 'q') {
+			rl_replace_line("", 0);
+			t->leave = 1;
+		}
 	}
 }
 
