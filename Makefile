@@ -4,7 +4,8 @@
 #   make test       build and run every test (no GPU needed; GPU tests skip)
 #   make test-gpu   the GPU tests, on a machine with a GPU
 #   make test-asan / test-valgrind / fuzz   parts of make test (see below)
-#   make bench      the benchmark tables (GPU machine)
+#   make bench      the benchmark tables: every problem's bench hook (GPU machine)
+#   make format-check  the sources against .clang-format (part of make test)
 #   make install PREFIX=/usr/local
 
 PREFIX   ?= /usr/local
@@ -16,16 +17,16 @@ BUILD    ?= build
 BIN      ?= quadx
 
 # Debian/Ubuntu packages the build and the tests need.
-BUILD_PKGS := gcc make pkg-config libreadline-dev libncurses-dev libcmocka-dev libcjson-dev libgsl-dev
+BUILD_PKGS := gcc make pkg-config libreadline-dev libncurses-dev libcmocka-dev libcjson-dev libgsl-dev libsleef-dev libfftw3-dev
 TEST_PKGS  := python3 tmux gnuplot-nox valgrind clang libclang-rt-dev
 
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CFLAGS   ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
-LDLIBS   := -lreadline -lncursesw -lcjson -lgsl -lgslcblas -lm -fopenmp -pthread
+LDLIBS   := -lreadline -lncursesw -lcjson -lgsl -lgslcblas -lsleef -lfftw3 -lm -fopenmp -pthread
 
 SRC      := $(wildcard src/*.c src/problems/*.c)
-MAIN_SRC := src/main.c src/bench.c src/longman_bench.c
+MAIN_SRC := src/main.c src/bench.c
 CU_SRC   := $(wildcard cuda/*.cu)
 
 ifneq ($(strip $(NVCC)),)
@@ -48,7 +49,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all run test test-unit test-script test-asan test-valgrind fuzz test-gpu bench install deps \
-	clean announce
+	clean announce format-check
 
 all: announce $(BIN)
 
@@ -79,7 +80,7 @@ deps: $(BUILD)/.deps-ok
 $(BIN): $(BUILD)/.deps-ok $(BUILD)/src/main.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/src/main.o $(LIB_OBJ) $(LDLIBS)
 
-$(BUILD)/quadx-bench: $(BUILD)/src/bench.o $(BUILD)/src/longman_bench.o $(LIB_OBJ)
+$(BUILD)/quadx-bench: $(BUILD)/src/bench.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
@@ -103,21 +104,27 @@ test-unit: $(UNIT_BIN)
 test-script: all
 	$(PYTHON) tests/script_test.py
 
+# The GPU tests: every tests/*gpu*_test.py but the one that hides the GPU (nogpu_test.py);
+# each skips cleanly without a GPU.
+GPU_TESTS    := $(filter-out tests/nogpu_test.py,$(sort $(wildcard tests/*gpu*_test.py)))
 # The Python tests of the binary; each skips what needs a GPU, tmux or a fault build it lacks.
 SCRIPT_TESTS := tests/script_test.py tests/sweep_test.py tests/repl_test.py tests/tui_test.py \
-	tests/reliability_test.py tests/gpu_test.py tests/longman_gpu_test.py \
-	tests/gpu_reliability_test.py
+	tests/reliability_test.py $(GPU_TESTS)
 
-test: all test-unit test-script test-asan test-valgrind fuzz
+test: all format-check test-unit test-script test-asan test-valgrind fuzz
+	$(PYTHON) tests/qxtest_test.py
 	$(PYTHON) tests/sweep_test.py
 	$(PYTHON) tests/repl_test.py
 	$(PYTHON) tests/tui_test.py
-	$(PYTHON) tests/tui_gpu_test.py
 	$(PYTHON) tests/reliability_test.py
 	CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py
-	$(PYTHON) tests/gpu_test.py
-	$(PYTHON) tests/longman_gpu_test.py
-	$(PYTHON) tests/gpu_reliability_test.py
+	@set -e; for t in $(GPU_TESTS); do echo "== $$t"; $(PYTHON) $$t; done
+
+# The C and CUDA sources against the repository's .clang-format; any difference fails.
+FORMAT_SRC := $(wildcard src/*.[ch] src/problems/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h \
+	tests/unit/*.[ch] tests/fuzz/*.[ch])
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_SRC)
 
 # Test builds compile in fault injection (QUADX_FAULT, src/fault.h); release builds do not.
 FAULTS := -DQX_FAULT_INJECTION
@@ -193,10 +200,8 @@ endif
 
 test-gpu: $(BUILT) $(if $(BUILT),$(FAULT_BIN))
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
-	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/gpu_test.py
-	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/longman_gpu_test.py
-	QUADX_REQUIRE_GPU=1 $(PYTHON) tests/tui_gpu_test.py
-	QUADX_REQUIRE_GPU=1 QUADX_FAULTS_BIN=$(FAULT_BIN) $(PYTHON) tests/gpu_reliability_test.py
+	@set -e; for t in $(GPU_TESTS); do echo "== $$t"; \
+	  QUADX_REQUIRE_GPU=1 QUADX_FAULTS_BIN=$(FAULT_BIN) $(PYTHON) $$t; done
 
 # The GPU build with fault injection, for the GPU fault tests: the C sources compiled again
 # with the define, linked with the same CUDA objects (their hook calls qx_fault()).

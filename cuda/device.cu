@@ -6,6 +6,7 @@
 #include <ctime>
 #include <vector>
 
+#include "../src/gpudriver.h"
 #include "gpu_util.cuh"
 
 /* Reports a failed CUDA call. */
@@ -36,6 +37,9 @@ static int gpu_open(struct gpu_info *g, struct qx_err *e)
 	unsigned long long keep = ~0ULL;
 	const double t0 = qx_now_ms();
 	cudaError_t err = cudaGetDeviceCount(&count);
+	if (err == cudaErrorInsufficientDriver && !gpu_driver_present("/dev"))
+		return qx_fail(e, "no usable GPU: no NVIDIA driver found (no /dev/nvidia* device); "
+		                  "GPU commands need a machine with an NVIDIA GPU and its driver");
 	if (err != cudaSuccess)
 		return qx_fail(e, "no usable GPU: %s (%s)", cudaGetErrorString(err),
 		               cudaGetErrorName(err));

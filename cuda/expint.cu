@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 
+#include "expint.h"
 #include "gpu_util.cuh"
 
 #include "../src/problems/expint_math.h"
@@ -200,7 +201,7 @@ extern "C" size_t expint_gpu_device_bytes(const struct expint_gpu_job *job)
  * constant memory (h2d; constant-memory kernel only), one kernel over every point (in launches
  * of at most 2^30 points), one device-to-host copy, cudaFree. */
 template <typename T>
-static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct qx_phases *t,
+static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct qx_timing *t,
                              struct qx_err *e)
 {
 	const long long total = (long long)job->n * job->m;
@@ -238,13 +239,12 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	GPU_TRY(cudaEventRecord(ev[4]));
 	GPU_TRY(cudaEventSynchronize(ev[4]));
 	qx_progress_add(total);
-	t->alloc = gpu_elapsed(ev[0], ev[1]);
-	t->h2d = gpu_elapsed(ev[1], ev[5]);
-	t->kernel = gpu_elapsed(ev[5], ev[2]);
-	t->d2h = gpu_elapsed(ev[2], ev[3]);
-	t->free = gpu_elapsed(ev[3], ev[4]);
+	qx_timing_add(t, "alloc", gpu_elapsed(ev[0], ev[1]), 0);
+	qx_timing_add(t, "h2d", gpu_elapsed(ev[1], ev[5]), 0);
+	qx_timing_add(t, "kernel", gpu_elapsed(ev[5], ev[2]), 0);
+	qx_timing_add(t, "d2h", gpu_elapsed(ev[2], ev[3]), 0);
+	qx_timing_add(t, "free", gpu_elapsed(ev[3], ev[4]), 0);
 	t->total = gpu_elapsed(ev[0], ev[4]);
-	t->overlapped = 0;
 	return expint_check_bad(job, bad_host, e);
 }
 
@@ -254,7 +254,7 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
  * cancellation between chunks. Phases: alloc and free of the buffers, kernel = the sum of the
  * chunks' kernel times, d2h = from the end of the first kernel to the end of the last copy. */
 template <typename T>
-static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct qx_phases *t,
+static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct qx_timing *t,
                                struct qx_err *e)
 {
 	static cudaStream_t streams[EXPINT_MAX_STREAMS];
@@ -328,20 +328,19 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 	GPU_TRY(cudaFreeAsync(bad.release(), streams[0]));
 	GPU_TRY(cudaEventRecord(ev[3], streams[0]));
 	GPU_TRY(cudaEventSynchronize(ev[3]));
-	t->alloc = gpu_elapsed(ev[0], ev[1]);
-	t->h2d = 0;
-	t->kernel = kernel_ms;
-	t->d2h = gpu_elapsed(ev[0], ev[2]) - first_kernel_end;
-	t->free = gpu_elapsed(ev[2], ev[3]);
+	qx_timing_add(t, "alloc", gpu_elapsed(ev[0], ev[1]), 0);
+	qx_timing_add(t, "h2d", 0, 0);
+	qx_timing_add(t, "kernel", kernel_ms, nchunks > 1);
+	qx_timing_add(t, "d2h", gpu_elapsed(ev[0], ev[2]) - first_kernel_end, nchunks > 1);
+	qx_timing_add(t, "free", gpu_elapsed(ev[2], ev[3]), 0);
 	t->total = gpu_elapsed(ev[0], ev[3]);
-	t->overlapped = nchunks > 1;
 	return expint_check_bad(job, bad_host, e);
 }
 
-/* Runs the job by its sequence and precision into host_out (pinned, n*m values), filling the
- * phase times *t; returns 0, or -1 with e (a CUDA failure, a point that failed, a cancel)
+/* Runs the job by its sequence and precision into host_out (pinned, n*m values), adding its
+ * phases and total to *t; returns 0, or -1 with e (a CUDA failure, a point that failed, a cancel)
  * after freeing whatever the run allocated. */
-extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_phases *t,
+extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_timing *t,
                               struct qx_err *e)
 {
 	if (job->sequence == EXPINT_SEQ_SERIAL)

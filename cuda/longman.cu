@@ -6,6 +6,7 @@
  * by shuffles) and block (the seed's: a block per integral, the difference table in shared
  * memory, a barrier per row). */
 #include "gpu_util.cuh"
+#include "longman.h"
 
 #include "../src/problems/longman_math.h"
 
@@ -337,7 +338,7 @@ static cudaError_t lm_launch(const struct longman_gpu_job *job, const lm_args &p
  * from the first kernel's start to the last kernel's end (the earlier chunks' copies run
  * inside it); d2h = the copying left after the last kernel; free. */
 template <typename T, bool FAST>
-static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *t, struct qx_err *e)
+static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_timing *t, struct qx_err *e)
 {
 	static cudaStream_t streams[NSTREAMS];
 	static int sms;
@@ -399,21 +400,20 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_phases *
 		k_start = fmin(k_start, gpu_elapsed(ev[2], ev[5 + 3 * c]));
 		k_end = fmax(k_end, gpu_elapsed(ev[2], ev[6 + 3 * c]));
 	}
-	t->alloc = gpu_elapsed(ev[0], ev[1]);
-	t->h2d = uploaded ? gpu_elapsed(ev[1], ev[2]) : 0;
-	t->kernel = k_end - k_start;
-	t->d2h = gpu_elapsed(ev[2], ev[3]) - k_end;
-	t->free = gpu_elapsed(ev[3], ev[4]);
+	qx_timing_add(t, "alloc", gpu_elapsed(ev[0], ev[1]), 0);
+	qx_timing_add(t, "h2d", uploaded ? gpu_elapsed(ev[1], ev[2]) : 0, 0);
+	qx_timing_add(t, "kernel", k_end - k_start, used > 1);
+	qx_timing_add(t, "d2h", gpu_elapsed(ev[2], ev[3]) - k_end, used > 1);
+	qx_timing_add(t, "free", gpu_elapsed(ev[3], ev[4]), 0);
 	t->total = gpu_elapsed(ev[0], ev[4]);
-	t->overlapped = used > 1;
 	return 0;
 }
 
 /* Runs the job in its precision and math (double is always precise) into host_out (pinned, M
- * values), filling the phase times *t; returns 0, or -1 with e (a limit the job exceeds, a
+ * values), adding its phases and total to *t; returns 0, or -1 with e (a limit the job exceeds, a
  * CUDA failure, a cancel) after freeing whatever the run allocated. */
 extern "C" int longman_gpu_run(const struct longman_gpu_job *job, void *host_out,
-                               struct qx_phases *t, struct qx_err *e)
+                               struct qx_timing *t, struct qx_err *e)
 {
 	if (job->prec == QX_DOUBLE)
 		return lm_run<double, false>(job, (double *)host_out, t, e);

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +10,14 @@
 #include <unistd.h>
 
 #include "../cuda/quadx_cuda.h"
+#include "cmdhistory.h"
 #include "export.h"
 #include "fault.h"
 #include "helptext.h"
+#include "notes.h"
 #include "output.h"
 #include "plot.h"
 #include "sweep.h"
-#include "tui.h"
 
 static const char *const show_words[] = {"params", "device", "last", NULL};
 static const char *const run_words[] = {"cpu", "gpu", "both", NULL};
@@ -86,13 +88,16 @@ static int show_params(struct shell *sh)
 {
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
-	struct kv kv[QX_MAX_PARAMS + S_COUNT + 1];
-	char text[QX_MAX_PARAMS + S_COUNT][80];
+	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1];
+	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][80];
 	size_t n = 0;
 	kv[n++] = (struct kv){"problem", p->name, 0};
 	for (size_t k = 0; k < p->nparams; k++, n++)
 		kv[n] =
 		    param_kv(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
+	for (size_t k = 0; k < p->nsettings; k++, n++)
+		kv[n] = param_kv(&p->settings[k], s->psettings[s->prob_index][k], text[n],
+		                 sizeof text[n]);
 	for (int k = 0; k < S_COUNT; k++, n++) {
 		struct param_def def;
 		const char *names[QX_MAX_VARIANTS + 1];
@@ -190,9 +195,9 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int rc;
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
-	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : stderr, e);
+	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : output_sweep_progress, e);
 	if (sh->s.sweep && sh->s.sweep != before)
-		sweep_output(&sh->s, sh->s.sweep);
+		output_sweep(&sh->s, sh->s.sweep);
 	return rc;
 }
 
@@ -211,7 +216,7 @@ static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 }
 
 /* plot FILE.png|FILE.svg: draws the last sweep. */
-static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
+static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	(void)argc;
 	if (!sh->s.sweep)
@@ -224,15 +229,37 @@ static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return 0;
 }
 
-/* eval ARGS...: one instance on every backend and precision there is. */
+/* Whether precision prec represents every argument of args; when not, e names the first
+ * that it does not. */
+static int eval_args_representable(const struct problem *p, const double *args,
+                                   enum qx_precision prec, struct qx_err *e)
+{
+	for (size_t i = 0; i < p->neval_args; i++)
+		if (!notes_representable(prec, args[i])) {
+			qx_fail(e, "%s = %.17g is outside the range of %s (%g .. %g)",
+			        p->eval_args[i].name, args[i], qx_precision_name(prec),
+			        FLT_TRUE_MIN, FLT_MAX);
+			return 0;
+		}
+	return 1;
+}
+
+/* plot: plot_print, whose words (gnuplot missing) are one object in format json. */
+static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	return notes_text(sh, "plot", argv[1], plot_print, argc, argv, e);
+}
+
+/* eval ARGS...: one instance on every backend and precision there is; a precision that cannot
+ * represent an argument or the result gets a row saying so, and the command goes on. */
 static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
-	double args[8];
+	double args[QX_MAX_EVAL_ARGS];
 	struct gpu_info g;
 	struct qx_err why;
-	if ((size_t)(argc - 1) != p->neval_args) {
+	if ((size_t)(argc - 1) != p->neval_args || p->neval_args > QX_MAX_EVAL_ARGS) {
 		char usage[128] = "";
 		for (size_t i = 0; i < p->neval_args; i++) {
 			strncat(usage, " ", sizeof usage - strlen(usage) - 1);
@@ -250,17 +277,21 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	const int have_gpu = p->run_gpu && gpu_init(&g, &why) == 0;
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (b == QX_GPU && !have_gpu) {
-			if (s->format == FORMAT_TEXT)
-				fprintf(s->out, "%s  gpu: none (%s)\n", p->name,
-				        p->run_gpu ? why.msg : "CPU-only build");
+			notes_eval_missing(s, p, args, p->neval_args, QX_GPU, -1, "unavailable",
+			                   p->run_gpu ? why.msg : "CPU-only build");
 			continue;
 		}
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
 			struct eval_result r = {0};
-			int rc = p->eval(args, s->params[s->prob_index], (enum qx_backend)b,
-			                 (enum qx_precision)prec, &r, e);
+			int rc = eval_args_representable(p, args, (enum qx_precision)prec, e)
+			             ? p->eval(args, s->params[s->prob_index], (enum qx_backend)b,
+			                       (enum qx_precision)prec, &r, e)
+			             : QX_EVAL_UNREPRESENTABLE;
 			if (rc < 0)
 				return -1;
+			if (rc == QX_EVAL_UNREPRESENTABLE)
+				notes_eval_missing(s, p, args, p->neval_args, (enum qx_backend)b,
+				                   prec, "not representable", e->msg);
 			if (rc == 0)
 				output_eval(s, p, args, p->neval_args, (enum qx_backend)b,
 				            (enum qx_precision)prec, &r);
@@ -272,7 +303,7 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 /* errors [K]: the K worst points of the last run against the reference. */
 static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	static const struct param_def k_def = {"K", PARAM_INT, 1, 1000, 0, 10, 0, NULL, ""};
+	static const struct param_def k_def = {"K", PARAM_INT, 1, 1000, 0, 10, 0, NULL, "", 0};
 	struct session *s = &sh->s;
 	struct param_value k = param_default(&k_def);
 	const double *ref;
@@ -401,6 +432,39 @@ static int help_variant(struct shell *sh, const char *name, struct qx_err *e)
 	return 0;
 }
 
+/* help SETTING: the setting's paragraph of the settings page, pointing to a variant of the
+ * same name. Returns 0, 1 when name is no setting, or -1 with e filled. */
+static int help_setting(struct shell *sh, const char *name, struct qx_err *e)
+{
+	const struct problem *owner;
+	const char *entry;
+	char *path, *page;
+	size_t len;
+	if (param_find(settings_defs, S_COUNT, name) < 0)
+		return 1;
+	path = help_page_path("settings");
+	if (!path)
+		return qx_fail(e, "help %s: the settings page is missing (help/settings.txt)",
+		               name);
+	page = read_text(path, e);
+	free(path);
+	if (!page)
+		return -1;
+	entry = help_setting_entry(page, name, &len);
+	if (entry) {
+		fprintf(sh->s.out,
+		        "%s - a setting (from help settings)\n\n%.*s\nUSAGE\n    set %s "
+		        "VALUE\n\nSEE ALSO\n    help settings, help set",
+		        name, (int)len, entry, name);
+		if (variant_find(&sh->s, name, &owner))
+			fprintf(sh->s.out, ", help variant %s (the variant of %s)", name,
+			        owner->name);
+		fputc('\n', sh->s.out);
+	}
+	free(page);
+	return entry ? 0 : qx_fail(e, "help %s: help/settings.txt has no paragraph for it", name);
+}
+
 /* Lists the current problem's variants from its table. */
 static void help_variants(struct session *s)
 {
@@ -415,9 +479,10 @@ static void help_variants(struct session *s)
 		        p->variants[i].help);
 }
 
-/* help [TOPIC]: the command list, or the page of a command, problem, topic or variant; a topic
- * that is also a variant's name (coursework) gets the variant's page after its own. */
-static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
+/* help [TOPIC], help variant NAME: the command list, or the page of a command, problem, topic,
+ * setting or variant, in that order of precedence; a topic that is also a variant's name
+ * (coursework) gets the variant's page after its own. */
+static int help_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	FILE *out = sh->s.out;
 	const struct problem *owner;
@@ -434,7 +499,7 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		fprintf(out, "\nOther topics:");
 		for (int i = 0; help_topics[i]; i++)
 			fprintf(out, " %s", help_topics[i]);
-		fprintf(out, "\nVariants (help NAME):");
+		fprintf(out, "\nVariants (help variant NAME):");
 		for (int i = 0; qx_problems[i]; i++) {
 			for (size_t v = 0; v < qx_problems[i]->nvariants; v++)
 				fprintf(out, " %s", qx_problems[i]->variants[v].name);
@@ -445,6 +510,18 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		return 0;
 	}
 	topic = argv[1];
+	if (argc == 3) {
+		if (strcmp(topic, "variant") != 0)
+			return qx_fail(
+			    e, "help takes one topic, or `variant NAME` (usage: help [TOPIC] "
+			       "| help variant NAME)");
+		rc = help_variant(sh, argv[2], e);
+		return rc <= 0 ? rc
+		               : qx_fail(e,
+		                         "help variant: no variant '%.64s' (help variants lists "
+		                         "them)",
+		                         argv[2]);
+	}
 	if (strcmp(topic, "variants") == 0) {
 		help_variants(&sh->s);
 		return 0;
@@ -459,13 +536,15 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	}
 	path = strchr(topic, '/') || strchr(topic, '.') ? NULL : help_page_path(topic);
 	if (!path) {
-		rc = help_variant(sh, topic, e);
+		rc = help_setting(sh, topic, e);
+		if (rc == 1)
+			rc = help_variant(sh, topic, e);
 		if (rc <= 0)
 			return rc;
 		return qx_fail(
 		    e,
-		    "no help page for '%.64s': help takes a command, problem, variant or "
-		    "topic (try: help)",
+		    "no help page for '%.64s': help takes a command, problem, setting, variant "
+		    "or topic (try: help)",
 		    argv[1]);
 	}
 	rc = print_file(path, out, e);
@@ -475,6 +554,12 @@ static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		rc = help_variant(sh, argv[1], e);
 	}
 	return rc;
+}
+
+/* help: help_print's text, as one object in format json. */
+static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	return notes_text(sh, "help", argc > 1 ? argv[argc - 1] : "", help_print, argc, argv, e);
 }
 
 /* source FILE: runs the commands of a file; its first error fails this command. */
@@ -500,12 +585,23 @@ static int cmd_source(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return failed ? qx_fail(e, "source: %.200s stopped at its first error", argv[1]) : 0;
 }
 
+/* The dashboard's entry point, registered by the program that has one (main.c: tui_run). */
+static int (*dashboard_run)(struct shell *sh, int standalone, struct qx_err *e);
+
+/* Registers run as the `dashboard` command's entry point. */
+void cmd_register_dashboard(int (*run)(struct shell *sh, int standalone, struct qx_err *e))
+{
+	dashboard_run = run;
+}
+
 /* dashboard: the full-screen dashboard until quit, F10 or Ctrl-D (src/tui.c). */
 static int cmd_dashboard(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	(void)argc;
 	(void)argv;
-	return tui_run(sh, 0, e);
+	if (!dashboard_run)
+		return qx_fail(e, "dashboard: this program has no dashboard");
+	return dashboard_run(sh, 0, e);
 }
 
 /* quit */
@@ -533,17 +629,19 @@ const struct cmd_entry cmd_table[] = {
      1, 2, ARG_FILE, NULL, cmd_export},
     {"plot", "plot FILE.png|FILE.svg", "draw the last sweep with gnuplot", 1, 1, ARG_FILE, NULL,
      cmd_plot},
-    {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0, 8, ARG_NONE,
-     NULL, cmd_eval},
+    {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0,
+     QX_MAX_EVAL_ARGS, ARG_NONE, NULL, cmd_eval},
     {"errors", "errors [K]", "list the K worst points of the last run (default 10)", 0, 1, ARG_NONE,
      NULL, cmd_errors},
     {"format", "format text|json|csv", "choose how results are printed", 1, 1, ARG_WORDS,
      format_words, cmd_format},
-    {"help", "help [TOPIC]", "this list, or the page of a command or problem", 0, 1, ARG_TOPIC,
-     NULL, cmd_help},
+    {"help", "help [TOPIC] | help variant NAME", "this list, or the page of a command or problem",
+     0, 2, ARG_TOPIC, NULL, cmd_help},
     {"source", "source FILE", "run the commands in FILE", 1, 1, ARG_FILE, NULL, cmd_source},
     {"dashboard", "dashboard", "open the full-screen dashboard (F10 leaves)", 0, 0, ARG_NONE, NULL,
      cmd_dashboard},
+    {"history", "history [N]", "list the last N lines typed at the prompt (default 20)", 0, 1,
+     ARG_NONE, NULL, cmd_history},
     {"quit", "quit", "leave quadx", 0, 0, ARG_NONE, NULL, cmd_quit},
     {NULL, NULL, NULL, 0, 0, ARG_NONE, NULL, NULL},
 };
@@ -748,11 +846,7 @@ int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going
 		if (rc == 0)
 			continue;
 		failed++;
-		if (name)
-			fprintf(stderr, "quadx: %s: line %ld: %s\n", name, lineno, e.msg);
-		else
-			fprintf(stderr, "quadx: line %ld: %s\n", lineno, e.msg);
-		fflush(stderr);
+		notes_error(&sh->s, name, lineno, e.msg);
 		if (!keep_going)
 			break;
 	}

@@ -11,8 +11,8 @@
 /* A session plus the state of the interpreter around it. */
 struct shell {
 	struct session s;
-	int quit;        /* set by `quit` */
-	int depth;       /* nesting of `source` */
+	int quit;  /* set by `quit` */
+	int depth; /* nesting of `source` */
 };
 
 /* What the first argument of a command completes to. */
@@ -48,6 +48,10 @@ int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e);
  * name when it is not NULL); stops at the first unless keep_going. Returns the number of
  * failed lines. */
 int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going);
+
+/* Registers run as what the `dashboard` command starts (the dashboard registers itself this
+ * way, so that the command table does not depend on it); without one the command fails. */
+void cmd_register_dashboard(int (*run)(struct shell *sh, int standalone, struct qx_err *e));
 
 /* Finds the help page for topic (help/TOPIC.txt); returns a malloc'd path or NULL. */
 char *help_page_path(const char *topic);

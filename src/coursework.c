@@ -93,9 +93,9 @@ static void cw_print_values(struct session *s, const char *tag, const double *db
 {
 	const struct run_result *r = s->last;
 	for (size_t i = 0; i < r->evals; i++) {
-		const char *names[4];
-		double c[4];
-		s->prob->point(r->params, i, names, c);
+		const char *names[QX_MAX_COORDS];
+		double c[QX_MAX_COORDS] = {0};
+		s->prob->point(r->params, i, names, c, QX_MAX_COORDS);
 		printf("%s==> exponentialIntegralDouble (%d,%f)=%f ,", tag, (int)c[0], c[1],
 		       dbl ? dbl[i] : value_at(other, other_prec, i));
 		if (dbl)
@@ -110,6 +110,11 @@ static void cw_print_values(struct session *s, const char *tag, const double *db
 int coursework_run(struct session *s, const struct coursework_opts *o)
 {
 	double cpu_ms = 0, gpu_ms = 0;
+	struct qx_err e;
+	if (session_use(s, "expint", &e)) {
+		fprintf(stderr, "quadx: %s\n", e.msg);
+		return 1;
+	}
 	if (cw_set(s, "repeat", "1") || cw_set(s, "warmup", "0"))
 		return 1;
 	for (int i = 0; i < o->nset; i++)

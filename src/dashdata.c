@@ -37,14 +37,14 @@ static void take_cpu_timing(struct dash_timing *t, const struct cpu_timing *c)
 static void take_error(struct dash_data *d, struct session *s, const struct run_result *r)
 {
 	struct qx_err e;
-	const char *names[8];
-	double coords[8];
+	const char *names[QX_MAX_COORDS];
+	double coords[QX_MAX_COORDS];
 	const double *ref;
 	d->has_error = r->has_error;
 	d->is_reference = r->is_reference;
 	d->worst_at[0] = d->worst_value[0] = '\0';
 	memset(&d->hist, 0, sizeof d->hist);
-	dash_extras_line(d->extras, sizeof d->extras, r->extra, r->nextra);
+	dash_extras_line(d->extras, sizeof d->extras, r->figure, r->nfigures);
 	if (!r->has_error)
 		return;
 	d->err = r->err;
@@ -56,8 +56,8 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	qx_progress_start((long long)r->evals, "error histogram");
 	hist_log10_rel(ref, s->last_values, r->prec, r->evals, &d->hist);
 	qx_progress_add((long long)r->evals);
-	const int nc = r->prob->point(r->params, r->err.worst, names, coords);
-	for (int k = 0; k < nc && k < 8; k++) {
+	const int nc = r->prob->point(r->params, r->err.worst, names, coords, QX_MAX_COORDS);
+	for (int k = 0; k < nc; k++) {
 		const size_t used = strlen(d->worst_at);
 		snprintf(d->worst_at + used, sizeof d->worst_at - used, "%s%s=%.6g", k ? " " : "",
 		         names[k], coords[k]);
@@ -150,7 +150,7 @@ int dash_block_key(const struct dash_data *d, int up, char *line, size_t len)
 }
 
 /* Writes the extras as "name value" pairs, two blanks apart. */
-void dash_extras_line(char *buf, size_t len, const struct qx_extra *extra, size_t n)
+void dash_extras_line(char *buf, size_t len, const struct qx_figure *extra, size_t n)
 {
 	size_t used = 0;
 	buf[0] = '\0';

@@ -21,7 +21,7 @@ struct dash_timing {
 	int valid;
 	int threads_or_block;     /* CPU threads, or the GPU block size */
 	char config[DASH_CONFIG]; /* "expint n=300 m=300 ... float fast" of the run */
-	struct qx_phases med;     /* the CPU fills only total */
+	struct qx_timing med;     /* the CPU fills only total */
 };
 
 /* The sweep panel's copy of the last sweep: one row per configuration and backend finished. */
@@ -102,7 +102,7 @@ int dash_block_key(const struct dash_data *d, int up, char *line, size_t len);
 
 /* Writes the extras (a problem's own figures of a run) as "name value  name value" into buf;
  * "" when there are none. */
-void dash_extras_line(char *buf, size_t len, const struct qx_extra *extra, size_t n);
+void dash_extras_line(char *buf, size_t len, const struct qx_figure *extra, size_t n);
 
 /* Takes in the sweep sw (NULL: none yet) for the sweep panel; the rows past DASH_SWEEP_ROWS
  * are dropped. */

@@ -176,8 +176,10 @@ void hist_log10_rel(const double *ref, const void *vals, enum qx_precision prec,
                     struct log_hist *h)
 {
 	memset(h, 0, sizeof *h);
-	h->total = count;
 	for (size_t i = 0; i < count; i++) {
+		if (isnan(ref[i]))
+			continue; /* a sampled reference has no value here */
+		h->total++;
 		const double rel = rel_error(ref[i], value_at(vals, prec, i));
 		if (isnan(rel) || isinf(rel)) {
 			h->bad++;

@@ -17,6 +17,7 @@
 
 #include "fault.h"
 #include "output.h"
+#include "sweep.h"
 
 /* Writes all of data to fd; returns 0 or -1 with errno set. */
 static int write_all(int fd, const char *data, size_t len)
@@ -95,166 +96,6 @@ int export_write_file(const char *path, const char *data, size_t len, struct qx_
 	return 0;
 }
 
-/* The JSON object of sweep row r. */
-cJSON *export_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
-{
-	cJSON *obj = cJSON_CreateObject(), *config, *occ;
-	cJSON_AddStringToObject(obj, "type", "sweep");
-	config = cJSON_AddObjectToObject(obj, "config");
-	for (int a = 0; a < sw->naxes; a++)
-		cJSON_AddStringToObject(config, sw->axes[a].name, r->values[a]);
-	cJSON_AddStringToObject(obj, "backend", qx_backend_name(r->backend));
-	cJSON_AddBoolToObject(obj, "ok", r->ok);
-	cJSON_AddBoolToObject(obj, "best", r->best);
-	if (!r->ok) {
-		cJSON_AddStringToObject(obj, "error", r->error);
-		return obj;
-	}
-	cJSON_AddStringToObject(obj, "precision", qx_precision_name(r->prec));
-	cJSON_AddStringToObject(obj, "variant", sw->prob->variants[r->variant].name);
-	cJSON_AddNumberToObject(obj, "block", r->block);
-	cJSON_AddNumberToObject(obj, "threads", r->threads);
-	cJSON_AddNumberToObject(obj, "streams", r->streams);
-	cJSON_AddNumberToObject(obj, "warmup", r->warmup);
-	cJSON_AddNumberToObject(obj, "repeat", r->nsamples);
-	output_json_phases(obj, "time_ms", &r->med, r->backend);
-	output_json_phases(obj, "time_ms_min", &r->min, r->backend);
-	output_json_phases(obj, "time_ms_max", &r->max, r->backend);
-	output_json_num(obj, "evals_per_s", r->evals_per_s);
-	output_json_num(obj, "speedup", r->speedup);
-	if (isfinite(r->speedup))
-		cJSON_AddNumberToObject(obj, "speedup_cpu_threads", r->speedup_threads);
-	if (r->has_occupancy) {
-		occ = cJSON_AddObjectToObject(obj, "occupancy");
-		cJSON_AddNumberToObject(occ, "regs_per_thread", r->occ.regs_per_thread);
-		cJSON_AddNumberToObject(occ, "blocks_per_sm", r->occ.blocks_per_sm);
-		cJSON_AddNumberToObject(occ, "theoretical", r->occ.occupancy);
-		cJSON_AddNumberToObject(occ, "suggested_block", r->occ.suggested_block);
-		cJSON_AddNumberToObject(occ, "shared_bytes", (double)r->occ.shared_bytes);
-	}
-	if (r->has_error) {
-		output_json_num(obj, "max_rel", r->max_rel);
-		cJSON_AddNumberToObject(obj, "over_threshold", (double)r->over);
-	}
-	return obj;
-}
-
-/* Appends ",field" to line (len bytes), quoting field when it holds a comma, quote or newline. */
-static void csv_add(char *line, size_t len, const char *field, int first)
-{
-	size_t used = strlen(line);
-	const int quote = strpbrk(field, ",\"\n") != NULL;
-	if (!first && used + 1 < len)
-		line[used++] = ',';
-	if (quote && used + 1 < len)
-		line[used++] = '"';
-	for (const char *c = field; *c && used + 2 < len; c++) {
-		if (*c == '"')
-			line[used++] = '"';
-		line[used++] = *c;
-	}
-	if (quote && used + 1 < len)
-		line[used++] = '"';
-	line[used] = '\0';
-}
-
-/* Appends a number (an empty field when not finite). */
-static void csv_add_num(char *line, size_t len, double v)
-{
-	char num[40] = "";
-	if (isfinite(v))
-		format_real(v, num, sizeof num);
-	csv_add(line, len, num, 0);
-}
-
-/* The CSV header and row of sweep row r. */
-void export_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, char *header,
-                          char *row, size_t len)
-{
-	static const char *const cols[] = {"precision",
-	                                   "variant",
-	                                   "block",
-	                                   "threads",
-	                                   "streams",
-	                                   "repeat",
-	                                   "alloc_ms",
-	                                   "h2d_ms",
-	                                   "kernel_ms",
-	                                   "d2h_ms",
-	                                   "free_ms",
-	                                   "total_ms",
-	                                   "total_min_ms",
-	                                   "total_max_ms",
-	                                   "evals_per_s",
-	                                   "speedup",
-	                                   "speedup_cpu_threads",
-	                                   "regs_per_thread",
-	                                   "blocks_per_sm",
-	                                   "occupancy",
-	                                   "suggested_block",
-	                                   "max_rel",
-	                                   "over_threshold",
-	                                   "error"};
-	const int gpu = r->backend == QX_GPU, occ = r->ok && r->has_occupancy;
-	const int err = r->ok && r->has_error;
-	header[0] = row[0] = '\0';
-	csv_add(header, len, "type", 1);
-	csv_add(row, len, "sweep", 1);
-	for (int a = 0; a < sw->naxes; a++) {
-		char name[SWEEP_WORD + 8];
-		snprintf(name, sizeof name, "config_%s", sw->axes[a].name);
-		csv_add(header, len, name, 0);
-		csv_add(row, len, r->values[a], 0);
-	}
-	csv_add(header, len, "backend", 0);
-	csv_add(header, len, "ok", 0);
-	csv_add(header, len, "best", 0);
-	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-		csv_add(header, len, cols[i], 0);
-	csv_add(row, len, qx_backend_name(r->backend), 0);
-	csv_add_num(row, len, r->ok);
-	csv_add_num(row, len, r->best);
-	csv_add(row, len, r->ok ? qx_precision_name(r->prec) : "", 0);
-	csv_add(row, len, r->ok ? sw->prob->variants[r->variant].name : "", 0);
-	csv_add_num(row, len, r->ok ? r->block : NAN);
-	csv_add_num(row, len, r->ok ? r->threads : NAN);
-	csv_add_num(row, len, r->ok ? r->streams : NAN);
-	csv_add_num(row, len, r->ok ? r->nsamples : NAN);
-	csv_add_num(row, len, r->ok && gpu ? r->med.alloc : NAN);
-	csv_add_num(row, len, r->ok && gpu ? r->med.h2d : NAN);
-	csv_add_num(row, len, r->ok && gpu ? r->med.kernel : NAN);
-	csv_add_num(row, len, r->ok && gpu ? r->med.d2h : NAN);
-	csv_add_num(row, len, r->ok && gpu ? r->med.free : NAN);
-	csv_add_num(row, len, r->ok ? r->med.total : NAN);
-	csv_add_num(row, len, r->ok ? r->min.total : NAN);
-	csv_add_num(row, len, r->ok ? r->max.total : NAN);
-	csv_add_num(row, len, r->ok ? r->evals_per_s : NAN);
-	csv_add_num(row, len, r->ok ? r->speedup : NAN);
-	csv_add_num(row, len, r->ok && isfinite(r->speedup) ? r->speedup_threads : NAN);
-	csv_add_num(row, len, occ ? r->occ.regs_per_thread : NAN);
-	csv_add_num(row, len, occ ? r->occ.blocks_per_sm : NAN);
-	csv_add_num(row, len, occ ? r->occ.occupancy : NAN);
-	csv_add_num(row, len, occ ? r->occ.suggested_block : NAN);
-	csv_add_num(row, len, err ? r->max_rel : NAN);
-	csv_add_num(row, len, err ? (double)r->over : NAN);
-	csv_add(row, len, r->ok ? "" : r->error, 0);
-	csv_add_num(row, len, r->ok ? r->warmup : NAN);
-	csv_add(header, len, "warmup", 0);
-	output_phase_spread_csv(header, len, row, len, r->ok && gpu ? &r->min : NULL,
-	                        r->ok && gpu ? &r->max : NULL);
-	csv_add(header, len, "problem", 0);
-	csv_add(row, len, sw->prob->name, 0);
-	csv_add(header, len, "device", 0);
-	csv_add(row, len, gpu ? sw->device : "", 0);
-	for (size_t k = 0; k < sw->prob->nparams; k++) {
-		char name[80], word[80];
-		snprintf(name, sizeof name, "base_%s", sw->prob->params[k].name);
-		param_format(&sw->prob->params[k], sw->params[k], word, sizeof word);
-		csv_add(header, len, name, 0);
-		csv_add(row, len, word, 0);
-	}
-}
-
 /* Adds what the export knows about the machine: the GPU (when the session used it) and the
  * CPU count. */
 static void json_machine(cJSON *root, int used_gpu)
@@ -299,8 +140,7 @@ static char *runs_json(const struct session *s)
 		cJSON *samples = cJSON_AddArrayToObject(obj, "samples_ms");
 		cJSON_AddNumberToObject(obj, "index", (double)i + 1);
 		for (int k = 0; k < r->nsamples; k++)
-			cJSON_AddItemToArray(samples,
-			                     output_phases_json(&r->samples[k], r->backend));
+			cJSON_AddItemToArray(samples, output_timing_json(&r->samples[k]));
 		cJSON_AddItemToArray(runs, obj);
 	}
 	text = cJSON_Print(root);
@@ -338,7 +178,7 @@ static char *sweep_json(const struct session *s)
 	output_json_num(root, "best", sw->best >= 0 ? sw->best : NAN);
 	rows = cJSON_AddArrayToObject(root, "rows");
 	for (size_t i = 0; i < sw->nrows; i++)
-		cJSON_AddItemToArray(rows, export_sweep_row_json(sw, &sw->rows[i]));
+		cJSON_AddItemToArray(rows, output_sweep_row_json(sw, &sw->rows[i]));
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
 	return text;
@@ -355,24 +195,29 @@ static void csv_line_start(FILE *f, char *prev, const char *header, const char *
 	fputs(row, f);
 }
 
-/* Prints every run as CSV to f: the run's columns, then its index, device and samples (every
- * sample, however many, written straight to f). */
+/* Prints every run as CSV to f: the run's columns, then its index, its problem's settings,
+ * device and samples (every sample, however many, written straight to f). */
 static void runs_csv(const struct session *s, FILE *f)
 {
-	char prev[4096] = "", header[1024], row[2048], line[4096];
+	char prev[4096] = "", header[4096], row[4096];
 	struct gpu_info g;
 	struct qx_err ignore;
 	const int gpu = session_used_gpu(s) && gpu_init(&g, &ignore) == 0;
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct run_result *r = s->runs[i];
-		char num[40], head[4096];
-		output_run_csv(r, header, row);
-		snprintf(head, sizeof head, "%s,index,streams,device,samples_total_ms", header);
-		snprintf(line, sizeof line, "%s", row);
-		csv_add_num(line, sizeof line, (double)i + 1);
-		csv_add_num(line, sizeof line, r->streams);
-		csv_add(line, sizeof line, r->backend == QX_GPU && gpu ? g.name : "", 0);
-		csv_line_start(f, prev, head, line);
+		const struct problem *p = r->prob;
+		char num[40];
+		output_run_csv(r, header, row, sizeof row);
+		output_csv_field(header, sizeof header, "index", 0);
+		output_csv_num(row, sizeof row, (double)i + 1);
+		for (size_t k = 0; k < p->nsettings; k++) {
+			output_csv_field(header, sizeof header, p->settings[k].name, 0);
+			output_csv_num(row, sizeof row, r->settings[k].num);
+		}
+		output_csv_field(header, sizeof header, "device", 0);
+		output_csv_field(row, sizeof row, r->backend == QX_GPU && gpu ? g.name : "", 0);
+		output_csv_field(header, sizeof header, "samples_total_ms", 0);
+		csv_line_start(f, prev, header, row);
 		fputc(',', f);
 		for (int k = 0; k < r->nsamples; k++) {
 			format_real(r->samples[k].total, num, sizeof num);
@@ -387,7 +232,7 @@ static void sweep_csv(const struct session *s, FILE *f)
 {
 	char prev[4096] = "", header[4096], row[4096];
 	for (size_t i = 0; i < s->sweep->nrows; i++) {
-		export_sweep_row_csv(s->sweep, &s->sweep->rows[i], header, row, sizeof header);
+		output_sweep_row_csv(s->sweep, &s->sweep->rows[i], header, row, sizeof header);
 		csv_line_start(f, prev, header, row);
 		fputc('\n', f);
 	}

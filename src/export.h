@@ -8,8 +8,6 @@
 #include "session.h"
 #include "sweep.h"
 
-struct cJSON; /* <cjson/cJSON.h> */
-
 /* Writes len bytes of data to path atomically: into a temporary file in the same directory,
  * flushed with fsync, then renamed over path, so a failure (no space, no permission) leaves no
  * partial file and an existing file whole. A path that exists and is not a regular file (a
@@ -20,12 +18,5 @@ int export_write_file(const char *path, const char *data, size_t len, struct qx_
 /* Writes every run of s (when last is 0) or the rows of the last sweep (last 1) to path,
  * as CSV or JSON by its extension (.csv, .json). Returns 0 or -1 with e filled. */
 int export_session(const struct session *s, const char *path, int last, struct qx_err *e);
-
-/* The JSON object of one sweep row (cJSON; the caller deletes it). */
-struct cJSON *export_sweep_row_json(const struct sweep *sw, const struct sweep_row *r);
-
-/* Writes the CSV header line and row of sweep row r into header and row (len bytes each). */
-void export_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, char *header,
-                          char *row, size_t len);
 
 #endif

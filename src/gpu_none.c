@@ -38,3 +38,15 @@ int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e)
 	(void)ms;
 	return qx_fail(e, NO_CUDA);
 }
+
+/* Always fails: no GPU backend. */
+int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps, double *ms,
+                    struct qx_err *e)
+{
+	(void)count;
+	(void)prec;
+	(void)block;
+	(void)reps;
+	(void)ms;
+	return qx_fail(e, NO_CUDA);
+}

@@ -32,6 +32,30 @@ static int starts_with_word(const char *p, const char *name)
 	       (p[n] == ' ' || p[n] == '\t' || p[n] == '\n' || p[n] == '\0');
 }
 
+/* Returns the end of the entry whose first line is at p: the start of the first line after it
+ * that is blank or indented no deeper than indent. */
+static const char *entry_end(const char *p, size_t indent)
+{
+	const char *end = next_line(p);
+	while (*end && !blank_line(end) && indent_of(end) > indent)
+		end = next_line(end);
+	return end;
+}
+
+/* Finds the line naming the setting, then the lines of its paragraph. */
+const char *help_setting_entry(const char *page, const char *name, size_t *len)
+{
+	const size_t n = strlen(name);
+	for (const char *p = page; n && *p; p = next_line(p)) {
+		const char *text = p + indent_of(p);
+		if (strncmp(text, name, n) == 0 && text[n] == ' ' && text[n + 1] == ' ') {
+			*len = (size_t)(entry_end(p, indent_of(p)) - p);
+			return p;
+		}
+	}
+	return NULL;
+}
+
 /* Finds the variants section, then the entry of name in it. */
 const char *help_variant_entry(const char *page, const char *name, size_t *len)
 {
@@ -52,9 +76,7 @@ const char *help_variant_entry(const char *page, const char *name, size_t *len)
 			entry = indent_of(p);
 		if (indent_of(p) != entry || !starts_with_word(p, name))
 			continue;
-		end = next_line(p);
-		while (*end && !blank_line(end) && indent_of(end) > entry)
-			end = next_line(end);
+		end = entry_end(p, entry);
 		*len = (size_t)(end - p);
 		return p;
 	}

@@ -14,4 +14,9 @@
  * line break) in len, or returns NULL when the page has no entry for name. */
 const char *help_variant_entry(const char *page, const char *name, size_t *len);
 
+/* Finds the entry of setting name in a page that lists settings (help/settings.txt): the
+ * first line whose text begins with name followed by two blanks, and the lines below it
+ * indented deeper. Returns its start and stores its length in len, or returns NULL. */
+const char *help_setting_entry(const char *page, const char *name, size_t *len);
+
 #endif

@@ -1,8 +1,11 @@
-/* output.c - formatting of results in text, JSON Lines and CSV. */
+/* output.c - every row quadx prints or exports, one serialiser per format: runs, samples,
+ * evaluations, worst points, records and sweep rows, as text, JSON Lines (cJSON) or CSV
+ * (RFC 4180 fields). Phases and figures are printed as each run has them, by name. */
 #include "output.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Writes v with the fewest digits that read back as v; "nan"/"inf" never reach here. */
@@ -41,42 +44,76 @@ void output_print_csv(struct session *s, const char *header, const char *row)
 	fprintf(s->out, "%s\n", row);
 }
 
-/* Appends ",v" to a CSV row; an empty field for a non-finite number. */
-static void csv_num(char *row, size_t len, double v)
+/* Appends field to the CSV line (len bytes), after a comma unless first, quoted per RFC 4180
+ * when it holds a comma, a double quote or a line break (quotes doubled). */
+void output_csv_field(char *line, size_t len, const char *field, int first)
+{
+	size_t used = strlen(line);
+	const int quote = strpbrk(field, ",\"\r\n") != NULL;
+	if (!first && used + 1 < len)
+		line[used++] = ',';
+	if (quote && used + 1 < len)
+		line[used++] = '"';
+	for (const char *c = field; *c && used + 2 < len; c++) {
+		if (*c == '"')
+			line[used++] = '"';
+		line[used++] = *c;
+	}
+	if (quote && used + 1 < len)
+		line[used++] = '"';
+	line[used] = '\0';
+}
+
+/* Appends a number field (empty when not finite). */
+void output_csv_num(char *line, size_t len, double v)
 {
 	char num[40] = "";
 	if (isfinite(v))
 		output_number(num, sizeof num, v);
-	strncat(row, ",", len - strlen(row) - 1);
-	strncat(row, num, len - strlen(row) - 1);
+	output_csv_field(line, len, num, 0);
 }
 
-/* Appends ",text" to a CSV row. */
-static void csv_text(char *row, size_t len, const char *text)
+/* Appends a text field. */
+static void csv_text(char *line, size_t len, const char *text)
 {
-	strncat(row, ",", len - strlen(row) - 1);
-	strncat(row, text, len - strlen(row) - 1);
+	output_csv_field(line, len, text, 0);
 }
 
-/* The phase times of t as an object (only total for the CPU). */
-cJSON *output_phases_json(const struct qx_phases *t, enum qx_backend b)
+/* The phase times of t as an object: every phase by name, then total. */
+cJSON *output_timing_json(const struct qx_timing *t)
 {
 	cJSON *ph = cJSON_CreateObject();
-	if (b == QX_GPU) {
-		output_json_num(ph, "alloc", t->alloc);
-		output_json_num(ph, "h2d", t->h2d);
-		output_json_num(ph, "kernel", t->kernel);
-		output_json_num(ph, "d2h", t->d2h);
-		output_json_num(ph, "free", t->free);
-	}
+	for (int k = 0; k < t->nphases; k++)
+		output_json_num(ph, t->phase[k].name, t->phase[k].ms);
 	output_json_num(ph, "total", t->total);
 	return ph;
 }
 
-/* Adds the phase times of t to obj under name. */
-void output_json_phases(cJSON *obj, const char *name, const struct qx_phases *t, enum qx_backend b)
+/* Adds the problem's own settings of values v to obj as numbers. */
+static void json_settings(cJSON *obj, const struct problem *p, const struct param_value *v)
 {
-	cJSON_AddItemToObject(obj, name, output_phases_json(t, b));
+	for (size_t k = 0; k < p->nsettings; k++)
+		cJSON_AddNumberToObject(obj, p->settings[k].name, v[k].num);
+}
+
+/* Adds how many times each phase that repeated ran, as "phase_counts" (nothing when none
+ * repeated). */
+static void json_phase_counts(cJSON *obj, const struct qx_timing *t)
+{
+	cJSON *counts = NULL;
+	for (int k = 0; k < t->nphases; k++)
+		if (t->phase[k].count > 1) {
+			if (!counts)
+				counts = cJSON_AddObjectToObject(obj, "phase_counts");
+			cJSON_AddNumberToObject(counts, t->phase[k].name, t->phase[k].count);
+		}
+}
+
+/* Adds the figures to obj by name. */
+static void json_figures(cJSON *obj, const struct qx_figure *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		output_json_num(obj, f[i].name, f[i].value);
 }
 
 /* Builds the JSON object of a run result. */
@@ -90,7 +127,7 @@ cJSON *output_run_json(const struct run_result *r)
 	cJSON_AddStringToObject(obj, "precision", qx_precision_name(r->prec));
 	cJSON_AddNumberToObject(obj, "threads", r->threads);
 	cJSON_AddNumberToObject(obj, "block", r->block);
-	cJSON_AddNumberToObject(obj, "streams", r->streams);
+	json_settings(obj, p, r->settings);
 	cJSON_AddStringToObject(obj, "variant", p->variants[r->variant].name);
 	params = cJSON_AddObjectToObject(obj, "params");
 	for (size_t k = 0; k < p->nparams; k++) {
@@ -103,14 +140,18 @@ cJSON *output_run_json(const struct run_result *r)
 			cJSON_AddNumberToObject(params, d->name, r->params[k].num);
 		}
 	}
-	output_json_phases(obj, "time_ms", &r->med, r->backend);
-	output_json_phases(obj, "time_ms_min", &r->min, r->backend);
-	output_json_phases(obj, "time_ms_max", &r->max, r->backend);
-	cJSON_AddBoolToObject(obj, "overlapped", r->med.overlapped);
+	cJSON_AddItemToObject(obj, "time_ms", output_timing_json(&r->med));
+	cJSON_AddItemToObject(obj, "time_ms_min", output_timing_json(&r->min));
+	cJSON_AddItemToObject(obj, "time_ms_max", output_timing_json(&r->max));
+	json_phase_counts(obj, &r->med);
+	cJSON_AddBoolToObject(obj, "overlapped", qx_timing_overlapped(&r->med));
 	cJSON_AddNumberToObject(obj, "repeat", r->nsamples);
 	cJSON_AddNumberToObject(obj, "warmup", r->warmup);
 	cJSON_AddNumberToObject(obj, "evals", (double)r->evals);
 	output_json_num(obj, "evals_per_s", r->evals_per_s);
+	cJSON_AddNumberToObject(obj, "work", r->work);
+	cJSON_AddStringToObject(obj, "work_unit", p->work_unit);
+	output_json_num(obj, "work_per_s", r->work_per_s);
 	if (r->backend == QX_GPU && (isfinite(r->speedup_serial) || isfinite(r->speedup_threads))) {
 		sp = cJSON_AddObjectToObject(obj, "speedup");
 		if (isfinite(r->speedup_serial))
@@ -121,6 +162,10 @@ cJSON *output_run_json(const struct run_result *r)
 		}
 	}
 	cJSON_AddBoolToObject(obj, "reference", r->is_reference);
+	cJSON_AddStringToObject(obj, "against", r->ref_name);
+	cJSON_AddNumberToObject(obj, "compared", (double)r->ref_compared);
+	if (r->has_estimates)
+		cJSON_AddNumberToObject(obj, "over_estimate", (double)r->est_under);
 	if (r->has_error) {
 		err = cJSON_AddObjectToObject(obj, "error");
 		output_json_num(err, "max_rel", r->err.max_rel);
@@ -129,84 +174,155 @@ cJSON *output_run_json(const struct run_result *r)
 		output_json_num(err, "mean_abs", r->err.mean_abs);
 		cJSON_AddNumberToObject(err, "over_threshold", (double)r->err.over);
 		cJSON_AddNumberToObject(err, "threshold", r->err.threshold);
-		for (size_t i = 0; i < r->nextra; i++)
-			output_json_num(err, r->extra[i].name, r->extra[i].value);
+		json_figures(err, r->figure, r->nfigures);
+	} else if (r->nfigures) {
+		json_figures(cJSON_AddObjectToObject(obj, "figures"), r->figure, r->nfigures);
 	}
 	return obj;
 }
 
-/* Appends the min and max of every GPU phase as CSV columns (empty for a CPU run). */
-void output_phase_spread_csv(char *header, size_t hlen, char *row, size_t rlen,
-                             const struct qx_phases *min, const struct qx_phases *max)
+/* The CSV columns of the phases of problem p and of t: p's declared phases, then any other
+ * phase t has; fills names (cap) and returns how many. */
+static int phase_columns(const struct problem *p, const struct qx_timing *t, const char **names,
+                         int cap)
 {
-	for (int i = 0; i < QX_GPU_PHASES; i++) {
-		const struct qx_phases *ends[] = {min, max};
-		for (int k = 0; k < 2; k++) {
-			char name[32];
-			snprintf(name, sizeof name, ",%s_%s_ms", qx_gpu_phase_names[i],
-			         k ? "max" : "min");
-			strncat(header, name, hlen - strlen(header) - 1);
-			csv_num(row, rlen, ends[k] ? phase_ms(ends[k], i) : NAN);
-		}
+	int n = 0;
+	for (int k = 0; p->phases && p->phases[k] && n < cap; k++)
+		names[n++] = p->phases[k];
+	for (int k = 0; k < t->nphases && n < cap; k++) {
+		int seen = 0;
+		for (int j = 0; j < n && !seen; j++)
+			seen = strcmp(names[j], t->phase[k].name) == 0;
+		if (!seen)
+			names[n++] = t->phase[k].name;
+	}
+	return n;
+}
+
+/* Appends the columns NAME_SUFFIX of the phases named names to header and their times in t to
+ * row (empty when t is NULL or lacks the phase). */
+static void csv_phases(char *header, char *row, size_t len, const char *const *names, int n,
+                       const char *suffix, const struct qx_timing *t)
+{
+	for (int k = 0; k < n; k++) {
+		char name[64];
+		const int j = t ? qx_timing_find(t, names[k]) : -1;
+		snprintf(name, sizeof name, "%s%s", names[k], suffix);
+		csv_text(header, len, name);
+		output_csv_num(row, len, j >= 0 ? t->phase[j].ms : NAN);
 	}
 }
 
-/* Writes the CSV header and row of a run result into header[1024] and row[2048]. */
-void output_run_csv(const struct run_result *r, char *header, char *row)
+/* Appends NAME_min_ms and NAME_max_ms of each phase named names, from min and max (empty when
+ * NULL). */
+static void csv_phase_spread(char *header, char *row, size_t len, const char *const *names, int n,
+                             const struct qx_timing *min, const struct qx_timing *max)
+{
+	for (int k = 0; k < n; k++) {
+		csv_phases(header, row, len, names + k, 1, "_min_ms", min);
+		csv_phases(header, row, len, names + k, 1, "_max_ms", max);
+	}
+}
+
+/* Writes the CSV header and row of a run result into header and row (len bytes each). */
+void output_run_csv(const struct run_result *r, char *header, char *row, size_t len)
 {
 	const struct problem *p = r->prob;
-	const struct qx_phases *t = &r->med;
+	const char *names[2 * QX_MAX_PHASES];
+	const int np = phase_columns(p, &r->med, names, 2 * QX_MAX_PHASES);
 	const int gpu = r->backend == QX_GPU;
-	const size_t hlen = 1024, rlen = 2048;
-	snprintf(header, hlen, "type,problem,backend,precision,threads,block,variant");
-	snprintf(row, rlen, "run,%s,%s,%s,%d,%d,%s", p->name, qx_backend_name(r->backend),
-	         qx_precision_name(r->prec), r->threads, r->block, p->variants[r->variant].name);
+	header[0] = row[0] = '\0';
+	output_csv_field(header, len, "type", 1);
+	output_csv_field(row, len, "run", 1);
+	const char *cols[] = {"problem", "backend", "precision"};
+	const char *vals[] = {p->name, qx_backend_name(r->backend), qx_precision_name(r->prec)};
+	for (int k = 0; k < 3; k++) {
+		csv_text(header, len, cols[k]);
+		csv_text(row, len, vals[k]);
+	}
+	csv_text(header, len, "threads");
+	output_csv_num(row, len, r->threads);
+	csv_text(header, len, "block");
+	output_csv_num(row, len, r->block);
+	csv_text(header, len, "variant");
+	csv_text(row, len, p->variants[r->variant].name);
 	for (size_t k = 0; k < p->nparams; k++) {
 		char text[80];
 		param_format(&p->params[k], r->params[k], text, sizeof text);
-		csv_text(header, hlen, p->params[k].name);
-		csv_text(row, rlen, text);
+		csv_text(header, len, p->params[k].name);
+		csv_text(row, len, text);
 	}
-	strncat(header,
-	        ",alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms,total_min_ms,total_max_ms,"
-	        "repeat,evals,evals_per_s,speedup_vs_cpu_serial,speedup_vs_cpu_threads,max_rel,"
-	        "mean_rel,max_abs,mean_abs,over_threshold,threshold",
-	        hlen - strlen(header) - 1);
-	csv_num(row, rlen, gpu ? t->alloc : NAN);
-	csv_num(row, rlen, gpu ? t->h2d : NAN);
-	csv_num(row, rlen, gpu ? t->kernel : NAN);
-	csv_num(row, rlen, gpu ? t->d2h : NAN);
-	csv_num(row, rlen, gpu ? t->free : NAN);
-	csv_num(row, rlen, t->total);
-	csv_num(row, rlen, r->min.total);
-	csv_num(row, rlen, r->max.total);
-	csv_num(row, rlen, r->nsamples);
-	csv_num(row, rlen, (double)r->evals);
-	csv_num(row, rlen, r->evals_per_s);
-	csv_num(row, rlen, r->speedup_serial);
-	csv_num(row, rlen, r->speedup_threads);
-	csv_num(row, rlen, r->has_error ? r->err.max_rel : NAN);
-	csv_num(row, rlen, r->has_error ? r->err.mean_rel : NAN);
-	csv_num(row, rlen, r->has_error ? r->err.max_abs : NAN);
-	csv_num(row, rlen, r->has_error ? r->err.mean_abs : NAN);
-	csv_num(row, rlen, r->has_error ? (double)r->err.over : NAN);
-	csv_num(row, rlen, r->has_error ? r->err.threshold : NAN);
-	strncat(header, ",warmup", hlen - strlen(header) - 1);
-	csv_num(row, rlen, r->warmup);
-	output_phase_spread_csv(header, hlen, row, rlen, gpu ? &r->min : NULL,
-	                        gpu ? &r->max : NULL);
-	for (size_t i = 0; i < r->nextra; i++) {
-		csv_text(header, hlen, r->extra[i].name);
-		csv_num(row, rlen, r->extra[i].value);
+	csv_phases(header, row, len, names, np, "_ms", gpu ? &r->med : NULL);
+	const char *after[] = {"total_ms",
+	                       "total_min_ms",
+	                       "total_max_ms",
+	                       "repeat",
+	                       "evals",
+	                       "evals_per_s",
+	                       "speedup_vs_cpu_serial",
+	                       "speedup_vs_cpu_threads",
+	                       "max_rel",
+	                       "mean_rel",
+	                       "max_abs",
+	                       "mean_abs",
+	                       "over_threshold",
+	                       "threshold",
+	                       "warmup"};
+	const double e = r->has_error ? 0 : NAN;
+	const double v[] = {r->med.total,
+	                    r->min.total,
+	                    r->max.total,
+	                    r->nsamples,
+	                    (double)r->evals,
+	                    r->evals_per_s,
+	                    r->speedup_serial,
+	                    r->speedup_threads,
+	                    e + r->err.max_rel,
+	                    e + r->err.mean_rel,
+	                    e + r->err.max_abs,
+	                    e + r->err.mean_abs,
+	                    e + (double)r->err.over,
+	                    e + r->err.threshold,
+	                    r->warmup};
+	for (size_t k = 0; k < sizeof after / sizeof after[0]; k++) {
+		csv_text(header, len, after[k]);
+		output_csv_num(row, len, v[k]);
+	}
+	csv_phase_spread(header, row, len, names, np, gpu ? &r->min : NULL, gpu ? &r->max : NULL);
+	csv_text(header, len, "work");
+	output_csv_num(row, len, r->work);
+	csv_text(header, len, "work_unit");
+	csv_text(row, len, p->work_unit);
+	csv_text(header, len, "against");
+	csv_text(row, len, r->ref_name);
+	csv_text(header, len, "compared");
+	output_csv_num(row, len, (double)r->ref_compared);
+	for (size_t i = 0; i < r->nfigures; i++) {
+		csv_text(header, len, r->figure[i].name);
+		output_csv_num(row, len, r->figure[i].value);
 	}
 }
 
 /* CSV header and row of a run result. */
 static void run_csv(struct session *s, const struct run_result *r)
 {
-	char header[1024], row[2048];
-	output_run_csv(r, header, row);
+	char header[4096], row[4096];
+	output_run_csv(r, header, row, sizeof row);
 	output_print_csv(s, header, row);
+}
+
+/* Writes " (kernel and d2h overlap)": the names of t's overlapped phases, or "" when none. */
+static void overlap_note(const struct qx_timing *t, char *buf, size_t len)
+{
+	int n = 0;
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < t->nphases && used < len; k++)
+		if (t->phase[k].overlapped)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+			                         n++ ? " and " : "  (", t->phase[k].name);
+	if (n && used < len)
+		snprintf(buf + used, len - used, " overlap)");
 }
 
 /* Human-readable lines of a run result. */
@@ -214,7 +330,7 @@ static void run_text(struct session *s, const struct run_result *r)
 {
 	const struct problem *p = r->prob;
 	FILE *f = s->out;
-	char params[512];
+	char params[512], note[256];
 	session_params_string(p, r->params, params, sizeof params);
 	fprintf(f, "%s %s  %s  %s  variant %s  ", qx_backend_name(r->backend), p->name, params,
 	        qx_precision_name(r->prec), p->variants[r->variant].name);
@@ -222,13 +338,18 @@ static void run_text(struct session *s, const struct run_result *r)
 		fprintf(f, "block %d\n", r->block);
 	else
 		fprintf(f, "threads %d\n", r->threads);
-	if (r->backend == QX_GPU)
-		fprintf(f,
-		        "  phases ms   alloc %.4g  h2d %.4g  kernel %.4g  d2h %.4g  free %.4g%s\n",
-		        r->med.alloc, r->med.h2d, r->med.kernel, r->med.d2h, r->med.free,
-		        r->med.overlapped ? "  (kernel and d2h overlap)" : "");
-	fprintf(f, "  total      %.4g ms  (median of %d; min %.4g, max %.4g)  %.4g evals/s\n",
-	        r->med.total, r->nsamples, r->min.total, r->max.total, r->evals_per_s);
+	if (r->med.nphases) {
+		fprintf(f, "  phases ms ");
+		for (int k = 0; k < r->med.nphases; k++) {
+			fprintf(f, "  %s %.4g", r->med.phase[k].name, r->med.phase[k].ms);
+			if (r->med.phase[k].count > 1)
+				fprintf(f, " (x%d)", r->med.phase[k].count);
+		}
+		overlap_note(&r->med, note, sizeof note);
+		fprintf(f, "%s\n", note);
+	}
+	fprintf(f, "  total      %.4g ms  (median of %d; min %.4g, max %.4g)  %.4g %s/s\n",
+	        r->med.total, r->nsamples, r->min.total, r->max.total, r->work_per_s, p->work_unit);
 	if (r->backend == QX_GPU) {
 		fprintf(f, "  speedup    ");
 		if (isfinite(r->speedup_serial))
@@ -242,19 +363,22 @@ static void run_text(struct session *s, const struct run_result *r)
 			fprintf(f, "; vs cpu threads: not measured\n");
 	}
 	if (r->is_reference)
-		fprintf(f, "  error      this run is the reference (cpu double)\n");
+		fprintf(f, "  error      this run is the reference (%s)\n", r->ref_name);
 	if (r->has_error) {
 		fprintf(
 		    f,
 		    "  error      max_rel %.3g  mean_rel %.3g  max_abs %.3g  mean_abs %.3g  over "
-		    "%g: %zu of %zu%s\n",
+		    "%g: %zu of %zu vs %s%s\n",
 		    r->err.max_rel, r->err.mean_rel, r->err.max_abs, r->err.mean_abs,
-		    r->err.threshold, r->err.over, r->err.count,
+		    r->err.threshold, r->err.over, r->err.count, r->ref_name,
 		    r->err.over ? "  (see errors)" : "");
-		for (size_t i = 0; i < r->nextra; i++)
-			fprintf(f, "%s%s %.4g%s", i ? "  " : "             ", r->extra[i].name,
-			        r->extra[i].value, i + 1 == r->nextra ? "\n" : "");
+		if (r->has_estimates)
+			fprintf(f, "             %zu values exceed their error estimate\n",
+			        r->est_under);
 	}
+	for (size_t i = 0; i < r->nfigures; i++)
+		fprintf(f, "%s%s %.4g%s", i ? "  " : "             ", r->figure[i].name,
+		        r->figure[i].value, i + 1 == r->nfigures ? "\n" : "");
 }
 
 /* Prints one run result. */
@@ -276,36 +400,53 @@ void output_run(struct session *s, const struct run_result *r)
 /* Prints each timed sample of r. */
 void output_samples(struct session *s, const struct run_result *r)
 {
+	const char *names[2 * QX_MAX_PHASES];
+	const int np = phase_columns(r->prob, &r->med, names, 2 * QX_MAX_PHASES);
 	for (int i = 0; i < r->nsamples; i++) {
-		const struct qx_phases *t = &r->samples[i];
+		const struct qx_timing *t = &r->samples[i];
 		if (s->format == FORMAT_JSON) {
 			cJSON *obj = cJSON_CreateObject();
 			cJSON_AddStringToObject(obj, "type", "sample");
 			cJSON_AddNumberToObject(obj, "index", i + 1);
-			output_json_phases(obj, "time_ms", t, r->backend);
+			cJSON_AddItemToObject(obj, "time_ms", output_timing_json(t));
 			output_print_json(s, obj);
 		} else if (s->format == FORMAT_CSV) {
-			char row[512];
-			snprintf(row, sizeof row, "sample,%d", i + 1);
-			csv_num(row, sizeof row, t->alloc);
-			csv_num(row, sizeof row, t->h2d);
-			csv_num(row, sizeof row, t->kernel);
-			csv_num(row, sizeof row, t->d2h);
-			csv_num(row, sizeof row, t->free);
-			csv_num(row, sizeof row, t->total);
-			output_print_csv(s, "type,index,alloc_ms,h2d_ms,kernel_ms,d2h_ms,free_ms,total_ms",
-			          row);
-		} else if (r->backend == QX_GPU) {
-			fprintf(
-			    s->out,
-			    "  sample %-3d alloc %.4g  h2d %.4g  kernel %.4g  d2h %.4g  free %.4g  "
-			    "total %.4g ms\n",
-			    i + 1, t->alloc, t->h2d, t->kernel, t->d2h, t->free, t->total);
+			char header[1024] = "", row[1024] = "";
+			output_csv_field(header, sizeof header, "type", 1);
+			output_csv_field(row, sizeof row, "sample", 1);
+			csv_text(header, sizeof header, "index");
+			output_csv_num(row, sizeof row, i + 1);
+			csv_phases(header, row, sizeof row, names, np, "_ms", t);
+			csv_text(header, sizeof header, "total_ms");
+			output_csv_num(row, sizeof row, t->total);
+			output_print_csv(s, header, row);
 		} else {
-			fprintf(s->out, "  sample %-3d total %.4g ms\n", i + 1, t->total);
+			fprintf(s->out, "  sample %-3d", i + 1);
+			for (int k = 0; k < t->nphases; k++)
+				fprintf(s->out, "%s%s %.4g", k ? "  " : " ", t->phase[k].name,
+				        t->phase[k].ms);
+			fprintf(s->out, "%stotal %.4g ms\n", t->nphases ? "  " : " ", t->total);
 		}
 	}
 	fflush(s->out);
+}
+
+/* The object of one evaluation result. */
+cJSON *output_eval_json(const struct problem *p, const double *args, size_t nargs,
+                        enum qx_backend b, enum qx_precision prec, const struct eval_result *v)
+{
+	cJSON *obj = cJSON_CreateObject(), *arr;
+	cJSON_AddStringToObject(obj, "type", "eval");
+	cJSON_AddStringToObject(obj, "problem", p->name);
+	arr = cJSON_AddArrayToObject(obj, "args");
+	for (size_t i = 0; i < nargs; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(args[i]));
+	cJSON_AddStringToObject(obj, "backend", qx_backend_name(b));
+	cJSON_AddStringToObject(obj, "precision", qx_precision_name(prec));
+	output_json_num(obj, "value", v->value);
+	for (size_t i = 0; i < v->nfigures; i++)
+		output_json_num(obj, v->figure[i].name, v->figure[i].value);
+	return obj;
 }
 
 /* Prints one evaluation result. */
@@ -314,18 +455,7 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 {
 	char num[40];
 	if (s->format == FORMAT_JSON) {
-		cJSON *obj = cJSON_CreateObject(), *arr;
-		cJSON_AddStringToObject(obj, "type", "eval");
-		cJSON_AddStringToObject(obj, "problem", p->name);
-		arr = cJSON_AddArrayToObject(obj, "args");
-		for (size_t i = 0; i < nargs; i++)
-			cJSON_AddItemToArray(arr, cJSON_CreateNumber(args[i]));
-		cJSON_AddStringToObject(obj, "backend", qx_backend_name(b));
-		cJSON_AddStringToObject(obj, "precision", qx_precision_name(prec));
-		output_json_num(obj, "value", v->value);
-		for (size_t i = 0; i < v->nextra; i++)
-			output_json_num(obj, v->extra[i].name, v->extra[i].value);
-		output_print_json(s, obj);
+		output_print_json(s, output_eval_json(p, args, nargs, b, prec, v));
 	} else if (s->format == FORMAT_CSV) {
 		char header[512] = "type,problem,args,backend,precision,value", row[1024],
 		     a[256] = "";
@@ -334,12 +464,15 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 			strncat(a, i ? " " : "", sizeof a - strlen(a) - 1);
 			strncat(a, num, sizeof a - strlen(a) - 1);
 		}
-		snprintf(row, sizeof row, "eval,%s,%s,%s,%s", p->name, a, qx_backend_name(b),
-		         qx_precision_name(prec));
-		csv_num(row, sizeof row, v->value);
-		for (size_t i = 0; i < v->nextra; i++) {
-			csv_text(header, sizeof header, v->extra[i].name);
-			csv_num(row, sizeof row, v->extra[i].value);
+		const char *fields[] = {"eval", p->name, a, qx_backend_name(b),
+		                        qx_precision_name(prec)};
+		row[0] = '\0';
+		for (int k = 0; k < 5; k++)
+			output_csv_field(row, sizeof row, fields[k], k == 0);
+		output_csv_num(row, sizeof row, v->value);
+		for (size_t i = 0; i < v->nfigures; i++) {
+			csv_text(header, sizeof header, v->figure[i].name);
+			output_csv_num(row, sizeof row, v->figure[i].value);
 		}
 		output_print_csv(s, header, row);
 	} else {
@@ -350,8 +483,8 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 		}
 		fprintf(s->out, ")  %s %-6s  %.17g", qx_backend_name(b), qx_precision_name(prec),
 		        v->value);
-		for (size_t i = 0; i < v->nextra; i++)
-			fprintf(s->out, "  %s %.17g", v->extra[i].name, v->extra[i].value);
+		for (size_t i = 0; i < v->nfigures; i++)
+			fprintf(s->out, "  %s %.17g", v->figure[i].name, v->figure[i].value);
 		fputc('\n', s->out);
 	}
 	fflush(s->out);
@@ -363,9 +496,9 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 {
 	const struct problem *p = r->prob;
 	for (size_t i = 0; i < k; i++) {
-		const char *names[8];
-		double coords[8];
-		const int nc = p->point(r->params, idx[i], names, coords);
+		const char *names[QX_MAX_COORDS];
+		double coords[QX_MAX_COORDS];
+		const int nc = p->point(r->params, idx[i], names, coords, QX_MAX_COORDS);
 		const double v = value_at(vals, r->prec, idx[i]);
 		const double rel = rel_error(ref[idx[i]], v);
 		if (s->format == FORMAT_JSON) {
@@ -379,17 +512,18 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 			output_json_num(obj, "rel_error", rel);
 			output_print_json(s, obj);
 		} else if (s->format == FORMAT_CSV) {
-			char header[256] = "type,rank", row[512];
-			snprintf(row, sizeof row, "error,%zu", i + 1);
+			char header[256] = "type,rank", row[512] = "";
+			output_csv_field(row, sizeof row, "error", 1);
+			output_csv_num(row, sizeof row, (double)(i + 1));
 			for (int c = 0; c < nc; c++) {
 				csv_text(header, sizeof header, names[c]);
-				csv_num(row, sizeof row, coords[c]);
+				output_csv_num(row, sizeof row, coords[c]);
 			}
 			strncat(header, ",reference,value,rel_error",
 			        sizeof header - strlen(header) - 1);
-			csv_num(row, sizeof row, ref[idx[i]]);
-			csv_num(row, sizeof row, v);
-			csv_num(row, sizeof row, rel);
+			output_csv_num(row, sizeof row, ref[idx[i]]);
+			output_csv_num(row, sizeof row, v);
+			output_csv_num(row, sizeof row, rel);
 			output_print_csv(s, header, row);
 		} else {
 			fprintf(s->out, "%3zu ", i + 1);
@@ -417,14 +551,14 @@ void output_record(struct session *s, const char *kind, const struct kv *kv, siz
 		}
 		output_print_json(s, obj);
 	} else if (s->format == FORMAT_CSV) {
-		char header[1024] = "type", row[2048];
-		snprintf(row, sizeof row, "%s", kind);
+		char header[1024] = "type", row[2048] = "";
+		output_csv_field(row, sizeof row, kind, 1);
 		for (size_t i = 0; i < n; i++) {
 			csv_text(header, sizeof header, kv[i].name);
 			if (kv[i].text)
 				csv_text(row, sizeof row, kv[i].text);
 			else
-				csv_num(row, sizeof row, kv[i].num);
+				output_csv_num(row, sizeof row, kv[i].num);
 		}
 		output_print_csv(s, header, row);
 	} else {
@@ -435,4 +569,284 @@ void output_record(struct session *s, const char *kind, const struct kv *kv, siz
 		}
 	}
 	fflush(s->out);
+}
+
+/* The JSON object of sweep row r. */
+cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
+{
+	cJSON *obj = cJSON_CreateObject(), *config, *occ;
+	cJSON_AddStringToObject(obj, "type", "sweep");
+	config = cJSON_AddObjectToObject(obj, "config");
+	for (int a = 0; a < sw->naxes; a++)
+		cJSON_AddStringToObject(config, sw->axes[a].name, r->values[a]);
+	cJSON_AddStringToObject(obj, "backend", qx_backend_name(r->backend));
+	cJSON_AddBoolToObject(obj, "ok", r->ok);
+	cJSON_AddBoolToObject(obj, "best", r->best);
+	if (!r->ok) {
+		cJSON_AddStringToObject(obj, "error", r->error);
+		return obj;
+	}
+	cJSON_AddStringToObject(obj, "precision", qx_precision_name(r->prec));
+	cJSON_AddStringToObject(obj, "variant", sw->prob->variants[r->variant].name);
+	cJSON_AddNumberToObject(obj, "block", r->block);
+	cJSON_AddNumberToObject(obj, "threads", r->threads);
+	json_settings(obj, sw->prob, r->settings);
+	cJSON_AddNumberToObject(obj, "warmup", r->warmup);
+	cJSON_AddNumberToObject(obj, "repeat", r->nsamples);
+	cJSON_AddItemToObject(obj, "time_ms", output_timing_json(&r->med));
+	cJSON_AddItemToObject(obj, "time_ms_min", output_timing_json(&r->min));
+	cJSON_AddItemToObject(obj, "time_ms_max", output_timing_json(&r->max));
+	output_json_num(obj, "evals_per_s", r->evals_per_s);
+	output_json_num(obj, "speedup", r->speedup);
+	if (isfinite(r->speedup))
+		cJSON_AddNumberToObject(obj, "speedup_cpu_threads", r->speedup_threads);
+	if (r->has_occupancy) {
+		occ = cJSON_AddObjectToObject(obj, "occupancy");
+		cJSON_AddNumberToObject(occ, "regs_per_thread", r->occ.regs_per_thread);
+		cJSON_AddNumberToObject(occ, "blocks_per_sm", r->occ.blocks_per_sm);
+		cJSON_AddNumberToObject(occ, "theoretical", r->occ.occupancy);
+		cJSON_AddNumberToObject(occ, "suggested_block", r->occ.suggested_block);
+		cJSON_AddNumberToObject(occ, "shared_bytes", (double)r->occ.shared_bytes);
+	}
+	if (r->has_error) {
+		output_json_num(obj, "max_rel", r->max_rel);
+		cJSON_AddNumberToObject(obj, "over_threshold", (double)r->over);
+	}
+	return obj;
+}
+
+/* The CSV header and row of sweep row r (len bytes each). */
+void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, char *header,
+                          char *row, size_t len)
+{
+	const struct problem *p = sw->prob;
+	const char *names[2 * QX_MAX_PHASES];
+	const int np = phase_columns(p, &r->med, names, 2 * QX_MAX_PHASES);
+	const int gpu = r->backend == QX_GPU, occ = r->ok && r->has_occupancy;
+	const int err = r->ok && r->has_error;
+	const double ok = r->ok ? 0 : NAN; /* added to a number: empty when the row failed */
+	header[0] = row[0] = '\0';
+	output_csv_field(header, len, "type", 1);
+	output_csv_field(row, len, "sweep", 1);
+	for (int a = 0; a < sw->naxes; a++) {
+		char name[SWEEP_WORD + 8];
+		snprintf(name, sizeof name, "config_%s", sw->axes[a].name);
+		csv_text(header, len, name);
+		csv_text(row, len, r->values[a]);
+	}
+	const char *first[] = {"backend", "ok", "best", "precision", "variant", "block", "threads"};
+	for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+		csv_text(header, len, first[i]);
+	csv_text(row, len, qx_backend_name(r->backend));
+	output_csv_num(row, len, r->ok);
+	output_csv_num(row, len, r->best);
+	csv_text(row, len, r->ok ? qx_precision_name(r->prec) : "");
+	csv_text(row, len, r->ok ? p->variants[r->variant].name : "");
+	output_csv_num(row, len, ok + r->block);
+	output_csv_num(row, len, ok + r->threads);
+	for (size_t k = 0; k < p->nsettings; k++) {
+		csv_text(header, len, p->settings[k].name);
+		output_csv_num(row, len, ok + r->settings[k].num);
+	}
+	csv_text(header, len, "repeat");
+	output_csv_num(row, len, ok + r->nsamples);
+	csv_phases(header, row, len, names, np, "_ms", r->ok && gpu ? &r->med : NULL);
+	const char *cols[] = {"total_ms",        "total_min_ms",  "total_max_ms",
+	                      "evals_per_s",     "speedup",       "speedup_cpu_threads",
+	                      "regs_per_thread", "blocks_per_sm", "occupancy",
+	                      "suggested_block", "max_rel",       "over_threshold"};
+	const double o = occ ? 0 : NAN, e = err ? 0 : NAN;
+	const double v[] = {ok + r->med.total,
+	                    ok + r->min.total,
+	                    ok + r->max.total,
+	                    ok + r->evals_per_s,
+	                    ok + r->speedup,
+	                    r->ok && isfinite(r->speedup) ? r->speedup_threads : NAN,
+	                    o + r->occ.regs_per_thread,
+	                    o + r->occ.blocks_per_sm,
+	                    o + r->occ.occupancy,
+	                    o + r->occ.suggested_block,
+	                    e + r->max_rel,
+	                    e + (double)r->over};
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		csv_text(header, len, cols[i]);
+		output_csv_num(row, len, v[i]);
+	}
+	csv_text(header, len, "error");
+	csv_text(row, len, r->ok ? "" : r->error);
+	csv_text(header, len, "warmup");
+	output_csv_num(row, len, ok + r->warmup);
+	csv_phase_spread(header, row, len, names, np, r->ok && gpu ? &r->min : NULL,
+	                 r->ok && gpu ? &r->max : NULL);
+	csv_text(header, len, "problem");
+	csv_text(row, len, p->name);
+	csv_text(header, len, "device");
+	csv_text(row, len, gpu ? sw->device : "");
+	for (size_t k = 0; k < p->nparams; k++) {
+		char name[80], word[80];
+		snprintf(name, sizeof name, "base_%s", p->params[k].name);
+		param_format(&p->params[k], sw->params[k], word, sizeof word);
+		csv_text(header, len, name);
+		csv_text(row, len, word);
+	}
+}
+
+/* Whether a row of sw has a speedup (a GPU row of a `both` sweep). */
+static int has_speedup(const struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->nrows; i++)
+		if (sw->rows[i].ok && isfinite(sw->rows[i].speedup))
+			return 1;
+	return 0;
+}
+
+/* Prints the header line of the table. */
+static void table_header(const struct sweep *sw, const int *width, FILE *out)
+{
+	fprintf(out, "  ");
+	for (int a = 0; a < sw->naxes; a++)
+		fprintf(out, "%-*s ", width[a], sw->axes[a].name);
+	const char *const *ph = sw->prob->table_phases;
+	fprintf(out, "%-4s %10s %10s %10s ", "on", "total ms", "min", "max");
+	for (int k = 0; ph && ph[k]; k++)
+		fprintf(out, "%9s ", ph[k]);
+	fprintf(out, "%10s %5s %6s %5s %5s %9s %9s\n", "evals/s", "regs", "blk/SM", "occ", "auto",
+	        "speedup", "max_rel");
+}
+
+/* Prints one row of the table. */
+static void table_row(const struct sweep *sw, const struct sweep_row *r, const int *width,
+                      FILE *out)
+{
+	fprintf(out, "%c ", r->best ? '*' : ' ');
+	for (int a = 0; a < sw->naxes; a++)
+		fprintf(out, "%-*s ", width[a], r->values[a]);
+	fprintf(out, "%-4s ", qx_backend_name(r->backend));
+	if (!r->ok) {
+		fprintf(out, "failed: %s\n", r->error);
+		return;
+	}
+	fprintf(out, "%10.4g %10.4g %10.4g ", r->med.total, r->min.total, r->max.total);
+	for (int k = 0; sw->prob->table_phases && sw->prob->table_phases[k]; k++) {
+		const int j = qx_timing_find(&r->med, sw->prob->table_phases[k]);
+		if (j >= 0)
+			fprintf(out, "%9.4g ", r->med.phase[j].ms);
+		else
+			fprintf(out, "%9s ", "-");
+	}
+	fprintf(out, "%10.4g ", r->evals_per_s);
+	if (r->has_occupancy)
+		fprintf(out, "%5d %6d %4.0f%% %5d ", r->occ.regs_per_thread, r->occ.blocks_per_sm,
+		        100 * r->occ.occupancy, r->occ.suggested_block);
+	else
+		fprintf(out, "%5s %6s %5s %5s ", "-", "-", "-", "-");
+	if (isfinite(r->speedup)) {
+		char sp[32];
+		snprintf(sp, sizeof sp, "%.3gx/%dt", r->speedup, r->speedup_threads);
+		fprintf(out, "%9s ", sp);
+	} else {
+		fprintf(out, "%9s ", "-");
+	}
+	if (r->has_error)
+		fprintf(out, "%9.3g\n", r->max_rel);
+	else
+		fprintf(out, "%9s\n", "ref");
+}
+
+/* Prints the median, min and max of every phase of the rows that have phases (the GPU's), one
+ * line per row under the table's axis columns (nothing when none has). */
+static void table_phases(const struct sweep *sw, const int *width, FILE *out)
+{
+	int header = 0;
+	for (size_t i = 0; i < sw->nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		if (!r->ok || r->med.nphases == 0)
+			continue;
+		if (!header++) {
+			fprintf(out, "%s phases in ms, median [min, max]:\n  ",
+			        qx_backend_name(r->backend));
+			for (int a = 0; a < sw->naxes; a++)
+				fprintf(out, "%-*s ", width[a], sw->axes[a].name);
+			for (int f = 0; f < r->med.nphases; f++)
+				fprintf(out, " %-24s", r->med.phase[f].name);
+			fputc('\n', out);
+		}
+		fprintf(out, "%c ", r->best ? '*' : ' ');
+		for (int a = 0; a < sw->naxes; a++)
+			fprintf(out, "%-*s ", width[a], r->values[a]);
+		for (int f = 0; f < r->med.nphases; f++) {
+			char cell[80];
+			snprintf(cell, sizeof cell, "%.4g [%.4g, %.4g]", r->med.phase[f].ms,
+			         r->min.phase[f].ms, r->max.phase[f].ms);
+			fprintf(out, " %-24s", cell);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* Prints the sweep as a table with a title line and the best row marked. */
+void output_sweep_table(const struct sweep *sw, FILE *out)
+{
+	int width[SWEEP_MAX_AXES];
+	fprintf(out, "sweep %s over", sw->prob->name);
+	for (int a = 0; a < sw->naxes; a++) {
+		width[a] = (int)strlen(sw->axes[a].name);
+		fprintf(out, " %s", sw->axes[a].name);
+		for (size_t i = 0; i < sw->nrows; i++)
+			if ((int)strlen(sw->rows[i].values[a]) > width[a])
+				width[a] = (int)strlen(sw->rows[i].values[a]);
+	}
+	fprintf(out, "%s%s; times in ms, median (min, max) of each configuration's repeats%s\n",
+	        *sw->device ? ", gpu " : "", sw->device,
+	        has_speedup(sw) ? "; speedup = vs cpu/threads" : "");
+	table_header(sw, width, out);
+	for (size_t i = 0; i < sw->nrows; i++)
+		table_row(sw, &sw->rows[i], width, out);
+	table_phases(sw, width, out);
+	if (sw->best >= 0) {
+		const struct sweep_row *b = &sw->rows[sw->best];
+		fprintf(out, "best:");
+		for (int a = 0; a < sw->naxes; a++)
+			fprintf(out, " %s=%s", sw->axes[a].name, b->values[a]);
+		fprintf(out, " on %s, %.4g ms", qx_backend_name(b->backend), b->med.total);
+		if (b->backend == QX_GPU)
+			fprintf(out, " (set block best takes block %d)", b->block);
+		fputc('\n', out);
+	} else {
+		fprintf(out, "best: none (no configuration succeeded)\n");
+	}
+	if (sw->cancelled)
+		fprintf(out, "cancelled: the table holds the runs done before the cancel\n");
+}
+
+/* Prints the sweep in the session's format: a table, JSON Lines or CSV rows. */
+void output_sweep(struct session *s, const struct sweep *sw)
+{
+	if (s->format == FORMAT_TEXT) {
+		output_sweep_table(sw, s->out);
+	} else {
+		for (size_t i = 0; i < sw->nrows; i++) {
+			if (s->format == FORMAT_JSON) {
+				output_print_json(s, output_sweep_row_json(sw, &sw->rows[i]));
+			} else {
+				char header[4096], row[4096];
+				output_sweep_row_csv(sw, &sw->rows[i], header, row, sizeof row);
+				output_print_csv(s, header, row);
+			}
+		}
+	}
+	fflush(s->out);
+}
+
+/* Prints the progress line of row (configuration config) of sw to stderr. */
+void output_sweep_progress(const struct sweep *sw, size_t config, const struct sweep_row *row)
+{
+	fprintf(stderr, "sweep %zu/%zu:", config + 1, sw->nconfigs);
+	for (int a = 0; a < sw->naxes; a++)
+		fprintf(stderr, " %s=%s", sw->axes[a].name, row->values[a]);
+	if (row->ok)
+		fprintf(stderr, " %s %.4g ms\n", qx_backend_name(row->backend), row->med.total);
+	else
+		fprintf(stderr, " %s failed: %s\n", qx_backend_name(row->backend), row->error);
+	fflush(stderr);
 }

@@ -1,8 +1,11 @@
-/* output.h - results as text, JSON Lines (cJSON) or CSV; free of terminal handling. */
+/* output.h - every row quadx prints or exports (runs, samples, evaluations, worst points,
+ * records, sweeps) as text, JSON Lines (cJSON) or CSV; one serialiser per format and kind of
+ * row; free of terminal handling. */
 #ifndef QX_OUTPUT_H
 #define QX_OUTPUT_H
 
 #include "session.h"
+#include "sweep.h"
 
 struct cJSON; /* <cjson/cJSON.h> */
 
@@ -18,25 +21,32 @@ void output_print_csv(struct session *s, const char *header, const char *row);
 /* Adds number v to a cJSON object, or null when it is not finite. */
 void output_json_num(struct cJSON *obj, const char *name, double v);
 
-/* The phase times of t as a cJSON object (the CPU: only total), and the same added to obj. */
-struct cJSON *output_phases_json(const struct qx_phases *t, enum qx_backend b);
-void output_json_phases(struct cJSON *obj, const char *name, const struct qx_phases *t,
-                        enum qx_backend b);
+/* Appends field to a CSV line (len bytes), after a comma unless first, quoted per RFC 4180
+ * when it holds a comma, a double quote or a line break. The one CSV field writer. */
+void output_csv_field(char *line, size_t len, const char *field, int first);
+
+/* Appends the number v as a CSV field (empty when not finite). */
+void output_csv_num(char *line, size_t len, double v);
+
+/* The phase times of t as a cJSON object: each phase by name, then total. */
+struct cJSON *output_timing_json(const struct qx_timing *t);
 
 /* The JSON object of a run result (cJSON; the caller deletes it). */
 struct cJSON *output_run_json(const struct run_result *r);
 
-/* Writes the CSV header and row of a run result into header[1024] and row[2048]. */
-void output_run_csv(const struct run_result *r, char *header, char *row);
-
-/* Appends the columns NAME_min_ms and NAME_max_ms of every GPU phase (alloc, h2d, kernel,
- * d2h, free) to the CSV header (hlen bytes) and their values in min and max to row (rlen
- * bytes); empty fields when min and max are NULL (a CPU run). */
-void output_phase_spread_csv(char *header, size_t hlen, char *row, size_t rlen,
-                             const struct qx_phases *min, const struct qx_phases *max);
+/* Writes the CSV header and row of a run result into header and row (len bytes each): its
+ * problem's declared phases (and any other it has) as NAME_ms, NAME_min_ms and NAME_max_ms,
+ * empty for a CPU run; its figures last. */
+void output_run_csv(const struct run_result *r, char *header, char *row, size_t len);
 
 /* Prints every timed sample of r (show last). */
 void output_samples(struct session *s, const struct run_result *r);
+
+/* The JSON object of one evaluation (cJSON; the caller deletes it); a value that is not
+ * finite is null. */
+struct cJSON *output_eval_json(const struct problem *p, const double *args, size_t nargs,
+                               enum qx_backend b, enum qx_precision prec,
+                               const struct eval_result *v);
 
 /* Prints one evaluation of problem p at args on backend b in precision prec. */
 void output_eval(struct session *s, const struct problem *p, const double *args, size_t nargs,
@@ -53,6 +63,24 @@ struct kv {
 	double num;
 };
 void output_record(struct session *s, const char *kind, const struct kv *kv, size_t n);
+
+/* The JSON object of one sweep row (cJSON; the caller deletes it). */
+struct cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r);
+
+/* Writes the CSV header line and row of sweep row r into header and row (len bytes each). */
+void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, char *header,
+                          char *row, size_t len);
+
+/* Prints the sweep as an aligned text table, the best row marked with '*', then the median,
+ * min and max of every phase of the rows that have phases. */
+void output_sweep_table(const struct sweep *sw, FILE *out);
+
+/* Prints the sweep in the session's format (text: the table; json: one object per row; csv:
+ * a header and one line per row). */
+void output_sweep(struct session *s, const struct sweep *sw);
+
+/* A sweep_progress_fn: one line per finished row on stderr ("sweep 3/9: block=64 gpu 1.2 ms"). */
+void output_sweep_progress(const struct sweep *sw, size_t config, const struct sweep_row *row);
 
 /* Prints values with the fewest digits that round-trip (up to 17 significant). */
 void output_number(char *buf, size_t len, double v);

@@ -117,17 +117,16 @@ static int timing_row(WINDOW *w, const struct panel_ctx *c, int y, const char *l
 	return y + 1;
 }
 
-/* Timing: every backend's total, the GPU's phases, all bars on one shared scale; kernel and
- * d2h marked '~' when they overlapped (chunked streams: their sum exceeds the total). */
+/* Timing: every backend's total, the GPU's phases as the run reported them, all bars on one
+ * shared scale; the phases that overlapped marked '~' (their sum can exceed the total). */
 static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
 	const struct dash_timing *t = d->timing;
-	const char *phase_names[5] = {"alloc", "h2d", "kernel", "d2h", "free"};
 	char label[32], line[DASH_LINE];
 	double max = 0;
 	int y = 1;
-	const int overlap = t[SLOT_GPU].valid && t[SLOT_GPU].med.overlapped;
+	const int overlap = t[SLOT_GPU].valid && qx_timing_overlapped(&t[SLOT_GPU].med);
 	frame(w, c, self->name,
 	      overlap ? "median; *: other params; ~: overlap" : "median; *: other params");
 	for (int k = 0; k < SLOT_COUNT; k++)
@@ -148,16 +147,14 @@ static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_
 	if (!t[SLOT_GPU].valid) {
 		put(w, y++, 2, "gpu        (no GPU run yet)");
 	} else {
-		const struct qx_phases *p = &t[SLOT_GPU].med;
-		const double ph[5] = {p->alloc, p->h2d, p->kernel, p->d2h, p->free};
+		const struct qx_timing *p = &t[SLOT_GPU].med;
 		snprintf(label, sizeof label, "gpu b%d%s", t[SLOT_GPU].threads_or_block,
 		         dash_timing_other(d, SLOT_GPU) ? "*" : "");
 		y = timing_row(w, c, y, label, p->total, scale, PAIR_GPU);
-		for (int k = 0; k < 5 && y < getmaxy(w) - 2; k++) {
-			const int overlaps = overlap && (k == 2 || k == 3); /* kernel, d2h */
-			snprintf(label, sizeof label, "  %s%s", phase_names[k],
-			         overlaps ? "~" : "");
-			y = timing_row(w, c, y, label, ph[k], scale, PAIR_PHASE);
+		for (int k = 0; k < p->nphases && y < getmaxy(w) - 2; k++) {
+			snprintf(label, sizeof label, "  %.8s%s", p->phase[k].name,
+			         p->phase[k].overlapped ? "~" : "");
+			y = timing_row(w, c, y, label, p->phase[k].ms, scale, PAIR_PHASE);
 		}
 	}
 	fmt_scale(line, sizeof line, scale, TIMING_BAR(w));

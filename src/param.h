@@ -20,6 +20,7 @@ struct param_def {
 	double def, def_hi;         /* default (ENUM: index into choices; RANGE: def..def_hi) */
 	const char *const *choices; /* ENUM: NULL-terminated list of words */
 	const char *help;
+	unsigned backends; /* 0: every run; QX_ON_GPU (QX_ON_CPU): only GPU (CPU) runs use it */
 };
 
 /* The value of one parameter: num (ENUM: choice index); hi only for RANGE. */

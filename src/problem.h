@@ -1,13 +1,26 @@
-/* problem.h - the interface every problem implements: its parameters, variants, CPU and GPU
- * runs, reference values and single evaluations. Adding a problem means one file in
- * src/problems/, one in cuda/ and one page in help/, plus its line in problems/registry.c. */
+/* problem.h - the interface every problem implements: its parameters and settings, variants,
+ * CPU and GPU runs, reference values and single evaluations.
+ *
+ * Adding a problem NAME:
+ *  1. src/problems/NAME.c defines `const struct problem NAME_problem` (below): parameter and
+ *     variant tables, run_cpu, reference, is_reference, eval...; settings only it uses (expint's
+ *     streams) go in its own settings table, GPU-only ones marked in param_def.backends.
+ *  2. cuda/NAME.cu with cuda/NAME.h: plain C functions (a job struct, run, device bytes,
+ *     occupancy) that NAME.c calls under #ifdef QX_HAVE_CUDA; the GPU run fills o's phases.
+ *  3. help/NAME.txt: the page, with a paragraph per variant (tests/unit/test_helptext.c).
+ *  4. One line in src/problems/registry.c. Optional: a `make bench` section, NAME_bench.c in
+ *     src/problems/ behind the bench hook. No other module names a problem.
+ *  5. tests/unit/test_problems.c checks the contract of every registered problem. */
 #ifndef QX_PROBLEM_H
 #define QX_PROBLEM_H
 
 #include "param.h"
 
 #define QX_MAX_PARAMS 16
-#define QX_MAX_EXTRA 6
+#define QX_MAX_PROBLEM_SETTINGS 4
+#define QX_MAX_FIGURES 8
+#define QX_MAX_COORDS 8 /* coordinates point() may give: its capacity */
+#define QX_MAX_EVAL_ARGS 32
 
 /* One implementation the user can pick with `set variant NAME`. */
 struct variant_def {
@@ -18,38 +31,76 @@ struct variant_def {
 
 /* Everything a run needs, fixed before it starts. */
 struct run_request {
-	const struct param_value *params; /* the problem's parameters, in its table's order */
+	const struct param_value *params;   /* the problem's parameters, in its table's order */
+	const struct param_value *settings; /* the problem's own settings, in its table's order */
 	enum qx_precision prec;
 	int variant; /* index into the problem's variants */
 	int block;   /* GPU threads per block */
 	int threads; /* CPU threads */
-	int streams; /* GPU streams of a streamed variant */
 };
 
 struct gpu_occupancy; /* cuda/quadx_cuda.h */
+struct session;       /* session.h */
 
-/* A named number a problem adds to an evaluation or a result (an exact value, a bound...). */
-struct qx_extra {
+/* A named number a problem adds to an evaluation or a run (an exact value, a bound, a count
+ * of regions...). */
+struct qx_figure {
 	const char *name;
 	double value;
 };
 
+/* What one run returns. The caller sets values (count values of the request's precision)
+ * and, for a problem with estimates, estimates (count doubles); the run fills the rest. */
+struct run_output {
+	void *values;
+	double *estimates;     /* per-value error estimates, or NULL */
+	double work;           /* units of work done (problem->work_unit); 0: count */
+	struct qx_timing time; /* the GPU run's phases; the caller measures the total */
+	size_t nfigures;
+	struct qx_figure figure[QX_MAX_FIGURES];
+};
+
+/* Appends the figure name = value to o (dropped past QX_MAX_FIGURES). */
+static inline void run_output_figure(struct run_output *o, const char *name, double value)
+{
+	if (o->nfigures < QX_MAX_FIGURES)
+		o->figure[o->nfigures++] = (struct qx_figure){name, value};
+}
+
 /* The answer of one single evaluation (`eval ARGS`). */
 struct eval_result {
 	double value;
-	size_t nextra;
-	struct qx_extra extra[QX_MAX_EXTRA];
+	size_t nfigures;
+	struct qx_figure figure[QX_MAX_FIGURES];
+};
+
+/* Which values the error figures are against. */
+enum qx_ref_kind {
+	QX_REF_CPU,    /* reference() computes every value on the CPU in double (the default) */
+	QX_REF_GPU,    /* the GPU double run of the problem's first GPU variant */
+	QX_REF_SAMPLE, /* reference() computes ref_samples values, spread over the outputs */
 };
 
 struct problem {
 	const char *name;
 	const char *summary;
+	const char *work_unit;     /* what a run's work counts, as throughput names it: "evals" */
+	const char *const *phases; /* the phases its GPU runs report, NULL-terminated: the CSV
+	                            * columns every run of it has (a CPU run leaves them empty) */
+	const char *const *table_phases; /* those the sweep table shows as columns, NULL-ended */
 	const struct param_def *params;
 	size_t nparams;
+	const struct param_def *settings; /* settings only this problem uses (not part of a
+	                                   * configuration's identity: no effect on values) */
+	size_t nsettings;
 	const struct variant_def *variants; /* the first is the default: the best one */
 	size_t nvariants;
-	const struct param_def *eval_args; /* what `eval` takes */
+	const struct param_def *eval_args; /* what `eval` takes (at most QX_MAX_EVAL_ARGS) */
 	size_t neval_args;
+	enum qx_ref_kind ref_kind;
+	size_t ref_samples;   /* QX_REF_SAMPLE: how many outputs the reference computes */
+	const char *ref_name; /* what the reference is, as output says it: "cpu double" */
+	int has_estimates;    /* 1: runs fill o->estimates (count doubles, the caller's) */
 
 	/* Checks relations between parameters (a < b...); returns 0 or -1 with e filled. */
 	int (*check)(const struct param_value *p, struct qx_err *e);
@@ -59,22 +110,25 @@ struct problem {
 	size_t (*host_bytes)(const struct run_request *rq);
 	/* Device bytes a GPU run needs at once. */
 	size_t (*device_bytes)(const struct run_request *rq);
-	/* Names and values of the coordinates of result i ("n", 3, "x", 1.5); returns how many. */
-	int (*point)(const struct param_value *p, size_t i, const char **names, double *vals);
-	/* Computes all results on the CPU into out (count values of rq->prec). */
-	int (*run_cpu)(const struct run_request *rq, void *out, struct qx_err *e);
-	/* Computes all results on the GPU into the host array out; NULL in builds without CUDA. */
-	int (*run_gpu)(const struct run_request *rq, void *out, struct qx_phases *t,
-	               struct qx_err *e);
-	/* The reference values in double (the CPU double result, or exact values). */
-	int (*reference)(const struct param_value *p, int threads, double *ref, struct qx_err *e);
+	/* Names and values of the coordinates of result i ("n", 3, "x", 1.5), at most cap of
+	 * them; returns how many. */
+	int (*point)(const struct param_value *p, size_t i, const char **names, double *vals,
+	             int cap);
+	/* Computes all results on the CPU into o->values (count values of rq->prec). */
+	int (*run_cpu)(const struct run_request *rq, struct run_output *o, struct qx_err *e);
+	/* Computes all results on the GPU into the host array o->values, with its phases in
+	 * o->time; NULL in builds without CUDA. */
+	int (*run_gpu)(const struct run_request *rq, struct run_output *o, struct qx_err *e);
+	/* The reference values in double: for QX_REF_CPU every value (idx NULL, n = count); for
+	 * QX_REF_SAMPLE ref[idx[i]] for i < n; unused for QX_REF_GPU (may be NULL). */
+	int (*reference)(const struct param_value *p, int threads, const size_t *idx, size_t n,
+	                 double *ref, struct qx_err *e);
 	/* Whether the run of (backend, prec, variant) is itself the reference. */
 	int (*is_reference)(enum qx_backend b, enum qx_precision prec, int variant);
-	/* Optional: figures about a finished run beside its error (a remainder bound, how many
-	 * instances exceed it, how many took each method...), from its values vals (count of
-	 * rq->prec) and the reference ref; returns how many it stored in out (<= QX_MAX_EXTRA). */
-	size_t (*run_extras)(const struct run_request *rq, const void *vals, const double *ref,
-	                     struct qx_extra *out);
+	/* Optional: figures of a finished run that need its reference (a remainder bound, how
+	 * many values exceed it...), appended to o from o->values and ref (NaN where the reference
+	 * has no value). */
+	void (*add_figures)(const struct run_request *rq, const double *ref, struct run_output *o);
 	/* Optional: the threads per block a GPU run of rq launches (rq->block, or the size the
 	 * variant picks itself), or -1 with e naming the limit when the variant cannot launch
 	 * rq->block. Without it a GPU run launches rq->block. */
@@ -82,10 +136,18 @@ struct problem {
 	/* Optional, GPU builds: fills o with the registers, resident blocks per SM, theoretical
 	 * occupancy and suggested block size of the kernel that rq would launch; 0 or -1. */
 	int (*occupancy)(const struct run_request *rq, struct gpu_occupancy *o, struct qx_err *e);
-	/* Evaluates one instance given the eval args; NULL run_gpu means no GPU evaluation. */
+	/* Evaluates one instance given the eval args (each representable in prec); returns 0, 1
+	 * when backend b has no evaluation (NULL run_gpu), QX_EVAL_UNREPRESENTABLE with e saying
+	 * why when the result overflows or underflows prec, or -1 with e filled. */
 	int (*eval)(const double *args, const struct param_value *p, enum qx_backend b,
 	            enum qx_precision prec, struct eval_result *out, struct qx_err *e);
+	/* Optional: the problem's `make bench` section (src/problems/NAME_bench.c, linked into
+	 * build/quadx-bench only), run in a session of its own; prints Markdown on stdout and
+	 * progress on stderr. Returns 0 or -1 with e filled. */
+	int (*bench)(struct session *s, struct qx_err *e);
 };
+
+#define QX_EVAL_UNREPRESENTABLE 2
 
 /* All problems, NULL-terminated; the first is the one a session starts with. */
 extern const struct problem *const qx_problems[];

@@ -11,6 +11,46 @@ static atomic_int cancel_flag;
 static atomic_llong progress_done, progress_total;
 static _Atomic(const char *) progress_phase = "";
 
+/* Adds ms to the phase named name, appending it when new. */
+void qx_timing_add(struct qx_timing *t, const char *name, double ms, int overlapped)
+{
+	int k = qx_timing_find(t, name);
+	if (k < 0) {
+		if (t->nphases == QX_MAX_PHASES)
+			return;
+		k = t->nphases++;
+		t->phase[k] = (struct qx_phase){name, 0, 0, 0};
+	}
+	t->phase[k].ms += ms;
+	t->phase[k].count++;
+	t->phase[k].overlapped |= overlapped;
+}
+
+/* Returns the index of the phase named name, or -1. */
+int qx_timing_find(const struct qx_timing *t, const char *name)
+{
+	for (int k = 0; k < t->nphases; k++)
+		if (strcmp(t->phase[k].name, name) == 0)
+			return k;
+	return -1;
+}
+
+/* The time of the phase named name, 0 when absent. */
+double qx_timing_ms(const struct qx_timing *t, const char *name)
+{
+	const int k = qx_timing_find(t, name);
+	return k >= 0 ? t->phase[k].ms : 0;
+}
+
+/* Whether a phase of t ran concurrently with others. */
+int qx_timing_overlapped(const struct qx_timing *t)
+{
+	for (int k = 0; k < t->nphases; k++)
+		if (t->phase[k].overlapped)
+			return 1;
+	return 0;
+}
+
 /* Sets the cancel flag (async-signal-safe: a lock-free atomic store). */
 void qx_cancel_request(void)
 {

@@ -22,11 +22,38 @@ enum qx_backend { QX_CPU = 0, QX_GPU = 1 };
 #define QX_ON_CPU (1u << QX_CPU)
 #define QX_ON_GPU (1u << QX_GPU)
 
-/* Milliseconds spent in each phase of one run; a CPU run fills only total. */
-struct qx_phases {
-	double alloc, h2d, kernel, d2h, free, total;
-	int overlapped; /* 1 when kernel and d2h ran concurrently (chunked streams) */
+/* One named phase of a run (alloc, h2d, a kernel, an iteration's split...): its time, summed
+ * over the times it ran (an iterative algorithm repeats its phases), and how many times. */
+#define QX_MAX_PHASES 12
+struct qx_phase {
+	const char *name; /* a string with static storage */
+	double ms;
+	int count;
+	int overlapped; /* 1: it ran concurrently with the other phases so marked, so the phases'
+	                 * sum can exceed the total */
 };
+
+/* What one run measured: its phases in the order they first ran (a CPU run has none) and the
+ * total wall time in milliseconds. */
+struct qx_timing {
+	int nphases;
+	struct qx_phase phase[QX_MAX_PHASES];
+	double total;
+};
+
+/* Adds ms to the phase named name of t (appended when new, so a phase that repeats each
+ * iteration is summed and counted); overlapped marks it as concurrent with others. A phase
+ * past QX_MAX_PHASES is dropped (its time stays in the total). */
+void qx_timing_add(struct qx_timing *t, const char *name, double ms, int overlapped);
+
+/* Returns the index of the phase named name in t, or -1. */
+int qx_timing_find(const struct qx_timing *t, const char *name);
+
+/* Returns the time of the phase named name in t, or 0 when it has none. */
+double qx_timing_ms(const struct qx_timing *t, const char *name);
+
+/* Returns 1 when some phase of t is marked overlapped. */
+int qx_timing_overlapped(const struct qx_timing *t);
 
 /* Formats msg into e and returns -1, so failures read `return qx_fail(e, "...", ...);`. */
 int qx_fail(struct qx_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmdhistory.h"
 #include "fault.h"
+#include "notes.h"
 
 #define MAX_CANDIDATES 128
 
@@ -56,6 +58,8 @@ static size_t set_candidates(struct shell *sh, int word, char **argv, const char
 	if (word % 2 == 1) {
 		for (size_t k = 0; k < p->nparams && n < cap; k++)
 			buf[n++] = p->params[k].name;
+		for (size_t k = 0; k < p->nsettings && n < cap; k++)
+			buf[n++] = p->settings[k].name;
 		for (int k = 0; k < S_COUNT && n < cap; k++)
 			buf[n++] = settings_defs[k].name;
 		return n;
@@ -106,7 +110,11 @@ const char *const *repl_candidates(struct shell *sh, int word, char **argv, cons
 				n = add_problems(buf, n, cap);
 				for (int i = 0; help_topics[i] && n < cap; i++)
 					buf[n++] = help_topics[i];
+				for (int k = 0; k < S_COUNT && n < cap; k++)
+					buf[n++] = settings_defs[k].name;
 				n = add_variants(buf, n, cap);
+			} else if (word == 2 && strcmp(argv[1], "variant") == 0) {
+				n = add_variants(buf, 0, cap);
 			}
 			break;
 		case ARG_NONE:
@@ -235,18 +243,25 @@ void repl_init(struct shell *sh)
 	rl_readline_name = "quadx";
 	rl_attempted_completion_function = completion_hook;
 	rl_signal_event_hook = repl_on_signal;
-	stifle_history(2000);
+	stifle_history(QX_HISTORY_LINES);
 }
 
-/* The interactive loop. */
+/* The interactive loop: a one-line banner, then a line at a time; each line typed (in the
+ * dashboard too) is appended to the history file as soon as it has run, and long help pages go
+ * through the pager. */
 int repl_run(struct shell *sh)
 {
 	char hist[PATH_MAX], prompt[128];
-	const int have_hist = repl_history_path(hist, sizeof hist) == 0;
+	struct qx_err herr;
+	int have_hist = repl_history_path(hist, sizeof hist) == 0;
 	int failed = 0;
 	repl_init(sh);
-	if (have_hist)
-		read_history(hist);
+	if (have_hist && history_open(hist, &herr)) {
+		fprintf(stderr, "quadx: %s\n", herr.msg);
+		have_hist = 0;
+	}
+	notes_use_pager(1);
+	printf("quadx: type help for the commands; Tab completes; quit or Ctrl-D leaves\n");
 	while (!sh->quit) {
 		struct qx_err e = {""};
 		char *line;
@@ -263,8 +278,9 @@ int repl_run(struct shell *sh)
 			failed++;
 		}
 		free(line);
+		if (have_hist && history_append(hist, &herr))
+			fprintf(stderr, "quadx: %s\n", herr.msg);
 	}
-	if (have_hist)
-		repl_history_save(hist);
+	notes_use_pager(0);
 	return failed;
 }

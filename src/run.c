@@ -29,12 +29,65 @@ void session_timing_key(const struct problem *p, const struct param_value *v,
 	snprintf(buf, len, "%s %s %s", pk, qx_precision_name(prec), p->variants[variant].name);
 }
 
-/* Returns the reference values for params, computing them with every core when not cached. */
+/* The first variant of p with a GPU implementation (the GPU double reference's). */
+static int gpu_reference_variant(const struct problem *p)
+{
+	for (size_t i = 0; i < p->nvariants; i++)
+		if (p->variants[i].backends & QX_ON_GPU)
+			return (int)i;
+	return 0;
+}
+
+/* Computes the reference of p at params into ref (count doubles) by the problem's kind: every
+ * value on the CPU, the GPU double run, or ref_samples values spread evenly over the outputs
+ * (NaN elsewhere). Stores how many values it computed in *compared; returns 0 or -1. */
+static int reference_compute(const struct session *s, const struct problem *p,
+                             const struct param_value *params, double *ref, size_t count,
+                             size_t *compared, struct qx_err *e)
+{
+	*compared = count;
+	if (p->ref_kind == QX_REF_GPU) {
+		struct gpu_info info;
+		const struct run_request rq = {.params = params,
+		                               .settings = s->psettings[s->prob_index],
+		                               .prec = QX_DOUBLE,
+		                               .variant = gpu_reference_variant(p),
+		                               .block = (int)session_setting(s, S_BLOCK),
+		                               .threads = omp_get_num_procs()};
+		struct run_output o = {.values = ref};
+		if (!p->run_gpu)
+			return qx_fail(e,
+			               "%s's reference is its GPU double run, and this quadx has "
+			               "no GPU backend",
+			               p->name);
+		return gpu_init(&info, e) || p->run_gpu(&rq, &o, e) ? -1 : 0;
+	}
+	if (p->ref_kind == QX_REF_SAMPLE && p->ref_samples < count) {
+		const size_t k = p->ref_samples;
+		size_t *idx = malloc((k ? k : 1) * sizeof *idx);
+		int rc;
+		if (!idx)
+			return qx_fail(e, "cannot allocate the reference's sample of %zu values",
+			               k);
+		for (size_t i = 0; i < count; i++)
+			ref[i] = NAN;
+		for (size_t i = 0; i < k; i++)
+			idx[i] = (size_t)((double)i * (double)count / (double)k);
+		rc = p->reference(params, omp_get_num_procs(), idx, k, ref, e);
+		free(idx);
+		*compared = k;
+		return rc;
+	}
+	return p->reference(params, omp_get_num_procs(), NULL, count, ref, e);
+}
+
+/* Returns the reference values for params, computing them when not cached. */
 const double *session_reference(struct session *s, const struct problem *p,
                                 const struct param_value *params, struct qx_err *e)
 {
 	char key[512];
 	const size_t count = p->count(params);
+	size_t compared;
 	double *ref;
 	params_key(p, params, key, sizeof key);
 	if (s->ref && strcmp(key, s->ref_key) == 0)
@@ -47,12 +100,13 @@ const double *session_reference(struct session *s, const struct problem *p,
 		return NULL;
 	}
 	qx_progress_start((long long)count, "reference");
-	if (p->reference(params, omp_get_num_procs(), ref, e)) {
+	if (reference_compute(s, p, params, ref, count, &compared, e)) {
 		free(ref);
 		return NULL;
 	}
 	s->ref = ref;
 	s->ref_count = count;
+	s->ref_compared = compared;
 	snprintf(s->ref_key, sizeof s->ref_key, "%s", key);
 	return ref;
 }
@@ -136,32 +190,76 @@ static void *run_buffer(struct session *s, enum qx_backend b, size_t bytes, stru
 	return s->cpu_values;
 }
 
-/* Runs warmup + repeat times into r->samples; returns 0 or -1 (cancelled or failed). */
-static int run_timed(struct session *s, const struct run_request *rq, enum qx_backend b, void *out,
-                     struct run_result *r, struct qx_err *e)
+/* Returns the reused buffer of count per-value error estimates, or NULL with e filled. */
+static double *run_estimates(struct session *s, size_t count, struct qx_err *e)
+{
+	if (count > s->estimates_count) {
+		free(s->estimates);
+		s->estimates =
+		    qx_fault("malloc") ? NULL : malloc((count ? count : 1) * sizeof(double));
+		s->estimates_count = s->estimates ? count : 0;
+		if (!s->estimates) {
+			qx_fail(e, "cannot allocate %.1f MiB for the error estimates",
+			        count * 8 / MIB);
+			return NULL;
+		}
+	}
+	return s->estimates;
+}
+
+/* Runs warmup + repeat times into r->samples (malloc'd), the last run's output into o;
+ * returns 0 or -1 (cancelled or failed). */
+static int run_timed(struct session *s, const struct run_request *rq, enum qx_backend b,
+                     struct run_output *o, struct run_result *r, struct qx_err *e)
 {
 	const int warmup = (int)session_setting(s, S_WARMUP);
 	const int repeat = (int)session_setting(s, S_REPEAT);
+	void *values = o->values;
+	double *estimates = o->estimates;
+	r->samples = qx_fault("malloc") ? NULL : malloc((size_t)repeat * sizeof *r->samples);
+	if (!r->samples)
+		return qx_fail(e, "out of memory for %d timing samples", repeat);
 	qx_progress_start((long long)(warmup + repeat) * (long long)s->prob->count(rq->params),
 	                  qx_backend_name(b));
 	for (int i = 0; i < warmup + repeat; i++) {
-		struct qx_phases t = {0};
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
+		*o = (struct run_output){.values = values, .estimates = estimates};
 		if (b == QX_GPU) {
-			if (s->prob->run_gpu(rq, out, &t, e))
+			if (s->prob->run_gpu(rq, o, e))
 				return -1;
 		} else {
 			const double t0 = qx_now_ms();
-			if (s->prob->run_cpu(rq, out, e))
+			if (s->prob->run_cpu(rq, o, e))
 				return -1;
-			t.total = qx_now_ms() - t0;
+			o->time.total = qx_now_ms() - t0;
 		}
 		if (i >= warmup)
-			r->samples[r->nsamples++] = t;
+			r->samples[r->nsamples++] = o->time;
 	}
 	phases_summarize(r->samples, r->nsamples, &r->med, &r->min, &r->max);
 	return 0;
+}
+
+/* Fills the error figures of r from the run's output o against ref: the statistics, how
+ * many values were compared, how many exceed their own estimate, and the problem's figures. */
+static void run_error(struct session *s, const struct run_request *rq, const double *ref,
+                      struct run_output *o, struct run_result *r)
+{
+	const struct problem *p = s->prob;
+	err_stats_compute(ref, o->values, rq->prec, r->evals, session_setting(s, S_THRESHOLD),
+	                  &r->err);
+	r->has_error = 1;
+	r->ref_compared = r->err.count;
+	if (o->estimates) {
+		r->has_estimates = 1;
+		for (size_t i = 0; i < r->evals; i++)
+			if (!isnan(ref[i]) &&
+			    !(fabs(value_at(o->values, rq->prec, i) - ref[i]) <= o->estimates[i]))
+				r->est_under++;
+	}
+	if (p->add_figures)
+		p->add_figures(rq, ref, o);
 }
 
 /* Fills the speedup fields of a GPU result, or records a CPU result's timing. */
@@ -192,6 +290,7 @@ static int run_discard(struct session *s, enum qx_backend b, struct run_result *
 {
 	if (s->last && s->last->backend == b)
 		s->last = NULL;
+	free(r->samples);
 	free(r);
 	return -1;
 }
@@ -217,11 +316,11 @@ struct run_request session_request(const struct session *s)
 {
 	const struct run_request rq = {
 	    .params = s->params[s->prob_index],
+	    .settings = s->psettings[s->prob_index],
 	    .prec = (enum qx_precision)session_setting(s, S_PRECISION),
 	    .variant = (int)session_setting(s, S_VARIANT),
 	    .block = (int)session_setting(s, S_BLOCK),
 	    .threads = (int)session_setting(s, S_THREADS),
-	    .streams = (int)session_setting(s, S_STREAMS),
 	};
 	return rq;
 }
@@ -237,7 +336,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	const struct run_request rq = session_request(s);
 	const size_t count = p->count(rq.params);
 	int block = rq.block;
-	void *out;
+	struct run_output o = {0};
 
 	if (b == QX_GPU && p->gpu_block && (block = p->gpu_block(&rq, e)) < 0)
 		return -1;
@@ -248,43 +347,46 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		return qx_fail(e, "out of memory for a run result");
 	r->prob = p;
 	memcpy(r->params, rq.params, sizeof r->params);
+	memcpy(r->settings, rq.settings, sizeof r->settings);
 	r->backend = b;
 	r->prec = rq.prec;
 	r->variant = rq.variant;
 	r->block = block; /* the block the GPU run launches */
 	r->threads = rq.threads;
-	r->streams = rq.streams;
 	r->warmup = (int)session_setting(s, S_WARMUP);
 	r->evals = count;
+	r->ref_name = p->ref_name;
 
-	out = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
-	if (!out || run_timed(s, &rq, b, out, r, e))
+	o.values = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
+	if (o.values && p->has_estimates)
+		o.estimates = run_estimates(s, count, e);
+	if (!o.values || (p->has_estimates && !o.estimates) || run_timed(s, &rq, b, &o, r, e))
 		return run_discard(s, b, r);
 	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
+	r->work = o.work > 0 ? o.work : (double)count;
+	r->work_per_s = r->med.total > 0 ? r->work / (r->med.total * 1e-3) : NAN;
 	r->is_reference = p->is_reference(b, rq.prec, rq.variant);
 	if (r->is_reference) {
 		/* The reference itself: keep a copy so later runs need not recompute it. */
 		free(s->ref);
 		s->ref = malloc(count * sizeof(double));
 		if (s->ref) {
-			memcpy(s->ref, out, count * sizeof(double));
-			s->ref_count = count;
+			memcpy(s->ref, o.values, count * sizeof(double));
+			s->ref_count = s->ref_compared = count;
 			params_key(p, rq.params, s->ref_key, sizeof s->ref_key);
 		}
 	} else {
 		const double *ref = session_reference(s, p, rq.params, e);
 		if (!ref)
 			return run_discard(s, b, r);
-		err_stats_compute(ref, out, rq.prec, count, session_setting(s, S_THRESHOLD),
-		                  &r->err);
-		r->has_error = 1;
-		if (p->run_extras)
-			r->nextra = p->run_extras(&rq, out, ref, r->extra);
+		run_error(s, &rq, ref, &o, r);
 	}
+	r->nfigures = o.nfigures;
+	memcpy(r->figure, o.figure, sizeof r->figure);
 	run_speedup(s, r);
 	if (run_keep(s, r, e))
 		return run_discard(s, b, r);
 	s->last = r;
-	s->last_values = out;
+	s->last_values = o.values;
 	return 0;
 }

@@ -5,26 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda/quadx_cuda.h"
-#include "sweep.h"
-
 static const char *const precision_names[] = {"float", "double", NULL};
 
 const struct param_def settings_defs[S_COUNT] = {
     [S_PRECISION] = {"precision", PARAM_ENUM, 0, 0, 0, QX_FLOAT, 0, precision_names,
-                     "float or double, for the CPU and the GPU alike"},
-    [S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block"},
+                     "float or double, for the CPU and the GPU alike", 0},
+    [S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block", QX_ON_GPU},
     [S_THREADS] = {"threads", PARAM_INT, 1, 1024, 0, 1, 0, NULL,
-                   "CPU threads (OpenMP); 1 is the seeds' serial baseline"},
+                   "CPU threads (OpenMP); 1 is the seeds' serial baseline", 0},
     [S_VARIANT] = {"variant", PARAM_ENUM, 0, 0, 0, 0, 0, NULL,
-                   "which implementation runs (see help variants); the first is the best"},
+                   "which implementation runs (see help variants); the first is the best", 0},
     [S_THRESHOLD] = {"threshold", PARAM_REAL, 0, 1, 1, 1e-5, 0, NULL,
-                     "relative error above which a point is flagged"},
+                     "relative error above which a point is flagged", 0},
     [S_REPEAT] = {"repeat", PARAM_INT, 1, QX_MAX_REPEAT, 0, 5, 0, NULL,
-                  "timed runs per run command; the median is reported"},
-    [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones"},
-    [S_STREAMS] = {"streams", PARAM_INT, 1, EXPINT_MAX_STREAMS, 0, 2, 0, NULL,
-                   "GPU streams of the streamed variants (expint fast and streams)"},
+                  "timed runs per run command; the median is reported", 0},
+    [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones",
+                  0},
 };
 
 /* Fills names[] with the variant names of p, NULL-terminated. */
@@ -60,9 +56,12 @@ void session_init(struct session *s, FILE *out)
 {
 	memset(s, 0, sizeof *s);
 	s->out = out;
-	for (int i = 0; qx_problems[i] && i < QX_MAX_PROBLEMS; i++)
+	for (int i = 0; qx_problems[i] && i < QX_MAX_PROBLEMS; i++) {
 		for (size_t k = 0; k < qx_problems[i]->nparams; k++)
 			s->params[i][k] = param_default(&qx_problems[i]->params[k]);
+		for (size_t k = 0; k < qx_problems[i]->nsettings; k++)
+			s->psettings[i][k] = param_default(&qx_problems[i]->settings[k]);
+	}
 	for (int k = 0; k < S_COUNT; k++)
 		s->settings[k] = param_default(&settings_defs[k]);
 	s->prob = qx_problems[0];
@@ -72,17 +71,20 @@ void session_init(struct session *s, FILE *out)
 /* Releases the session's buffers. */
 void session_free(struct session *s)
 {
-	for (size_t i = 0; i < s->nruns; i++)
+	for (size_t i = 0; i < s->nruns; i++) {
+		free(s->runs[i]->samples);
 		free(s->runs[i]);
+	}
 	free(s->runs);
-	sweep_free(s->sweep);
+	free(s->sweep); /* one block with its rows (sweep_run) */
 	free(s->cpu_values);
+	free(s->estimates);
 	free(s->ref);
 	s->runs = NULL;
 	s->nruns = s->runs_cap = 0;
 	s->sweep = NULL;
 	s->last = NULL;
-	s->cpu_values = s->ref = NULL;
+	s->cpu_values = s->ref = s->estimates = NULL;
 }
 
 /* Switches problem. */
@@ -118,11 +120,49 @@ void session_params_string(const struct problem *p, const struct param_value *v,
 	}
 }
 
+/* Finds name among the problem's parameters, its settings and the session's settings. */
+int session_find_name(const struct session *s, const char *name, struct param_def *def,
+                      const char **names)
+{
+	const struct problem *p = s->prob;
+	int k = param_find(p->params, p->nparams, name);
+	if (k >= 0) {
+		*def = p->params[k];
+		return 1;
+	}
+	k = param_find(p->settings, p->nsettings, name);
+	if (k >= 0) {
+		*def = p->settings[k];
+		return 1;
+	}
+	k = param_find(settings_defs, S_COUNT, name);
+	if (k < 0)
+		return 0;
+	session_setting_def(s, (enum setting)k, def, names);
+	return 1;
+}
+
+/* Writes the names `set` accepts: parameters, the problem's settings, the session's. */
+void session_names(const struct session *s, char *buf, size_t len)
+{
+	const struct problem *p = s->prob;
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t j = 0; j < p->nparams && used < len; j++)
+		used += (size_t)snprintf(buf + used, len - used, "%s, ", p->params[j].name);
+	for (size_t j = 0; j < p->nsettings && used < len; j++)
+		used += (size_t)snprintf(buf + used, len - used, "%s, ", p->settings[j].name);
+	for (int j = 0; j < S_COUNT && used < len; j++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", settings_defs[j].name,
+		                         j + 1 < S_COUNT ? ", " : "");
+}
+
 /* Applies NAME VALUE pairs to copies, checks them together, then commits. */
 int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 {
 	const struct problem *p = s->prob;
 	struct param_value params[QX_MAX_PARAMS], settings[S_COUNT];
+	struct param_value psettings[QX_MAX_PROBLEM_SETTINGS];
 	int variant = s->variant[s->prob_index];
 
 	if (argc % 2)
@@ -130,6 +170,7 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		               "set: '%.64s' has no value (usage: set NAME VALUE [NAME VALUE...])",
 		               argv[argc - 1]);
 	memcpy(params, s->params[s->prob_index], sizeof params);
+	memcpy(psettings, s->psettings[s->prob_index], sizeof psettings);
 	memcpy(settings, s->settings, sizeof settings);
 	for (int i = 0; i < argc; i += 2) {
 		const char *name = argv[i], *word = argv[i + 1];
@@ -139,17 +180,16 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 				return -1;
 			continue;
 		}
+		k = param_find(p->settings, p->nsettings, name);
+		if (k >= 0) {
+			if (param_parse(&p->settings[k], word, &psettings[k], e))
+				return -1;
+			continue;
+		}
 		k = param_find(settings_defs, S_COUNT, name);
 		if (k < 0) {
 			char names[512];
-			size_t used = 0;
-			for (size_t j = 0; j < p->nparams; j++)
-				used += (size_t)snprintf(names + used, sizeof names - used, "%s, ",
-				                         p->params[j].name);
-			for (int j = 0; j < S_COUNT; j++)
-				used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-				                         settings_defs[j].name,
-				                         j + 1 < S_COUNT ? ", " : "");
+			session_names(s, names, sizeof names);
 			return qx_fail(e, "unknown parameter '%.64s' for %s: names are %s", name,
 			               p->name, names);
 		}
@@ -168,15 +208,16 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		return -1;
 	if (p->gpu_block) {
 		const struct run_request rq = {.params = params,
+		                               .settings = psettings,
 		                               .prec = (enum qx_precision)settings[S_PRECISION].num,
 		                               .variant = variant,
 		                               .block = (int)settings[S_BLOCK].num,
-		                               .threads = (int)settings[S_THREADS].num,
-		                               .streams = (int)settings[S_STREAMS].num};
+		                               .threads = (int)settings[S_THREADS].num};
 		if (p->gpu_block(&rq, e) < 0)
 			return -1;
 	}
 	memcpy(s->params[s->prob_index], params, sizeof params);
+	memcpy(s->psettings[s->prob_index], psettings, sizeof psettings);
 	memcpy(s->settings, settings, sizeof settings);
 	s->variant[s->prob_index] = variant;
 	return 0;

@@ -21,31 +21,37 @@ enum setting {
 	S_THRESHOLD,
 	S_REPEAT,
 	S_WARMUP,
-	S_STREAMS,
 	S_COUNT
 };
 
 enum out_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 
-/* One finished run: what ran, its timings (every sample) and its error. */
+/* One finished run: what ran, its timings (every sample), its work, error and figures. */
 struct run_result {
 	const struct problem *prob;
 	struct param_value params[QX_MAX_PARAMS];
+	struct param_value settings[QX_MAX_PROBLEM_SETTINGS]; /* the problem's own */
 	enum qx_backend backend;
 	enum qx_precision prec;
-	int variant, block, threads, warmup, streams;
+	int variant, block, threads, warmup;
 	int nsamples;
-	struct qx_phases samples[QX_MAX_REPEAT];
-	struct qx_phases med, min, max;
-	size_t evals;
-	double evals_per_s;
+	struct qx_timing *samples; /* nsamples of them (malloc'd, freed with the result) */
+	struct qx_timing med, min, max;
+	size_t evals;       /* values computed */
+	double evals_per_s; /* of the median total */
+	double work;        /* units of the problem's work_unit */
+	double work_per_s;
 	int is_reference; /* this result is the reference: no error to show */
 	int has_error;
 	struct err_stats err;
+	const char *ref_name; /* what the error is against (problem->ref_name) */
+	size_t ref_compared;  /* how many values were compared with the reference */
+	int has_estimates;    /* est_under is set: the run gave per-value error estimates */
+	size_t est_under;     /* values whose error exceeds their estimate */
 	double speedup_serial, speedup_threads; /* NaN when not measured */
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
-	size_t nextra; /* the problem's own figures (problem->run_extras) */
-	struct qx_extra extra[QX_MAX_EXTRA];
+	size_t nfigures;                        /* the problem's own figures */
+	struct qx_figure figure[QX_MAX_FIGURES];
 };
 
 /* Latest CPU timing for a configuration, kept to compute the GPU's speedup. */
@@ -63,6 +69,7 @@ struct session {
 	struct param_value params[QX_MAX_PROBLEMS][QX_MAX_PARAMS];
 	int variant[QX_MAX_PROBLEMS];
 	struct param_value settings[S_COUNT];
+	struct param_value psettings[QX_MAX_PROBLEMS][QX_MAX_PROBLEM_SETTINGS]; /* each problem's */
 	enum out_format format;
 	char csv_header[1024]; /* the last CSV header printed, so it is printed once */
 	FILE *out;
@@ -73,9 +80,12 @@ struct session {
 	void *last_values;       /* its values (count of them, in last->prec) */
 	void *cpu_values;        /* malloc'd buffer for CPU results, reused */
 	size_t cpu_values_bytes;
+	double *estimates; /* per-value error estimates of the last run, for problems with them */
+	size_t estimates_count;
 
-	double *ref; /* reference values for ref_key, or NULL */
+	double *ref; /* reference values for ref_key (NaN where not computed), or NULL */
 	size_t ref_count;
+	size_t ref_compared; /* values of ref that were computed */
 	char ref_key[512];
 
 	struct cpu_timing cpu_serial, cpu_threads;
@@ -108,6 +118,16 @@ double session_setting(const struct session *s, enum setting which);
 /* Fills def with the setting's definition for the current problem (variant gets its names). */
 void session_setting_def(const struct session *s, enum setting which, struct param_def *def,
                          const char **names);
+
+/* Finds the parameter or setting called name for the current problem: its definition into def
+ * (variant: its choices into names), and where its value lives in the session into *value
+ * (NULL for variant, which is per problem). Returns 1 when found, 0 when not. */
+int session_find_name(const struct session *s, const char *name, struct param_def *def,
+                      const char **names);
+
+/* Writes "a, b, c" of every name `set` accepts for the current problem (its parameters, its
+ * settings, then the session's) into buf. */
+void session_names(const struct session *s, char *buf, size_t len);
 
 /* Writes "name=value name=value" of the current problem's parameters into buf. */
 void session_params_string(const struct problem *p, const struct param_value *v, char *buf,

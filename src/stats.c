@@ -12,25 +12,6 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-const char *const qx_gpu_phase_names[QX_GPU_PHASES] = {"alloc", "h2d", "kernel", "d2h", "free"};
-
-/* Returns the time of GPU phase `phase` of t (alloc, h2d, kernel, d2h, free). */
-double phase_ms(const struct qx_phases *t, int phase)
-{
-	switch (phase) {
-	case 0:
-		return t->alloc;
-	case 1:
-		return t->h2d;
-	case 2:
-		return t->kernel;
-	case 3:
-		return t->d2h;
-	default:
-		return t->free;
-	}
-}
-
 /* Returns the median of v[0..n) without changing v. */
 double stats_median(const double *v, int n)
 {
@@ -47,39 +28,55 @@ double stats_median(const double *v, int n)
 	return med;
 }
 
-/* Summarizes one phase field (at byte offset off) across samples into med/min/max. */
-static void phase_field(const struct qx_phases *s, int n, size_t off, struct qx_phases *med,
-                        struct qx_phases *min, struct qx_phases *max)
+/* Stores the median, min and max of v[0..n) into med, min and max. */
+static void summarize(const double *v, int n, double *med, double *min, double *max)
 {
-	double v[1024];
 	double lo = INFINITY, hi = -INFINITY;
-	if (n > 1024)
-		n = 1024;
 	for (int i = 0; i < n; i++) {
-		v[i] = *(const double *)((const char *)&s[i] + off);
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	*(double *)((char *)med + off) = stats_median(v, n);
-	*(double *)((char *)min + off) = lo;
-	*(double *)((char *)max + off) = hi;
+	*med = stats_median(v, n);
+	*min = lo;
+	*max = hi;
 }
 
-/* Computes per-phase median, min and max over the samples. */
-void phases_summarize(const struct qx_phases *samples, int n, struct qx_phases *med,
-                      struct qx_phases *min, struct qx_phases *max)
+/* Computes the median, min and max of the total and of every phase over the samples. */
+void phases_summarize(const struct qx_timing *samples, int n, struct qx_timing *med,
+                      struct qx_timing *min, struct qx_timing *max)
 {
-	static const size_t fields[] = {
-	    offsetof(struct qx_phases, alloc),  offsetof(struct qx_phases, h2d),
-	    offsetof(struct qx_phases, kernel), offsetof(struct qx_phases, d2h),
-	    offsetof(struct qx_phases, free),   offsetof(struct qx_phases, total),
-	};
+	double *v = malloc(sizeof *v * (size_t)(n > 0 ? n : 1));
 	memset(med, 0, sizeof *med);
-	memset(min, 0, sizeof *min);
-	memset(max, 0, sizeof *max);
-	for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
-		phase_field(samples, n, fields[f], med, min, max);
-	med->overlapped = min->overlapped = max->overlapped = n > 0 && samples[0].overlapped;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < samples[i].nphases; k++)
+			if (qx_timing_find(med, samples[i].phase[k].name) < 0 &&
+			    med->nphases < QX_MAX_PHASES)
+				med->phase[med->nphases++] =
+				    (struct qx_phase){samples[i].phase[k].name, 0, 0, 0};
+	for (int k = 0; k < med->nphases; k++)
+		for (int i = 0; i < n; i++) {
+			const int j = qx_timing_find(&samples[i], med->phase[k].name);
+			med->phase[k].overlapped |= j >= 0 && samples[i].phase[j].overlapped;
+			if (j >= 0 && samples[i].phase[j].count > med->phase[k].count)
+				med->phase[k].count = samples[i].phase[j].count;
+		}
+	*min = *max = *med;
+	if (!v || n <= 0) {
+		med->total = min->total = max->total = NAN;
+		free(v);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		v[i] = samples[i].total;
+	summarize(v, n, &med->total, &min->total, &max->total);
+	for (int k = 0; k < med->nphases; k++) {
+		for (int i = 0; i < n; i++) {
+			const int j = qx_timing_find(&samples[i], med->phase[k].name);
+			v[i] = j >= 0 ? samples[i].phase[j].ms : 0;
+		}
+		summarize(v, n, &med->phase[k].ms, &min->phase[k].ms, &max->phase[k].ms);
+	}
+	free(v);
 }
 
 /* Returns |r - v| / (|r| + 1e-15), or +inf when v is NaN or infinite. */
@@ -101,14 +98,17 @@ void err_stats_compute(const double *ref, const void *vals, enum qx_precision pr
                        double threshold, struct err_stats *out)
 {
 	double max_rel = 0, sum_rel = 0, max_abs = 0, sum_abs = 0;
-	size_t over = 0, worst = 0;
+	size_t over = 0, worst = 0, compared = 0;
 #pragma omp parallel
 	{
 		double my_max = 0, my_abs = 0;
 		size_t my_worst = 0;
-#pragma omp for reduction(+ : sum_rel, sum_abs, over) schedule(static)
+#pragma omp for reduction(+ : sum_rel, sum_abs, over, compared) schedule(static)
 		for (size_t i = 0; i < count; i++) {
+			if (isnan(ref[i]))
+				continue; /* a sampled reference has no value here */
 			const double v = value_at(vals, prec, i);
+			compared++;
 			const double rel = rel_error(ref[i], v);
 			const double abs_err = isfinite(v) ? fabs(ref[i] - v) : INFINITY;
 			sum_rel += rel;
@@ -132,13 +132,13 @@ void err_stats_compute(const double *ref, const void *vals, enum qx_precision pr
 		}
 	}
 	out->max_rel = max_rel;
-	out->mean_rel = count ? sum_rel / (double)count : 0;
+	out->mean_rel = compared ? sum_rel / (double)compared : 0;
 	out->max_abs = max_abs;
-	out->mean_abs = count ? sum_abs / (double)count : 0;
+	out->mean_abs = compared ? sum_abs / (double)compared : 0;
 	out->over = over;
 	out->worst = worst;
 	out->threshold = threshold;
-	out->count = count;
+	out->count = compared;
 }
 
 /* Keeps the k largest relative errors in idx (sorted, largest first) by insertion. */
@@ -155,6 +155,8 @@ size_t err_worst(const double *ref, const void *vals, enum qx_precision prec, si
 	for (size_t i = 0; i < count; i++) {
 		const double rel = rel_error(ref[i], value_at(vals, prec, i));
 		size_t pos;
+		if (isnan(ref[i]))
+			continue;
 		if (have == k && !(rel > top[k - 1]))
 			continue;
 		pos = have < k ? have++ : k - 1;

@@ -4,16 +4,10 @@
 
 #include "qx.h"
 
-/* Median, min and max of each phase over n samples. */
-void phases_summarize(const struct qx_phases *samples, int n, struct qx_phases *med,
-                      struct qx_phases *min, struct qx_phases *max);
-
-/* The GPU phases in the order they run: alloc, h2d, kernel, d2h, free. */
-#define QX_GPU_PHASES 5
-extern const char *const qx_gpu_phase_names[QX_GPU_PHASES];
-
-/* The time of GPU phase `phase` (0..QX_GPU_PHASES-1, in the order above) in t. */
-double phase_ms(const struct qx_phases *t, int phase);
+/* Median, min and max of the total and of each phase over n samples; the phases are those of
+ * every sample, by name, in the order they first appear (a phase a sample lacks counts 0). */
+void phases_summarize(const struct qx_timing *samples, int n, struct qx_timing *med,
+                      struct qx_timing *min, struct qx_timing *max);
 
 /* Median of n values (sorts a copy); NaN when n is 0. */
 double stats_median(const double *v, int n);
@@ -24,7 +18,7 @@ struct err_stats {
 	double max_rel, mean_rel, max_abs, mean_abs, threshold;
 	size_t over;  /* points with rel > threshold (a NaN value counts as over) */
 	size_t worst; /* index of the largest relative error */
-	size_t count;
+	size_t count; /* values compared */
 };
 
 /* Relative error of value v against reference r; +inf when v is not a number. */
@@ -33,7 +27,8 @@ double rel_error(double r, double v);
 /* Reads value i of an array of precision prec as a double. */
 double value_at(const void *vals, enum qx_precision prec, size_t i);
 
-/* Computes err_stats of vals (count values of prec) against ref. */
+/* Computes err_stats of vals (count values of prec) against ref; a NaN in ref (a sampled
+ * reference) is skipped, and count says how many values were compared. */
 void err_stats_compute(const double *ref, const void *vals, enum qx_precision prec, size_t count,
                        double threshold, struct err_stats *out);
 

@@ -1,14 +1,10 @@
 /* sweep.c - sweeps: value ranges and lists, planning and checking every configuration,
- * running them with warm-up and repeats, best selection and the text table. */
+ * running them with warm-up and repeats, and best selection. Prints nothing: output.c does. */
 #include "sweep.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "export.h"
-#include "output.h"
 
 #define SWEEP_SPEC_HELP "a list a,b,c or a range A..B (powers of two), A..B:STEP or A..B:xFACTOR"
 
@@ -93,24 +89,6 @@ int sweep_parse_values(const char *spec, char (*words)[SWEEP_WORD], int max, str
 	}
 }
 
-/* Finds name among the problem's parameters and the settings; fills def (variant gets its
- * choices in names). Returns 1 when found, else 0. */
-static int axis_def(const struct session *s, const char *name, struct param_def *def,
-                    const char **names)
-{
-	const struct problem *p = s->prob;
-	int k = param_find(p->params, p->nparams, name);
-	if (k >= 0) {
-		*def = p->params[k];
-		return 1;
-	}
-	k = param_find(settings_defs, S_COUNT, name);
-	if (k < 0)
-		return 0;
-	session_setting_def(s, (enum setting)k, def, names);
-	return 1;
-}
-
 /* Fills axis with every choice of an enum axis that the backends allow (variants: those
  * implemented on each backend of the plan). */
 static void axis_all_choices(const struct session *s, const struct param_def *def,
@@ -188,24 +166,6 @@ static unsigned parse_on(int argc, char **argv, int i, struct qx_err *e)
 	return 0;
 }
 
-/* Writes "a, b, c" of the axes a sweep of s can take into buf. */
-static void axis_names(const struct session *s, char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t k = 0; k < s->prob->nparams; k++)
-		used += (size_t)snprintf(buf + used, len - used, "%s, ", s->prob->params[k].name);
-	for (int k = 0; k < S_COUNT && used < len; k++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", settings_defs[k].name,
-		                         k + 1 < S_COUNT ? ", " : "");
-}
-
-/* Whether the setting named name only affects GPU runs. */
-static int gpu_only_axis(const char *name)
-{
-	return strcmp(name, "block") == 0 || strcmp(name, "streams") == 0;
-}
-
 /* Parses the command's words into plan. */
 int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *plan, struct qx_err *e)
 {
@@ -227,9 +187,9 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 		}
 		if (strcmp(argv[i], "size") == 0 && i + 1 < argc)
 			i++; /* `sweep size n ...` reads as `sweep n ...` */
-		if (!axis_def(s, argv[i], &def, choices)) {
+		if (!session_find_name(s, argv[i], &def, choices)) {
 			char list[512];
-			axis_names(s, list, sizeof list);
+			session_names(s, list, sizeof list);
 			return qx_fail(e, "sweep: unknown axis '%.64s' for %s: axes are %s",
 			               argv[i], s->prob->name, list);
 		}
@@ -248,7 +208,7 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 		struct param_def next;
 		const char *ignore[QX_MAX_VARIANTS + 1];
 		if (i + 1 < argc && strcmp(argv[i + 1], "on") != 0 &&
-		    !axis_def(s, argv[i + 1], &next, ignore))
+		    !session_find_name(s, argv[i + 1], &next, ignore))
 			specs[a] = argv[++i];
 	}
 	if (plan->naxes == 0)
@@ -256,9 +216,13 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 		                  "[on cpu|gpu|both])");
 	for (int a = 0; a < plan->naxes; a++) {
 		struct sweep_axis *axis = &plan->axes[a];
-		if (gpu_only_axis(axis->name) && plan->backends == QX_ON_CPU)
+		if (defs[a].backends == QX_ON_GPU && plan->backends == QX_ON_CPU)
 			return qx_fail(e,
 			               "sweep: %s only changes GPU runs: sweep it on gpu or both",
+			               axis->name);
+		if (defs[a].backends == QX_ON_CPU && plan->backends == QX_ON_GPU)
+			return qx_fail(e,
+			               "sweep: %s only changes CPU runs: sweep it on cpu or both",
 			               axis->name);
 		if (specs[a]) {
 			axis->nvalues =
@@ -306,7 +270,7 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	row->variant = r->variant;
 	row->block = r->block;
 	row->threads = r->threads;
-	row->streams = r->streams;
+	memcpy(row->settings, r->settings, sizeof row->settings);
 	row->warmup = r->warmup;
 	row->nsamples = r->nsamples;
 	row->med = r->med;
@@ -326,13 +290,21 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 }
 
 /* The key of the CPU work of the current configuration (parameters, precision, variant,
- * threads): a `both` sweep runs the CPU once per key. */
+ * threads, the problem's settings that CPU runs use): a `both` sweep runs the CPU once per
+ * key. */
 static void cpu_key(const struct session *s, char *buf, size_t len)
 {
+	const struct problem *p = s->prob;
 	char params[400];
-	session_params_string(s->prob, s->params[s->prob_index], params, sizeof params);
-	snprintf(buf, len, "%s %d %d %d", params, (int)session_setting(s, S_PRECISION),
-	         (int)session_setting(s, S_VARIANT), (int)session_setting(s, S_THREADS));
+	size_t used;
+	session_params_string(p, s->params[s->prob_index], params, sizeof params);
+	used = (size_t)snprintf(
+	    buf, len, "%s %d %d %d", params, (int)session_setting(s, S_PRECISION),
+	    (int)session_setting(s, S_VARIANT), (int)session_setting(s, S_THREADS));
+	for (size_t k = 0; k < p->nsettings && used < len; k++)
+		if (p->settings[k].backends != QX_ON_GPU)
+			used += (size_t)snprintf(buf + used, len - used, " %.17g",
+			                         s->psettings[s->prob_index][k].num);
 }
 
 /* Shows the sweep to the session's observer, if any. */
@@ -344,7 +316,8 @@ static void sweep_notify(const struct session *s, const struct sweep *sw)
 
 /* Runs the configurations of sweep plan into its rows, counting configs_done and keeping the
  * best row marked as they finish (the observer sees each); stops early when cancelled. */
-static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e)
+static int sweep_configs(struct session *s, struct sweep *plan, sweep_progress_fn progress,
+                         struct qx_err *e)
 {
 	const size_t n = config_count(plan);
 	char last_cpu[512] = "";
@@ -385,18 +358,8 @@ static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, 
 			plan->nrows++;
 			plan->best = sweep_pick_best(plan->rows, plan->nrows);
 			sweep_notify(s, plan);
-			if (progress) {
-				fprintf(progress, "sweep %zu/%zu:", k + 1, n);
-				for (int a = 0; a < plan->naxes; a++)
-					fprintf(progress, " %s=%s", argv[2 * a], argv[2 * a + 1]);
-				if (row->ok)
-					fprintf(progress, " %s %.4g ms\n",
-					        qx_backend_name(row->backend), row->med.total);
-				else
-					fprintf(progress, " %s failed: %s\n",
-					        qx_backend_name(row->backend), row->error);
-				fflush(progress);
-			}
+			if (progress)
+				progress(plan, k, row);
 		}
 		if (!plan->cancelled) {
 			plan->configs_done++;
@@ -409,9 +372,10 @@ static int sweep_configs(struct session *s, struct sweep *plan, FILE *progress, 
 }
 
 /* Runs every configuration of the plan, then restores the session and keeps the sweep. */
-int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e)
+int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress, struct qx_err *e)
 {
 	struct param_value params[QX_MAX_PARAMS], settings[S_COUNT];
+	struct param_value psettings[QX_MAX_PROBLEM_SETTINGS];
 	const int variant = s->variant[s->prob_index];
 	const size_t n = config_count(plan);
 	struct sweep *sw;
@@ -422,23 +386,20 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 		                  "sweep ... on cpu)");
 	if ((plan->backends & QX_ON_GPU) && gpu_init(&info, e))
 		return -1;
-	sw = malloc(sizeof *sw);
+	sw = calloc(1, sizeof *sw + 2 * n * sizeof *sw->rows);
 	if (!sw)
-		return qx_fail(e, "out of memory for a sweep");
+		return qx_fail(e, "out of memory for a sweep of %zu rows", 2 * n);
 	*sw = *plan;
-	sw->rows = calloc(2 * n, sizeof *sw->rows);
-	if (!sw->rows) {
-		free(sw);
-		return qx_fail(e, "out of memory for %zu sweep rows", 2 * n);
-	}
+	sw->rows = (struct sweep_row *)(sw + 1);
 	if (plan->backends & QX_ON_GPU)
 		snprintf(sw->device, sizeof sw->device, "%s", info.name);
 	sw->nconfigs = n;
-	sweep_free(s->sweep);
+	free(s->sweep);
 	s->sweep = sw;
 	memcpy(params, s->params[s->prob_index], sizeof params);
 	memcpy(sw->params, params, sizeof params);
 	memcpy(settings, s->settings, sizeof settings);
+	memcpy(psettings, s->psettings[s->prob_index], sizeof psettings);
 	sw->running = 1;
 	sweep_notify(s, sw);
 	rc = sweep_configs(s, sw, progress, e);
@@ -446,6 +407,7 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 	sweep_notify(s, sw);
 	memcpy(s->params[s->prob_index], params, sizeof params);
 	memcpy(s->settings, settings, sizeof settings);
+	memcpy(s->psettings[s->prob_index], psettings, sizeof psettings);
 	s->variant[s->prob_index] = variant;
 	if (rc)
 		return -1;
@@ -459,134 +421,10 @@ int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_e
 	return 0;
 }
 
-/* Frees sw. */
+/* Frees sw and its rows (one allocation). */
 void sweep_free(struct sweep *sw)
 {
-	if (!sw)
-		return;
-	free(sw->rows);
 	free(sw);
-}
-
-/* Whether a row of sw has a speedup (a GPU row of a `both` sweep). */
-static int has_speedup(const struct sweep *sw)
-{
-	for (size_t i = 0; i < sw->nrows; i++)
-		if (sw->rows[i].ok && isfinite(sw->rows[i].speedup))
-			return 1;
-	return 0;
-}
-
-/* Prints the header line of the table. */
-static void table_header(const struct sweep *sw, const int *width, FILE *out)
-{
-	fprintf(out, "  ");
-	for (int a = 0; a < sw->naxes; a++)
-		fprintf(out, "%-*s ", width[a], sw->axes[a].name);
-	fprintf(out, "%-4s %10s %10s %10s %9s %9s %10s %5s %6s %5s %5s %9s %9s\n", "on", "total ms",
-	        "min", "max", "kernel", "d2h", "evals/s", "regs", "blk/SM", "occ", "auto",
-	        "speedup", "max_rel");
-}
-
-/* Prints one row of the table. */
-static void table_row(const struct sweep *sw, const struct sweep_row *r, const int *width,
-                      FILE *out)
-{
-	fprintf(out, "%c ", r->best ? '*' : ' ');
-	for (int a = 0; a < sw->naxes; a++)
-		fprintf(out, "%-*s ", width[a], r->values[a]);
-	fprintf(out, "%-4s ", qx_backend_name(r->backend));
-	if (!r->ok) {
-		fprintf(out, "failed: %s\n", r->error);
-		return;
-	}
-	fprintf(out, "%10.4g %10.4g %10.4g ", r->med.total, r->min.total, r->max.total);
-	if (r->backend == QX_GPU)
-		fprintf(out, "%9.4g %9.4g ", r->med.kernel, r->med.d2h);
-	else
-		fprintf(out, "%9s %9s ", "-", "-");
-	fprintf(out, "%10.4g ", r->evals_per_s);
-	if (r->has_occupancy)
-		fprintf(out, "%5d %6d %4.0f%% %5d ", r->occ.regs_per_thread, r->occ.blocks_per_sm,
-		        100 * r->occ.occupancy, r->occ.suggested_block);
-	else
-		fprintf(out, "%5s %6s %5s %5s ", "-", "-", "-", "-");
-	if (isfinite(r->speedup)) {
-		char sp[32];
-		snprintf(sp, sizeof sp, "%.3gx/%dt", r->speedup, r->speedup_threads);
-		fprintf(out, "%9s ", sp);
-	} else {
-		fprintf(out, "%9s ", "-");
-	}
-	if (r->has_error)
-		fprintf(out, "%9.3g\n", r->max_rel);
-	else
-		fprintf(out, "%9s\n", "ref");
-}
-
-/* Prints the median, min and max of every GPU phase of the rows that ran on the GPU, one line
- * per row under the table's axis columns (nothing when none did). */
-static void table_phases(const struct sweep *sw, const int *width, FILE *out)
-{
-	int header = 0;
-	for (size_t i = 0; i < sw->nrows; i++) {
-		const struct sweep_row *r = &sw->rows[i];
-		if (!r->ok || r->backend != QX_GPU)
-			continue;
-		if (!header++) {
-			fprintf(out, "gpu phases in ms, median [min, max]:\n  ");
-			for (int a = 0; a < sw->naxes; a++)
-				fprintf(out, "%-*s ", width[a], sw->axes[a].name);
-			for (int f = 0; f < QX_GPU_PHASES; f++)
-				fprintf(out, " %-24s", qx_gpu_phase_names[f]);
-			fputc('\n', out);
-		}
-		fprintf(out, "%c ", r->best ? '*' : ' ');
-		for (int a = 0; a < sw->naxes; a++)
-			fprintf(out, "%-*s ", width[a], r->values[a]);
-		for (int f = 0; f < QX_GPU_PHASES; f++) {
-			char cell[80];
-			snprintf(cell, sizeof cell, "%.4g [%.4g, %.4g]", phase_ms(&r->med, f),
-			         phase_ms(&r->min, f), phase_ms(&r->max, f));
-			fprintf(out, " %-24s", cell);
-		}
-		fputc('\n', out);
-	}
-}
-
-/* Prints the sweep as a table with a title line and the best row marked. */
-void sweep_print_table(const struct sweep *sw, FILE *out)
-{
-	int width[SWEEP_MAX_AXES];
-	fprintf(out, "sweep %s over", sw->prob->name);
-	for (int a = 0; a < sw->naxes; a++) {
-		width[a] = (int)strlen(sw->axes[a].name);
-		fprintf(out, " %s", sw->axes[a].name);
-		for (size_t i = 0; i < sw->nrows; i++)
-			if ((int)strlen(sw->rows[i].values[a]) > width[a])
-				width[a] = (int)strlen(sw->rows[i].values[a]);
-	}
-	fprintf(out, "%s%s; times in ms, median (min, max) of each configuration's repeats%s\n",
-	        *sw->device ? ", gpu " : "", sw->device,
-	        has_speedup(sw) ? "; speedup = vs cpu/threads" : "");
-	table_header(sw, width, out);
-	for (size_t i = 0; i < sw->nrows; i++)
-		table_row(sw, &sw->rows[i], width, out);
-	table_phases(sw, width, out);
-	if (sw->best >= 0) {
-		const struct sweep_row *b = &sw->rows[sw->best];
-		fprintf(out, "best:");
-		for (int a = 0; a < sw->naxes; a++)
-			fprintf(out, " %s=%s", sw->axes[a].name, b->values[a]);
-		fprintf(out, " on %s, %.4g ms", qx_backend_name(b->backend), b->med.total);
-		if (b->backend == QX_GPU)
-			fprintf(out, " (set block best takes block %d)", b->block);
-		fputc('\n', out);
-	} else {
-		fprintf(out, "best: none (no configuration succeeded)\n");
-	}
-	if (sw->cancelled)
-		fprintf(out, "cancelled: the table holds the runs done before the cancel\n");
 }
 
 /* The block of the last sweep's best row. */
@@ -619,23 +457,4 @@ int sweep_auto_block(const struct session *s, int *block, struct qx_err *e)
 		return -1;
 	*block = occ.suggested_block;
 	return 0;
-}
-
-/* Prints the sweep in the session's format: a table, JSON Lines or CSV rows. */
-void sweep_output(struct session *s, const struct sweep *sw)
-{
-	if (s->format == FORMAT_TEXT) {
-		sweep_print_table(sw, s->out);
-	} else {
-		for (size_t i = 0; i < sw->nrows; i++) {
-			if (s->format == FORMAT_JSON) {
-				output_print_json(s, export_sweep_row_json(sw, &sw->rows[i]));
-			} else {
-				char header[4096], row[4096];
-				export_sweep_row_csv(sw, &sw->rows[i], header, row, sizeof row);
-				output_print_csv(s, header, row);
-			}
-		}
-	}
-	fflush(s->out);
 }

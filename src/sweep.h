@@ -1,11 +1,10 @@
 /* sweep.h - sweeps of the current problem over one or two axes (a parameter or a setting and
  * its values): parsing of value ranges and lists, the run, best selection and the table. The
  * last sweep is a plain struct owned by the session (session->sweep), which `plot`, `export
- * last` and a dashboard panel read: one row per configuration and backend. */
+ * last` and a dashboard panel read: one row per configuration and backend. The engine returns
+ * data; output.c prints it. */
 #ifndef QX_SWEEP_H
 #define QX_SWEEP_H
-
-#include <stdio.h>
 
 #include "../cuda/quadx_cuda.h"
 #include "session.h"
@@ -29,9 +28,10 @@ struct sweep_row {
 	int ok;                 /* 0: it failed or could not launch; error says why */
 	char error[QX_ERR_LEN]; /* when !ok */
 	enum qx_precision prec;
-	int variant, block, threads, streams, warmup;
+	int variant, block, threads, warmup;
+	struct param_value settings[QX_MAX_PROBLEM_SETTINGS]; /* the problem's own */
 	int nsamples;
-	struct qx_phases med, min, max; /* ms */
+	struct qx_timing med, min, max; /* ms */
 	double evals_per_s;
 	double speedup;      /* GPU rows: vs the CPU run of the same configuration, or NaN */
 	int speedup_threads; /* CPU threads of that run */
@@ -55,10 +55,10 @@ struct sweep {
 	char device[256];              /* the GPU's name when the sweep used it, else "" */
 	size_t nconfigs, configs_done; /* configurations planned and finished */
 	size_t nrows;
-	struct sweep_row *rows;
-	int best;      /* index of the best row, -1 when no row succeeded */
-	int cancelled; /* 1 when it stopped early; the rows done are kept */
-	int running;   /* 1 while sweep_run fills it */
+	struct sweep_row *rows; /* in the same allocation as the sweep: free(sweep) frees both */
+	int best;               /* index of the best row, -1 when no row succeeded */
+	int cancelled;          /* 1 when it stopped early; the rows done are kept */
+	int running;            /* 1 while sweep_run fills it */
 };
 
 /* Parses a value spec into words: "A..B" the powers of two in [A, B]; "A..B:S" A, A+S, A+2S ...
@@ -77,17 +77,17 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
  * no point over the threshold, else among those that succeeded; -1 when none succeeded. */
 int sweep_pick_best(struct sweep_row *rows, size_t n);
 
-/* Runs plan (from sweep_plan) on session s, printing one progress line per configuration to
- * progress (when not NULL); the session's parameters and settings are restored afterwards.
+/* Called after each row of a sweep finishes (row of configuration config, 0-based). */
+typedef void (*sweep_progress_fn)(const struct sweep *sw, size_t config,
+                                  const struct sweep_row *row);
+
+/* Runs plan (from sweep_plan) on session s, calling progress (when not NULL) after each row;
+ * the session's parameters and settings are restored afterwards.
  * s->sweep_observer (when set) sees the sweep as it starts, after every row, as every
  * configuration finishes and as it ends (running back to 0), on the thread that runs it.
  * The sweep becomes s->sweep as it starts (it takes plan's contents) and stays when cancelled,
  * in which case it returns -1 saying how many runs were kept. Returns 0 or -1 with e filled. */
-int sweep_run(struct session *s, struct sweep *plan, FILE *progress, struct qx_err *e);
-
-/* Prints the sweep as an aligned text table, the best row marked with '*', then the median,
- * min and max of every phase of its GPU rows. */
-void sweep_print_table(const struct sweep *sw, FILE *out);
+int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress, struct qx_err *e);
 
 /* Writes the `set block best` value: the block of the last sweep's best row, which must have
  * run on the GPU. Returns 0 or -1 with e filled. */
@@ -96,10 +96,6 @@ int sweep_best_block(const struct session *s, int *block, struct qx_err *e);
 /* Writes the `set block auto` value: cudaOccupancyMaxPotentialBlockSize's choice for the
  * kernel of the current problem and variant. Returns 0 or -1 with e filled. */
 int sweep_auto_block(const struct session *s, int *block, struct qx_err *e);
-
-/* Prints the sweep in the session's format (text: the table; json: one object per row; csv:
- * a header and one line per row). */
-void sweep_output(struct session *s, const struct sweep *sw);
 
 /* Frees a sweep from sweep_run (NULL is fine). */
 void sweep_free(struct sweep *sw);

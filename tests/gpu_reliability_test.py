@@ -7,15 +7,14 @@ the next run works; an oversize run refused before any device allocation.
 
 Skipped without a usable GPU, unless QUADX_REQUIRE_GPU=1. Run from the repository root."""
 
-import json
 import os
 import re
 import shutil
-import subprocess
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+import qxtest
+from qxtest import QUADX, ROOT
+
 FAULTS_BIN = os.environ.get("QUADX_FAULTS_BIN", os.path.join(ROOT, "build", "faults", "quadx"))
 SANITIZER = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
 
@@ -36,15 +35,9 @@ ALL_KERNELS = "; ".join([
 
 
 def run(argv, timeout=300, env=None):
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                       env={**os.environ, **(env or {})})
+    """Runs argv (a program and its arguments); returns (rc, stdout, stderr)."""
+    p = qxtest.run(argv[1:], program=argv[:1], timeout=timeout, env=env)
     return p.returncode, p.stdout, p.stderr
-
-
-def gpu_name():
-    rc, out, _ = run([QUADX, "--json", "-e", "show device"])
-    dev = json.loads(out) if rc == 0 else {}
-    return None if dev.get("gpu", "none") == "none" else dev["gpu"]
 
 
 def require_faults_bin(test):
@@ -57,9 +50,7 @@ def require_faults_bin(test):
     test.skipTest(msg)
 
 
-GPU = gpu_name()
-if GPU is None and os.environ.get("QUADX_REQUIRE_GPU") == "1":
-    raise SystemExit("gpu_reliability_test: QUADX_REQUIRE_GPU=1 but there is no usable GPU")
+GPU = qxtest.gpu_or_exit("gpu_reliability_test")
 
 
 @unittest.skipIf(GPU is None, "no usable GPU")

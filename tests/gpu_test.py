@@ -4,32 +4,18 @@ range of block sizes, the coursework sizes, single evaluations and error paths.
 
 Run from the repository root: `python3 tests/gpu_test.py`. Without a usable GPU every test is
 reported as skipped, unless QUADX_REQUIRE_GPU=1 (make test-gpu), which makes that a failure."""
-import json
-import os
-import subprocess
-import sys
 import unittest
 
-QUADX = os.environ.get("QUADX", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quadx"))
+import qxtest
 
 
 def quadx(cmds, timeout=600):
     """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
-    p = subprocess.run([QUADX, "--json", "-e", cmds], capture_output=True, text=True,
-                       timeout=timeout)
-    return p.returncode, [json.loads(l) for l in p.stdout.splitlines() if l.strip()], p.stderr
+    p = qxtest.commands(cmds, "--json", timeout=timeout)
+    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
 
 
-def gpu_name():
-    """The GPU's name from `show device`, or None when there is no usable GPU."""
-    _, out, _ = quadx("show device")
-    return out[0]["gpu"] if out and out[0].get("gpu") != "none" else None
-
-
-GPU = gpu_name()
-if GPU is None and os.environ.get("QUADX_REQUIRE_GPU") == "1":
-    print("gpu_test: QUADX_REQUIRE_GPU=1 but there is no usable GPU:", quadx("show device")[1])
-    sys.exit(1)
+GPU = qxtest.gpu_or_exit("gpu_test")
 
 
 @unittest.skipIf(GPU is None, "no usable GPU")
@@ -112,8 +98,7 @@ class GpuTest(unittest.TestCase):
 
     def test_gpu_errors_are_reported(self):
         """Non-convergence on the GPU is an error naming the point; the session goes on."""
-        p = subprocess.run([QUADX, "--keep-going", "-e", "set iters 3; run gpu; set iters 100; run gpu"],
-                           capture_output=True, text=True, timeout=120)
+        p = qxtest.commands("set iters 3; run gpu; set iters 100; run gpu", "--keep-going")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("did not converge", p.stderr)
         self.assertEqual(p.stderr.count("quadx: line"), 1, p.stderr)
@@ -121,8 +106,7 @@ class GpuTest(unittest.TestCase):
 
     def test_too_big_is_refused(self):
         """A grid larger than GPU memory (coursework variant) is refused before allocating."""
-        p = subprocess.run([QUADX, "-e", "set variant coursework n 1000000 m 100000; run gpu"],
-                           capture_output=True, text=True, timeout=60)
+        p = qxtest.commands("set variant coursework n 1000000 m 100000; run gpu", timeout=60)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("run refused", p.stderr)
 

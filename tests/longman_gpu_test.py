@@ -5,27 +5,18 @@ eval, and the device-limit errors.
 
 Run from the repository root: `python3 tests/longman_gpu_test.py`. Without a usable GPU every
 test is skipped, unless QUADX_REQUIRE_GPU=1, which makes that a failure."""
-import json
-import os
-import subprocess
-import sys
 import unittest
 
-QUADX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quadx")
+import qxtest
 
 
 def quadx(cmds, timeout=600):
     """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
-    p = subprocess.run([QUADX, "--json", "-e", cmds], capture_output=True, text=True,
-                       timeout=timeout)
-    return p.returncode, [json.loads(l) for l in p.stdout.splitlines() if l.strip()], p.stderr
+    p = qxtest.commands(cmds, "--json", timeout=timeout)
+    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
 
 
-_, DEV, _ = quadx("show device")
-GPU = DEV[0]["gpu"] if DEV and DEV[0].get("gpu") != "none" else None
-if GPU is None and os.environ.get("QUADX_REQUIRE_GPU") == "1":
-    print("longman_gpu_test: QUADX_REQUIRE_GPU=1 but there is no usable GPU")
-    sys.exit(1)
+GPU = qxtest.gpu_or_exit("longman_gpu_test")
 
 
 @unittest.skipIf(GPU is None, "no usable GPU")
@@ -84,8 +75,8 @@ class LongmanGpuTest(unittest.TestCase):
 
     def test_block_limit(self):
         """Variant block with an N whose table does not fit in shared memory is refused."""
-        p = subprocess.run([QUADX, "-e", "use longman; set variant block N 1000 precision "
-                            "double M 10; run gpu"], capture_output=True, text=True, timeout=60)
+        p = qxtest.commands("use longman; set variant block N 1000 precision double M 10; "
+                            "run gpu", timeout=60)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("shared memory", p.stderr)
 

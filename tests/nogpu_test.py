@@ -5,11 +5,9 @@ still works. Run from the repository root; QUADX names the binary (default ./qua
 
 import json
 import os
-import subprocess
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+import qxtest
 PROBLEMS = ["expint", "longman"]
 # A small configuration of each problem, so the CPU runs take milliseconds.
 SMALL = {"expint": "set n 20 m 20", "longman": "set M 50 N 8"}
@@ -17,8 +15,7 @@ SMALL = {"expint": "set n 20 m 20", "longman": "set M 50 N 8"}
 
 def quadx(cmds, *args):
     """Runs quadx -e cmds; returns (rc, stdout, stderr)."""
-    p = subprocess.run([QUADX, *args, "-e", cmds], capture_output=True, text=True, timeout=120,
-                       cwd=ROOT)
+    p = qxtest.commands(cmds, *args)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -67,16 +64,29 @@ class NoGpuTest(unittest.TestCase):
     def test_coursework_flags(self):
         """The coursework's one-shot mode: the CPU part runs, the GPU part is one error;
         with -g (no GPU) it succeeds."""
-        p = subprocess.run([QUADX, "-n", "10", "-m", "10", "-t"], capture_output=True,
-                           text=True, timeout=120, cwd=ROOT)
+        p = qxtest.run(["-n", "10", "-m", "10", "-t"])
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("on the cpu took", p.stdout)
         self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
         self.assertRegex(p.stderr, r"^quadx: .*(GPU|CUDA)")
-        p = subprocess.run([QUADX, "-n", "10", "-m", "10", "-t", "-g"], capture_output=True,
-                           text=True, timeout=120, cwd=ROOT)
+        p = qxtest.run(["-n", "10", "-m", "10", "-t", "-g"])
         self.assertEqual((p.returncode, p.stderr), (0, ""))
         self.assertIn("on the cpu took", p.stdout)
+
+    def test_no_driver_is_named(self):
+        """Without an NVIDIA driver (no /dev/nvidia*, no WSL /dev/dxg) a GPU build says so,
+        not CUDA's "driver version is insufficient", which sent users to upgrade a driver they
+        do not have; with a driver (a GPU hidden by CUDA_VISIBLE_DEVICES) it says nothing of
+        the kind."""
+        if "CPU-only build" in self.reason:
+            self.skipTest("a CPU-only build: no CUDA runtime to ask")
+        driver = any(n.startswith("nvidia") or n == "dxg" for n in os.listdir("/dev"))
+        for text in (self.reason, quadx("run gpu")[2]):
+            if driver:
+                self.assertNotIn("no NVIDIA driver found", text)
+            else:
+                self.assertIn("no NVIDIA driver found", text)
+                self.assertNotIn("insufficient", text)
 
     def test_eval_prints_cpu_values_and_says_why_not_gpu(self):
         for prob, args in (("expint", "3 1.5"), ("longman", "0.7 2.5")):

@@ -16,13 +16,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.path.abspath(os.environ.get("QUADX", os.path.join(ROOT, "quadx")))  # tests run in temp dirs
+import qxtest
+from qxtest import QUADX, ROOT, proc_stat
+
 HOSTILE = os.path.join(ROOT, "tests", "data", "hostile_lines.txt")
-TIMEOUT = 120  # seconds for one quadx process
 
 ERROR_RE = re.compile(r"^quadx: line (\d+): (.+)$")
 
@@ -30,8 +29,7 @@ ERROR_RE = re.compile(r"^quadx: line (\d+): (.+)$")
 def quadx(stdin, *args, env=None):
     """Runs quadx with stdin (bytes or str) on a pipe; returns (rc, stdout, stderr) as text."""
     data = stdin.encode("utf-8", "surrogateescape") if isinstance(stdin, str) else stdin
-    p = subprocess.run([QUADX, *args], input=data, capture_output=True, timeout=TIMEOUT,
-                       cwd=ROOT, env={**os.environ, **(env or {})})
+    p = qxtest.run(list(args), stdin=data, env=env, text=False)
     return (p.returncode, p.stdout.decode("utf-8", "replace"),
             p.stderr.decode("utf-8", "replace"))
 
@@ -201,26 +199,19 @@ class HostileLinesTest(unittest.TestCase):
         self.assertEqual((rc, err), (1, "quadx: line 1: read error: Is a directory\n"))
 
 
-def proc_stat(pid):
-    """The fields of /proc/PID/stat after the command name: state first, utime and stime at
-    11 and 12 (proc(5) fields 14 and 15)."""
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()
-
-
 def wait_proc(test, pid, what, ready, limit=30):
     """Polls ready(pid) until it is true; fails the test naming what when the process ends or
     limit seconds pass first. The cancel tests wait on evidence, not a fixed time: a SIGINT
     that lands before the long command has started is cleared when it is dispatched."""
-    end = time.time() + limit
-    while time.time() < end:
+    def check():
         try:
-            if ready(pid):
-                return
+            return ready(pid)
         except FileNotFoundError:
             test.fail(f"quadx (pid {pid}) ended while waiting for {what}")
-        time.sleep(0.02)
-    test.fail(f"quadx (pid {pid}): no sign of {what} within {limit} s")
+    try:
+        qxtest.poll(check, what, limit)
+    except AssertionError:
+        test.fail(f"quadx (pid {pid}): no sign of {what} within {limit} s")
 
 
 def busy_in_run(pid):
@@ -357,9 +348,8 @@ def file_session(cwd, command, env=None, program=(QUADX,)):
     """Runs FILE_SETUP, command (line 4) and `show params` in cwd with program (quadx, or
     setpriv and a copy of quadx); returns (rc, stdout, the stderr lines that are not the
     sweep's progress lines)."""
-    p = subprocess.run([*program, "--keep-going"], capture_output=True, timeout=TIMEOUT,
-                       input=f"{FILE_SETUP}{command}\nshow params\n".encode(),
-                       cwd=cwd, env={**os.environ, **(env or {})})
+    p = qxtest.run(["--keep-going"], program=list(program), text=False, cwd=cwd, env=env,
+                   stdin=f"{FILE_SETUP}{command}\nshow params\n".encode())
     err = p.stderr.decode("utf-8", "replace").splitlines()
     return (p.returncode, p.stdout.decode("utf-8", "replace"),
             [l for l in err if not re.match(r"sweep \d+/\d+: ", l)])
@@ -428,7 +418,13 @@ class HostileFileLinesTest(FileTest):
                 self.assertEqual(len(errs), 1, what)
                 self.assertRegex(errs[0], r"^quadx: line 4: .{10,}", what)
                 self.assertNotRegex(errs[0], r"[\x00-\x1f\x7f]", what)
-                params = out.splitlines()[-2:]  # `show params` before the line and after it
+                # `show params` before the line and after it, and between them (format json)
+                # the error as an object too
+                params = out.splitlines()[-3:]
+                self.assertEqual(json.loads(params[1]),
+                                 {"type": "error", "line": 4, "error": errs[0].split(": ", 2)[2]},
+                                 what)
+                del params[1]
                 self.assertEqual(len(set(params)), 1, what)
                 self.assertIn('"type":"params"', params[0], what)
                 self.assertEqual(tree(self.dir), before, what)
@@ -541,86 +537,46 @@ class FileFaultTest(FileTest):
                                    env={**env, "QUADX_FAULT": fault})
 
 
-def tmux(*args):
-    """Runs one tmux command on this test's own server; returns its stdout."""
-    return subprocess.run(["tmux", "-L", "quadx-rely-test", *args], capture_output=True,
-                          text=True, timeout=10).stdout
-
-
-def wait_pane(test, want):
-    """Waits until the tmux pane shows want; returns its text (fails the test if it never does)."""
-    end = time.time() + 20
-    while time.time() < end:
-        text = tmux("capture-pane", "-p", "-t", "t")
-        if want.rstrip() in text:
-            return text
-        time.sleep(0.05)
-    test.fail(f"pane never showed {want!r}:\n{text}")
-
-
-def child_of(pid):
-    """The pid of a child of process pid (quadx, under the pane's shell), or None."""
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if int(proc_stat(entry)[1]) == pid:
-                    return int(entry)
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-    return None
-
-
-@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
-class InteractiveCancelTest(unittest.TestCase):
+class InteractiveCancelTest(qxtest.TmuxTestCase):
     """Ctrl-C at the readline prompt during a long run cancels the run, not quadx."""
+    TMUX_NAME = "rely-test"
 
     def test_ctrl_c_cancels_the_run(self):
-        tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, tmp)
-        tmux("kill-server")
-        self.addCleanup(tmux, "kill-server")
-        tmux("new-session", "-d", "-s", "t", "-x", "150", "-y", "40",
-             f"env QUADX_HISTFILE={tmp}/history TERM=xterm {QUADX}; echo EXITED; sleep 30")
-        wait_pane(self, "quadx expint/float> ")
-        tmux("send-keys", "-t", "t", "set n 1000 m 20000 threads 1 repeat 1000; run cpu",
-             "Enter")
-        shell = int(tmux("display-message", "-p", "-t", "t", "#{pane_pid}"))
-        wait_proc(self, shell, "quadx in the pane", lambda pid: child_of(pid) is not None)
-        wait_proc(self, child_of(shell), "the run (0.3 s of CPU)", busy_in_run)
-        tmux("send-keys", "-t", "t", "C-c")
-        wait_pane(self, "quadx: run cancelled")
-        tmux("send-keys", "-t", "t", "set n 5 m 5; run cpu", "Enter")
-        text = wait_pane(self, "cpu expint  n=5 m=5")
+        self.start_quadx(cols=150, rows=40)
+        self.tmux.screen("quadx expint/float> ")
+        self.tmux.keys("set n 1000 m 20000 threads 1 repeat 1000; run cpu", "Enter")
+        wait_proc(self, self.quadx, "the run (0.3 s of CPU)", busy_in_run)
+        self.tmux.keys("C-c")
+        self.tmux.screen("quadx: run cancelled")
+        self.tmux.keys("set n 5 m 5; run cpu", "Enter")
+        text = self.tmux.screen("cpu expint  n=5 m=5")
         self.assertNotIn("EXITED", text)
 
 
-@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
-class HistoryTest(unittest.TestCase):
-    """The interactive prompt saves its history through a temporary file and a rename: a
-    failed write (QUADX_FAULT=write) leaves the old file as it was."""
+class HistoryTest(qxtest.TmuxTestCase):
+    """The interactive prompt appends each line to its history file as it runs: a failed
+    append (QUADX_FAULT=write) is reported, leaves the old lines as they were and the next
+    line is appended."""
+    TMUX_NAME = "rely-test"
 
     def session(self, fault):
-        tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, tmp)
-        hist = os.path.join(tmp, "history")
+        hist = os.path.join(self.tmp, "history")
         with open(hist, "w") as f:
             f.write("set n 123\n")
-        env = f"QUADX_HISTFILE={hist} TERM=xterm" + (f" QUADX_FAULT={fault}" if fault else "")
-        tmux("kill-server")
-        self.addCleanup(tmux, "kill-server")
-        tmux("new-session", "-d", "-s", "t", "-x", "150", "-y", "20",
-             f"env {env} {QUADX} 2>{tmp}/stderr; echo EXITED; sleep 30")
-        wait_pane(self, "quadx expint/float> ")
-        tmux("send-keys", "-t", "t", "show params", "Enter", "quit", "Enter")
-        wait_pane(self, "EXITED")
-        with open(hist) as f, open(f"{tmp}/stderr") as e:
-            return f.read(), e.read(), sorted(os.listdir(tmp))
+        self.start_quadx(args=f"2>{self.tmp}/stderr", env=f"QUADX_FAULT={fault}" if fault else "",
+                         cols=150, rows=20)
+        self.tmux.screen("quadx expint/float> ")
+        self.tmux.keys("show params", "Enter", "quit", "Enter")
+        self.tmux.screen("EXITED")
+        with open(hist) as f, open(f"{self.tmp}/stderr") as e:
+            return f.read(), e.read(), sorted(os.listdir(self.tmp))
 
     @unittest.skipUnless(FAULTS, "not a test build: QUADX_FAULT is compiled out")
     def test_failed_write_keeps_the_old_history(self):
         text, err, files = self.session("write")
-        self.assertEqual(text, "set n 123\n")
-        self.assertRegex(err, r"could not save history to .*history: .*old file is unchanged")
+        self.assertEqual(text, "set n 123\nquit\n")  # show params failed, quit was appended
+        self.assertRegex(err, r"could not append to the history file .*history: .*kept for "
+                         r"this session")
         self.assertEqual(files, ["history", "stderr"])  # no temporary left behind
 
     def test_history_saved_without_fault(self):

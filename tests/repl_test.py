@@ -3,47 +3,26 @@
 commands, parameter names, enumerated values and help's topics and variants from the tables,
 a sweep prints its progress, and history is saved to $QUADX_HISTFILE only when interactive. Run from the repository root; skipped without tmux."""
 import os
-import shutil
-import subprocess
-import tempfile
-import time
+import re
+import signal
 import unittest
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
+import qxtest
 
 
-def tmux(*args):
-    """Runs one tmux command on the test's own server socket and returns its stdout."""
-    return subprocess.run(["tmux", "-L", "quadx-repl-test", *args], capture_output=True,
-                          text=True, timeout=10).stdout
+class ReplTest(qxtest.TmuxTestCase):
+    TMUX_NAME = "repl-test"
 
-
-@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
-class ReplTest(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.hist = os.path.join(self.tmp, "history")
-        tmux("kill-server")
-        tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "30",
-             f"env QUADX_HISTFILE={self.hist} TERM=xterm {QUADX}; sleep 30")
+        super().setUp()
+        self.start_quadx()
 
-    def tearDown(self):
-        tmux("kill-server")
-        shutil.rmtree(self.tmp)
-
-    def screen(self, want, timeout=5.0):
+    def screen(self, want, timeout=20.0):
         """Waits until the pane shows `want`; returns the pane text (fails if it never does)."""
-        end = time.time() + timeout
-        while time.time() < end:
-            text = tmux("capture-pane", "-p", "-t", "t")
-            if want.rstrip() in text:
-                return text
-            time.sleep(0.05)
-        self.fail(f"pane never showed {want!r}:\n{text}")
+        return self.tmux.screen(want, timeout)
 
     def keys(self, *keys):
-        tmux("send-keys", "-t", "t", *keys)
+        self.tmux.keys(*keys)
 
     def test_prompt_completion_history(self):
         """Prompt, Tab completion from the tables, and the history file written at quit."""
@@ -61,9 +40,7 @@ class ReplTest(unittest.TestCase):
         self.screen("coursework")
         self.screen("variant          coursework")  # the show params row, not the typed line
         self.keys("quit", "Enter")
-        end = time.time() + 5
-        while time.time() < end and not os.path.exists(self.hist):
-            time.sleep(0.05)
+        self.tmux.wait_exit(self.quadx)
         with open(self.hist) as f:
             lines = [l.strip() for l in f.read().splitlines()]
         self.assertIn("set precision double", lines)
@@ -99,17 +76,64 @@ class ReplTest(unittest.TestCase):
         self.keys("set n 3")
         self.screen("> set n 3")
         self.keys("C-c")
-        time.sleep(0.2)
+        self.screen(re.compile(r"(?m)^quadx expint/float> set n 3.*\nquadx expint/float>\s*$"))
         self.keys("show params", "Enter")
         text = self.screen("threads")
         self.assertNotIn("has no value", text)
         self.assertNotIn("set n 3show", text)
         self.assertRegex(text, r"(?m)^quadx expint/float> set n 3(\^C)?\s*$")
 
+    def test_banner_then_prompt(self):
+        """An interactive start says in one line how to begin, as sqlite3 and python do."""
+        text = self.screen("quadx expint/float> ")
+        lines = text.splitlines()
+        self.assertEqual(lines[0], "quadx: type help for the commands; Tab completes; quit or "
+                                   "Ctrl-D leaves")
+        self.assertEqual(lines[1].rstrip(), "quadx expint/float>")
+
+    def test_history_survives_a_hangup(self):
+        """Each line is in the history file once it has run: SIGHUP (a closed terminal) at the
+        prompt loses none (before, the file was written only at exit, and SIGHUP never got
+        there)."""
+        self.screen("quadx expint/float> ")
+        self.keys("set n 7", "Enter", "show params", "Enter")
+        self.screen("threshold")
+        self.screen(re.compile(r"(?m)^quadx expint/float>\s*\Z"))
+        os.kill(self.quadx, signal.SIGHUP)
+        self.tmux.wait_exit(self.quadx)
+        with open(self.hist) as f:
+            self.assertEqual(f.read().splitlines(), ["set n 7", "show params"])
+
+    def test_history_command(self):
+        """`history` lists the lines typed, numbered, the last N with an argument."""
+        self.screen("quadx expint/float> ")
+        self.keys("set n 7", "Enter", "show params", "Enter", "history", "Enter")
+        self.screen(re.compile(r"(?m)^ +1  set n 7\n +2  show params\n +3  history$"))
+        self.keys("history 1", "Enter")
+        self.screen(re.compile(r"(?m)^ +4  history 1$"))
+        text = self.screen(re.compile(r"history 1\n +4  history 1\n")).string
+        self.assertNotRegex(text, r"history 1\n +3  history")
+
+    def test_long_help_goes_through_the_pager(self):
+        """At the prompt a help page longer than the terminal goes through $PAGER; a short
+        one is printed as it is."""
+        paged = os.path.join(self.tmp, "paged")
+        self.tmux.close()
+        self.start_quadx(env=f"PAGER='tee {paged}'", rows=30)
+        self.screen("quadx expint/float> ")
+        self.keys("help history", "Enter")
+        self.screen("history - list the lines typed")
+        self.screen(re.compile(r"help quit\n+quadx expint/float>"))
+        self.assertFalse(os.path.exists(paged))
+        self.keys("help settings", "Enter")  # longer than 30 rows
+        qxtest.poll(lambda: os.path.exists(paged) and "help run" in open(paged).read(),
+                    "the page in the pager")
+        with open(paged) as f:
+            self.assertTrue(f.read().startswith("settings - the session settings"))
+
     def test_scripts_keep_no_history(self):
         """A script on stdin writes no history file."""
-        subprocess.run([QUADX], input="show params\n", text=True, capture_output=True,
-                       env={**os.environ, "QUADX_HISTFILE": self.hist + ".script"}, timeout=10)
+        qxtest.script("show params\n", env={"QUADX_HISTFILE": self.hist + ".script"})
         self.assertFalse(os.path.exists(self.hist + ".script"))
 
 

@@ -16,20 +16,19 @@ import math
 import os
 import re
 import struct
-import subprocess
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
-FIXTURES = os.path.join("tests", "script")  # relative to ROOT
-TIMEOUT = 120  # seconds, for every subprocess
+import qxtest
+from qxtest import QUADX
+
+FIXTURES = os.path.join("tests", "script")  # relative to the repository root
 
 # E_3(1.5) from mpmath (40 digits: 0.05673949017035427615632788970962...).
 E3_15 = 0.056739490170354276
 
 # The command table of the spec (issue 2, "The command loop").
 SPEC_COMMANDS = ["use", "set", "show", "run", "sweep", "export", "plot", "eval", "errors", "format",
-                 "help", "source", "dashboard", "quit"]
+                 "help", "source", "dashboard", "history", "quit"]
 
 ERROR_RE = re.compile(r"^quadx: line (\d+): (.+)$")
 INT_RANGE = r"-?\d+\s*\.\.\s*\d+"  # 1..1000000
@@ -52,8 +51,7 @@ class Result:
 
 def quadx(*args, stdin=""):
     """Runs ./quadx with args, feeding stdin (a pipe, so never a terminal)."""
-    proc = subprocess.run([QUADX, *args], input=stdin, capture_output=True, text=True,
-                          timeout=TIMEOUT, cwd=ROOT)
+    proc = qxtest.script(stdin, *args)
     return Result(proc)
 
 
@@ -227,7 +225,8 @@ class ValidationTest(QuadxTestCase):
         for problem in ("expint", "longman"):
             with self.subTest(problem=problem):
                 p = self.run_json("use %s; set threshold 1e-7; show params" % problem)[0]
-                for name in ("block", "threads", "repeat", "warmup", "streams"):
+                own = ("streams",) if problem == "expint" else ()  # expint's own setting
+                for name in ("block", "threads", "repeat", "warmup") + own:
                     self.assertIs(type(p[name]), int, (name, p))
                 self.assertEqual(p["threshold"], 1e-7)
                 self.assertEqual((p["precision"], p["block"]), ("float", 256))
@@ -570,8 +569,12 @@ class JsonTest(QuadxTestCase):
                 self.assertEqual(o["problem"], "expint")
                 self.assertEqual(o["args"], [3, 1.5])
                 self.assertIsInstance(o["value"], float)
-        if no_gpu():
-            self.assertEqual(len(objs), 2, "no GPU: exactly the two cpu objects")
+        if no_gpu():  # the two cpu objects, and the gpu's two saying why they have no value
+            self.assertEqual(len(objs), 4, objs)
+            for o in objs[2:]:
+                self.assertEqual((o["backend"], o["value"], o["status"]),
+                                 ("gpu", None, "unavailable"), o)
+                self.assertIn("no usable GPU", o["note"])
         self.assertLess(rel(cpu["float"]["value"], E3_15), 1e-6)
 
     def test_eval_double_accuracy(self):
@@ -836,7 +839,8 @@ class NumbersTest(QuadxTestCase):
         self.assertLess(rel(vals[((0, 2), "float")], math.exp(-2) / 2), 1e-6)
 
     def test_eval_never_prints_inf_or_nan(self):
-        """Evals whose float result overflows give finite values or a clear error, never inf/NaN."""
+        """Evals whose float result overflows give finite values or a clear error, never inf/NaN:
+        a row without a value says why (its status and note)."""
         for cmd in ("eval 0 1e-40", "eval 1 1e-300", "eval 0 1e-300"):
             with self.subTest(cmd=cmd):
                 res = quadx("-e", cmd)
@@ -845,7 +849,9 @@ class NumbersTest(QuadxTestCase):
                     self.assertEqual(len(res.err_lines), 1, res)
                 res = quadx("--json", "-e", cmd)
                 for o in json_lines(res):
-                    self.assertIsNotNone(o.get("value"), "null value printed: %r" % o)
+                    if o.get("value") is None:
+                        self.assertIn(o.get("status"), ("not representable", "unavailable"), o)
+                        self.assertTrue(o.get("note"), o)
 
     def test_non_convergence_reported(self):
         """Non-convergence within iters is one clear error, never a silent result."""
@@ -967,6 +973,19 @@ def help_topics():
     return commands, problems, others
 
 
+def setting_names():
+    """The settings: the names that `set` takes for every problem, after its parameters."""
+    lists = []
+    for problem in help_topics()[1]:
+        err = quadx("-e", "use %s; set nosuch 1" % problem).err
+        lists.append(re.search(r"names are (.*)$", err, re.M).group(1).split(", "))
+    settings = []
+    while all(len(l) > len(settings) for l in lists) and \
+            len({l[-1 - len(settings)] for l in lists}) == 1:
+        settings.insert(0, lists[0][-1 - len(settings)])
+    return settings
+
+
 class HelpTest(QuadxTestCase):
     """`help` lists the command table; `help TOPIC` shows a page (pages live in help/)."""
 
@@ -1008,17 +1027,29 @@ class HelpTest(QuadxTestCase):
         return re.findall(r"^  (\S+)\s+(?:cpu\+gpu|cpu|gpu)\s*\n      (.+)$", res.out, re.M)
 
     def test_help_variant(self):
-        """`help VARIANT` works for every variant of every problem, from any current problem:
-        the variant's line of its problem's table and its paragraph of the problem's page."""
+        """`help variant VARIANT`, and `help VARIANT` where VARIANT is no setting, work for
+        every variant of every problem, from any current problem: the variant's line of its
+        problem's table and its paragraph of the problem's page. A variant named like a
+        setting (block, streams): `help NAME` is the setting's, naming `help variant NAME`."""
+        settings = setting_names()
         for problem in help_topics()[1]:
             names = self.variants(problem)
             self.assertTrue(names, problem)
             for name, first_line in names:
                 with self.subTest(problem=problem, variant=name):
+                    head = "%s - variant of %s (" % (name, problem)
+                    res = quadx("-e", "use expint; help variant " + name)
+                    self.assertOk(res)
+                    self.assertTrue(res.out.startswith(head), res.out[:200])
+                    self.assertIn(first_line.strip(), res.out)
                     res = quadx("-e", "use expint; help " + name)
                     self.assertOk(res)
-                    head = "%s - variant of %s (" % (name, problem)
                     out = res.out
+                    if name in settings:
+                        self.assertTrue(out.startswith(name + " - a setting"), out[:200])
+                        self.assertIn("help variant %s (the variant of %s)" % (name, problem),
+                                      out)
+                        continue
                     if name in help_topics()[2]:
                         # a topic of its own (coursework): the topic's page, then the variant's
                         self.assertTrue(out.startswith(name + " - "), out[:200])
@@ -1042,7 +1073,8 @@ class HelpTest(QuadxTestCase):
         while all(len(l) > len(settings) for l in lists) and \
                 len({l[-1 - len(settings)] for l in lists}) == 1:
             settings.insert(0, lists[0][-1 - len(settings)])
-        self.assertIn("streams", settings)
+        self.assertIn("block", settings)
+        self.assertNotIn("streams", settings)  # expint's own setting, not a shared one
         pages = {t: quadx("-e", "help " + t).out for t in ("help", "set", "settings", "use",
                                                              "eval")}
         for topic in ("help", "set", "settings", "use"):
@@ -1061,6 +1093,148 @@ class HelpTest(QuadxTestCase):
     def test_sweep_page_names_the_best_rule(self):
         """help sweep describes the best row the way sweep_pick_best picks it."""
         self.assertIn("highest throughput", quadx("-e", "help sweep").out)
+
+
+# --------------------------------------------------------------------------------------------
+# 10. What a newcomer hit (issue 11): the command line, --json, help and eval
+
+
+class CommandLineTest(QuadxTestCase):
+    """Several -e and -f run in order; mixes that would be ignored are refused."""
+
+    def test_every_e_runs_in_order(self):
+        """-e 'show params' -e 'eval 2 0': both run (before, only the last did)."""
+        res = quadx("--json", "-e", "show params", "-e", "eval 2 0")
+        self.assertOk(res)
+        self.assertEqual([o["type"] for o in json_lines(res)],
+                         ["params", "eval", "eval", "eval", "eval"])
+
+    def test_e_line_numbers_go_on_across_options(self):
+        """Each ;-separated command of -e is a line (help scripts), counting on into the next
+        -e."""
+        res = quadx("-e", "set n 5; set m 0")
+        self.assertOneError(res, 2, ["m"])
+        res = quadx("-e", "set n 5", "-e", "set m 6; set n 0")
+        self.assertOneError(res, 3, ["n"])
+        self.assertIn("in -e 'set n 5; set m 0' the error is on line 2",
+                      " ".join(quadx("-e", "help scripts").out.split()))
+
+    def test_f_and_e_run_in_the_order_given(self):
+        """-f then -e runs the file first, then the commands; the file's errors name it."""
+        script = os.path.join(FIXTURES, "newcomer_setup.qx")
+        res = quadx("--json", "-f", script, "-e", "show params")
+        self.assertOk(res)
+        params = json_lines(res)[-1]
+        self.assertEqual((params["n"], params["m"]), (7, 8))
+        res = quadx("-e", "set n 9", "-f", script, "-e", "show params")
+        self.assertIn("m                8", res.out)
+        res = quadx("-e", "show params", "-f", os.path.join(FIXTURES, "newcomer_bad.qx"))
+        self.assertNotEqual(res.rc, 0)
+        self.assertEqual(res.err_lines, ["quadx: %s: line 2: bad value '0' for n: expected an "
+                                         "integer in 1..1000000"
+                                         % os.path.join(FIXTURES, "newcomer_bad.qx")])
+
+    def test_coursework_flags_refuse_what_they_would_ignore(self):
+        """-e, -f and --json with the coursework flags, and -e with --tui: one line, exit 2,
+        nothing run."""
+        for args in (["-n", "10", "-e", "run cpu"], ["-n", "10", "-f", "x.qx"],
+                     ["--json", "-n", "10", "-m", "10", "-g"], ["--tui", "-e", "quit"]):
+            with self.subTest(args=args):
+                res = quadx(*args)
+                self.assertEqual(res.rc, 2, res)
+                self.assertEqual(len(res.err_lines), 1, res)
+                self.assertRegex(res.err, r"^quadx: .*(coursework|--tui)")
+                self.assertEqual(res.out, "")
+
+
+class JsonEverywhereTest(QuadxTestCase):
+    """--json: every line on stdout is a JSON object, errors and help pages included."""
+
+    def test_help_is_json(self):
+        objs = self.run_json("help; help set")
+        self.assertEqual([o["type"] for o in objs], ["help", "help"])
+        self.assertIn("Commands", objs[0]["text"])
+        self.assertEqual(objs[1]["topic"], "set")
+        self.assertTrue(objs[1]["text"].startswith("set - "), objs[1])
+
+    def test_errors_are_json_too(self):
+        """An error is an object with "error" and "line" on stdout, besides stderr's line."""
+        res = quadx("--json", "--keep-going", "-e", "show params; set n 0; help nosuch")
+        self.assertEqual(res.rc, 1, res)
+        objs = json_lines(res)
+        errors = [o for o in objs if o["type"] == "error"]
+        self.assertEqual([e["line"] for e in errors], [2, 3])
+        self.assertEqual(["quadx: line %d: %s" % (e["line"], e["error"]) for e in errors],
+                         res.err_lines)
+
+    def test_a_whole_session_is_json(self):
+        """Every command's output in a JSON script parses, the GPU row of eval too."""
+        res = quadx("--json", "--keep-going", "-e",
+                    "set n 20 m 20 repeat 1 warmup 0; run cpu; show last; errors 2; "
+                    "sweep threads 1,2 on cpu; help; help block; help variant block; eval 3 1.5; "
+                    "eval 1 1e-300; show device; use longman; eval 0.7 2.5; run gpu; set x 1")
+        objs = json_lines(res)
+        self.assertEqual(sum(o["type"] == "help" for o in objs), 3)
+        self.assertEqual(sum(o["type"] == "error" for o in objs), len(res.err_lines))
+
+
+class HelpPrecedenceTest(QuadxTestCase):
+    def test_help_block_is_the_setting(self):
+        """help block: the block-size setting (not longman's variant), pointing to
+        `help variant block`, which shows the variant."""
+        res = quadx("-e", "help block")
+        self.assertOk(res)
+        self.assertTrue(res.out.startswith("block - a setting"), res.out[:200])
+        self.assertIn("GPU threads per block", res.out)
+        self.assertIn("help variant block", res.out)
+        self.assertNotIn("- variant of longman", res.out)
+        res = quadx("-e", "help variant block")
+        self.assertOk(res)
+        self.assertTrue(res.out.startswith("block - variant of longman (gpu only)"), res.out)
+
+    def test_every_setting_has_its_page(self):
+        for name in setting_names():
+            with self.subTest(setting=name):
+                res = quadx("-e", "help " + name)
+                self.assertOk(res)
+                self.assertTrue(res.out.startswith(name + " - a setting"), res.out[:100])
+
+    def test_bad_help_variant(self):
+        self.assertOneError(quadx("-e", "help variant nosuch"), 1, ["nosuch", "help variants"])
+        self.assertOneError(quadx("-e", "help set run"), 1, ["variant NAME"])
+
+
+class EvalRepresentableTest(QuadxTestCase):
+    """eval never fails because one precision cannot represent an argument or the result:
+    that row says `not representable` and why; underflow and out-of-range alike."""
+
+    def test_underflow_and_out_of_range_alike(self):
+        for cmd, note in (("eval 5 700", "E_5(700) underflows float"),
+                          ("eval 1 1e-300", "X = 1e-300 is outside the range of float"),
+                          ("eval 0 1e-39", "overflows float")):
+            with self.subTest(cmd=cmd):
+                res = quadx("-e", cmd)
+                self.assertOk(res)
+                rows = [l for l in res.out_lines if " cpu " in l]
+                self.assertEqual(len(rows), 2, res)
+                self.assertRegex(rows[0], r"cpu double  \d")
+                self.assertRegex(rows[1], r"cpu float   not representable: ")
+                self.assertIn(note, rows[1])
+
+    def test_double_underflow_is_a_row_too(self):
+        res = quadx("--json", "-e", "eval 5 800; eval 3 1.5")
+        self.assertOk(res)
+        rows = [o for o in json_lines(res) if o["backend"] == "cpu"]
+        self.assertEqual([(o["precision"], o.get("status")) for o in rows[:2]],
+                         [("double", "not representable"), ("float", "not representable")])
+        self.assertIn("underflows double", rows[0]["note"])
+        self.assertLess(rel(rows[2]["value"], E3_15), 1e-14)  # the next eval ran
+
+    def test_csv_row(self):
+        res = quadx("-e", "format csv; eval 5 700")
+        self.assertOk(res)
+        self.assertIn("eval,expint,5 700,cpu,float,,not representable,"
+                      "E_5(700) underflows float (smallest 1.4013e-45)", res.out_lines)
 
 
 def setUpModule():

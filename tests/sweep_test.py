@@ -19,16 +19,15 @@ import subprocess
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
-TIMEOUT = 120
+import qxtest
+from qxtest import QUADX, ROOT, TIMEOUT
+
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 
 
 def quadx(cmds, cwd=None, env=None, preexec_fn=None):
     """Runs quadx -e CMDS; returns the CompletedProcess (text)."""
-    return subprocess.run([QUADX, "-e", cmds], capture_output=True, text=True, timeout=TIMEOUT,
-                          cwd=cwd or ROOT, env=env, preexec_fn=preexec_fn)
+    return qxtest.commands(cmds, cwd=cwd, env=env, preexec_fn=preexec_fn)
 
 
 def read(path):

@@ -5,27 +5,13 @@ a GPU run's total, phases, overlap marks and speedups in the Timing and Speedup 
 log printed them, the history chart, and a GPU block sweep in the Sweep panel with its best
 marked. Run from the repository root: `python3 tests/tui_gpu_test.py`. Skipped without tmux or
 without a usable GPU, unless QUADX_REQUIRE_GPU=1 (make test-gpu), which makes that a failure."""
-import json
-import os
 import re
-import subprocess
-import sys
 import unittest
 
-from tui_test import QUADX, SIDE, Dashboard
+import qxtest
+from tui_test import SIDE, Dashboard
 
-
-def has_gpu():
-    """True when `show device` names a GPU."""
-    out = subprocess.run([QUADX, "--json", "-e", "show device"], capture_output=True,
-                         text=True, timeout=120).stdout.splitlines()
-    return bool(out) and json.loads(out[0]).get("gpu", "none") != "none"
-
-
-GPU = has_gpu()
-if not GPU and os.environ.get("QUADX_REQUIRE_GPU") == "1":
-    print("tui_gpu_test: QUADX_REQUIRE_GPU=1 but there is no usable GPU")
-    sys.exit(1)
+GPU = qxtest.gpu_or_exit("tui_gpu_test")
 
 
 @unittest.skipIf(not GPU, "no usable GPU")

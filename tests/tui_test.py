@@ -14,90 +14,53 @@ import os
 import pty
 import re
 import select
-import shutil
 import subprocess
-import tempfile
-import time
 import unittest
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-QUADX = os.environ.get("QUADX", os.path.join(ROOT, "quadx"))
-SOCKET = f"quadx-tui-test-{os.getpid()}"  # its own server: test runs side by side never meet
+import qxtest
+from qxtest import QUADX
+
 COLOR = re.compile(r"\x1b\[3[0-7]m")  # a foreground colour in capture-pane -e
 RESTORED = re.compile(r"(?m)^icanon echo")  # stty after quadx: canonical mode and echo back
 SIDE = "│"  # a panel's side border in a UTF-8 locale (an ACS border would read "x")
 
 
-def tmux(*args):
-    """Runs one tmux command on the test's own server socket and returns its stdout."""
-    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True,
-                          timeout=10).stdout
-
-
-@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
-class Dashboard(unittest.TestCase):
+class Dashboard(qxtest.TmuxTestCase):
     """quadx in a tmux session and the helpers that drive it (tests/tui_gpu_test.py uses them
     too); no tests of its own."""
+    TMUX_NAME = "tui-test"
+
     def start(self, env="LANG=C.UTF-8", cols=120, rows=40, args="--tui"):
         """Starts quadx (in the dashboard with --tui) in a fresh tmux session; after it ends the
         shell prints its exit status and whether the terminal is back in canonical mode with
         echo."""
-        self.tmp = tempfile.mkdtemp()
-        tmux("kill-server")
         script = (f"env {env} TERM=xterm-256color QUADX_HISTFILE={self.tmp}/history "
                   f"{QUADX} {args}; echo EXITED $?; stty -a | grep -o -- '-*icanon\\|-*echo '"
-                  f" | tr '\\n' ' '; echo; sleep 60")
-        for _ in range(5):  # a server still shutting down can make new-session fail
-            tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), script)
-            if subprocess.run(["tmux", "-L", SOCKET, "has-session", "-t", "t"],
-                              capture_output=True).returncode == 0:
-                break
-            time.sleep(0.2)
+                  f" | tr '\\n' ' '; echo; {qxtest.HOLD}")
+        self.tmux.start(script, cols, rows)
         if args == "--tui":
             self.screen("Log (")
             self.screen("Device")
         else:
             self.screen("quadx expint/float> ")
 
-    def tearDown(self):
-        tmux("kill-server")
-        if hasattr(self, "tmp"):
-            shutil.rmtree(self.tmp)
-
     def pane(self):
-        return tmux("capture-pane", "-p", "-t", "t")
+        return self.tmux.pane()
 
     def screen(self, want, timeout=20.0):
         """Waits until the pane shows `want` (a string or a compiled regex); returns the pane
-        text, or the match for a regex. capture-pane drops trailing blanks, so `want` is
-        compared without its own."""
-        end = time.time() + timeout
-        text = ""
-        while time.time() < end:
-            text = self.pane()
-            if isinstance(want, str) and want.rstrip() in text:
-                return text
-            if not isinstance(want, str) and want.search(text):
-                return want.search(text)
-            time.sleep(0.05)
-        self.fail(f"pane never showed {want!r}:\n{text}")
+        text, or the match for a regex."""
+        return self.tmux.screen(want, timeout)
 
     def gone(self, unwanted, timeout=20.0):
         """Waits until the pane no longer shows `unwanted`; returns the pane text."""
-        end = time.time() + timeout
-        while time.time() < end:
-            text = self.pane()
-            if unwanted not in text:
-                return text
-            time.sleep(0.05)
-        self.fail(f"pane kept showing {unwanted!r}:\n{text}")
+        return self.tmux.gone(unwanted, timeout)
 
     def type(self, line):
-        tmux("send-keys", "-t", "t", "-l", line)
-        tmux("send-keys", "-t", "t", "Enter")
+        self.tmux.type(line)
 
     def keys(self, *keys):
-        tmux("send-keys", "-t", "t", *keys)
+        self.tmux.keys(*keys)
 
     def idle(self):
         """Waits until no command runs (the status line shows the keys again)."""
@@ -127,7 +90,7 @@ class DashboardTest(Dashboard):
         self.assertIn(f"{SIDE} over 1e-05: 0 of 90000", text)  # the Error panel's row
         self.assertRegex(text, r"worst at n=\d+ x=")
         self.assertRegex(text, r"cpu 1 thr  [▏▎▍▌▋▊▉█]+ ")  # UTF-8 bars
-        self.assertRegex(tmux("capture-pane", "-e", "-p", "-t", "t"), COLOR)
+        self.assertRegex(self.tmux.pane(styled=True), COLOR)
         threaded, max_rel2 = self.run_cpu(2)
         text = self.screen(re.compile(rf"cpu 2 thr .*? {re.escape(threaded)} ms")).string
         self.assertRegex(text, rf"cpu 1 thr .*? {re.escape(serial)} ms")
@@ -150,14 +113,14 @@ class DashboardTest(Dashboard):
         self.start(env="LANG=C.UTF-8 LINES=10 COLUMNS=50")
         wide = self.pane().splitlines()
         self.assertRegex(wide[1], r"Problem .*Timing")
-        tmux("resize-window", "-t", "t", "-x", "60", "-y", "70")
+        self.tmux("resize-window", "-t", "t", "-x", "60", "-y", "70")
         text = self.screen(re.compile(r"Problem[^\n]*\n(.*\n)+.*Timing")).string
         self.assertTrue(all(len(line) <= 60 for line in text.splitlines()))
         self.assertNotRegex(text, r"Problem .*Timing")
-        tmux("resize-window", "-t", "t", "-x", "50", "-y", "12")
+        self.tmux("resize-window", "-t", "t", "-x", "50", "-y", "12")
         text = self.screen("terminal too small: 50x12")
         self.assertNotIn("Timing", text)
-        tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
+        self.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
         self.gone("too small")
         self.screen(re.compile(r"Problem .*Timing"))
         self.type("set n 200")  # the command line still works after the reflows
@@ -219,7 +182,7 @@ class DashboardTest(Dashboard):
                                    delta=0.006 * float(rate))
         fastest = max(table, key=lambda k: float(table[k]))
         self.assertRegex(text, rf"(?m)^{SIDE} \* {fastest} cpu █+ ")
-        styled = tmux("capture-pane", "-e", "-p", "-t", "t")
+        styled = self.tmux.pane(styled=True)
         self.assertRegex(styled, rf"\x1b\[[0-9;]*7m(\x1b\[\d+m)*\* {best} cpu")  # reverse video
         self.keys("F10")
         self.screen("EXITED 0")
@@ -377,7 +340,7 @@ class DashboardTest(Dashboard):
         self.keys("c", "Tab", "Enter")
         self.screen(re.compile(r"cpu 1 thr  #*\S* +\S+ ms"))
         self.assert_ascii_screen(self.idle())
-        self.assertNotRegex(tmux("capture-pane", "-e", "-p", "-t", "t"), COLOR)
+        self.assertNotRegex(self.tmux.pane(styled=True), COLOR)
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -425,10 +388,7 @@ class DashboardTest(Dashboard):
     def test_fatal_signal_restores_the_terminal(self):
         """SIGTERM while the dashboard is open: the terminal is restored on the way out."""
         self.start()
-        shell = tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").strip()
-        pid = subprocess.run(["ps", "-o", "pid=", "--ppid", shell], capture_output=True,
-                             text=True).stdout.split()[0]
-        os.kill(int(pid), 15)
+        os.kill(self.tmux.child(), 15)
         self.screen("EXITED 143")
         self.screen(RESTORED)
 
@@ -576,14 +536,12 @@ class KeysAndTerminalTest(Dashboard):
 class NoTerminalTest(unittest.TestCase):
     def test_refused_without_a_terminal(self):
         """dashboard and --tui refuse with one line when stdin/stdout are not terminals."""
-        r = subprocess.run([QUADX], input="dashboard\n", capture_output=True, text=True,
-                           timeout=20)
+        r = qxtest.script("dashboard\n", timeout=20)
         self.assertNotEqual(r.returncode, 0)
         self.assertEqual(r.stderr.strip().splitlines(),
                          ["quadx: line 1: dashboard: needs a terminal, and stdin or stdout is "
                           "not one (scripts use the plain commands)"])
-        r = subprocess.run([QUADX, "--tui"], stdin=subprocess.DEVNULL, capture_output=True,
-                           text=True, timeout=20)
+        r = qxtest.run(["--tui"], stdin="", timeout=20)
         self.assertEqual(r.returncode, 1)
         self.assertIn("dashboard: needs a terminal", r.stderr)
 

@@ -8,21 +8,27 @@
 #include <math.h>
 #include <stdio.h>
 
-#ifdef QX_HAVE_CUDA
-#include "../../cuda/quadx_cuda.h"
-#endif
+#include "../../cuda/expint.h" /* its GPU functions exist in GPU builds only */
 
 #include "expint_math.h"
 
 enum { P_N, P_M, P_A, P_B, P_ITERS, P_COUNT };
 
 static const struct param_def expint_params[P_COUNT] = {
-    [P_N] = {"n", PARAM_INT, 1, 1000000, 0, 10, 0, NULL, "orders: E_1 .. E_n are computed"},
-    [P_M] = {"m", PARAM_INT, 1, 1e9, 0, 10, 0, NULL, "samples per order: x_j = a + (b-a) j/m"},
-    [P_A] = {"a", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "start of the x interval (a >= 0)"},
-    [P_B] = {"b", PARAM_REAL, 0, 1e6, 1, 10, 0, NULL, "end of the x interval (b > a)"},
+    [P_N] = {"n", PARAM_INT, 1, 1000000, 0, 10, 0, NULL, "orders: E_1 .. E_n are computed", 0},
+    [P_M] = {"m", PARAM_INT, 1, 1e9, 0, 10, 0, NULL, "samples per order: x_j = a + (b-a) j/m", 0},
+    [P_A] = {"a", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "start of the x interval (a >= 0)", 0},
+    [P_B] = {"b", PARAM_REAL, 0, 1e6, 1, 10, 0, NULL, "end of the x interval (b > a)", 0},
     [P_ITERS] = {"iters", PARAM_INT, 1, 2147483647, 0, 2000000000, 0, NULL,
-                 "maximum iterations of the series and continued fraction"},
+                 "maximum iterations of the series and continued fraction", 0},
+};
+
+/* expint's own setting: the streams of its chunked GPU variants. */
+enum { ES_STREAMS, ES_COUNT };
+
+static const struct param_def expint_settings[ES_COUNT] = {
+    [ES_STREAMS] = {"streams", PARAM_INT, 1, EXPINT_MAX_STREAMS, 0, 2, 0, NULL,
+                    "GPU streams of the streamed variants (expint fast and streams)", QX_ON_GPU},
 };
 
 enum { V_FAST, V_COURSEWORK, V_GSL, V_SHARED, V_CONSTANT, V_STREAMS };
@@ -50,8 +56,8 @@ static const struct variant_def expint_variants[] = {
 };
 
 static const struct param_def expint_eval_args[] = {
-    {"N", PARAM_INT, -1e9, 1e9, 0, 0, 0, NULL, "order n >= 0"},
-    {"X", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "argument x >= 0"},
+    {"N", PARAM_INT, -1e9, 1e9, 0, 0, 0, NULL, "order n >= 0", 0},
+    {"X", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "argument x >= 0", 0},
 };
 
 /* Returns -1 with a clear message when a < b does not hold. */
@@ -74,10 +80,13 @@ static double expint_step(const struct param_value *p)
 	return (p[P_B].num - p[P_A].num) / p[P_M].num;
 }
 
-/* Fills the coordinates (n, x) of grid point i; returns 2. */
-static int expint_point(const struct param_value *p, size_t i, const char **names, double *vals)
+/* Fills the coordinates (n, x) of grid point i; returns 2 (0 when cap is under 2). */
+static int expint_point(const struct param_value *p, size_t i, const char **names, double *vals,
+                        int cap)
 {
 	const size_t m = (size_t)p[P_M].num;
+	if (cap < 2)
+		return 0;
 	names[0] = "n";
 	names[1] = "x";
 	vals[0] = (double)(i / m + 1);
@@ -181,16 +190,19 @@ static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, 
 }
 
 /* run_cpu: the grid in the request's precision with its variant and threads. */
-static int expint_run_cpu(const struct run_request *rq, void *out, struct qx_err *e)
+static int expint_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	if (rq->variant == V_GSL && rq->prec == QX_FLOAT)
 		return qx_fail(e, "variant gsl computes in double only: set precision double");
-	return expint_grid_cpu(rq->params, rq->prec, rq->variant, rq->threads, out, e);
+	return expint_grid_cpu(rq->params, rq->prec, rq->variant, rq->threads, o->values, e);
 }
 
-/* reference: the fast algorithm in double, on `threads` threads. */
-static int expint_reference(const struct param_value *p, int threads, double *ref, struct qx_err *e)
+/* reference: the fast algorithm in double over the whole grid, on `threads` threads. */
+static int expint_reference(const struct param_value *p, int threads, const size_t *idx, size_t n,
+                            double *ref, struct qx_err *e)
 {
+	(void)idx;
+	(void)n;
 	return expint_grid_cpu(p, QX_DOUBLE, V_FAST, threads, ref, e);
 }
 
@@ -218,9 +230,6 @@ static int expint_eval(const double *args, const struct param_value *p, enum qx_
 	int status;
 	if (n < 0 || x < 0 || (x == 0 && n <= 1))
 		return expint_status_error(EXPINT_DOMAIN, n, x, iters, e);
-	if (prec == QX_FLOAT && (x > FLT_MAX || (x > 0 && (float)x == 0)))
-		return qx_fail(e, "x = %.17g is outside the range of float (%g .. %g)", x,
-		               FLT_TRUE_MIN, FLT_MAX);
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
 		if (expint_gpu_eval(n, x, iters, prec, EXPINT_ALGO_FAST, &out->value, e))
@@ -238,9 +247,14 @@ static int expint_eval(const double *args, const struct param_value *p, enum qx_
 	}
 	if (status != EXPINT_OK)
 		return expint_status_error(status, n, x, iters, e);
-	if (!isfinite(out->value))
-		return qx_fail(e, "E_%d(%.17g) overflows %s (largest %g)", n, x,
-		               qx_precision_name(prec), prec == QX_FLOAT ? FLT_MAX : DBL_MAX);
+	if (!isfinite(out->value) || out->value == 0) { /* E_n(x) > 0 for x > 0 */
+		qx_fail(e, "E_%d(%.17g) %s %s (%s %g)", n, x,
+		        out->value ? "overflows" : "underflows", qx_precision_name(prec),
+		        out->value ? "largest" : "smallest",
+		        out->value ? (prec == QX_FLOAT ? FLT_MAX : DBL_MAX)
+		                   : (prec == QX_FLOAT ? FLT_TRUE_MIN : DBL_TRUE_MIN));
+		return QX_EVAL_UNREPRESENTABLE;
+	}
 	return 0;
 }
 
@@ -263,17 +277,16 @@ static struct expint_gpu_job expint_job(const struct run_request *rq)
 	    .memory = rq->variant == V_SHARED     ? EXPINT_MEM_SHARED
 	              : rq->variant == V_CONSTANT ? EXPINT_MEM_CONSTANT
 	                                          : EXPINT_MEM_GLOBAL,
-	    .streams = rq->streams,
+	    .streams = (int)rq->settings[ES_STREAMS].num,
 	};
 	return job;
 }
 
 /* run_gpu: the grid on the GPU into out, with phase times. */
-static int expint_run_gpu(const struct run_request *rq, void *out, struct qx_phases *t,
-                          struct qx_err *e)
+static int expint_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	const struct expint_gpu_job job = expint_job(rq);
-	return expint_gpu_run(&job, out, t, e);
+	return expint_gpu_run(&job, o->values, &o->time, e);
 }
 
 /* Device bytes the GPU run allocates. */
@@ -291,11 +304,24 @@ static int expint_occupancy(const struct run_request *rq, struct gpu_occupancy *
 }
 #endif
 
+int expint_bench(struct session *s, struct qx_err *e); /* expint_bench.c */
+
+/* The phases its GPU runs report (cuda/expint.cu), in order. */
+static const char *const expint_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
+static const char *const expint_table_phases[] = {"kernel", "d2h", NULL};
+
 const struct problem expint_problem = {
     .name = "expint",
     .summary = "exponential integral E_n(x) on a grid of orders x samples (seed 000)",
+    .phases = expint_phases,
+    .table_phases = expint_table_phases,
+    .work_unit = "evals",
     .params = expint_params,
     .nparams = P_COUNT,
+    .settings = expint_settings,
+    .nsettings = ES_COUNT,
+    .ref_kind = QX_REF_CPU,
+    .ref_name = "cpu double",
     .variants = expint_variants,
     .nvariants = sizeof expint_variants / sizeof expint_variants[0],
     .eval_args = expint_eval_args,
@@ -308,6 +334,7 @@ const struct problem expint_problem = {
     .reference = expint_reference,
     .is_reference = expint_is_reference,
     .eval = expint_eval,
+    .bench = expint_bench,
 #ifdef QX_HAVE_CUDA
     .run_gpu = expint_run_gpu,
     .device_bytes = expint_device_bytes,

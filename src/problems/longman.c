@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #ifdef QX_HAVE_CUDA
-#include "../../cuda/quadx_cuda.h"
+#include "../../cuda/longman.h"
 #endif
 
 /* The smallest omega: the last zero, (N + 1.5) pi / omega, and the values, up to 1 / omega,
@@ -62,45 +62,45 @@ static const char *const method_names[] = {"euler", "direct", "auto", NULL};
 static const char *const math_names[] = {"fast", "precise", NULL};
 
 static const struct param_def longman_params_def[P_COUNT] = {
-	[P_M] = {"M", PARAM_INT, 1, 1e9, 0, 50000, 0, NULL, "number of integrals"},
-	[P_N] = {"N", PARAM_INT, 2, LM_NMAX, 0, 16, 0, NULL,
-		 "half-cycle areas V_0..V_{N-1} after the first part"},
-	[P_G] = {"g", PARAM_INT, 1, LM_GMAX, 0, 10, 0, NULL, "Gauss-Legendre order per area"},
-	[P_LAMBDA] = {"lambda", PARAM_RANGE, 0, 1e6, 0, 0.05, 0.5, NULL,
-		      "decay rates lambda, spread over the integrals"},
-	[P_OMEGA] = {"omega", PARAM_RANGE, LM_OMEGA_MIN, 1e6, 0, 5, 15, NULL,
-		     "frequencies omega, spread over the integrals"},
-	[P_SPREAD] = {"spread", PARAM_ENUM, 0, 0, 0, LM_GRID, 0, spread_names,
-		      "grid: (lambda, omega) on a grid; random: uniform from seed"},
-	[P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL,
-		    "seed of spread random"},
-	[P_A] = {"a", PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "lower limit of the integrals"},
-	[P_INTEGRAND] = {"integrand", PARAM_ENUM, 0, 0, 0, LM_COS, 0, integrand_names,
-			 "e^{-lambda x} times cos(omega x), sin(omega x) or J0(omega x)"},
-	[P_METHOD] = {"method", PARAM_ENUM, 0, 0, 0, LM_AUTO, 0, method_names,
-		      "euler transform, direct partial sum, or auto (euler when q > 1/3)"},
-	[P_MATH] = {"math", PARAM_ENUM, 0, 0, 0, LM_PRECISE, 0, math_names,
-		    "GPU float: fast intrinsics (__expf, __cosf) or precise functions"},
-	[P_LANES] = {"lanes", PARAM_INT, 0, 32, 0, 0, 0, NULL,
-		     "GPU packed: lanes per integral, 1 2 4 8 16 32, or 0 = chosen for M"},
+    [P_M] = {"M", PARAM_INT, 1, 1e9, 0, 50000, 0, NULL, "number of integrals", 0},
+    [P_N] = {"N", PARAM_INT, 2, LM_NMAX, 0, 16, 0, NULL,
+             "half-cycle areas V_0..V_{N-1} after the first part", 0},
+    [P_G] = {"g", PARAM_INT, 1, LM_GMAX, 0, 10, 0, NULL, "Gauss-Legendre order per area", 0},
+    [P_LAMBDA] = {"lambda", PARAM_RANGE, 0, 1e6, 0, 0.05, 0.5, NULL,
+                  "decay rates lambda, spread over the integrals", 0},
+    [P_OMEGA] = {"omega", PARAM_RANGE, LM_OMEGA_MIN, 1e6, 0, 5, 15, NULL,
+                 "frequencies omega, spread over the integrals", 0},
+    [P_SPREAD] = {"spread", PARAM_ENUM, 0, 0, 0, LM_GRID, 0, spread_names,
+                  "grid: (lambda, omega) on a grid; random: uniform from seed", 0},
+    [P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL, "seed of spread random",
+                0},
+    [P_A] = {"a", PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "lower limit of the integrals", 0},
+    [P_INTEGRAND] = {"integrand", PARAM_ENUM, 0, 0, 0, LM_COS, 0, integrand_names,
+                     "e^{-lambda x} times cos(omega x), sin(omega x) or J0(omega x)", 0},
+    [P_METHOD] = {"method", PARAM_ENUM, 0, 0, 0, LM_AUTO, 0, method_names,
+                  "euler transform, direct partial sum, or auto (euler when q > 1/3)", 0},
+    [P_MATH] = {"math", PARAM_ENUM, 0, 0, 0, LM_PRECISE, 0, math_names,
+                "GPU float: fast intrinsics (__expf, __cosf) or precise functions", 0},
+    [P_LANES] = {"lanes", PARAM_INT, 0, 32, 0, 0, 0, NULL,
+                 "GPU packed: lanes per integral, 1 2 4 8 16 32, or 0 = chosen for M", 0},
 };
 
 enum { V_PACKED, V_BLOCK, V_QAWF };
 
 static const struct variant_def longman_variants[] = {
-	[V_PACKED] = {"packed", QX_ON_CPU | QX_ON_GPU,
-		      "GPU: a team of lanes per integral, the Euler sum as fixed weights of the\n"
-		      "      areas reduced by warp shuffles; CPU: the plain loop (OpenMP by threads)"},
-	[V_BLOCK] = {"block", QX_ON_GPU,
-		     "the seed's layout: one block per integral, the N x N difference table in\n"
-		     "      shared memory, a barrier per row"},
-	[V_QAWF] = {"qawf", QX_ON_CPU,
-		    "GSL's gsl_integration_qawf (QUADPACK QAWF), double, cos and sin only"},
+    [V_PACKED] = {"packed", QX_ON_CPU | QX_ON_GPU,
+                  "GPU: a team of lanes per integral, the Euler sum as fixed weights of the\n"
+                  "      areas reduced by warp shuffles; CPU: the plain loop (OpenMP by threads)"},
+    [V_BLOCK] = {"block", QX_ON_GPU,
+                 "the seed's layout: one block per integral, the N x N difference table in\n"
+                 "      shared memory, a barrier per row"},
+    [V_QAWF] = {"qawf", QX_ON_CPU,
+                "GSL's gsl_integration_qawf (QUADPACK QAWF), double, cos and sin only"},
 };
 
 static const struct param_def longman_eval_args[] = {
-	{"LAMBDA", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "decay rate lambda >= 0"},
-	{"OMEGA", PARAM_REAL, LM_OMEGA_MIN, 1e6, 0, 0, 0, NULL, "frequency omega"},
+    {"LAMBDA", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "decay rate lambda >= 0", 0},
+    {"OMEGA", PARAM_REAL, LM_OMEGA_MIN, 1e6, 0, 0, 0, NULL, "frequency omega", 0},
 };
 
 /* Host tables for order g and N areas, cached across runs: Gauss-Legendre nodes and weights,
@@ -214,18 +214,21 @@ static int longman_check(const struct param_value *p, struct qx_err *e)
 		               "must be <= %g when a < 0 (see help longman)",
 		               p[P_LAMBDA].hi, p[P_A].num, LM_GROWTH_MAX);
 	if (f != LM_J0 && p[P_LAMBDA].num <= 0)
-		return qx_fail(e,
-			       "lambda must be > 0 with integrand %s: e^{-lambda x} %s(omega x) does "
-			       "not converge at lambda = 0 (only j0 allows it)",
-			       integrand_names[f], integrand_names[f]);
+		return qx_fail(
+		    e,
+		    "lambda must be > 0 with integrand %s: e^{-lambda x} %s(omega x) does "
+		    "not converge at lambda = 0 (only j0 allows it)",
+		    integrand_names[f], integrand_names[f]);
 	if (f == LM_J0 && p[P_A].num != 0)
-		return qx_fail(e, "integrand j0 needs a = 0 (its exact value is known there only; "
-				  "got a = %g)",
-			       p[P_A].num);
+		return qx_fail(e,
+		               "integrand j0 needs a = 0 (its exact value is known there only; "
+		               "got a = %g)",
+		               p[P_A].num);
 	if (lanes & (lanes - 1))
-		return qx_fail(e, "lanes must be 0 (chosen for M) or a power of two 1, 2, 4, 8, 16, "
-				  "32; got %d",
-			       lanes);
+		return qx_fail(e,
+		               "lanes must be 0 (chosen for M) or a power of two 1, 2, 4, 8, 16, "
+		               "32; got %d",
+		               lanes);
 	return 0;
 }
 
@@ -239,22 +242,22 @@ static size_t longman_count(const struct param_value *p)
 static void longman_lo(const struct param_value *p, size_t k, double *lam, double *om)
 {
 	longman_params((long long)k, (long long)p[P_M].num, p[P_LAMBDA].num, p[P_LAMBDA].hi,
-		       p[P_OMEGA].num, p[P_OMEGA].hi, (int)p[P_SPREAD].num,
-		       (unsigned long long)p[P_SEED].num, lam, om);
+	               p[P_OMEGA].num, p[P_OMEGA].hi, (int)p[P_SPREAD].num,
+	               (unsigned long long)p[P_SEED].num, lam, om);
 }
 
 /* One integral in double or float (CPU, precise functions) by the parameters' method. */
 static double longman_one(const struct param_value *p, const struct longman_tables *tab,
-			  enum qx_precision prec, double lam, double om)
+                          enum qx_precision prec, double lam, double om)
 {
 	const int f = (int)p[P_INTEGRAND].num, n = (int)p[P_N].num, g = (int)p[P_G].num;
 	const double a = p[P_A].num, th1 = longman_first_phase(f, om, a);
 	const int euler = longman_use_euler((int)p[P_METHOD].num, lam, om);
 	if (prec == QX_DOUBLE)
 		return longman_value_d(f, lam, om, a, th1, n, g, tab->t, tab->w, tab->z,
-				       euler ? tab->c : NULL);
+		                       euler ? tab->c : NULL);
 	return longman_value_f(f, (float)lam, (float)om, (float)a, (float)th1, n, g, tab->tf,
-			       tab->wf, tab->zf, euler ? tab->cf : NULL);
+	                       tab->wf, tab->zf, euler ? tab->cf : NULL);
 }
 
 /* The remainder estimate of one integral in double: 2^{-N} |Delta^N V_0| with Euler, |V_N|
@@ -264,7 +267,7 @@ static double longman_one(const struct param_value *p, const struct longman_tabl
  * Delta^N V_0 = (1-q)^N V_0 and V_N = q^N V_0 follow from V_0 alone (g evaluations instead
  * of (N+2) g); for j0 the N+1 areas are integrated. */
 static double longman_bound(const struct param_value *p, const struct longman_tables *tab,
-			    double lam, double om, double *mag)
+                            double lam, double om, double *mag)
 {
 	const int f = (int)p[P_INTEGRAND].num, n = (int)p[P_N].num, g = (int)p[P_G].num;
 	const int euler = longman_use_euler((int)p[P_METHOD].num, lam, om);
@@ -273,8 +276,8 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 	*mag = fabs(longman_segment_d(f, lam, om, a, x0 - a, g, tab->t, tab->w));
 	if (f != LM_J0) {
 		const double one_minus_q = -expm1(-lam * LM_PI / om), q = 1 - one_minus_q;
-		const double v0 = fabs(longman_segment_d(f, lam, om, x0, LM_PI / om, g, tab->t,
-							 tab->w));
+		const double v0 =
+		    fabs(longman_segment_d(f, lam, om, x0, LM_PI / om, g, tab->t, tab->w));
 		double qj = 1;
 		for (int j = 0; j < n; j++) {
 			*mag += v0 * qj;
@@ -294,10 +297,13 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 }
 
 /* Fills the coordinates (lambda, omega, bound) of integral i; returns 3. */
-static int longman_point(const struct param_value *p, size_t i, const char **names, double *vals)
+static int longman_point(const struct param_value *p, size_t i, const char **names, double *vals,
+                         int cap)
 {
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
 	double mag;
+	if (cap < 3)
+		return 0;
 	names[0] = "lambda";
 	names[1] = "omega";
 	names[2] = "bound";
@@ -323,14 +329,14 @@ static int longman_qawf(const struct param_value *p, int threads, double *out, s
 	int bad_status = 0;
 	if (f == LM_J0)
 		return qx_fail(e, "variant qawf does not apply to integrand j0: QAWF integrates "
-				  "f(x) cos(omega x) or f(x) sin(omega x) only");
+		                  "f(x) cos(omega x) or f(x) sin(omega x) only");
 	gsl_set_error_handler_off();
 #pragma omp parallel num_threads(threads)
 	{
 		gsl_integration_workspace *ws = gsl_integration_workspace_alloc(LIMIT);
 		gsl_integration_workspace *cyc = gsl_integration_workspace_alloc(LIMIT);
 		gsl_integration_qawo_table *tab = gsl_integration_qawo_table_alloc(
-			1, 1, f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE, 50);
+		    1, 1, f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE, 50);
 #pragma omp for schedule(dynamic, 1)
 		for (long long blk = 0; blk < nblocks; blk++) {
 			if (qx_cancelled() || !ws || !cyc || !tab)
@@ -341,10 +347,9 @@ static int longman_qawf(const struct param_value *p, int threads, double *out, s
 				gsl_function fn = {longman_qawf_decay, &lam};
 				longman_lo(p, (size_t)k, &lam, &om);
 				gsl_integration_qawo_table_set(
-					tab, om, 1, f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE);
-				const int status = gsl_integration_qawf(&fn, p[P_A].num, 1e-13, LIMIT,
-									ws, cyc, tab, out + k,
-									&abserr);
+				    tab, om, 1, f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE);
+				const int status = gsl_integration_qawf(
+				    &fn, p[P_A].num, 1e-13, LIMIT, ws, cyc, tab, out + k, &abserr);
 				if (status && status != GSL_EROUND) {
 #pragma omp critical(longman_bad)
 					if (bad < 0 || k < bad) {
@@ -370,23 +375,25 @@ static int longman_qawf(const struct param_value *p, int threads, double *out, s
 	if (bad >= 0) {
 		double lam, om;
 		longman_lo(p, (size_t)bad, &lam, &om);
-		return qx_fail(e, "gsl_integration_qawf failed at lambda = %.17g, omega = %.17g: %s",
-			       lam, om, gsl_strerror(bad_status));
+		return qx_fail(e,
+		               "gsl_integration_qawf failed at lambda = %.17g, omega = %.17g: %s",
+		               lam, om, gsl_strerror(bad_status));
 	}
 	return 0;
 }
 
 /* run_cpu: every integral by Longman's method (precise math; `math fast` is GPU-only) on
  * `threads` threads in blocks, polling the cancel flag; or through GSL for variant qawf. */
-static int longman_run_cpu(const struct run_request *rq, void *out, struct qx_err *e)
+static int longman_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
+	void *out = o->values;
 	enum { BLOCK = 1024 };
 	const struct param_value *p = rq->params;
 	const long long m = (long long)p[P_M].num, nblocks = (m + BLOCK - 1) / BLOCK;
 	if (rq->variant == V_QAWF) {
 		if (rq->prec == QX_FLOAT)
 			return qx_fail(e, "variant qawf computes in double only: set precision "
-					  "double");
+			                  "double");
 		return longman_qawf(p, rq->threads, out, e);
 	}
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
@@ -412,11 +419,13 @@ static int longman_run_cpu(const struct run_request *rq, void *out, struct qx_er
 }
 
 /* reference: the exact values, on `threads` threads. */
-static int longman_reference(const struct param_value *p, int threads, double *ref,
-			     struct qx_err *e)
+static int longman_reference(const struct param_value *p, int threads, const size_t *idx, size_t n,
+                             double *ref, struct qx_err *e)
 {
 	const long long m = (long long)p[P_M].num;
 	const int f = (int)p[P_INTEGRAND].num;
+	(void)idx;
+	(void)n;
 	(void)e;
 #pragma omp parallel for schedule(static) num_threads(threads)
 	for (long long k = 0; k < m; k++) {
@@ -436,17 +445,18 @@ static int longman_is_reference(enum qx_backend b, enum qx_precision prec, int v
 	return 0;
 }
 
-/* run_extras: the largest remainder estimate, how many integrals miss their estimate by more
+/* add_figures: the largest remainder estimate, how many integrals miss their estimate by more
  * than rounding (4 eps of the precision, times the conditioning 1 + omega x of f at the last
  * zero, times the size of the summed terms), and how many took euler and direct. The
  * estimates are recomputed in double on every core: for cos and sin from the first area
  * alone (longman_bound), about N times cheaper than the run itself. Variant qawf uses neither
- * Longman's areas nor his estimate: none (returns 0). */
-static size_t longman_run_extras(const struct run_request *rq, const void *vals,
-				 const double *ref, struct qx_extra *out)
+ * Longman's areas nor his estimate: none. */
+static void longman_add_figures(const struct run_request *rq, const double *ref,
+                                struct run_output *o)
 {
+	const void *vals = o->values;
 	if (rq->variant == V_QAWF)
-		return 0;
+		return;
 	const struct param_value *p = rq->params;
 	const long long m = (long long)p[P_M].num;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
@@ -458,18 +468,17 @@ static size_t longman_run_extras(const struct run_request *rq, const void *vals,
 		double lam, om, mag;
 		longman_lo(p, (size_t)k, &lam, &om);
 		const double bound = longman_bound(p, tab, lam, om, &mag);
-		const double v = rq->prec == QX_DOUBLE ? ((const double *)vals)[k]
-						       : ((const float *)vals)[k];
+		const double v =
+		    rq->prec == QX_DOUBLE ? ((const double *)vals)[k] : ((const float *)vals)[k];
 		worst = bound > worst ? bound : worst;
 		const double cond = 1 + om * fabs(p[P_A].num) + (p[P_N].num + 2) * LM_PI;
 		over += !(fabs(v - ref[k]) <= bound + 4 * eps * cond * mag);
 		euler += longman_use_euler((int)p[P_METHOD].num, lam, om);
 	}
-	out[0] = (struct qx_extra){"bound_max", worst};
-	out[1] = (struct qx_extra){"over_bound", (double)over};
-	out[2] = (struct qx_extra){"euler", (double)euler};
-	out[3] = (struct qx_extra){"direct", (double)(m - euler)};
-	return 4;
+	run_output_figure(o, "bound_max", worst);
+	run_output_figure(o, "over_bound", (double)over);
+	run_output_figure(o, "euler", (double)euler);
+	run_output_figure(o, "direct", (double)(m - euler));
 }
 
 /* Host memory besides results and reference: the cached tables. */
@@ -497,59 +506,61 @@ static int longman_launch_block(const struct run_request *rq, struct qx_err *e)
 #ifdef QX_HAVE_CUDA
 /* The GPU job matching parameters p in precision prec with variant v. */
 static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_precision prec,
-					  int variant, int block)
+                                          int variant, int block)
 {
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
 	struct longman_gpu_job job = {
-		.m = (long long)p[P_M].num,
-		.n = (int)p[P_N].num,
-		.g = (int)p[P_G].num,
-		.lam_lo = p[P_LAMBDA].num,
-		.lam_hi = p[P_LAMBDA].hi,
-		.om_lo = p[P_OMEGA].num,
-		.om_hi = p[P_OMEGA].hi,
-		.a = p[P_A].num,
-		.spread = (int)p[P_SPREAD].num,
-		.seed = (unsigned long long)p[P_SEED].num,
-		.integrand = (int)p[P_INTEGRAND].num,
-		.method = (int)p[P_METHOD].num,
-		.math = (int)p[P_MATH].num,
-		.prec = prec,
-		.layout = variant == V_BLOCK ? LONGMAN_GPU_BLOCK : LONGMAN_GPU_PACKED,
-		.block = block,
-		.lanes = (int)p[P_LANES].num,
-		.gl_t = tab->t,
-		.gl_w = tab->w,
-		.euler_c = tab->c,
-		.zeros = tab->z,
-		.gl_tf = tab->tf,
-		.gl_wf = tab->wf,
-		.euler_cf = tab->cf,
-		.zeros_f = tab->zf,
+	    .m = (long long)p[P_M].num,
+	    .n = (int)p[P_N].num,
+	    .g = (int)p[P_G].num,
+	    .lam_lo = p[P_LAMBDA].num,
+	    .lam_hi = p[P_LAMBDA].hi,
+	    .om_lo = p[P_OMEGA].num,
+	    .om_hi = p[P_OMEGA].hi,
+	    .a = p[P_A].num,
+	    .spread = (int)p[P_SPREAD].num,
+	    .seed = (unsigned long long)p[P_SEED].num,
+	    .integrand = (int)p[P_INTEGRAND].num,
+	    .method = (int)p[P_METHOD].num,
+	    .math = (int)p[P_MATH].num,
+	    .prec = prec,
+	    .layout = variant == V_BLOCK ? LONGMAN_GPU_BLOCK : LONGMAN_GPU_PACKED,
+	    .block = block,
+	    .lanes = (int)p[P_LANES].num,
+	    .gl_t = tab->t,
+	    .gl_w = tab->w,
+	    .euler_c = tab->c,
+	    .zeros = tab->z,
+	    .gl_tf = tab->tf,
+	    .gl_wf = tab->wf,
+	    .euler_cf = tab->cf,
+	    .zeros_f = tab->zf,
 	};
 	return job;
 }
 
 /* run_gpu: every integral on the GPU into out, with phase times. */
-static int longman_run_gpu(const struct run_request *rq, void *out, struct qx_phases *t,
-			   struct qx_err *e)
+static int longman_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
-	const struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
-	return longman_gpu_run(&job, out, t, e);
+	const struct longman_gpu_job job =
+	    longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	return longman_gpu_run(&job, o->values, &o->time, e);
 }
 
 /* Device bytes the GPU run allocates. */
 static size_t longman_device_bytes(const struct run_request *rq)
 {
-	const struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	const struct longman_gpu_job job =
+	    longman_job(rq->params, rq->prec, rq->variant, rq->block);
 	return longman_gpu_device_bytes(&job);
 }
 
 /* Occupancy of the kernel the GPU run launches. */
 static int longman_occupancy(const struct run_request *rq, struct gpu_occupancy *o,
-			     struct qx_err *e)
+                             struct qx_err *e)
 {
-	const struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	const struct longman_gpu_job job =
+	    longman_job(rq->params, rq->prec, rq->variant, rq->block);
 	return longman_gpu_occupancy(&job, o, e);
 }
 #endif
@@ -557,7 +568,7 @@ static int longman_occupancy(const struct run_request *rq, struct gpu_occupancy 
 /* eval LAMBDA OMEGA: one integral on backend b in precision prec (the GPU: variant packed with
  * the parameters' math), with the exact value, the remainder estimate and the error. */
 static int longman_eval(const double *args, const struct param_value *p, enum qx_backend b,
-			enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+                        enum qx_precision prec, struct eval_result *out, struct qx_err *e)
 {
 	struct param_value q[QX_MAX_PARAMS];
 	double mag;
@@ -572,7 +583,7 @@ static int longman_eval(const double *args, const struct param_value *p, enum qx
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
 		const struct longman_gpu_job job = longman_job(q, prec, V_PACKED, 256);
-		struct qx_phases t;
+		struct qx_timing t = {0};
 		double d = 0;
 		float f = 0;
 		if (longman_gpu_run(&job, prec == QX_DOUBLE ? (void *)&d : (void *)&f, &t, e))
@@ -585,35 +596,47 @@ static int longman_eval(const double *args, const struct param_value *p, enum qx
 		out->value = longman_one(q, tab, prec, args[0], args[1]);
 	}
 	const double exact = longman_exact((int)q[P_INTEGRAND].num, args[0], args[1], q[P_A].num);
-	out->nextra = 3;
-	out->extra[0] = (struct qx_extra){"exact", exact};
-	out->extra[1] = (struct qx_extra){"bound", longman_bound(q, tab, args[0], args[1], &mag)};
-	out->extra[2] = (struct qx_extra){"error", fabs(out->value - exact)};
+	out->nfigures = 3;
+	out->figure[0] = (struct qx_figure){"exact", exact};
+	out->figure[1] = (struct qx_figure){"bound", longman_bound(q, tab, args[0], args[1], &mag)};
+	out->figure[2] = (struct qx_figure){"error", fabs(out->value - exact)};
 	return 0;
 }
 
+int longman_bench(struct session *s, struct qx_err *e); /* longman_bench.c */
+
+/* The phases its GPU runs report (cuda/longman.cu), in order. */
+static const char *const longman_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
+static const char *const longman_table_phases[] = {"kernel", "d2h", NULL};
+
 const struct problem longman_problem = {
-	.name = "longman",
-	.summary = "improper oscillatory integrals by Longman's method (seed 001)",
-	.params = longman_params_def,
-	.nparams = P_COUNT,
-	.variants = longman_variants,
-	.nvariants = sizeof longman_variants / sizeof longman_variants[0],
-	.eval_args = longman_eval_args,
-	.neval_args = 2,
-	.check = longman_check,
-	.count = longman_count,
-	.host_bytes = longman_host_bytes,
-	.point = longman_point,
-	.run_cpu = longman_run_cpu,
-	.reference = longman_reference,
-	.is_reference = longman_is_reference,
-	.run_extras = longman_run_extras,
-	.gpu_block = longman_launch_block,
-	.eval = longman_eval,
+    .name = "longman",
+    .summary = "improper oscillatory integrals by Longman's method (seed 001)",
+    .phases = longman_phases,
+    .table_phases = longman_table_phases,
+    .work_unit = "integrals",
+    .params = longman_params_def,
+    .nparams = P_COUNT,
+    .ref_kind = QX_REF_CPU,
+    .ref_name = "exact values",
+    .variants = longman_variants,
+    .nvariants = sizeof longman_variants / sizeof longman_variants[0],
+    .eval_args = longman_eval_args,
+    .neval_args = 2,
+    .check = longman_check,
+    .count = longman_count,
+    .host_bytes = longman_host_bytes,
+    .point = longman_point,
+    .run_cpu = longman_run_cpu,
+    .reference = longman_reference,
+    .is_reference = longman_is_reference,
+    .add_figures = longman_add_figures,
+    .gpu_block = longman_launch_block,
+    .eval = longman_eval,
+    .bench = longman_bench,
 #ifdef QX_HAVE_CUDA
-	.run_gpu = longman_run_gpu,
-	.device_bytes = longman_device_bytes,
-	.occupancy = longman_occupancy,
+    .run_gpu = longman_run_gpu,
+    .device_bytes = longman_device_bytes,
+    .occupancy = longman_occupancy,
 #endif
 };

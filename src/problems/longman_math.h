@@ -54,8 +54,8 @@ LM_HD unsigned long long longman_hash(unsigned long long seed, unsigned long lon
 /* (lambda, omega) of integral k of m. Grid: when both ranges are wide, a ceil(sqrt(m)) wide
  * grid with omega varying fastest (the last row may be partial); when one is a single value,
  * m points over the other. Random: uniform in the ranges from hash(seed, k). */
-LM_HD void longman_params(long long k, long long m, double llo, double lhi, double olo,
-			  double ohi, int spread, unsigned long long seed, double *lam, double *om)
+LM_HD void longman_params(long long k, long long m, double llo, double lhi, double olo, double ohi,
+                          int spread, unsigned long long seed, double *lam, double *om)
 {
 	if (spread == LM_RANDOM) {
 		const unsigned long long h = longman_hash(seed, (unsigned long long)k);
@@ -136,15 +136,15 @@ static inline double longman_exact(int integrand, double lam, double om, double 
 /* Gauss-Legendre of order g (nodes t, weights w on [-1, 1]) of e^{-lam x} times the
  * oscillating factor over [x0, x0 + h]. */
 static inline LM_REAL LM_FN(longman_segment)(int integrand, LM_REAL lam, LM_REAL om, LM_REAL x0,
-					     LM_REAL h, int g, const LM_REAL *t, const LM_REAL *w)
+                                             LM_REAL h, int g, const LM_REAL *t, const LM_REAL *w)
 {
 	const LM_REAL hh = h / 2;
 	LM_REAL s = 0;
 	for (int i = 0; i < g; i++) {
 		const LM_REAL x = x0 + hh * (1 + t[i]);
 		const LM_REAL osc = integrand == LM_J0    ? LM_BESSEL(om * x)
-				    : integrand == LM_SIN ? LM_FSIN(om * x)
-							  : LM_FCOS(om * x);
+		                    : integrand == LM_SIN ? LM_FSIN(om * x)
+		                                          : LM_FCOS(om * x);
 		s += w[i] * (LM_FEXP(-lam * x) * osc);
 	}
 	return s * hh;
@@ -153,7 +153,7 @@ static inline LM_REAL LM_FN(longman_segment)(int integrand, LM_REAL lam, LM_REAL
 /* Zero s >= 1 of the oscillating factor after a: (th1 + (s-1) pi)/om for cos and sin (th1 the
  * first zero's phase), z[s-1]/om for j0 (z the zeros of J0). */
 static inline LM_REAL LM_FN(longman_zero)(int integrand, LM_REAL om, LM_REAL th1, int s,
-					  const LM_REAL *z)
+                                          const LM_REAL *z)
 {
 	if (integrand == LM_J0)
 		return z[s - 1] / om;
@@ -164,14 +164,15 @@ static inline LM_REAL LM_FN(longman_zero)(int integrand, LM_REAL om, LM_REAL th1
  * signed half-cycle areas A_j = int_{x_{j+1}}^{x_{j+2}}, each weighted by c[j] (the Euler
  * transform's weights) or by 1 (c NULL: the plain partial sum). */
 static inline LM_REAL LM_FN(longman_value)(int integrand, LM_REAL lam, LM_REAL om, LM_REAL a,
-					   LM_REAL th1, int n, int g, const LM_REAL *t,
-					   const LM_REAL *w, const LM_REAL *z, const LM_REAL *c)
+                                           LM_REAL th1, int n, int g, const LM_REAL *t,
+                                           const LM_REAL *w, const LM_REAL *z, const LM_REAL *c)
 {
 	LM_REAL x0 = LM_FN(longman_zero)(integrand, om, th1, 1, z);
 	LM_REAL sum = LM_FN(longman_segment)(integrand, lam, om, a, x0 - a, g, t, w);
 	for (int j = 0; j < n; j++) {
 		const LM_REAL x1 = LM_FN(longman_zero)(integrand, om, th1, j + 2, z);
-		const LM_REAL area = LM_FN(longman_segment)(integrand, lam, om, x0, x1 - x0, g, t, w);
+		const LM_REAL area =
+		    LM_FN(longman_segment)(integrand, lam, om, x0, x1 - x0, g, t, w);
 		sum += c ? c[j] * area : area;
 		x0 = x1;
 	}

@@ -16,11 +16,26 @@ static void fixture_session(struct session *s)
 	assert_int_equal(session_set(s, 8, argv, &e), 0);
 }
 
+/* A GPU run's timing: phases alloc, h2d, kernel, d2h and free (kernel and d2h marked
+ * overlapped when overlapped) and the total, in ms. */
+static struct qx_timing fixture_timing(double alloc, double h2d, double kernel, double d2h,
+                                       double free_ms, double total, int overlapped)
+{
+	struct qx_timing t = {0};
+	qx_timing_add(&t, "alloc", alloc, 0);
+	qx_timing_add(&t, "h2d", h2d, 0);
+	qx_timing_add(&t, "kernel", kernel, overlapped);
+	qx_timing_add(&t, "d2h", d2h, overlapped);
+	qx_timing_add(&t, "free", free_ms, 0);
+	t.total = total;
+	return t;
+}
+
 /* Makes r the last result of s: a GPU run of block 128 over its 6 points with phases med
  * (ms), 40x faster than CPU serial and 10x than CPU 4 threads, whose values (written to
  * vals) are off the reference by worst_rel at point 4 and by 2e-9 elsewhere. */
 static void fixture_gpu_result(struct session *s, struct run_result *r, double *vals,
-                               struct qx_phases med, double worst_rel)
+                               struct qx_timing med, double worst_rel)
 {
 	struct qx_err e;
 	const double *ref;

@@ -82,10 +82,11 @@ static void test_gpu_result(void **state)
 	struct run_result *r = calloc(1, sizeof *r);
 	(void)state;
 	assert_non_null(r);
-	fixture_gpu_result(&s, r, vals, (struct qx_phases){0.01, 0, 0.5, 2, 0.01, 2.6, 1}, 3e-3);
+	fixture_gpu_result(&s, r, vals, fixture_timing(0.01, 0, 0.5, 2, 0.01, 2.6, 1), 3e-3);
 	dash_update(&d, &s);
 	assert_true(d.timing[SLOT_GPU].valid);
-	assert_true(d.timing[SLOT_GPU].med.kernel == 0.5 && d.timing[SLOT_GPU].med.d2h == 2);
+	assert_true(qx_timing_ms(&d.timing[SLOT_GPU].med, "kernel") == 0.5 &&
+	            qx_timing_ms(&d.timing[SLOT_GPU].med, "d2h") == 2);
 	assert_int_equal(d.timing[SLOT_GPU].threads_or_block, 128);
 	assert_true(d.speedup_threads == 10 && d.speedup_serial == 40);
 	assert_int_equal(d.nhistory, 1);
@@ -277,10 +278,10 @@ static void test_longman_run(void **state)
 	assert_string_equal(dd->timing[SLOT_CPU_SERIAL].config, dd->current);
 	assert_string_equal(dd->error_of, dd->current);
 	assert_false(dash_timing_other(dd, SLOT_CPU_SERIAL));
-	assert_true(ls->last->nextra >= 2);
-	for (size_t i = 0; i < ls->last->nextra; i++) {
-		snprintf(want, sizeof want, "%s %.4g", ls->last->extra[i].name,
-		         ls->last->extra[i].value);
+	assert_true(ls->last->nfigures >= 2);
+	for (size_t i = 0; i < ls->last->nfigures; i++) {
+		snprintf(want, sizeof want, "%s %.4g", ls->last->figure[i].name,
+		         ls->last->figure[i].value);
 		assert_non_null(strstr(dd->extras, want));
 	}
 	assert_non_null(strstr(dd->extras, "bound_max "));
@@ -299,7 +300,8 @@ static void test_longman_run(void **state)
 /* The extras line: name and value pairs two blanks apart, "" for none. */
 static void test_extras_line(void **state)
 {
-	const struct qx_extra x[3] = {{"bound_max", 3.4812e-15}, {"over_bound", 0}, {"euler", 5e4}};
+	const struct qx_figure x[3] = {
+	    {"bound_max", 3.4812e-15}, {"over_bound", 0}, {"euler", 5e4}};
 	char line[DASH_LINE];
 	(void)state;
 	dash_extras_line(line, sizeof line, x, 3);

@@ -168,9 +168,11 @@ static void test_grid_run(void **state)
 	extern const struct problem expint_problem;
 	const struct problem *p = &expint_problem;
 	struct param_value params[QX_MAX_PARAMS];
-	struct run_request rq = {params, QX_DOUBLE, 0, 256, 2, 4};
+	struct param_value settings[QX_MAX_PROBLEM_SETTINGS] = {{2, 0}};
+	struct run_request rq = {params, settings, QX_DOUBLE, 0, 256, 2};
 	struct qx_err e;
 	double out[12], v;
+	struct run_output o = {.values = out};
 	const char *names[2];
 	double c[2];
 	(void)state;
@@ -179,15 +181,15 @@ static void test_grid_run(void **state)
 	params[0].num = 3; /* n */
 	params[1].num = 4; /* m */
 	assert_int_equal(p->count(params), 12);
-	assert_int_equal(p->run_cpu(&rq, out, &e), 0);
+	assert_int_equal(p->run_cpu(&rq, &o, &e), 0);
 	for (size_t i = 0; i < 12; i++) {
-		assert_int_equal(p->point(params, i, names, c), 2);
+		assert_int_equal(p->point(params, i, names, c, 2), 2);
 		assert_int_equal(expint_fast_d((int)c[0], c[1], 100, &v), EXPINT_OK);
 		assert_true(out[i] == v);
 	}
 	assert_true(c[0] == 3 && c[1] == 10.0);
 	params[4].num = 2; /* iters */
-	assert_int_equal(p->run_cpu(&rq, out, &e), -1);
+	assert_int_equal(p->run_cpu(&rq, &o, &e), -1);
 	assert_non_null(strstr(e.msg, "did not converge"));
 }
 

@@ -12,6 +12,7 @@
 
 #include "../../src/helptext.h"
 #include "../../src/problem.h"
+#include "../../src/session.h"
 
 static const char page[] = "demo - a page\n"
                            "\n"
@@ -88,11 +89,54 @@ static void test_every_variant_has_a_paragraph(void **state)
 	}
 }
 
+/* A setting's entry is the line starting with its name and two blanks, and the deeper lines
+ * below it; a name inside a paragraph or followed by one blank is not an entry. */
+static void test_setting_entries(void **state)
+{
+	static const char settings[] = "settings - demo\n"
+	                               "    block is mentioned in a sentence.\n"
+	                               "    block       threads per block,\n"
+	                               "                1..1024.\n"
+	                               "    threads     CPU threads\n";
+	size_t len = 0;
+	const char *p = help_setting_entry(settings, "block", &len);
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(len, strlen("    block       threads per block,\n"
+	                             "                1..1024.\n"));
+	assert_int_equal(strncmp(p, "    block       threads", 23), 0);
+	p = help_setting_entry(settings, "threads", &len);
+	assert_non_null(p);
+	assert_int_equal(len, strlen("    threads     CPU threads\n"));
+	assert_null(help_setting_entry(settings, "blo", &len));
+	assert_null(help_setting_entry(settings, "", &len));
+}
+
+/* Every setting has its paragraph in help/settings.txt, so `help SETTING` reads it. */
+static void test_every_setting_has_a_paragraph(void **state)
+{
+	char *text = NULL;
+	size_t cap = 0, len;
+	FILE *f = fopen("help/settings.txt", "r");
+	(void)state;
+	if (!f)
+		fail_msg("cannot read help/settings.txt (run from the repository root)");
+	assert_true(getdelim(&text, &cap, '\0', f) > 0);
+	fclose(f);
+	for (int k = 0; k < S_COUNT; k++)
+		if (!help_setting_entry(text, settings_defs[k].name, &len))
+			fail_msg("help/settings.txt has no paragraph for %s",
+			         settings_defs[k].name);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_entries),
 	    cmocka_unit_test(test_every_variant_has_a_paragraph),
+	    cmocka_unit_test(test_setting_entries),
+	    cmocka_unit_test(test_every_setting_has_a_paragraph),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,7 +40,7 @@ static int load_refs(void **state)
 			continue;
 		if (nrefs == sizeof refs / sizeof refs[0] ||
 		    sscanf(line, "%7[^,],%lf,%lf,%lf,%Lf", r->integrand, &r->lam, &r->om, &r->a,
-			   &r->value) != 5)
+		           &r->value) != 5)
 			return -1;
 		nrefs++;
 	}
@@ -82,30 +82,30 @@ static double round_tol(enum qx_precision prec, int n, double lam, double om, do
 
 /* Evaluates one integral on the CPU; returns value, fills exact and bound. */
 static double eval1(const struct param_value *v, enum qx_precision prec, double lam, double om,
-		    double *exact, double *bound)
+                    double *exact, double *bound)
 {
 	struct eval_result r = {0};
 	struct qx_err e;
 	const double args[2] = {lam, om};
 	if (P->eval(args, v, QX_CPU, prec, &r, &e))
 		fail_msg("eval %g %g: %s", lam, om, e.msg);
-	assert_int_equal(r.nextra, 3);
-	assert_string_equal(r.extra[0].name, "exact");
-	assert_string_equal(r.extra[1].name, "bound");
-	*exact = r.extra[0].value;
-	*bound = r.extra[1].value;
+	assert_int_equal(r.nfigures, 3);
+	assert_string_equal(r.figure[0].name, "exact");
+	assert_string_equal(r.figure[1].name, "bound");
+	*exact = r.figure[0].value;
+	*bound = r.figure[1].value;
 	return r.value;
 }
 
 /* The parameters for one reference point: its integrand and a, with method m and N, g. */
 static void point_params(const struct ref_point *r, const char *method, const char *n,
-			 const char *g, struct param_value *v)
+                         const char *g, struct param_value *v)
 {
 	char a[32];
 	struct qx_err e;
 	snprintf(a, sizeof a, "%.17g", r->a);
-	const char *words[] = {"integrand", r->integrand, "a", a, "method", method,
-			       "N", n, "g", g, "lambda", "1", NULL};
+	const char *words[] = {"integrand", r->integrand, "a", a,        "method", method, "N",
+	                       n,           "g",          g,   "lambda", "1",      NULL};
 	if (setp(v, &e, words))
 		fail_msg("params: %s", e.msg);
 }
@@ -125,13 +125,13 @@ static void test_double_auto(void **state)
 		const double ref = (double)r->value, err = fabs(val - ref);
 		if (fabs(exact - ref) > 1e-15 * fabs(ref))
 			fail_msg("%s %g %g: exact %.17g, mpmath %.17g", r->integrand, r->lam, r->om,
-				 exact, ref);
+			         exact, ref);
 		if (err > bound + round_tol(QX_DOUBLE, 16, r->lam, r->om, r->a))
 			fail_msg("%s lambda %g omega %g a %g: error %.3g over the estimate %.3g",
-				 r->integrand, r->lam, r->om, r->a, err, bound);
+			         r->integrand, r->lam, r->om, r->a, err, bound);
 		if (strcmp(r->integrand, "j0") && err > 1e-12 * fabs(ref))
 			fail_msg("%s lambda %g omega %g a %g: value %.17g, mpmath %.17g",
-				 r->integrand, r->lam, r->om, r->a, val, ref);
+			         r->integrand, r->lam, r->om, r->a, val, ref);
 	}
 }
 
@@ -149,7 +149,7 @@ static void test_float_auto(void **state)
 		const double err = fabs(val - (double)r->value);
 		if (err > bound + round_tol(QX_FLOAT, 16, r->lam, r->om, r->a))
 			fail_msg("float %s lambda %g omega %g a %g: value %.9g, mpmath %.9Lg",
-				 r->integrand, r->lam, r->om, r->a, val, r->value);
+			         r->integrand, r->lam, r->om, r->a, val, r->value);
 	}
 }
 
@@ -174,7 +174,7 @@ static void test_regimes(void **state)
 			err[m] = fabs(eval1(v, QX_DOUBLE, r.lam, r.om, &exact, &bound) - exact);
 			if (err[m] > bound + 1e-15)
 				fail_msg("%s %g %g %s: error %.3g over estimate %.3g", r.integrand,
-					 r.lam, r.om, methods[m], err[m], bound);
+				         r.lam, r.om, methods[m], err[m], bound);
 		}
 		if (euler_side) {
 			assert_true(err[0] < 1e-3 * err[1]);
@@ -259,35 +259,42 @@ static void test_batch(void **state)
 	struct qx_err e;
 	double out[12], ref[12];
 	float outf[12];
-	struct run_request rq = {v, QX_DOUBLE, 0, 256, 2, 4};
-	struct qx_extra ex[QX_MAX_EXTRA];
+	struct run_request rq = {v, NULL, QX_DOUBLE, 0, 256, 2};
+	struct run_output o = {.values = out}, of = {.values = outf};
+	const struct qx_figure *ex = o.figure;
 	(void)state;
 	assert_int_equal(setp(v, &e, words), 0);
 	assert_int_equal(P->count(v), 12);
-	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
-	assert_int_equal(P->reference(v, 2, ref, &e), 0);
+	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
+	assert_int_equal(P->reference(v, 2, NULL, 12, ref, &e), 0);
 	for (size_t i = 0; i < 12; i++) {
 		const char *names[4];
 		double c[4], exact, bound;
-		assert_int_equal(P->point(v, i, names, c), 3);
+		assert_int_equal(P->point(v, i, names, c, 4), 3);
 		assert_string_equal(names[0], "lambda");
 		assert_string_equal(names[2], "bound");
 		assert_true(c[0] >= 0.1 && c[0] <= 3 && c[1] >= 3 && c[1] <= 9);
 		assert_true(out[i] == eval1(v, QX_DOUBLE, c[0], c[1], &exact, &bound));
 		assert_true(ref[i] == exact && c[2] == bound);
 	}
-	assert_int_equal(P->run_extras(&rq, out, ref, ex), 4);
+	P->add_figures(&rq, ref, &o);
+	assert_int_equal(o.nfigures, 4);
 	assert_string_equal(ex[1].name, "over_bound");
 	assert_true(ex[1].value == 0);
 	assert_true(ex[2].value > 0 && ex[3].value > 0 && ex[2].value + ex[3].value == 12);
 	rq.prec = QX_FLOAT;
-	assert_int_equal(P->run_cpu(&rq, outf, &e), 0);
-	assert_int_equal(P->run_extras(&rq, outf, ref, ex), 4);
+	assert_int_equal(P->run_cpu(&rq, &of, &e), 0);
+	ex = of.figure;
+	P->add_figures(&rq, ref, &of);
+	assert_int_equal(of.nfigures, 4);
 	assert_true(ex[1].value == 0);
 	rq.prec = QX_DOUBLE;
 	v[pidx("g")].num = 3;
-	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
-	assert_int_equal(P->run_extras(&rq, out, ref, ex), 4);
+	o = (struct run_output){.values = out};
+	ex = o.figure;
+	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
+	P->add_figures(&rq, ref, &o);
+	assert_int_equal(o.nfigures, 4);
 	assert_true(ex[1].value >= 6);
 }
 
@@ -304,13 +311,13 @@ static void test_random_spread(void **state)
 	(void)state;
 	for (size_t i = 0; i < 50; i++) {
 		assert_int_equal(setp(v, &e, w1), 0);
-		P->point(v, i, names, c1);
+		P->point(v, i, names, c1, 4);
 		assert_true(c1[0] >= 0.05 && c1[0] <= 0.5 && c1[1] >= 5 && c1[1] <= 15);
 		assert_int_equal(setp(v, &e, w2), 0);
-		P->point(v, i, names, c2);
+		P->point(v, i, names, c2, 4);
 		differ += c1[0] != c2[0];
 		assert_int_equal(setp(v, &e, w1), 0); /* the same seed again: the same point */
-		P->point(v, i, names, c3);
+		P->point(v, i, names, c3, 4);
 		assert_true(c3[0] == c1[0] && c3[1] == c1[1]);
 	}
 	assert_true(differ > 45);
@@ -319,26 +326,27 @@ static void test_random_spread(void **state)
 /* GSL's QAWF agrees with the exact values; it refuses float and j0 with a clear message. */
 static void test_qawf(void **state)
 {
-	const char *words[] = {"M", "9", "lambda", "0.1:2", "omega", "0.5:20", "a", "0.7",
-			       "integrand", "sin", NULL};
+	const char *words[] = {"M", "9",   "lambda",    "0.1:2", "omega", "0.5:20",
+	                       "a", "0.7", "integrand", "sin",   NULL};
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
 	double out[9], ref[9];
-	struct run_request rq = {v, QX_DOUBLE, 2, 256, 2, 4};
+	struct run_request rq = {v, NULL, QX_DOUBLE, 2, 256, 2};
+	struct run_output o = {.values = out};
 	(void)state;
 	assert_string_equal(P->variants[rq.variant].name, "qawf");
 	assert_int_equal(setp(v, &e, words), 0);
-	assert_int_equal(P->run_cpu(&rq, out, &e), 0);
-	assert_int_equal(P->reference(v, 1, ref, &e), 0);
+	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
+	assert_int_equal(P->reference(v, 1, NULL, 9, ref, &e), 0);
 	for (int i = 0; i < 9; i++)
 		assert_true(fabs(out[i] - ref[i]) < 1e-10);
 	rq.prec = QX_FLOAT;
-	assert_int_equal(P->run_cpu(&rq, out, &e), -1);
+	assert_int_equal(P->run_cpu(&rq, &o, &e), -1);
 	assert_non_null(strstr(e.msg, "double only"));
 	rq.prec = QX_DOUBLE;
 	v[pidx("integrand")].num = 2;
 	v[pidx("a")].num = 0;
-	assert_int_equal(P->run_cpu(&rq, out, &e), -1);
+	assert_int_equal(P->run_cpu(&rq, &o, &e), -1);
 	assert_non_null(strstr(e.msg, "j0"));
 }
 
@@ -403,7 +411,7 @@ static void test_launch_block(void **state)
 	                    {"100", 128}, {"1023", 1024}, {"1024", 1056}};
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
-	struct run_request rq = {v, QX_FLOAT, 0, 256, 1, 2};
+	struct run_request rq = {v, NULL, QX_FLOAT, 0, 256, 1};
 	(void)state;
 	assert_string_equal(P->variants[0].name, "packed");
 	assert_string_equal(P->variants[1].name, "block");
@@ -439,10 +447,10 @@ static void test_launch_block(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_double_auto), cmocka_unit_test(test_float_auto),
-	    cmocka_unit_test(test_regimes),     cmocka_unit_test(test_bound_closed_form),
-	    cmocka_unit_test(test_batch),       cmocka_unit_test(test_random_spread),
-	    cmocka_unit_test(test_qawf),        cmocka_unit_test(test_validation),
+	    cmocka_unit_test(test_double_auto),  cmocka_unit_test(test_float_auto),
+	    cmocka_unit_test(test_regimes),      cmocka_unit_test(test_bound_closed_form),
+	    cmocka_unit_test(test_batch),        cmocka_unit_test(test_random_spread),
+	    cmocka_unit_test(test_qawf),         cmocka_unit_test(test_validation),
 	    cmocka_unit_test(test_launch_block),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);

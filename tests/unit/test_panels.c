@@ -103,7 +103,7 @@ static int bar_cells(WINDOW *w, int y)
 static void gpu_result(struct run_result *r, double *vals, double total, double serial,
                        double threads)
 {
-	fixture_gpu_result(&s, r, vals, (struct qx_phases){0.4, 0.2, 0.5, 2, 0.3, total, 1}, 2e-9);
+	fixture_gpu_result(&s, r, vals, fixture_timing(0.4, 0.2, 0.5, 2, 0.3, total, 1), 2e-9);
 	r->speedup_serial = serial;
 	r->speedup_threads = threads;
 	dash_update(&d, &s);
@@ -138,7 +138,8 @@ static void test_timing_gpu(void **state)
 	}
 	assert_non_null(strstr(row(w, 9), "0") && strstr(row(w, 9), "5 ms")); /* the scale */
 	delwin(w);
-	r->med.overlapped = 0;
+	for (int k = 0; k < r->med.nphases; k++)
+		r->med.phase[k].overlapped = 0;
 	r->med.total = 2.7; /* a new result */
 	dash_update(&d, &s);
 	w = draw("Timing", 11, 60);
@@ -228,10 +229,10 @@ static void test_error_extras(void **state)
 	double vals[6];
 	(void)state;
 	assert_non_null(r);
-	fixture_gpu_result(&s, r, vals, (struct qx_phases){0.4, 0.2, 0.5, 2, 0.3, 3.1, 0}, 2e-9);
-	r->nextra = 2;
-	r->extra[0] = (struct qx_extra){"bound_max", 3.48e-15};
-	r->extra[1] = (struct qx_extra){"over_bound", 7};
+	fixture_gpu_result(&s, r, vals, fixture_timing(0.4, 0.2, 0.5, 2, 0.3, 3.1, 0), 2e-9);
+	r->nfigures = 2;
+	r->figure[0] = (struct qx_figure){"bound_max", 3.48e-15};
+	r->figure[1] = (struct qx_figure){"over_bound", 7};
 	dash_update(&d, &s);
 	WINDOW *w = draw("Error", 14, 60);
 	const int worst = find_row(w, "worst at n="),

@@ -12,11 +12,11 @@
 #include "../../src/commands.h"
 #include "../../src/repl.h"
 
-static const struct param_def int_def = {"n", PARAM_INT, 1, 1000, 0, 10, 0, NULL, ""};
-static const struct param_def real_def = {"t", PARAM_REAL, 0, 1, 1, 0.5, 0, NULL, ""};
-static const struct param_def range_def = {"lambda", PARAM_RANGE, 0, 10, 0, 1, 2, NULL, ""};
+static const struct param_def int_def = {"n", PARAM_INT, 1, 1000, 0, 10, 0, NULL, "", 0};
+static const struct param_def real_def = {"t", PARAM_REAL, 0, 1, 1, 0.5, 0, NULL, "", 0};
+static const struct param_def range_def = {"lambda", PARAM_RANGE, 0, 10, 0, 1, 2, NULL, "", 0};
 static const char *const words[] = {"float", "double", NULL};
-static const struct param_def enum_def = {"precision", PARAM_ENUM, 0, 0, 0, 0, 0, words, ""};
+static const struct param_def enum_def = {"precision", PARAM_ENUM, 0, 0, 0, 0, 0, words, "", 0};
 
 /* Integers: exact values in range pass, everything else fails naming the word and range. */
 static void test_int(void **state)
@@ -147,6 +147,11 @@ static void test_completion(void **state)
 	const char *const *topics = repl_candidates(&sh, 1, argv, buf, 128);
 	assert_true(has(topics, "sweep") && has(topics, "longman") && has(topics, "variants"));
 	assert_true(has(topics, "shared") && has(topics, "streams") && has(topics, "qawf"));
+	assert_true(has(topics, "threads") && has(topics, "block")); /* settings */
+	argv[1] = "variant"; /* help variant NAME: the variants */
+	assert_true(has(repl_candidates(&sh, 2, argv, buf, 128), "packed"));
+	assert_false(has(repl_candidates(&sh, 2, argv, buf, 128), "threads"));
+	topics = repl_candidates(&sh, 1, argv, buf, 128);
 	size_t coursework = 0;
 	for (size_t i = 0; topics[i]; i++)
 		coursework += strcmp(topics[i], "coursework") == 0;

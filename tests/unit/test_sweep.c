@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../src/export.h"
+#include "../../src/output.h"
 #include "../../src/plot.h"
 #include "../../src/sweep.h"
 
@@ -192,7 +193,7 @@ static void test_pick_best(void **state)
 static void fake_sweep(struct sweep *sw, struct sweep_row *rows)
 {
 	memset(sw, 0, sizeof *sw);
-	sw->prob = qx_problems[0];
+	sw->prob = problem_find("expint");
 	sw->naxes = 1;
 	snprintf(sw->axes[0].name, SWEEP_WORD, "block");
 	sw->axes[0].nvalues = 3;
@@ -204,10 +205,16 @@ static void fake_sweep(struct sweep *sw, struct sweep_row *rows)
 	rows[1] = row("128", QX_GPU, 1, 2.0, 0);
 	rows[1].has_occupancy = 1;
 	rows[1].occ = (struct gpu_occupancy){128, 40, 12, 0.75, 768, 0};
-	rows[1].med.kernel = 1.5;
-	rows[1].min.kernel = 1.25;
-	rows[1].max.kernel = 2;
-	rows[1].max.d2h = 0.5;
+	for (int i = 0; i < 2; i++) /* the GPU's phases, all 0 ms */
+		for (int k = 0; sw->prob->phases[k]; k++) {
+			qx_timing_add(&rows[i].med, sw->prob->phases[k], 0, 0);
+			qx_timing_add(&rows[i].min, sw->prob->phases[k], 0, 0);
+			qx_timing_add(&rows[i].max, sw->prob->phases[k], 0, 0);
+		}
+	rows[1].med.phase[qx_timing_find(&rows[1].med, "kernel")].ms = 1.5;
+	rows[1].min.phase[qx_timing_find(&rows[1].min, "kernel")].ms = 1.25;
+	rows[1].max.phase[qx_timing_find(&rows[1].max, "kernel")].ms = 2;
+	rows[1].max.phase[qx_timing_find(&rows[1].max, "d2h")].ms = 0.5;
 	rows[1].warmup = 2;
 	for (size_t k = 0; k < sw->prob->nparams; k++)
 		sw->params[k] = param_default(&sw->prob->params[k]);
@@ -226,7 +233,7 @@ static char *text_of(const struct sweep *sw, int what)
 	FILE *f = open_memstream(&text, &len);
 	assert_non_null(f);
 	if (what == 0)
-		sweep_print_table(sw, f);
+		output_sweep_table(sw, f);
 	else if (what == 1)
 		assert_int_equal(plot_write_data(sw, f), 1);
 	else
@@ -268,7 +275,7 @@ static void test_rows_csv_json(void **state)
 	char header[4096], line[4096];
 	(void)state;
 	fake_sweep(&sw, rows);
-	export_sweep_row_csv(&sw, &rows[1], header, line, sizeof line);
+	output_sweep_row_csv(&sw, &rows[1], header, line, sizeof line);
 	assert_int_equal(strncmp(header, "type,config_block,backend,ok,best,precision,", 44), 0);
 	assert_int_equal(strncmp(line, "sweep,128,gpu,1,1,float,fast,128,", 33), 0);
 	assert_non_null(strstr(line, ",40,12,0.75,768,"));
@@ -277,9 +284,9 @@ static void test_rows_csv_json(void **state)
 	assert_non_null(strstr(header, ",kernel_min_ms,kernel_max_ms,d2h_min_ms,d2h_max_ms,"));
 	assert_non_null(strstr(header, ",problem,device,base_n,base_m,base_a,base_b,base_iters"));
 	assert_non_null(strstr(line, ",,2,0,0,0,0,1.25,2,0,0.5,0,0,expint,Test GPU,10,10,0,10,"));
-	export_sweep_row_csv(&sw, &rows[2], header, line, sizeof line);
+	output_sweep_row_csv(&sw, &rows[2], header, line, sizeof line);
 	assert_non_null(strstr(line, ",\"too many resources requested, for launch\""));
-	cJSON *obj = export_sweep_row_json(&sw, &rows[1]);
+	cJSON *obj = output_sweep_row_json(&sw, &rows[1]);
 	assert_string_equal(
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "config"), "block")->valuestring, "128");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(obj, "best")));

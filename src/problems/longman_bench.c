@@ -5,12 +5,13 @@
  * measured in the same run; then what the GPU time depends on (lanes per integral, g, how
  * lambda and omega are generated, method, integrand). GPU figures are medians of 20 runs
  * after 3 warm-ups; CPU runs are single. */
-#include "longman_bench.h"
-
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "../../cuda/quadx_cuda.h"
+#include "../session.h"
 
 /* CPU serial and GSL runs use at most this many integrals and are scaled up to M. */
 #define LB_CPU_SUBSET 20000
@@ -39,9 +40,9 @@ static const struct run_result *lb_run(struct session *s, enum qx_backend b, str
 /* The run's figure named name (bound_max, over_bound...), NaN when it has none. */
 static double lb_extra(const struct run_result *r, const char *name)
 {
-	for (size_t i = 0; i < r->nextra; i++)
-		if (!strcmp(r->extra[i].name, name))
-			return r->extra[i].value;
+	for (size_t i = 0; i < r->nfigures; i++)
+		if (!strcmp(r->figure[i].name, name))
+			return r->figure[i].value;
 	return NAN;
 }
 
@@ -120,8 +121,10 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 			    "%.4f | %.4f | %.4f | %.2f | %.2f | %.0fx | %.0fx | %s | %.2g | %.2g | "
 			    "%.0f |\n",
 			    sizes[i], cfg[c][0], cfg[c][1], serial, mark, thr, q_ms, block_ms,
-			    r->med.alloc, r->med.kernel, r->med.d2h, r->med.free, r->med.total,
-			    copy_ms, write_ms, r->med.kernel / write_ms, r->med.total / copy_ms,
+			    qx_timing_ms(&r->med, "alloc"), qx_timing_ms(&r->med, "kernel"),
+			    qx_timing_ms(&r->med, "d2h"), qx_timing_ms(&r->med, "free"),
+			    r->med.total, copy_ms, write_ms,
+			    qx_timing_ms(&r->med, "kernel") / write_ms, r->med.total / copy_ms,
 			    serial / r->med.total, thr / r->med.total, q_speedup, r->err.max_abs,
 			    lb_extra(r, "bound_max"), lb_extra(r, "over_bound"));
 			fflush(stdout);
@@ -157,8 +160,8 @@ static int lb_areas(struct session *s, int nproc, struct qx_err *e)
 				return -1;
 			printf("| %d | %s | %.4f | %.4f | %.4f | %.3g | %.0fx | %.2g | %.2g |\n",
 			       ns[i], qx_precision_name((enum qx_precision)prec), r->med.total,
-			       r->med.kernel, block_ms, thr, thr / r->med.total, r->err.max_abs,
-			       lb_extra(r, "bound_max"));
+			       qx_timing_ms(&r->med, "kernel"), block_ms, thr, thr / r->med.total,
+			       r->err.max_abs, lb_extra(r, "bound_max"));
 			fflush(stdout);
 		}
 	return lb_set(s, "N 16", e);
@@ -203,21 +206,23 @@ static int lb_costs(struct session *s, struct qx_err *e)
 			    !(r = lb_run(s, QX_GPU, e)))
 				return -1;
 			printf("| %s | %s | %.4f | %.4f | %.4f | %.2g | %.2g |\n", changes[i],
-			       precs[p][0], r->med.kernel, r->med.d2h, r->med.total, r->err.max_abs,
+			       precs[p][0], qx_timing_ms(&r->med, "kernel"),
+			       qx_timing_ms(&r->med, "d2h"), r->med.total, r->err.max_abs,
 			       lb_extra(r, "bound_max"));
 			fflush(stdout);
 		}
 	return lb_set(s, reset, e);
 }
 
-/* Prints every longman table of `make bench` (sizes, areas, costs) in session s on GPU g;
- * returns 0, or -1 with e from the first run or floor that fails. */
-int longman_bench(struct session *s, const struct gpu_info *g, struct qx_err *e)
+/* longman's bench hook: every longman table of `make bench` (sizes, areas, costs) in session s
+ * (current problem longman); returns 0, or -1 with e from the first run or floor that fails. */
+int longman_bench(struct session *s, struct qx_err *e)
 {
 	const int nproc = omp_get_num_procs();
-	if (session_use(s, "longman", e))
+	struct gpu_info g;
+	if (gpu_init(&g, e))
 		return -1;
-	printf("\n## longman: device %s (%d SMs), %d CPU threads\n", g->name, g->sms, nproc);
+	printf("\n## longman: device %s (%d SMs), %d CPU threads\n", g.name, g.sms, nproc);
 	printf("GPU: variant packed, block 256, median of 20 runs after 3 warm-ups; phases "
 	       "partition the total (kernel = span of the kernels, d2h = the copy left after "
 	       "them).\n");

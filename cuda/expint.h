@@ -1,0 +1,56 @@
+/* expint.h - the C interface of problem expint's GPU code (cuda/expint.cu). Every function returns
+ * 0, or -1 with the CUDA call and its message in e; none of them exits. */
+#ifndef QUADX_EXPINT_H
+#define QUADX_EXPINT_H
+
+#include "quadx_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most streams a streamed expint run may use (its setting `streams`). */
+#define EXPINT_MAX_STREAMS 16
+
+/* How an expint GPU run moves its results: one kernel then one copy (the coursework's), or the
+ * grid in chunks over `streams` streams whose copies overlap the next chunks' kernels. */
+enum expint_gpu_sequence { EXPINT_SEQ_SERIAL = 0, EXPINT_SEQ_STREAMED = 1 };
+
+/* Where the kernel keeps its inputs: arguments (global), x staged through shared memory, or
+ * a, step, m and iters in __constant__ memory (the seed report's experiments). */
+enum expint_gpu_memory { EXPINT_MEM_GLOBAL = 0, EXPINT_MEM_SHARED = 1, EXPINT_MEM_CONSTANT = 2 };
+
+/* One expint run on the GPU: E_i(x_j) for i = 1..n, x_j = a + (b-a) j/m, j = 1..m, row-major
+ * into host_out (n*m values of prec). algo is an enum expint_algo. */
+struct expint_gpu_job {
+	int n;
+	long long m;
+	double a, b;
+	long iters;
+	enum qx_precision prec;
+	int algo;
+	int block;
+	int sequence; /* enum expint_gpu_sequence */
+	int memory;   /* enum expint_gpu_memory */
+	int streams;  /* streams of the streamed sequence, 1..EXPINT_MAX_STREAMS */
+};
+/* Device bytes the job allocates at once (checked against the free memory before a run). */
+size_t expint_gpu_device_bytes(const struct expint_gpu_job *job);
+/* Runs the job into host_out (pinned, n*m values of prec) with its phases and total in *t; on any
+ * failure frees what it allocated and leaves the device usable. */
+int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_timing *t,
+                   struct qx_err *e);
+
+/* Fills *o for the kernel the job launches at its block size; returns 0 or -1. */
+int expint_gpu_occupancy(const struct expint_gpu_job *job, struct gpu_occupancy *o,
+                         struct qx_err *e);
+
+/* E_n(x) for one (n, x) on the GPU, computed in precision prec with algorithm algo. */
+int expint_gpu_eval(int n, double x, long iters, enum qx_precision prec, int algo, double *value,
+                    struct qx_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,647 @@
+/* kde.cu - problem kde on the GPU (cuda/kde.h): the seed's kernel as written, the naive
+ * kernel with its bugs fixed, the tiled and fast kernels (samples through shared memory,
+ * several outputs per thread, one ex2 per pair or a share of polynomial exp2s), the binned
+ * approximation, and the special-function unit's ceiling. Kernels are pure; the host wrappers
+ * own allocation, events, chunking (a cancel is polled between launches) and error checks. */
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "gpu_util.cuh"
+#include "kde.h"
+
+#include "../src/problems/kde_math.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* Pairs one launch of the sums should take at most (float: ~20 ms at the ex2 ceiling;
+ * double about as long), so that a cancel is seen within a chunk or two. */
+static const double CHUNK_PAIRS_FLOAT = 68719476736.0; /* 2^36 */
+static const double CHUNK_PAIRS_DOUBLE = 8589934592.0; /* 2^33 */
+/* Threads per block of the small helper kernels (scaling, binning, convolution, finish). */
+static const int HELPER_BLOCK = 256;
+
+/* ---- seed 003, as written (bugs documented in kde.h) ---- */
+
+/* The seed's kernel function K. */
+__device__ float kde_seed_K(float x)
+{
+	return (1 / (sqrtf(2 * M_PI))) * expf(-(x * x) / 2);
+}
+
+/* The seed's kernel; the only change is `first`, the offset of this launch's outputs. */
+__global__ void kde_seed_kernel(const float *x, float *y, int n, int h, float k, int first)
+{
+	int bx = blockIdx.x;
+	int idx = first + blockDim.x * bx + threadIdx.x;
+
+	if (idx < n) {
+		float xi = x[idx];
+
+		for (int j = 0; j < n; j++) {
+			int xj = x[j];
+			y[idx] += kde_seed_K((xi - xj) / h);
+		}
+	}
+}
+
+/* ---- naive: the seed's layout, bugs fixed ---- */
+
+/* K(t) = exp(-t^2/2) / sqrt(2 pi) in precision T (expf in float, as the seed). */
+template <typename T> __device__ __forceinline__ T kde_naive_K(T t)
+{
+	if constexpr (sizeof(T) == sizeof(float))
+		return (T)KDE_INV_SQRT_2PI * expf(-(t * t) / 2);
+	else
+		return (T)KDE_INV_SQRT_2PI * exp(-(t * t) / 2);
+}
+
+/* One thread per output i in [first, m): y[i] = norm sum_j K((p_i - x_j) / h), one
+ * accumulator of precision T. */
+template <typename T>
+__global__ void kde_naive_kernel(const T *x, long long n, const T *p, long long m, T h, T norm,
+                                 long long first, T *y)
+{
+	const long long i = first + (long long)blockDim.x * blockIdx.x + threadIdx.x;
+	if (i >= m)
+		return;
+	const T pi = p[i];
+	T sum = 0;
+	for (long long j = 0; j < n; j++)
+		sum += kde_naive_K((pi - x[j]) / h);
+	y[i] = sum * norm;
+}
+
+/* ---- tiled and fast ---- */
+
+/* 2^e on the special-function unit (one MUFU.EX2; subnormal results flushed to 0). */
+__device__ __forceinline__ float kde_ex2(float e)
+{
+	float r;
+	asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(e));
+	return r;
+}
+
+/* 2^e in double: the polynomial of kde_math.h on the FP64 pipes. */
+__device__ __forceinline__ double kde_ex2(double e)
+{
+	return kde_exp2_poly_d(e);
+}
+
+/* Scales coordinates in place: v = (v - c) s, computed in double, rounded to T once. */
+template <typename T> __global__ void kde_scale_kernel(T *v, long long count, double c, double s)
+{
+	const long long i = (long long)blockDim.x * blockIdx.x + threadIdx.x;
+	if (i < count)
+		v[i] = (T)(((double)v[i] - c) * s);
+}
+
+/* Squared scaled distance of point pt to tile entry j (DIM axes, tile axis-major). */
+template <typename T, int DIM>
+__device__ __forceinline__ T kde_dist2(const T *pt, const T *tile, int j, int b)
+{
+	T d = pt[0] - tile[j];
+	T q = d * d;
+	for (int k = 1; k < DIM; k++) {
+		d = pt[k] - tile[k * b + j];
+		q = fma(d, d, q);
+	}
+	return q;
+}
+
+/* Outputs [i0 + blockIdx.x B R, +B R) (output r B + threadIdx.x of the block for r < R), each
+ * the sum of exp2(-|p_i - u_j|^2) over samples [j0, j1), added to acc[i] in double. Samples
+ * come in tiles of B (blockDim.x) through shared memory (DIM B values of T); the first
+ * `npoly` samples of each tile go through kde_exp2_poly_f (FAST, float), the rest through
+ * kde_ex2. Each tile's terms are summed in T, the tile sums in double. u: DIM arrays of n
+ * (axis-major), p: DIM arrays of m. */
+template <typename T, int DIM, bool FAST>
+__global__ void kde_tiled_kernel(const T *u, long long n, const T *p, long long m, long long i0,
+                                 long long j0, long long j1, int npoly, double *acc)
+{
+	extern __shared__ unsigned char kde_smem[];
+	T *tile = reinterpret_cast<T *>(kde_smem);
+	const int b = blockDim.x;
+	const long long base = i0 + (long long)blockIdx.x * b * KDE_GPU_PER_THREAD + threadIdx.x;
+	T pt[KDE_GPU_PER_THREAD][DIM];
+	double sum[KDE_GPU_PER_THREAD];
+	for (int r = 0; r < KDE_GPU_PER_THREAD; r++) {
+		const long long i = min(base + (long long)r * b, m - 1);
+		for (int k = 0; k < DIM; k++)
+			pt[r][k] = p[k * m + i];
+		sum[r] = 0;
+	}
+	for (long long t0 = j0; t0 < j1; t0 += b) {
+		const int len = (int)min((long long)b, j1 - t0);
+		__syncthreads();
+		if (threadIdx.x < len)
+			for (int k = 0; k < DIM; k++)
+				tile[k * b + threadIdx.x] = u[k * n + t0 + threadIdx.x];
+		__syncthreads();
+		T part[KDE_GPU_PER_THREAD] = {};
+		const int poly = FAST ? min(npoly, len) : 0;
+		for (int j = 0; j < poly; j++)
+			for (int r = 0; r < KDE_GPU_PER_THREAD; r++)
+				part[r] += kde_exp2_poly_f(-kde_dist2<T, DIM>(pt[r], tile, j, b));
+#pragma unroll 4
+		for (int j = poly; j < len; j++)
+			for (int r = 0; r < KDE_GPU_PER_THREAD; r++)
+				part[r] += kde_ex2(-kde_dist2<T, DIM>(pt[r], tile, j, b));
+		for (int r = 0; r < KDE_GPU_PER_THREAD; r++)
+			sum[r] += (double)part[r];
+	}
+	for (int r = 0; r < KDE_GPU_PER_THREAD; r++) {
+		const long long i = base + (long long)r * b;
+		if (i < m)
+			acc[i] += sum[r];
+	}
+}
+
+/* y[i] = acc[i] norm rounded to T. */
+template <typename T>
+__global__ void kde_finish_kernel(const double *acc, long long m, double norm, T *y)
+{
+	const long long i = (long long)blockDim.x * blockIdx.x + threadIdx.x;
+	if (i < m)
+		y[i] = (T)(acc[i] * norm);
+}
+
+/* ---- binned ---- */
+
+/* Linear binning of the samples onto the g grid points over [lo, hi] (kde_bin). */
+template <typename T>
+__global__ void kde_bin_kernel(const T *x, long long n, double lo, double hi, long long g,
+                               double *bins)
+{
+	for (long long j = (long long)blockDim.x * blockIdx.x + threadIdx.x; j < n;
+	     j += (long long)gridDim.x * blockDim.x) {
+		double w;
+		const long long i = kde_bin((double)x[j], lo, hi, g, &w);
+		atomicAdd(&bins[i], 1 - w);
+		atomicAdd(&bins[i + 1], w);
+	}
+}
+
+/* ker[l] = exp(-(l dx / h)^2 / 2) for l <= span. */
+__global__ void kde_kernel_weights(long long span, double dx_h, double *ker)
+{
+	const long long l = (long long)blockDim.x * blockIdx.x + threadIdx.x;
+	if (l <= span) {
+		const double t = (double)l * dx_h;
+		ker[l] = exp(-0.5 * t * t);
+	}
+}
+
+/* y[i] = norm sum_{|l - i| <= span} bins[l] ker[|i - l|]: the direct convolution. */
+template <typename T>
+__global__ void kde_convolve_kernel(const double *bins, long long g, const double *ker,
+                                    long long span, double norm, T *y)
+{
+	const long long i = (long long)blockDim.x * blockIdx.x + threadIdx.x;
+	if (i >= g)
+		return;
+	const long long a = max(0LL, i - span), z = min(g - 1, i + span);
+	double s = 0;
+	for (long long l = a; l <= z; l++)
+		s += bins[l] * ker[l > i ? l - i : i - l];
+	y[i] = (T)(norm * s);
+}
+
+/* ---- ceiling ---- */
+
+/* Only ex2s: 8 independent chains x = 2^-x per thread, iters rounds; one value per thread
+ * is written so that nothing is optimised away. */
+__global__ void kde_ex2_only_kernel(int iters, float *out)
+{
+	float v[8];
+	for (int k = 0; k < 8; k++)
+		v[k] = 0.001f * (float)(threadIdx.x + k);
+	for (int it = 0; it < iters; it++)
+#pragma unroll
+		for (int k = 0; k < 8; k++)
+			v[k] = kde_ex2(-v[k]);
+	float s = 0;
+	for (int k = 0; k < 8; k++)
+		s += v[k];
+	out[(long long)blockDim.x * blockIdx.x + threadIdx.x] = s;
+}
+
+/* ---- host ---- */
+
+/* 1 when variant v takes dimensions above 1 (tiled only). */
+static bool kde_multi_dim(int v)
+{
+	return v == KDE_GPU_TILED;
+}
+
+extern "C" int kde_gpu_check(const struct kde_gpu_job *job, struct qx_err *e)
+{
+	const int v = job->variant, b = job->block;
+	if (v < KDE_GPU_SEED || v > KDE_GPU_BINNED)
+		return qx_fail(e, "kde: unknown GPU variant %d", v);
+	if (job->dim < 1 || job->dim > KDE_DMAX || (job->dim > 1 && !kde_multi_dim(v)))
+		return qx_fail(e,
+		               "kde: dimension %d: the tiled variant takes 1 to %d, every other "
+		               "GPU variant 1",
+		               job->dim, KDE_DMAX);
+	if ((v == KDE_GPU_SEED || v == KDE_GPU_FAST) && job->prec != QX_FLOAT)
+		return qx_fail(e, "kde: the %s variant computes in float only",
+		               v == KDE_GPU_SEED ? "seed" : "fast");
+	if (job->n < 1 || job->m < 1)
+		return qx_fail(e, "kde: needs n >= 1 samples and m >= 1 outputs");
+	if (v != KDE_GPU_BINNED && !job->at[0] && job->m != job->n)
+		return qx_fail(e, "kde: at the samples m must equal n (%lld, %lld)", job->m,
+		               job->n);
+	if (v == KDE_GPU_SEED && (job->n > 2147483647LL || job->at[0]))
+		return qx_fail(e, "kde: the seed variant evaluates at its samples, n < 2^31");
+	if (b < 1 || b > 1024)
+		return qx_fail(e, "kde: block %d: allowed 1 to 1024 threads", b);
+	if ((v == KDE_GPU_TILED || v == KDE_GPU_FAST) && b % 32)
+		return qx_fail(e,
+		               "kde: block %d: the %s variant takes whole warps, 32 to 1024 in "
+		               "steps of 32",
+		               b, v == KDE_GPU_TILED ? "tiled" : "fast");
+	if (v == KDE_GPU_FAST && !(job->fast_share >= 0 && job->fast_share <= 1))
+		return qx_fail(e, "kde: fast share %g: allowed 0 to 1", job->fast_share);
+	if (v == KDE_GPU_BINNED && (job->m < 2 || !(job->hi > job->lo)))
+		return qx_fail(e, "kde: binned needs a grid of G >= 2 points over lo < hi");
+	for (int k = 0; k < job->dim; k++)
+		if (!(job->h[k] > 0) || !std::isfinite(job->h[k]))
+			return qx_fail(e, "kde: h = %g: the bandwidth must be a number > 0",
+			               job->h[k]);
+	return 0;
+}
+
+/* Grid points of the binned convolution's half width: 8 h in spacings, at most g - 1. */
+static long long kde_span(const struct kde_gpu_job *job)
+{
+	const double dx = (job->hi - job->lo) / (double)(job->m - 1);
+	const double cut = std::ceil(KDE_BIN_CUT * job->h[0] / dx);
+	return cut < (double)(job->m - 1) ? (long long)cut : job->m - 1;
+}
+
+extern "C" size_t kde_gpu_device_bytes(const struct kde_gpu_job *job)
+{
+	const size_t sz = qx_precision_size(job->prec), d = (size_t)job->dim;
+	const size_t n = (size_t)job->n, m = (size_t)job->m;
+	switch (job->variant) {
+	case KDE_GPU_SEED:
+		return 2 * n * sz;
+	case KDE_GPU_NAIVE:
+		return n * sz + (job->at[0] ? m * sz : 0) + m * sz;
+	case KDE_GPU_BINNED:
+		return n * sz + m * sizeof(double) * 2 + m * sz;
+	default:
+		return d * n * sz + (job->at[0] ? d * m * sz : 0) + m * sizeof(double) + m * sz;
+	}
+}
+
+/* The run's clock: events recorded at phase ends on the default stream, the phase names. */
+struct kde_clock {
+	cudaEvent_t *ev;
+	int used;
+	struct kde_gpu_times *t;
+};
+
+/* Marks the end of phase name. */
+static int kde_mark(kde_clock &c, const char *name, struct qx_err *e)
+{
+	GPU_TRY(cudaEventRecord(c.ev[c.used + 1], 0));
+	c.t->name[c.used++] = name;
+	return 0;
+}
+
+/* Waits for the last mark and fills the phase times. */
+static int kde_read_clock(kde_clock &c, struct qx_err *e)
+{
+	GPU_TRY(cudaEventSynchronize(c.ev[c.used]));
+	c.t->nphases = c.used;
+	for (int i = 0; i < c.used; i++)
+		c.t->ms[i] = gpu_elapsed(c.ev[i], c.ev[i + 1]);
+	c.t->total = gpu_elapsed(c.ev[0], c.ev[c.used]);
+	return 0;
+}
+
+/* Copies count values of T from host to a new device buffer of the run. */
+template <typename T>
+static int kde_upload(gpu_owned<T> &dev, const void *host, size_t count, struct qx_err *e)
+{
+	GPU_TRY(cudaMemcpy(dev.ptr, host, count * sizeof(T), cudaMemcpyHostToDevice));
+	return 0;
+}
+
+/* After a chunk's launch: records its end, waits for the chunk before it (one stays queued
+ * so that the GPU never idles) and polls the cancel; returns 0, or -1 with e. */
+static int kde_chunk_done(kde_clock &c, const struct kde_gpu_job *job, struct qx_err *e)
+{
+	GPU_TRY(cudaGetLastError());
+	const int k = c.t->chunks++;
+	GPU_TRY(cudaEventRecord(c.ev[KDE_GPU_MAX_PHASES + 1 + (k & 1)], 0));
+	if (k)
+		GPU_TRY(cudaEventSynchronize(c.ev[KDE_GPU_MAX_PHASES + 1 + ((k + 1) & 1)]));
+	if (job->cancelled && job->cancelled())
+		return qx_fail(e, "run cancelled");
+	return 0;
+}
+
+/* Outputs per launch of the one-thread-per-output kernels: a full wave of resident threads at
+ * least, more when the chunk's pairs stay under pairs; a multiple of block. */
+static long long kde_outputs_per_chunk(int block, long long n, double pairs, struct qx_err *e,
+                                       long long *out)
+{
+	int sms = 0, per_sm = 0;
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	GPU_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+	long long c = std::max((long long)sms * per_sm, (long long)(pairs / (double)n));
+	c = (c + block - 1) / block * block;
+	*out = c;
+	return 0;
+}
+
+/* The seed's host code (gaussian_kde) with the seed's arguments: hArg is the block width. */
+static int kde_run_seed(const struct kde_gpu_job *job, float *host, kde_clock &c, struct qx_err *e)
+{
+	const int n = (int)job->n;
+	float hArg = (float)job->block; /* the seed passed the block width as h */
+	int threadsPerBlock = int(hArg);
+	float h = 0.01;
+	long long chunk;
+	gpu_owned<float> d_x, d_y;
+	if (kde_outputs_per_chunk(threadsPerBlock, job->n, CHUNK_PAIRS_FLOAT, e, &chunk))
+		return -1;
+	GPU_TRY(cudaMalloc(&d_x.ptr, sizeof(float) * n));
+	GPU_TRY(cudaMalloc(&d_y.ptr, sizeof(float) * n)); /* never zeroed: bug 2 */
+	if (kde_mark(c, "alloc", e) || kde_upload(d_x, job->x[0], (size_t)n, e) ||
+	    kde_mark(c, "h2d", e))
+		return -1;
+	float k = 1 / (n * h);
+	for (long long first = 0; first < n; first += chunk) {
+		const int xblocks =
+		    (int)((std::min(chunk, n - first) + threadsPerBlock - 1) / threadsPerBlock);
+		kde_seed_kernel<<<xblocks, threadsPerBlock, threadsPerBlock * sizeof(float)>>>(
+		    d_x.ptr, d_y.ptr, n, h, k, (int)first);
+		if (kde_chunk_done(c, job, e))
+			return -1;
+	}
+	if (kde_mark(c, "kernel", e))
+		return -1;
+	GPU_TRY(cudaMemcpy(host, d_y.ptr, n * sizeof(float), cudaMemcpyDeviceToHost));
+	if (kde_mark(c, "d2h", e))
+		return -1;
+	GPU_TRY(cudaFree(d_x.release()));
+	GPU_TRY(cudaFree(d_y.release()));
+	return kde_mark(c, "free", e);
+}
+
+/* naive: the inputs, one launch per chunk of outputs, the copy back. */
+template <typename T>
+static int kde_run_naive(const struct kde_gpu_job *job, T *host, kde_clock &c, struct qx_err *e)
+{
+	const long long n = job->n, m = job->m;
+	const bool own_at = job->at[0] != nullptr;
+	long long chunk;
+	gpu_owned<T> d_x, d_p, d_y;
+	const double pairs = sizeof(T) == sizeof(float) ? CHUNK_PAIRS_FLOAT : CHUNK_PAIRS_DOUBLE;
+	if (kde_outputs_per_chunk(job->block, n, pairs, e, &chunk))
+		return -1;
+	GPU_TRY(cudaMalloc(&d_x.ptr, n * sizeof(T)));
+	if (own_at)
+		GPU_TRY(cudaMalloc(&d_p.ptr, m * sizeof(T)));
+	GPU_TRY(cudaMalloc(&d_y.ptr, m * sizeof(T)));
+	if (kde_mark(c, "alloc", e) || kde_upload(d_x, job->x[0], (size_t)n, e) ||
+	    (own_at && kde_upload(d_p, job->at[0], (size_t)m, e)) || kde_mark(c, "h2d", e))
+		return -1;
+	const T h = (T)job->h[0], norm = (T)(1 / ((double)n * job->h[0]));
+	for (long long first = 0; first < m; first += chunk) {
+		const long long count = std::min(chunk, m - first);
+		const unsigned blocks = (unsigned)((count + job->block - 1) / job->block);
+		kde_naive_kernel<T><<<blocks, job->block>>>(d_x.ptr, n, own_at ? d_p.ptr : d_x.ptr,
+		                                            m, h, norm, first, d_y.ptr);
+		if (kde_chunk_done(c, job, e))
+			return -1;
+	}
+	if (kde_mark(c, "kernel", e))
+		return -1;
+	GPU_TRY(cudaMemcpy(host, d_y.ptr, m * sizeof(T), cudaMemcpyDeviceToHost));
+	if (kde_mark(c, "d2h", e))
+		return -1;
+	GPU_TRY(cudaFree(d_x.release()));
+	if (own_at)
+		GPU_TRY(cudaFree(d_p.release()));
+	GPU_TRY(cudaFree(d_y.release()));
+	return kde_mark(c, "free", e);
+}
+
+/* Launches the tiled kernel of (T, DIM, FAST) for outputs [i0, i0 + count) and samples
+ * [j0, j1). */
+template <typename T, bool FAST>
+static void kde_launch_tiled(int dim, unsigned blocks, int b, const T *u, long long n, const T *p,
+                             long long m, long long i0, long long j0, long long j1, int npoly,
+                             double *acc)
+{
+	const size_t shared = (size_t)dim * b * sizeof(T);
+	if (dim == 1)
+		kde_tiled_kernel<T, 1, FAST>
+		    <<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, npoly, acc);
+	else if (dim == 2)
+		kde_tiled_kernel<T, 2, FAST>
+		    <<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, npoly, acc);
+	else
+		kde_tiled_kernel<T, 3, FAST>
+		    <<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, npoly, acc);
+}
+
+/* tiled and fast: the inputs, scaled on the device; chunks of samples for all outputs (a
+ * chunk of outputs at a time when m alone fills a chunk), accumulated in double; finish. */
+template <typename T, bool FAST>
+static int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, struct qx_err *e)
+{
+	const long long n = job->n, m = job->m;
+	const int dim = job->dim, b = job->block;
+	const bool own_at = job->at[0] != nullptr;
+	gpu_owned<T> d_u, d_p, d_y;
+	gpu_owned<double> d_acc;
+	GPU_TRY(cudaMalloc(&d_u.ptr, (size_t)dim * n * sizeof(T)));
+	if (own_at)
+		GPU_TRY(cudaMalloc(&d_p.ptr, (size_t)dim * m * sizeof(T)));
+	GPU_TRY(cudaMalloc(&d_acc.ptr, m * sizeof(double)));
+	GPU_TRY(cudaMalloc(&d_y.ptr, m * sizeof(T)));
+	if (kde_mark(c, "alloc", e))
+		return -1;
+	for (int k = 0; k < dim; k++) {
+		GPU_TRY(cudaMemcpy(d_u.ptr + (size_t)k * n, job->x[k], n * sizeof(T),
+		                   cudaMemcpyHostToDevice));
+		if (own_at)
+			GPU_TRY(cudaMemcpy(d_p.ptr + (size_t)k * m, job->at[k], m * sizeof(T),
+			                   cudaMemcpyHostToDevice));
+	}
+	if (kde_mark(c, "h2d", e))
+		return -1;
+	GPU_TRY(cudaMemset(d_acc.ptr, 0, m * sizeof(double)));
+	for (int k = 0; k < dim; k++) {
+		const double s = KDE_U_SCALE / job->h[k];
+		kde_scale_kernel<T>
+		    <<<(unsigned)((n + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+		        d_u.ptr + (size_t)k * n, n, job->center[k], s);
+		if (own_at)
+			kde_scale_kernel<T>
+			    <<<(unsigned)((m + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+			        d_p.ptr + (size_t)k * m, m, job->center[k], s);
+	}
+	GPU_TRY(cudaGetLastError());
+	if (kde_mark(c, "scale", e))
+		return -1;
+	const T *p = own_at ? d_p.ptr : d_u.ptr;
+	const double pairs = sizeof(T) == sizeof(float) ? CHUNK_PAIRS_FLOAT : CHUNK_PAIRS_DOUBLE;
+	const long long per_block = (long long)b * KDE_GPU_PER_THREAD;
+	const long long ichunk =
+	    std::max(per_block, (long long)(pairs / b) / per_block * per_block);
+	const long long jchunk =
+	    std::max((long long)b, (long long)(pairs / (double)std::min(m, ichunk)) / b * b);
+	const int npoly = FAST ? (int)std::lround(job->fast_share * b) : 0;
+	for (long long i0 = 0; i0 < m; i0 += ichunk) {
+		const long long count = std::min(ichunk, m - i0);
+		const unsigned blocks = (unsigned)((count + per_block - 1) / per_block);
+		for (long long j0 = 0; j0 < n; j0 += jchunk) {
+			kde_launch_tiled<T, FAST>(dim, blocks, b, d_u.ptr, n, p, m, i0, j0,
+			                          std::min(n, j0 + jchunk), npoly, d_acc.ptr);
+			if (kde_chunk_done(c, job, e))
+				return -1;
+		}
+	}
+	kde_finish_kernel<T><<<(unsigned)((m + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+	    d_acc.ptr, m, kde_norm((double)n, dim, job->h), d_y.ptr);
+	GPU_TRY(cudaGetLastError());
+	if (kde_mark(c, "kernel", e))
+		return -1;
+	GPU_TRY(cudaMemcpy(host, d_y.ptr, m * sizeof(T), cudaMemcpyDeviceToHost));
+	if (kde_mark(c, "d2h", e))
+		return -1;
+	GPU_TRY(cudaFree(d_u.release()));
+	if (own_at)
+		GPU_TRY(cudaFree(d_p.release()));
+	GPU_TRY(cudaFree(d_acc.release()));
+	GPU_TRY(cudaFree(d_y.release()));
+	return kde_mark(c, "free", e);
+}
+
+/* binned: the samples, binned with atomics, the kernel weights, the direct convolution. */
+template <typename T>
+static int kde_run_binned(const struct kde_gpu_job *job, T *host, kde_clock &c, struct qx_err *e)
+{
+	const long long n = job->n, g = job->m, span = kde_span(job);
+	const double dx = (job->hi - job->lo) / (double)(g - 1);
+	int sms = 0;
+	gpu_owned<T> d_x, d_y;
+	gpu_owned<double> d_bins, d_ker;
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	GPU_TRY(cudaMalloc(&d_x.ptr, n * sizeof(T)));
+	GPU_TRY(cudaMalloc(&d_bins.ptr, g * sizeof(double)));
+	GPU_TRY(cudaMalloc(&d_ker.ptr, (span + 1) * sizeof(double)));
+	GPU_TRY(cudaMalloc(&d_y.ptr, g * sizeof(T)));
+	if (kde_mark(c, "alloc", e) || kde_upload(d_x, job->x[0], (size_t)n, e) ||
+	    kde_mark(c, "h2d", e))
+		return -1;
+	GPU_TRY(cudaMemset(d_bins.ptr, 0, g * sizeof(double)));
+	kde_bin_kernel<T>
+	    <<<(unsigned)sms * 8, HELPER_BLOCK>>>(d_x.ptr, n, job->lo, job->hi, g, d_bins.ptr);
+	GPU_TRY(cudaGetLastError());
+	if (kde_mark(c, "bin", e))
+		return -1;
+	kde_kernel_weights<<<(unsigned)((span + HELPER_BLOCK) / HELPER_BLOCK), HELPER_BLOCK>>>(
+	    span, dx / job->h[0], d_ker.ptr);
+	kde_convolve_kernel<T><<<(unsigned)((g + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+	    d_bins.ptr, g, d_ker.ptr, span, kde_norm((double)n, 1, job->h), d_y.ptr);
+	GPU_TRY(cudaGetLastError());
+	c.t->chunks = 1;
+	if (kde_mark(c, "convolve", e))
+		return -1;
+	GPU_TRY(cudaMemcpy(host, d_y.ptr, g * sizeof(T), cudaMemcpyDeviceToHost));
+	if (kde_mark(c, "d2h", e))
+		return -1;
+	GPU_TRY(cudaFree(d_x.release()));
+	GPU_TRY(cudaFree(d_bins.release()));
+	GPU_TRY(cudaFree(d_ker.release()));
+	GPU_TRY(cudaFree(d_y.release()));
+	return kde_mark(c, "free", e);
+}
+
+/* Runs the variant in precision T. */
+template <typename T>
+static int kde_dispatch(const struct kde_gpu_job *job, T *host, kde_clock &c, struct qx_err *e)
+{
+	switch (job->variant) {
+	case KDE_GPU_NAIVE:
+		return kde_run_naive<T>(job, host, c, e);
+	case KDE_GPU_TILED:
+		return kde_run_tiled<T, false>(job, host, c, e);
+	case KDE_GPU_BINNED:
+		return kde_run_binned<T>(job, host, c, e);
+	default:
+		return qx_fail(e, "kde: variant %d has no %s version", job->variant,
+		               sizeof(T) == sizeof(float) ? "float" : "double");
+	}
+}
+
+extern "C" int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct kde_gpu_times *t,
+                           struct qx_err *e)
+{
+	size_t free_b = 0, total_b = 0;
+	if (kde_gpu_check(job, e))
+		return -1;
+	GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
+	const size_t need = kde_gpu_device_bytes(job);
+	if (need > free_b)
+		return qx_fail(e, "kde: the run needs %zu MiB of device memory, %zu MiB are free",
+		               need >> 20, free_b >> 20);
+	*t = kde_gpu_times{};
+	kde_clock c = {gpu_events(KDE_GPU_MAX_PHASES + 3, e), 0, t};
+	if (!c.ev)
+		return -1;
+	GPU_TRY(cudaEventRecord(c.ev[0], 0));
+	int rc;
+	if (job->variant == KDE_GPU_SEED)
+		rc = kde_run_seed(job, (float *)host_out, c, e);
+	else if (job->variant == KDE_GPU_FAST)
+		rc = kde_run_tiled<float, true>(job, (float *)host_out, c, e);
+	else if (job->prec == QX_FLOAT)
+		rc = kde_dispatch<float>(job, (float *)host_out, c, e);
+	else
+		rc = kde_dispatch<double>(job, (double *)host_out, c, e);
+	return rc ? -1 : kde_read_clock(c, e);
+}
+
+extern "C" int kde_gpu_ceiling(int reps, struct kde_gpu_ceiling *out, struct qx_err *e)
+{
+	int clock_khz = 0, per_sm = 0;
+	const int block = 256, iters = 4096;
+	GPU_TRY(cudaDeviceGetAttribute(&out->sms, cudaDevAttrMultiProcessorCount, 0));
+	GPU_TRY(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+	GPU_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+	out->clock_mhz = clock_khz / 1000;
+	out->ex2_per_s_peak = 16.0 * out->sms * clock_khz * 1e3;
+	const unsigned blocks = (unsigned)(out->sms * (per_sm / block));
+	cudaEvent_t *ev = gpu_events(2, e);
+	gpu_owned<float> d_out;
+	std::vector<double> ms;
+	if (!ev)
+		return -1;
+	GPU_TRY(cudaMalloc(&d_out.ptr, (size_t)blocks * block * sizeof(float)));
+	kde_ex2_only_kernel<<<blocks, block>>>(iters, d_out.ptr); /* warm-up */
+	GPU_TRY(cudaGetLastError());
+	for (int r = 0; r < std::max(reps, 1); r++) {
+		GPU_TRY(cudaEventRecord(ev[0], 0));
+		kde_ex2_only_kernel<<<blocks, block>>>(iters, d_out.ptr);
+		GPU_TRY(cudaGetLastError());
+		GPU_TRY(cudaEventRecord(ev[1], 0));
+		GPU_TRY(cudaEventSynchronize(ev[1]));
+		ms.push_back(gpu_elapsed(ev[0], ev[1]));
+	}
+	std::sort(ms.begin(), ms.end());
+	const double med = ms[ms.size() / 2];
+	out->ex2_per_s = (double)blocks * block * iters * 8 / (med * 1e-3);
+	GPU_TRY(cudaFree(d_out.release()));
+	return 0;
+}

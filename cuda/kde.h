@@ -1,0 +1,100 @@
+/* kde.h - problem kde's GPU code (cuda/kde.cu) as plain C: Gaussian kernel density sums of n
+ * samples at m points. Every function returns 0, or -1 with the reason in e; none exits. The
+ * caller opens the device first (gpu_init). */
+#ifndef QX_CUDA_KDE_H
+#define QX_CUDA_KDE_H
+
+#include "../src/qx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The GPU variants.
+ * seed:   seed 003's kernel and host code as written, float, 1-D, at the samples: one thread
+ *         per sample, K(x) = 1/sqrt(2 pi) expf(-x^2/2). Its bugs, all kept: (1) `int xj =
+ *         x[j]` truncates every sample toward zero; (2) y is never zeroed: the sums are added
+ *         to whatever the fresh cudaMalloc holds (on a reused allocation, an earlier run's
+ *         results); (3) the kernel's h parameter is an int; (4) the caller passed the block
+ *         width in gaussian_kde's h argument, which sets the block and then h = 0.01, so the
+ *         kernel gets h = 0 and every term is K(+-inf) = 0, or NaN where x_i equals a
+ *         truncated sample (the job's h is ignored); (5) k = 1/(n h) is passed but never
+ *         applied; (6) block * 4 bytes of dynamic shared memory are requested and unused. The
+ *         only change: an output offset so that long runs go in cancellable chunks.
+ * naive:  the same layout with the bugs fixed: float or double, expf/exp, one accumulator per
+ *         thread (in float its rounding grows with n: the error the tiled kernel removes).
+ * tiled:  samples staged through shared memory a block-wide tile at a time, KDE_GPU_PER_THREAD
+ *         outputs per thread, coordinates pre-scaled so that a pair costs a subtraction, a
+ *         square (an FMA per extra axis) and one ex2.approx (float) or kde_exp2_poly_d
+ *         (double: 19 FP64 operations); each tile's terms summed in T, the tile sums in
+ *         double; dimension 1..3.
+ * fast:   tiled (1-D, float) with the share job->fast_share of each tile's samples through
+ *         kde_exp2_poly_f on the FMA pipes instead of the special-function unit (<= 4e-7
+ *         relative per term against ex2.approx's 2^-22).
+ * binned: 1-D, at the grid of job->m points over [job->lo, job->hi]: linear binning of the
+ *         samples (double atomics), then the grid convolved directly with the Gaussian cut at
+ *         8 h (O(G * 16 h / spacing) in double; exact convolution, no FFT round-off), so the
+ *         error is the binning's, as kde_binned's on the CPU. */
+enum kde_gpu_variant { KDE_GPU_SEED, KDE_GPU_NAIVE, KDE_GPU_TILED, KDE_GPU_FAST, KDE_GPU_BINNED };
+
+/* Outputs per thread of tiled and fast. */
+#define KDE_GPU_PER_THREAD 4
+/* Most named phases a run reports. */
+#define KDE_GPU_MAX_PHASES 8
+
+/* One run. Coordinates are structure-of-arrays host arrays of prec (float or double; seed
+ * and fast: float) for dim axes. at == NULL (at[0] NULL): the outputs are the samples
+ * themselves (m = n). */
+struct kde_gpu_job {
+	int variant; /* enum kde_gpu_variant */
+	enum qx_precision prec;
+	int dim;
+	long long n;
+	const void *x[3];
+	long long m;
+	const void *at[3];
+	double h[3];            /* bandwidth per axis (seed ignores it: bug 4) */
+	double center[3];       /* subtracted before scaling to float (kde_center()); 0 works */
+	int block;              /* threads per block (seed: its "h" argument) */
+	double fast_share;      /* fast: 0..1 */
+	double lo, hi;          /* binned: the grid's ends, m points */
+	int (*cancelled)(void); /* polled between chunks; NULL: never */
+};
+
+/* Milliseconds of each phase of a run, in order (alloc, h2d, kernel or bin/convolve, d2h,
+ * free), adding up to total; chunks: the kernel launches of the sums. */
+struct kde_gpu_times {
+	int nphases;
+	const char *name[KDE_GPU_MAX_PHASES];
+	double ms[KDE_GPU_MAX_PHASES];
+	double total;
+	int chunks;
+};
+
+/* 0 when the variant can launch job->block threads per block with job->dim and job->prec,
+ * else -1 with e naming what is allowed (no device needed). */
+int kde_gpu_check(const struct kde_gpu_job *job, struct qx_err *e);
+
+/* Device bytes the job allocates at once. */
+size_t kde_gpu_device_bytes(const struct kde_gpu_job *job);
+
+/* Runs the job into host_out (m values of prec; pinned or not) with the phase times in *t;
+ * refuses before allocating what kde_gpu_check refuses or what the free device memory cannot
+ * hold (naming both sizes); on any failure or cancel frees what it allocated. */
+int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct kde_gpu_times *t,
+                struct qx_err *e);
+
+/* The special-function unit's ceiling for the exact sums: sms, SM clock (MHz) and the
+ * theoretical 16 ex2 per clock per SM (ex2_per_s_peak), and the median over reps timed
+ * launches (after a warm-up) of a kernel that does only ex2.approx (ex2_per_s). */
+struct kde_gpu_ceiling {
+	int sms, clock_mhz;
+	double ex2_per_s_peak, ex2_per_s;
+};
+int kde_gpu_ceiling(int reps, struct kde_gpu_ceiling *c, struct qx_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

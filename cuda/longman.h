@@ -1,0 +1,52 @@
+/* longman.h - the C interface of problem longman's GPU code (cuda/longman.cu). Every function
+ * returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
+#ifndef QUADX_LONGMAN_H
+#define QUADX_LONGMAN_H
+
+#include "quadx_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Problem longman: M integrals int_a^inf e^{-lambda x} f(omega x) dx by Longman's method. The
+ * job carries the parameters (lambda, omega of integral k come from longman_params() of
+ * src/problems/longman_math.h, on the device) and the host's tables, which the GPU layer
+ * uploads only when g or N changed since the last run. layout: LONGMAN_GPU_PACKED (a team of
+ * lanes per integral) or LONGMAN_GPU_BLOCK (the seed's: a block per integral and the N x N
+ * difference table in shared memory). */
+enum longman_gpu_layout { LONGMAN_GPU_PACKED = 0, LONGMAN_GPU_BLOCK = 1 };
+struct longman_gpu_job {
+	long long m;
+	int n, g;
+	double lam_lo, lam_hi, om_lo, om_hi, a;
+	int spread;
+	unsigned long long seed;
+	int integrand, method, math; /* enum longman_integrand, longman_method, longman_mathlib */
+	enum qx_precision prec;
+	int layout;
+	int block;
+	int lanes; /* packed: lanes per integral (a power of two <= 32), 0 = chosen for the batch */
+	const double *gl_t, *gl_w; /* g Gauss-Legendre nodes and weights on [-1, 1] */
+	const double *euler_c;     /* n Euler weights of the areas */
+	const double *zeros;       /* n + 1 zeros of J0 */
+	const float *gl_tf, *gl_wf, *euler_cf, *zeros_f; /* the same tables rounded to float */
+};
+/* Device bytes the job allocates at once (checked against the free memory before a run). */
+size_t longman_gpu_device_bytes(const struct longman_gpu_job *job);
+/* Runs the job into host_out (pinned, M values of prec) with its phases and total in *t. The
+ * caller has checked the packed block (longman_packed_block_ok); refuses, before allocating,
+ * an N the block layout cannot fit on this device; on any failure frees what it allocated. */
+int longman_gpu_run(const struct longman_gpu_job *job, void *host_out, struct qx_timing *t,
+                    struct qx_err *e);
+
+/* Fills *o for the kernel the job launches, at the block size it launches with (packed:
+ * job->block; block: N+1 rounded up to a warp); returns 0 or -1. */
+int longman_gpu_occupancy(const struct longman_gpu_job *job, struct gpu_occupancy *o,
+                          struct qx_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

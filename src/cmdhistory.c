@@ -1,0 +1,67 @@
+/* cmdhistory.c - the history command and the history file appended line by line. */
+#include "cmdhistory.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <readline/history.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fault.h"
+
+/* The absolute number (history_base + history_length) of the list's end as last written. */
+static int written_to;
+
+/* Prints the last N entries of the list with their numbers. */
+int cmd_history(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	static const struct param_def n_def = {"N",  PARAM_INT, 1, QX_HISTORY_LINES, 0, 20, 0,
+	                                       NULL, "",        0};
+	struct param_value n = param_default(&n_def);
+	if (argc > 1 && param_parse(&n_def, argv[1], &n, e))
+		return -1;
+	if (history_length == 0)
+		return qx_fail(e, "history: no line typed at the prompt yet (scripts keep none)");
+	for (int i = history_length > (int)n.num ? history_length - (int)n.num : 0;
+	     i < history_length; i++) {
+		const HIST_ENTRY *h = history_get(history_base + i);
+		if (h)
+			fprintf(sh->s.out, "%5d  %s\n", history_base + i, h->line);
+	}
+	return 0;
+}
+
+/* Reads path into the list, creating the file when missing. */
+int history_open(const char *path, struct qx_err *e)
+{
+	int fd;
+	stifle_history(QX_HISTORY_LINES);
+	read_history(path);
+	written_to = history_base + history_length;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600); /* append_history needs the file */
+	if (fd < 0)
+		return qx_fail(e, "cannot open the history file %s: %s", path, strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* Appends the new entries to path and trims it. */
+int history_append(const char *path, struct qx_err *e)
+{
+	int n = history_base + history_length - written_to, err;
+	if (n <= 0)
+		return 0;
+	if (n > history_length)
+		n = history_length;
+	err = qx_fault("write") ? EIO : append_history(n, path);
+	if (!err)
+		err = history_truncate_file(path, QX_HISTORY_LINES);
+	written_to = history_base + history_length;
+	if (err)
+		return qx_fail(e,
+		               "could not append to the history file %s: %s (the lines are kept "
+		               "for this session)",
+		               path, strerror(err));
+	return 0;
+}

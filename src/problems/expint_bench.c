@@ -1,0 +1,181 @@
+/* expint_bench.c - the `make bench` section of problem expint: the coursework's sizes on CPU
+ * and GPU in float and double, against two floors measured in the same run (a pinned
+ * device-to-host copy of the result array and a kernel that only writes it), then sweeps of
+ * the GPU variants, block sizes and streams. Prints Markdown tables; progress goes to stderr. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cuda/quadx_cuda.h"
+#include "../output.h"
+#include "../session.h"
+#include "../sweep.h"
+
+/* Sets NAME VALUE pairs (NULL-terminated varargs of strings); exits the benchmark on error. */
+static void bench_set(struct session *s, const char *name, const char *value)
+{
+	struct qx_err e;
+	char *argv[2] = {(char *)name, (char *)value};
+	if (session_set(s, 2, argv, &e)) {
+		fprintf(stderr, "bench: set %s %s: %s\n", name, value, e.msg);
+		exit(1);
+	}
+}
+
+/* Runs backend b and returns the result; exits the benchmark on error. */
+static const struct run_result *bench_run(struct session *s, enum qx_backend b)
+{
+	struct qx_err e;
+	if (session_run(s, b, &e)) {
+		fprintf(stderr, "bench: run %s: %s\n", qx_backend_name(b), e.msg);
+		exit(1);
+	}
+	return s->last;
+}
+
+/* The sweep section: every GPU variant of expint x block sizes at n = m = size in precision
+ * prec (warm-up 2, median of 10), with occupancy, against the copy and write floors measured
+ * here; then the streams variant over 1..16 streams. Prints Markdown tables and the winner. */
+static void bench_sweep(struct session *s, long size, const char *prec)
+{
+	static const char *const sweeps[][5] = {
+	    {"sweep", "variant", "fast,coursework,shared,constant,streams", "block",
+	     "32,64,128,256,512,1024"},
+	    {"sweep", "streams", "1,2,4,8,16", "variant", "streams,fast"},
+	};
+	const size_t count = (size_t)size * (size_t)size;
+	const enum qx_precision p = strcmp(prec, "double") == 0 ? QX_DOUBLE : QX_FLOAT;
+	char num[32];
+	double copy_ms, write_ms;
+	struct qx_err e;
+	snprintf(num, sizeof num, "%ld", size);
+	bench_set(s, "n", num);
+	bench_set(s, "m", num);
+	bench_set(s, "precision", prec);
+	bench_set(s, "repeat", "10");
+	bench_set(s, "warmup", "2");
+	bench_set(s, "block", "256");
+	bench_set(s, "variant", "streams");
+	if (gpu_floor_copy(count * qx_precision_size(p), 10, &copy_ms, &e) ||
+	    gpu_floor_write(count, p, 256, 10, &write_ms, &e)) {
+		fprintf(stderr, "bench: floor: %s\n", e.msg);
+		exit(1);
+	}
+	for (size_t k = 0; k < sizeof sweeps / sizeof sweeps[0]; k++) {
+		struct sweep plan;
+		const struct sweep *sw;
+		const struct sweep_row *best, *base = NULL;
+		if (sweep_plan(s, 5, (char **)sweeps[k], &plan, &e) ||
+		    sweep_run(s, &plan, output_sweep_progress, &e)) {
+			fprintf(stderr, "bench: sweep: %s\n", e.msg);
+			exit(1);
+		}
+		sw = s->sweep;
+		printf("\n%s %s: n = m = %ld %s, copy floor %.2f ms, write floor %.3f ms\n\n",
+		       sweeps[k][1], sweeps[k][3], size, prec, copy_ms, write_ms);
+		printf("| %s | %s | alloc | h2d | kernel | d2h | total ms | min | max | regs | "
+		       "blocks/SM | occupancy | total / copy | kernel / write | max rel err |\n",
+		       sweeps[k][1], sweeps[k][3]);
+		printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		for (size_t i = 0; i < sw->nrows; i++) {
+			const struct sweep_row *r = &sw->rows[i];
+			if (!r->ok) {
+				printf("| %s | %s | failed: %s |\n", r->values[0], r->values[1],
+				       r->error);
+				continue;
+			}
+			if (!strcmp(r->values[0], "coursework") && !strcmp(r->values[1], "256"))
+				base = r;
+			printf(
+			    "| %s%s | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %d | "
+			    "%d | %.0f%% | %.3f | %.2f | %.2g |\n",
+			    r->best ? "**best** " : "", r->values[0], r->values[1],
+			    qx_timing_ms(&r->med, "alloc"), qx_timing_ms(&r->med, "h2d"),
+			    qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"),
+			    r->med.total, r->min.total, r->max.total, r->occ.regs_per_thread,
+			    r->occ.blocks_per_sm, 100 * r->occ.occupancy, r->med.total / copy_ms,
+			    qx_timing_ms(&r->med, "kernel") / write_ms, r->max_rel);
+		}
+		if (sw->best < 0)
+			continue;
+		best = &sw->rows[sw->best];
+		printf("\nbest: %s %s, %s %s: %.2f ms", sweeps[k][1], best->values[0], sweeps[k][3],
+		       best->values[1], best->med.total);
+		if (base)
+			printf("; %.2fx faster than coursework at block 256 (%.2f ms)",
+			       base->med.total / best->med.total, base->med.total);
+		printf("\n");
+		fflush(stdout);
+	}
+}
+
+/* expint's bench hook: the table of sizes, then the sweeps at 20000^2 in float and double,
+ * in session s (current problem expint); returns 0 or -1 with e. */
+int expint_bench(struct session *s, struct qx_err *e)
+{
+	static const long sizes[] = {5000, 8192, 16384, 20000};
+	struct gpu_info g;
+	char num[32], threads[16];
+	const int nproc = omp_get_num_procs();
+
+	if (gpu_init(&g, e))
+		return -1;
+	snprintf(threads, sizeof threads, "%d", nproc);
+	printf("expint, fast variant, block 256; device: %s (%d SMs), %d CPU threads\n", g.name,
+	       g.sms, nproc);
+	printf("GPU: median of 10 runs after 2 warm-ups; CPU all threads: 1 run; CPU serial: one "
+	       "run on m/50 samples per order, scaled by 50 (extrapolated).\n\n");
+	printf("| n = m | prec | CPU serial s (extrap.) | CPU %d thr s | GPU alloc | kernel | "
+	       "d2h | free | GPU total ms | copy floor ms | write floor ms | total / copy | "
+	       "kernel / write | coursework total ms | speedup vs serial | vs %d thr | max rel "
+	       "err |\n",
+	       nproc, nproc);
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
+			const char *pname = qx_precision_name((enum qx_precision)prec);
+			const size_t count = (size_t)sizes[i] * (size_t)sizes[i];
+			double serial_s, threads_s, copy_ms, write_ms, cw_ms;
+			const struct run_result *r;
+			fprintf(stderr, "bench: n = m = %ld, %s\n", sizes[i], pname);
+			snprintf(num, sizeof num, "%ld", sizes[i]);
+			bench_set(s, "n", num);
+			snprintf(num, sizeof num, "%ld", sizes[i] / 50);
+			bench_set(s, "m", num);
+			bench_set(s, "precision", pname);
+			bench_set(s, "variant", "fast");
+			bench_set(s, "threads", "1");
+			bench_set(s, "repeat", "1");
+			bench_set(s, "warmup", "0");
+			serial_s = bench_run(s, QX_CPU)->med.total * 50 / 1e3;
+			snprintf(num, sizeof num, "%ld", sizes[i]);
+			bench_set(s, "m", num);
+			bench_set(s, "threads", threads);
+			threads_s = bench_run(s, QX_CPU)->med.total / 1e3;
+			bench_set(s, "repeat", "10");
+			bench_set(s, "warmup", "2");
+			bench_set(s, "variant", "coursework");
+			cw_ms = bench_run(s, QX_GPU)->med.total;
+			bench_set(s, "variant", "fast");
+			r = bench_run(s, QX_GPU);
+			if (gpu_floor_copy(count * qx_precision_size((enum qx_precision)prec), 10,
+			                   &copy_ms, e) ||
+			    gpu_floor_write(count, (enum qx_precision)prec, 256, 10, &write_ms, e))
+				return -1;
+			printf(
+			    "| %ld | %s | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | "
+			    "%.3f | %.3f | %.2f | %.2f | %.0fx | %.0fx | %.2g |\n",
+			    sizes[i], pname, serial_s, threads_s, qx_timing_ms(&r->med, "alloc"),
+			    qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"),
+			    qx_timing_ms(&r->med, "free"), r->med.total, copy_ms, write_ms,
+			    r->med.total / copy_ms, qx_timing_ms(&r->med, "kernel") / write_ms,
+			    cw_ms, serial_s * 1e3 / r->med.total, threads_s * 1e3 / r->med.total,
+			    r->err.max_rel);
+			fflush(stdout);
+		}
+	}
+	bench_sweep(s, 20000, "float");
+	bench_sweep(s, 20000, "double");
+	return 0;
+}

@@ -1,0 +1,179 @@
+/* kde_data.c - kde_data.h: samples from a text or CSV file, checked line by line. */
+#include "kde_data.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest field quoted in an error message. */
+#define KDE_SHOW 40
+
+/* Field col (1-based) of line into [*start, *end): split at commas, blanks and one pair of
+ * double quotes trimmed. Returns 0, or -1 when the line has fewer fields. */
+static int kde_field(const char *line, int col, const char **start, const char **end)
+{
+	const char *p = line;
+	for (int c = 1; c < col; c++) {
+		p = strchr(p, ',');
+		if (!p)
+			return -1;
+		p++;
+	}
+	const char *q = strchr(p, ',');
+	if (!q)
+		q = p + strlen(p);
+	while (p < q && isspace((unsigned char)*p))
+		p++;
+	while (q > p && isspace((unsigned char)q[-1]))
+		q--;
+	if (q - p >= 2 && *p == '"' && q[-1] == '"') {
+		p++;
+		q--;
+	}
+	*start = p;
+	*end = q;
+	return 0;
+}
+
+/* 1 when the line is blank or a '#' comment. */
+static int kde_skip_line(const char *line)
+{
+	while (isspace((unsigned char)*line))
+		line++;
+	return *line == '\0' || *line == '#';
+}
+
+/* Parses the chosen fields of line number ln into v; 1 when line 1 is a header (skip it), 0
+ * when parsed, -1 with e naming the line and the field otherwise. */
+static int kde_parse_line(const char *path, size_t ln, const char *line, const int *cols, int ncols,
+                          double *v, struct qx_err *e)
+{
+	int words = 0;
+	for (int c = 0; c < ncols; c++) {
+		const char *s, *t;
+		char buf[64], *endp;
+		if (kde_field(line, cols[c], &s, &t))
+			return qx_fail(e,
+			               "%s: line %zu: no column %d (allowed: one number per line, "
+			               "or a CSV with the chosen column)",
+			               path, ln, cols[c]);
+		const int len = (int)(t - s);
+		if (ln == 1 && len > 0 && isalpha((unsigned char)*s) && strncasecmp(s, "nan", 3) &&
+		    strncasecmp(s, "inf", 3)) {
+			words++;
+			continue;
+		}
+		if (len == 0 || len >= (int)sizeof buf)
+			return qx_fail(e, "%s: line %zu: '%.*s' is not a number%s", path, ln,
+			               len < KDE_SHOW ? len : KDE_SHOW, s,
+			               len == 0 ? " (empty field)" : "");
+		memcpy(buf, s, (size_t)len);
+		buf[len] = '\0';
+		errno = 0;
+		v[c] = strtod(buf, &endp);
+		if (endp == buf || *endp)
+			return qx_fail(e, "%s: line %zu: '%s' is not a number", path, ln, buf);
+		if (!isfinite(v[c]))
+			return qx_fail(e,
+			               "%s: line %zu: '%s' is not allowed: samples must be finite "
+			               "numbers",
+			               path, ln, buf);
+	}
+	if (words == ncols)
+		return 1;
+	if (words)
+		return qx_fail(e, "%s: line 1: a header must name every chosen column", path);
+	return 0;
+}
+
+/* One pass over f: checks every line, counts the samples and, when out is not NULL, stores
+ * them. Returns 0, or -1 with e. */
+static int kde_pass(FILE *f, const char *path, const int *cols, int ncols, size_t *count,
+                    struct kde_points *out, struct qx_err *e)
+{
+	char *line = NULL;
+	size_t cap = 0, ln = 0, n = 0;
+	ssize_t len;
+	int rc = 0;
+	errno = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		double v[KDE_DMAX];
+		ln++;
+		if ((size_t)len != strlen(line)) {
+			rc = qx_fail(e, "%s: line %zu: contains a NUL byte (not a text file)", path,
+			             ln);
+			break;
+		}
+		if (kde_skip_line(line))
+			continue;
+		const int r = kde_parse_line(path, ln, line, cols, ncols, v, e);
+		if (r < 0) {
+			rc = -1;
+			break;
+		}
+		if (r > 0)
+			continue;
+		if (out && n < out->n)
+			for (int c = 0; c < ncols; c++)
+				out->x[c][n] = v[c];
+		n++;
+	}
+	if (!rc && ferror(f))
+		rc = qx_fail(e, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+	free(line);
+	*count = n;
+	return rc;
+}
+
+int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
+                  struct kde_points *out, struct qx_err *e)
+{
+	size_t n = 0, again = 0;
+	if (ncols < 1 || ncols > KDE_DMAX)
+		return qx_fail(e, "%d columns: allowed 1 to %d", ncols, KDE_DMAX);
+	for (int c = 0; c < ncols; c++)
+		if (cols[c] < 1)
+			return qx_fail(e, "column %d: columns count from 1", cols[c]);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return qx_fail(e, "%s: cannot open: %s", path, strerror(errno));
+	if (kde_pass(f, path, cols, ncols, &n, NULL, e))
+		goto fail;
+	if (n == 0) {
+		qx_fail(e,
+		        "%s: no samples (the file is empty or has only blank, comment or header "
+		        "lines)",
+		        path);
+		goto fail;
+	}
+	if (n > max_n) {
+		qx_fail(e, "%s: %zu samples, at most %zu allowed", path, n, max_n);
+		goto fail;
+	}
+	const size_t bytes = n * (size_t)ncols * sizeof(double), avail = qx_host_mem_available();
+	if (avail && bytes > avail) {
+		qx_fail(e, "%s: %zu samples need %zu bytes, %zu bytes of host memory available",
+		        path, n, bytes, avail);
+		goto fail;
+	}
+	if (kde_points_alloc(out, n, ncols, e))
+		goto fail;
+	rewind(f);
+	if (kde_pass(f, path, cols, ncols, &again, out, e))
+		goto fail_free;
+	if (again != n) {
+		qx_fail(e, "%s: the file changed while it was read (%zu samples, then %zu)", path,
+		        n, again);
+		goto fail_free;
+	}
+	fclose(f);
+	return 0;
+fail_free:
+	kde_points_free(out);
+fail:
+	fclose(f);
+	return -1;
+}

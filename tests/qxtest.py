@@ -1,0 +1,258 @@
+"""qxtest - what the Python tests of quadx share: the binary ($QUADX, default ./quadx), its
+help pages ($QUADX_HELPDIR), running quadx on a script through stdin or -e, JSON Lines, the
+GPU check, polling for a state with a timeout, and quadx in a tmux session on the test's own
+server socket (start, send keys, capture, wait for text, wait for exit, clean up).
+
+Every wait polls for a state and fails with what it waited for after a timeout; nothing sleeps
+a fixed time. A tmux session's files are removed only after every process of its pane and the
+tmux server have exited (quadx may still be writing its history while its terminal closes).
+Standard library only."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Absolute: some tests run quadx in other directories.
+QUADX = os.path.abspath(os.environ.get("QUADX", os.path.join(ROOT, "quadx")))
+TIMEOUT = 120  # seconds for one quadx process
+POLL_INTERVAL = 0.02
+
+
+def _helpdir():
+    """$QUADX_HELPDIR made absolute; when unset and there is no help/ beside QUADX (a build in
+    build/), the repository's help/. Exported so that every quadx the tests start finds it."""
+    helpdir = os.environ.get("QUADX_HELPDIR")
+    if not helpdir and not os.path.isdir(os.path.join(os.path.dirname(QUADX), "help")):
+        helpdir = os.path.join(ROOT, "help")
+    if helpdir:
+        helpdir = os.path.abspath(helpdir)
+        os.environ["QUADX_HELPDIR"] = helpdir
+    return helpdir
+
+
+HELPDIR = _helpdir()
+
+
+def run(args, stdin=None, env=None, cwd=ROOT, timeout=TIMEOUT, text=True, program=None,
+        **popen):
+    """Runs quadx (or program, a list) with args, stdin on a pipe (never a terminal), env
+    added to the environment and popen passed to subprocess.run; returns the
+    CompletedProcess."""
+    return subprocess.run([*(program or [QUADX]), *args], input=stdin, capture_output=True,
+                          text=text, timeout=timeout, cwd=cwd or ROOT,
+                          env={**os.environ, **(env or {})}, **popen)
+
+
+def script(text, *args, **kw):
+    """Runs the script text through quadx's stdin; returns the CompletedProcess."""
+    return run(list(args), stdin=text, **kw)
+
+
+def commands(cmds, *args, **kw):
+    """Runs quadx [args] -e cmds; returns the CompletedProcess."""
+    return run([*args, "-e", cmds], **kw)
+
+
+def json_lines(stdout):
+    """Every non-empty line of stdout parsed as JSON."""
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def device():
+    """The `show device` object (its gpu is "none" without a usable GPU)."""
+    p = commands("show device", "--json")
+    return json.loads(p.stdout.splitlines()[0]) if p.returncode == 0 and p.stdout else {}
+
+
+def gpu_name():
+    """The GPU's name from `show device`, or None when there is no usable GPU."""
+    name = device().get("gpu", "none")
+    return None if name == "none" else name
+
+
+def gpu_or_exit(test_name):
+    """gpu_name(); without a GPU under QUADX_REQUIRE_GPU=1 (make test-gpu) the test file
+    exits with status 1, since its tests would all be skipped."""
+    name = gpu_name()
+    if name is None and os.environ.get("QUADX_REQUIRE_GPU") == "1":
+        raise SystemExit(f"{test_name}: QUADX_REQUIRE_GPU=1 but there is no usable GPU: "
+                         f"{device().get('reason', '')}")
+    return name
+
+
+def poll(ready, what, timeout=20.0):
+    """Calls ready() until it returns something true and returns that; raises AssertionError
+    naming what after timeout seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        got = ready()
+        if got:
+            return got
+        if time.monotonic() > end:
+            raise AssertionError(f"no {what} within {timeout} s")
+        time.sleep(POLL_INTERVAL)
+
+
+def proc_stat(pid):
+    """The fields of /proc/PID/stat after the command name: state first, the parent's pid
+    second, utime and stime at 11 and 12 (proc(5) fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
+def alive(pid):
+    """True while process pid exists and is not a zombie."""
+    try:
+        return proc_stat(pid)[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def descendants(pid):
+    """The pids of every process below pid (children, their children...)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                children.setdefault(int(proc_stat(entry)[1]), []).append(int(entry))
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+HAVE_TMUX = shutil.which("tmux") is not None
+# Ends a pane's shell line: keeps the pane open, with what its commands printed last, until
+# close() (tmux may drop the last output of a pane whose command exits at once).
+HOLD = "exec sleep infinity"
+
+
+class Tmux:
+    """A tmux server on its own socket (tests running side by side never meet) holding one
+    session "t" of a fixed size, its own configuration only (-f /dev/null)."""
+
+    def __init__(self, name):
+        self.socket = f"quadx-{name}-{os.getpid()}"
+        self.pids = set()  # the server and the pane's processes, waited for by close()
+
+    def __call__(self, *args):
+        """Runs one tmux command on this server; returns its stdout."""
+        return subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def start(self, command, cols=120, rows=30):
+        """Starts command (a shell line, which should end in HOLD) in a new session of cols x
+        rows."""
+        self.close()
+        self("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), command)
+        server = self("display-message", "-p", "-t", "t", "#{pid}").strip()
+        if not server.isdigit():
+            raise AssertionError(f"tmux did not start a session for {command!r}")
+        self.pids.add(int(server))
+        self.pids.add(self.pane_pid())
+
+    def pane_pid(self):
+        """The pid of the pane's command (the shell running the test's line)."""
+        return int(self("display-message", "-p", "-t", "t", "#{pane_pid}"))
+
+    def child(self):
+        """The pid of the first process under the pane's shell (quadx), once it runs."""
+        shell = self.pane_pid()
+        return poll(lambda: (descendants(shell) or [None])[0], "process in the pane")
+
+    def pane(self, styled=False):
+        """The pane's text (with its colours and attributes as escapes when styled)."""
+        return self("capture-pane", "-p", *(["-e"] if styled else []), "-t", "t")
+
+    def keys(self, *keys):
+        """Sends keys by their tmux names (Enter, C-c, F10...) or as text."""
+        self("send-keys", "-t", "t", *keys)
+
+    def type(self, line):
+        """Types line literally, then Enter."""
+        self("send-keys", "-t", "t", "-l", line)
+        self("send-keys", "-t", "t", "Enter")
+
+    def screen(self, want, timeout=20.0):
+        """Waits until the pane shows want (a string or a compiled regex); returns the pane's
+        text, or the match for a regex. capture-pane drops trailing blanks, so want is
+        compared without its own."""
+        last = [""]
+
+        def shows():
+            last[0] = text = self.pane()
+            if isinstance(want, str):
+                return text if want.rstrip() in text else None
+            return want.search(text)
+        try:
+            return poll(shows, f"{want!r} in the pane", timeout)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}:\n{last[0]}") from None
+
+    def gone(self, unwanted, timeout=20.0):
+        """Waits until the pane no longer shows unwanted; returns the pane's text."""
+        last = [""]
+
+        def hidden():
+            last[0] = text = self.pane()
+            return text if unwanted not in text else None
+        try:
+            return poll(hidden, f"pane without {unwanted!r}", timeout)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}:\n{last[0]}") from None
+
+    def wait_exit(self, pid, timeout=20.0):
+        """Waits until process pid (quadx in the pane: child()) has exited."""
+        poll(lambda: not alive(pid), f"exit of process {pid}", timeout)
+
+    def close(self, timeout=20.0):
+        """Kills the server and waits until it and every process of its pane have exited
+        (quadx writes its history as its terminal closes); a process still there after
+        timeout seconds is killed and reported."""
+        shell = self("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
+        if shell.isdigit():
+            self.pids.update(descendants(int(shell)))
+        self("kill-server")
+        try:
+            poll(lambda: not any(alive(pid) for pid in self.pids),
+                 "exit of the tmux server and its pane's processes", timeout)
+        except AssertionError:
+            left = [pid for pid in self.pids if alive(pid)]
+            for pid in left:
+                os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"processes {left} still ran {timeout} s after the tmux "
+                                 "server was killed") from None
+        finally:
+            self.pids.clear()
+
+
+@unittest.skipIf(not HAVE_TMUX, "tmux is not installed")
+class TmuxTestCase(unittest.TestCase):
+    """A test with a temporary directory self.tmp and a tmux server self.tmux; at the end the
+    server is closed (waiting for its processes) before the directory is removed."""
+
+    TMUX_NAME = "test"
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="quadx-tmux-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.tmux = Tmux(self.TMUX_NAME)
+        self.addCleanup(self.tmux.close)  # cleanups run last-in first-out: before rmtree
+
+    def start_quadx(self, args="", env="", cols=120, rows=30):
+        """Starts quadx with args under env (VAR=value words) and TERM=xterm, its history in
+        self.tmp/history; self.quadx is its pid. When it ends the shell prints `EXITED` and
+        its exit status."""
+        self.hist = os.path.join(self.tmp, "history")
+        self.tmux.start(f"env QUADX_HISTFILE={self.hist} TERM=xterm {env} {QUADX} {args}; "
+                        f"echo EXITED $?; {HOLD}", cols, rows)
+        self.quadx = self.tmux.child()

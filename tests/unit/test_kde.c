@@ -1,0 +1,528 @@
+/* test_kde.c - problem kde's numerical core on the CPU (src/problems/kde_math.h, kde_data.h):
+ * the exact sums in double and float against tests/data/kde_ref.csv (mpmath at two
+ * precisions, made by tests/gen_kde_ref.py) in 1-D to 3-D, at the samples and into the
+ * tails; the bandwidth rules; the grid; the float sum at n = 2^22; the exact-sample
+ * reference; the binned approximation's error; the polynomial exp2 the GPU uses; the seed's
+ * arithmetic; the generators; cancellation; and `set data FILE`'s errors. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../src/problems/kde_data.h"
+#include "../../src/problems/kde_math.h"
+
+#define MAXSETS 8
+#define MAXS 256
+#define MAXY 1024
+
+struct ref_set {
+	char name[16];
+	int dim;
+	size_t n;
+	double x[KDE_DMAX][MAXS];
+	long double bw[2][KDE_DMAX]; /* silverman, scott */
+};
+
+struct ref_y {
+	int set;
+	double h[KDE_DMAX], p[KDE_DMAX];
+	long double value;
+};
+
+static struct ref_set sets[MAXSETS];
+static struct ref_y ys[MAXY];
+static size_t nsets, nys;
+
+/* Index of set name, added when new (dim given). */
+static int set_index(const char *name, int dim)
+{
+	for (size_t i = 0; i < nsets; i++)
+		if (!strcmp(sets[i].name, name))
+			return (int)i;
+	if (nsets == MAXSETS || dim < 1)
+		return -1;
+	snprintf(sets[nsets].name, sizeof sets[nsets].name, "%s", name);
+	sets[nsets].dim = dim;
+	return (int)nsets++;
+}
+
+/* Loads tests/data/kde_ref.csv once; fails the group when it is missing or malformed. */
+static int load_refs(void **state)
+{
+	FILE *f = fopen("tests/data/kde_ref.csv", "r");
+	char line[512], name[16], rule[16];
+	(void)state;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		double a[3], b[3];
+		long double v, w[3];
+		int dim, s;
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "S,%15[^,],%d,%lf,%lf,%lf", name, &dim, &a[0], &a[1], &a[2]) ==
+		    5) {
+			if ((s = set_index(name, dim)) < 0 || sets[s].n == MAXS)
+				return -1;
+			for (int k = 0; k < 3; k++)
+				sets[s].x[k][sets[s].n] = a[k];
+			sets[s].n++;
+		} else if (sscanf(line, "B,%15[^,],%15[^,],%Lf,%Lf,%Lf", name, rule, &w[0], &w[1],
+		                  &w[2]) == 5) {
+			if ((s = set_index(name, 0)) < 0)
+				return -1;
+			memcpy(sets[s].bw[strcmp(rule, "silverman") ? 1 : 0], w, sizeof w);
+		} else if (sscanf(line, "Y,%15[^,],%lf,%lf,%lf,%lf,%lf,%lf,%Lf", name, &a[0], &a[1],
+		                  &a[2], &b[0], &b[1], &b[2], &v) == 8) {
+			if (nys == MAXY || (s = set_index(name, 0)) < 0)
+				return -1;
+			ys[nys].set = s;
+			memcpy(ys[nys].h, a, sizeof a);
+			memcpy(ys[nys].p, b, sizeof b);
+			ys[nys++].value = v;
+		} else {
+			return -1;
+		}
+	}
+	fclose(f);
+	return nsets == 5 && nys > 600 ? 0 : -1;
+}
+
+/* A view of reference set i as kde_points (not owned). */
+static struct kde_points set_points(int i)
+{
+	struct kde_points p = {.n = sets[i].n, .dim = sets[i].dim};
+	for (int k = 0; k < sets[i].dim; k++)
+		p.x[k] = sets[i].x[k];
+	return p;
+}
+
+/* One point as kde_points (not owned). */
+static struct kde_points one_point(double *p, int dim)
+{
+	static double coord[KDE_DMAX][1];
+	struct kde_points at = {.n = 1, .dim = dim};
+	for (int k = 0; k < dim; k++) {
+		coord[k][0] = p[k];
+		at.x[k] = coord[k];
+	}
+	return at;
+}
+
+/* The double sum agrees with mpmath to 1e-13 at every reference point, 1-D to 3-D, at the
+ * samples and into the tails (down to 1e-114), on 1 and 2 threads alike. */
+static void test_exact_double(void **state)
+{
+	struct qx_err e;
+	double worst = 0;
+	(void)state;
+	for (size_t i = 0; i < nys; i++) {
+		const struct ref_y *r = &ys[i];
+		struct kde_points s = set_points(r->set), at = one_point((double *)r->p, s.dim);
+		double y1, y2;
+		assert_int_equal(kde_exact_d(&s, r->h, &at, NULL, 1, &y1, 1, NULL, &e), 0);
+		assert_int_equal(kde_exact_d(&s, r->h, &at, NULL, 1, &y2, 2, NULL, &e), 0);
+		assert_true(y1 == y2);
+		const double rel = (double)fabsl((y1 - r->value) / r->value);
+		if (rel > 1e-13)
+			fail_msg("%s at %g: %.17g, mpmath %.17Lg (rel %.2g)", sets[r->set].name,
+			         r->p[0], y1, r->value, rel);
+		worst = fmax(worst, rel);
+	}
+	print_message("exact double: %zu points, worst relative error %.2g (%s)\n", nys, worst,
+	              kde_vectorised() ? "SLEEF AVX2" : "scalar libm");
+}
+
+/* The smallest exponent sum_k ((p_k - x_jk) / h_k)^2 / 2 over the samples of set r->set: how
+ * far into the tail point p lies (the float error of exp(-q) grows with q). */
+static double tail_depth(const struct ref_y *r)
+{
+	const struct ref_set *s = &sets[r->set];
+	double best = INFINITY;
+	for (size_t j = 0; j < s->n; j++) {
+		double q = 0;
+		for (int k = 0; k < s->dim; k++)
+			q += pow((r->p[k] - s->x[k][j]) / r->h[k], 2) / 2;
+		best = fmin(best, q);
+	}
+	return best;
+}
+
+/* The float sum is within 1e-5 of mpmath wherever some sample lies within 6.3 h (q <= 20)
+ * and within 4e-7 q further into the tail (float's relative error of an exponent of size q),
+ * wherever the density is a normal float (>= 1e-30). */
+static void test_exact_float(void **state)
+{
+	struct qx_err e;
+	double worst = 0;
+	size_t checked = 0;
+	(void)state;
+	for (size_t i = 0; i < nys; i++) {
+		const struct ref_y *r = &ys[i];
+		struct kde_points s = set_points(r->set), at = one_point((double *)r->p, s.dim);
+		float y;
+		if (r->value < 1e-30L)
+			continue;
+		assert_int_equal(kde_exact_f(&s, r->h, &at, NULL, 1, &y, 2, NULL, &e), 0);
+		const double rel = (double)fabsl((y - r->value) / r->value);
+		const double q = tail_depth(r), bound = q <= 20 ? 1e-5 : 4e-7 * q;
+		if (rel > bound)
+			fail_msg("%s at %g (q %.3g): %.9g, mpmath %.17Lg (rel %.2g)",
+			         sets[r->set].name, r->p[0], q, y, r->value, rel);
+		if (q <= 20)
+			worst = fmax(worst, rel);
+		checked++;
+	}
+	assert_true(checked > 500);
+	print_message("exact float: %zu points, worst relative error %.2g where q <= 20\n", checked,
+	              worst);
+}
+
+/* The bandwidth rules agree with mpmath's evaluation of the same formulas to 1e-13. */
+static void test_bandwidth(void **state)
+{
+	struct qx_err e;
+	(void)state;
+	for (size_t i = 0; i < nsets; i++) {
+		struct kde_points s = set_points((int)i);
+		for (int rule = 0; rule < 2; rule++) {
+			double h[KDE_DMAX];
+			assert_int_equal(kde_bandwidth(&s, rule ? KDE_SCOTT : KDE_SILVERMAN, h, &e),
+			                 0);
+			for (int k = 0; k < s.dim; k++)
+				if (fabsl((h[k] - sets[i].bw[rule][k]) / sets[i].bw[rule][k]) >
+				    1e-13)
+					fail_msg("%s rule %d axis %d: %.17g, mpmath %.17Lg",
+					         sets[i].name, rule, k, h[k], sets[i].bw[rule][k]);
+		}
+	}
+	double one = 3, h;
+	struct kde_points flat = {.n = 1, .dim = 1, .x = {&one}};
+	assert_int_equal(kde_bandwidth(&flat, KDE_SCOTT, &h, &e), -1);
+	assert_non_null(strstr(e.msg, "at least 2 samples"));
+	double same[4] = {2, 2, 2, 2};
+	struct kde_points eq = {.n = 4, .dim = 1, .x = {same}};
+	assert_int_equal(kde_bandwidth(&eq, KDE_SILVERMAN, &h, &e), -1);
+	assert_non_null(strstr(e.msg, "no spread"));
+}
+
+/* The grid spans the samples padded by 3 h with exact ends; in 2-D axis 0 varies fastest. */
+static void test_grid(void **state)
+{
+	struct qx_err e;
+	struct kde_points s = set_points(3), g;
+	const double h[2] = {0.5, 0.25};
+	double lo[2], hi[2], mn = INFINITY, mx = -INFINITY;
+	(void)state;
+	for (size_t j = 0; j < s.n; j++) {
+		mn = fmin(mn, s.x[1][j]);
+		mx = fmax(mx, s.x[1][j]);
+	}
+	kde_grid_limits(&s, h, lo, hi);
+	assert_true(lo[1] == mn - 0.75 && hi[1] == mx + 0.75);
+	assert_true(kde_grid_coord(lo[0], hi[0], 7, 0) == lo[0]);
+	assert_true(kde_grid_coord(lo[0], hi[0], 7, 6) == hi[0]);
+	assert_true(fabs(kde_grid_coord(0, 6, 7, 4) - 4) < 1e-15);
+	assert_int_equal(kde_grid_points(lo, hi, 2, 5, &g, &e), 0);
+	assert_int_equal(g.n, 25);
+	assert_true(g.x[0][1] > g.x[0][0] && g.x[1][1] == g.x[1][0]);
+	assert_true(g.x[0][5] == lo[0] && g.x[1][5] > lo[1] && g.x[1][24] == hi[1]);
+	kde_points_free(&g);
+	assert_int_equal(kde_grid_points(lo, hi, 3, (size_t)1 << 30, &g, &e), -1);
+}
+
+/* Generated samples: the same seed gives the same samples, another seed others; the
+ * distributions have their moments or quartiles (n = 2^16, each bound > 5 standard errors). */
+static void test_generate(void **state)
+{
+	struct qx_err e;
+	struct kde_points a, b;
+	const size_t n = 1 << 16;
+	(void)state;
+	assert_int_equal(kde_points_alloc(&a, n, 2, &e), 0);
+	assert_int_equal(kde_points_alloc(&b, n, 2, &e), 0);
+	kde_generate(KDE_NORMAL, 5, &a);
+	kde_generate(KDE_NORMAL, 5, &b);
+	assert_memory_equal(a.x[1], b.x[1], n * sizeof(double));
+	kde_generate(KDE_NORMAL, 6, &b);
+	assert_true(a.x[0][0] != b.x[0][0] && a.x[1][7] != b.x[1][7]);
+	for (int d = KDE_NORMAL; d <= KDE_STUDENT; d++) {
+		double sum = 0, ss = 0, neg = 0, q[2];
+		kde_generate(d, 11, &a);
+		for (size_t j = 0; j < n; j++) {
+			sum += a.x[0][j];
+			ss += a.x[0][j] * a.x[0][j];
+			neg += a.x[0][j] < 0;
+			assert_true(isfinite(a.x[0][j]));
+		}
+		const double mean = sum / n, var = ss / n - mean * mean;
+		memcpy(b.x[0], a.x[0], n * sizeof(double));
+		struct kde_points one = {.n = n, .dim = 1, .x = {b.x[0]}};
+		double h;
+		assert_int_equal(kde_bandwidth(&one, KDE_SCOTT, &h, &e), 0);
+		q[0] = mean;
+		q[1] = var;
+		switch (d) {
+		case KDE_NORMAL:
+			assert_true(fabs(mean) < 0.02 && fabs(var - 1) < 0.03);
+			break;
+		case KDE_MIXTURE: /* 0.5 N(-2, 1) + 0.5 N(2, 1/4): mean 0, variance 4.625 */
+			assert_true(fabs(mean) < 0.05 && fabs(var - 4.625) < 0.1);
+			/* P(x < 0) = (Phi(2) + Phi(-4)) / 2 = 0.48864 */
+			assert_true(fabs(neg / n - 0.48864) < 0.01);
+			break;
+		case KDE_UNIFORM:
+			assert_true(fabs(mean - 0.5) < 0.006 && fabs(var - 1.0 / 12) < 0.003);
+			for (size_t j = 0; j < n; j++)
+				assert_true(a.x[0][j] >= 0 && a.x[0][j] < 1);
+			break;
+		case KDE_EXPONENTIAL:
+			assert_true(fabs(mean - 1) < 0.02 && fabs(var - 1) < 0.06 && neg == 0);
+			break;
+		default: /* t with 3 degrees of freedom: half the samples below 0, and a
+		          * variance of 3 that converges slowly: only bounds */
+			assert_true(fabs(neg / n - 0.5) < 0.01 && var > 2 && var < 5);
+			break;
+		}
+		(void)q;
+	}
+	kde_points_free(&a);
+	kde_points_free(&b);
+}
+
+/* At n = 2^22 normal samples (Silverman's h) the float sum at 64 outputs stays within 1e-5
+ * of the double sum (the issue's bound for float; naive float summation exceeds it), and the
+ * exact-sample reference (idx) gives the same values as the full run at those outputs. */
+static void test_float_large_n(void **state)
+{
+	struct qx_err e;
+	struct kde_points s;
+	const size_t n = (size_t)1 << 22, k = 64;
+	size_t idx[64];
+	double h, yd[64], worst = 0;
+	float yf[64];
+	(void)state;
+	assert_int_equal(kde_points_alloc(&s, n, 1, &e), 0);
+	kde_generate(KDE_NORMAL, 1, &s);
+	assert_int_equal(kde_bandwidth(&s, KDE_SILVERMAN, &h, &e), 0);
+	kde_sample_indices(n, k, idx);
+	assert_true(idx[0] == 0 && idx[1] == n / k && idx[63] == 63 * (n / k));
+	assert_int_equal(kde_exact_d(&s, &h, &s, idx, k, yd, 2, NULL, &e), 0);
+	assert_int_equal(kde_exact_f(&s, &h, &s, idx, k, yf, 2, NULL, &e), 0);
+	for (size_t i = 0; i < k; i++)
+		worst = fmax(worst, fabs(yf[i] - yd[i]) / yd[i]);
+	print_message("float at n = 2^22: worst relative error %.2g over %zu outputs\n", worst, k);
+	assert_true(worst <= 1e-5);
+	/* the idx outputs equal a run over points that are those samples */
+	struct kde_points at;
+	double y2[64];
+	assert_int_equal(kde_points_alloc(&at, k, 1, &e), 0);
+	for (size_t i = 0; i < k; i++)
+		at.x[0][i] = s.x[0][idx[i]];
+	assert_int_equal(kde_exact_d(&s, &h, &at, NULL, k, y2, 2, NULL, &e), 0);
+	assert_memory_equal(y2, yd, sizeof yd);
+	kde_points_free(&at);
+	kde_points_free(&s);
+}
+
+/* The binned approximation at G = 4096 (n = 2^16) stays within 1e-4 relative of the exact
+ * sum wherever the density is above 1e-3 of its maximum, for a normal and the mixture. */
+static void test_binned(void **state)
+{
+	struct qx_err e;
+	const size_t n = 1 << 16, g = 4096;
+	double *yb = malloc(g * sizeof *yb), *yx = malloc(g * sizeof *yx);
+	(void)state;
+	for (int d = KDE_NORMAL; d <= KDE_MIXTURE; d++) {
+		struct kde_points s, grid;
+		double h, lo, hi, top = 0, worst = 0;
+		assert_int_equal(kde_points_alloc(&s, n, 1, &e), 0);
+		kde_generate(d, 3, &s);
+		assert_int_equal(kde_bandwidth(&s, KDE_SILVERMAN, &h, &e), 0);
+		kde_grid_limits(&s, &h, &lo, &hi);
+		assert_int_equal(kde_grid_points(&lo, &hi, 1, g, &grid, &e), 0);
+		assert_int_equal(kde_binned(&s, h, lo, hi, g, yb, NULL, &e), 0);
+		assert_int_equal(kde_exact_d(&s, &h, &grid, NULL, g, yx, 2, NULL, &e), 0);
+		for (size_t i = 0; i < g; i++)
+			top = fmax(top, yx[i]);
+		for (size_t i = 0; i < g; i++)
+			if (yx[i] > 1e-3 * top)
+				worst = fmax(worst, fabs(yb[i] - yx[i]) / yx[i]);
+		print_message("binned %s, n = 2^16, G = 4096, h = %.3g: worst relative error %.2g "
+		              "where y > 1e-3 max\n",
+		              d == KDE_NORMAL ? "normal" : "mixture", h, worst);
+		assert_true(worst <= 1e-4);
+		assert_true(worst > 0); /* an approximation: an exact match would be suspect */
+		kde_points_free(&grid);
+		kde_points_free(&s);
+	}
+	assert_int_equal(kde_binned(&(struct kde_points){0}, 1, 0, 1, 1, yb, NULL, &e), -1);
+	free(yb);
+	free(yx);
+}
+
+/* The polynomial exp2 of the fast GPU variant: <= 4e-7 relative in float and <= 4e-16 in
+ * double over [-125, 0] ([-1021, 0]); 0 below. */
+static void test_exp2_poly(void **state)
+{
+	double wf = 0, wd = 0;
+	(void)state;
+	for (int i = 0; i <= 2000000; i++) {
+		const float ef = -125.0f * (float)i / 2000000.0f;
+		const double ed = -1021.0 * i / 2000000.0;
+		wf = fmax(wf, fabs(kde_exp2_poly_f(ef) - exp2((double)ef)) / exp2((double)ef));
+		const long double x = exp2l((long double)ed);
+		wd = fmax(wd, (double)fabsl((kde_exp2_poly_d(ed) - x) / x));
+	}
+	print_message("exp2 polynomial: float %.2g, double %.2g relative\n", wf, wd);
+	assert_true(wf <= 4e-7 && wd <= 4e-16);
+	assert_true(kde_exp2_poly_f(-126.0f) == 0 && kde_exp2_poly_d(-1022.0) == 0);
+	assert_true(kde_exp2_poly_f(0) == 1 && kde_exp2_poly_d(-3) == 0.125);
+}
+
+/* The seed's arithmetic: with h truncated to int 0 every term is K(+-inf) = 0, except NaN
+ * where x_i equals a truncated sample; with h = 1 and whole-number samples (truncation a no-op)
+ * it is n h times the density without the seed's missing 1/(n h). y is added to, not set. */
+static void test_seed_emulate(void **state)
+{
+	struct qx_err e;
+	const float x[4] = {1.0f, 1.5f, 2.25f, -0.5f};
+	float y[4] = {0, 0, 7, 0};
+	(void)state;
+	kde_seed_emulate(x, 4, 0, y);
+	assert_true(isnan(y[0]) && y[1] == 0 && y[2] == 7 && y[3] == 0);
+	const float w[3] = {1, 2, 4};
+	double wd[3] = {1, 2, 4}, yd[3], h = 1;
+	float yw[3] = {0, 0, 0};
+	struct kde_points s = {.n = 3, .dim = 1, .x = {wd}};
+	kde_seed_emulate(w, 3, 1, yw);
+	assert_int_equal(kde_exact_d(&s, &h, &s, NULL, 3, yd, 1, NULL, &e), 0);
+	for (int i = 0; i < 3; i++)
+		assert_true(fabs(yw[i] - 3 * yd[i]) < 1e-6 * yw[i]);
+}
+
+/* A cancel request stops a run with "run cancelled"; progress counts every output. */
+static int always(void)
+{
+	return 1;
+}
+static long long progressed;
+static void count_progress(long long k)
+{
+	progressed += k;
+}
+static void test_cancel(void **state)
+{
+	struct qx_err e;
+	struct kde_points s = set_points(1);
+	double h = 0.3, y[MAXS];
+	float yf[MAXS];
+	const struct kde_hooks stop = {always, NULL}, count = {NULL, count_progress};
+	(void)state;
+	assert_int_equal(kde_exact_d(&s, &h, &s, NULL, s.n, y, 2, &stop, &e), -1);
+	assert_string_equal(e.msg, "run cancelled");
+	assert_int_equal(kde_exact_f(&s, &h, &s, NULL, s.n, yf, 2, &stop, &e), -1);
+	assert_int_equal(kde_binned(&s, h, -5, 5, 64, y, &stop, &e), -1);
+	progressed = 0;
+	assert_int_equal(kde_exact_d(&s, &h, &s, NULL, s.n, y, 2, &count, &e), 0);
+	assert_int_equal(progressed, (long long)s.n);
+}
+
+/* Writes text to a temporary file; returns its path (static buffer). */
+static const char *tmpfile_with(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/test_kde_XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (long)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* Loads text with columns cols; returns the loader's status, e filled, p owned on success. */
+static int load_text(const char *text, const int *cols, int ncols, size_t max_n,
+                     struct kde_points *p, struct qx_err *e)
+{
+	const char *path = tmpfile_with(text);
+	const int rc = kde_data_load(path, cols, ncols, max_n, p, e);
+	unlink(path);
+	return rc;
+}
+
+/* Good files: one number per line (blank and comment lines skipped, CRLF accepted), a CSV
+ * column with a header, two columns as a 2-D sample. */
+static void test_data_good(void **state)
+{
+	struct qx_err e;
+	struct kde_points p;
+	const int one = 1, two = 2, both[2] = {3, 1};
+	(void)state;
+	assert_int_equal(load_text("1.5\n\n# note\n-2e-3\r\n 7 \n", &one, 1, 10, &p, &e), 0);
+	assert_int_equal(p.n, 3);
+	assert_true(p.x[0][0] == 1.5 && p.x[0][1] == -2e-3 && p.x[0][2] == 7);
+	kde_points_free(&p);
+	assert_int_equal(load_text("id,value\n1,\"0.25\"\n2,4\n", &two, 1, 10, &p, &e), 0);
+	assert_true(p.n == 2 && p.x[0][0] == 0.25 && p.x[0][1] == 4);
+	kde_points_free(&p);
+	assert_int_equal(load_text("1,2,3\n4,5,6\n", both, 2, 10, &p, &e), 0);
+	assert_true(p.dim == 2 && p.x[0][1] == 6 && p.x[1][1] == 4);
+	kde_points_free(&p);
+}
+
+/* Bad files: each fails with the line and what was found, or the reason; nothing is kept. */
+static void test_data_bad(void **state)
+{
+	struct qx_err e;
+	struct kde_points p;
+	const int one = 1, three = 3;
+	static const struct {
+		const char *text, *expect;
+	} bad[] = {
+	    {"1\n2\nabc\n4\n", "line 3: 'abc' is not a number"},
+	    {"1\n2x\n", "line 2: '2x' is not a number"},
+	    {"1\nnan\n", "line 2: 'nan' is not allowed"},
+	    {"NaN\n", "line 1: 'NaN' is not allowed"},
+	    {"1\n-inf\n", "line 2: '-inf' is not allowed"},
+	    {"1\n1e999\n", "line 2: '1e999' is not allowed"},
+	    {"1\n,\n", "line 2: '' is not a number (empty field)"},
+	    {"", "no samples"},
+	    {"\n# only a comment\n", "no samples"},
+	    {"value\n", "no samples"},
+	    {"1\n2\n3\n4\n", "4 samples, at most 3 allowed"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&p, 0, sizeof p);
+		if (load_text(bad[i].text, &one, 1, 3 + (i != 10), &p, &e) != -1)
+			fail_msg("'%s' loaded", bad[i].text);
+		if (!strstr(e.msg, bad[i].expect))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].text, e.msg, bad[i].expect);
+		assert_null(p.x[0]);
+	}
+	assert_int_equal(load_text("1,2\n3\n", &three, 1, 10, &p, &e), -1);
+	assert_non_null(strstr(e.msg, "line 1: no column 3"));
+	assert_int_equal(kde_data_load("/nonexistent/kde.txt", &one, 1, 10, &p, &e), -1);
+	assert_non_null(strstr(e.msg, "/nonexistent/kde.txt: cannot open"));
+	assert_int_equal(kde_data_load("/tmp", &one, 1, 10, &p, &e), -1);
+	assert_non_null(strstr(e.msg, "/tmp: read error"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_exact_double), cmocka_unit_test(test_exact_float),
+	    cmocka_unit_test(test_bandwidth),    cmocka_unit_test(test_grid),
+	    cmocka_unit_test(test_generate),     cmocka_unit_test(test_float_large_n),
+	    cmocka_unit_test(test_binned),       cmocka_unit_test(test_exp2_poly),
+	    cmocka_unit_test(test_seed_emulate), cmocka_unit_test(test_cancel),
+	    cmocka_unit_test(test_data_good),    cmocka_unit_test(test_data_bad),
+	};
+	return cmocka_run_group_tests(tests, load_refs, NULL);
+}

@@ -1,0 +1,164 @@
+/* test_problems.c - the problem contract, checked on every registered problem: its defaults
+ * pass check, a tiny CPU run of every CPU variant matches the reference, the run that is the
+ * reference is a double run, no parameter or own setting is named like a session setting,
+ * point() stays within its capacity, and every variant has a paragraph on its help page. A
+ * new problem that breaks the contract fails here. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/session.h"
+
+/* Sets the parameter named name of p in v to the smallest allowed value not below want. */
+static void shrink(const struct problem *p, struct param_value *v, size_t k, double want)
+{
+	const struct param_def *d = &p->params[k];
+	if (d->type == PARAM_INT && v[k].num > want && want >= d->min)
+		v[k].num = want;
+}
+
+/* Fills v with p's defaults, every integer parameter that sets the size cut to at most 4. */
+static size_t tiny_params(const struct problem *p, struct param_value *v)
+{
+	for (size_t k = 0; k < p->nparams; k++)
+		v[k] = param_default(&p->params[k]);
+	for (size_t k = 0; k < p->nparams; k++) {
+		const size_t before = p->count(v);
+		struct param_value keep = v[k];
+		shrink(p, v, k, 4);
+		if (p->count(v) >= before || (p->check && p->check(v, &(struct qx_err){0})))
+			v[k] = keep; /* not a size parameter, or a relation needs it */
+	}
+	return p->count(v);
+}
+
+/* The defaults pass check, and no parameter or own setting shares a session setting's name. */
+static void test_names_and_defaults(void **state)
+{
+	(void)state;
+	for (int i = 0; qx_problems[i]; i++) {
+		const struct problem *p = qx_problems[i];
+		struct param_value v[QX_MAX_PARAMS];
+		struct qx_err e = {""};
+		assert_true(p->nparams <= QX_MAX_PARAMS);
+		assert_true(p->nsettings <= QX_MAX_PROBLEM_SETTINGS);
+		assert_true(p->neval_args <= QX_MAX_EVAL_ARGS);
+		assert_non_null(p->work_unit);
+		assert_non_null(p->ref_name);
+		for (size_t k = 0; k < p->nparams; k++)
+			v[k] = param_default(&p->params[k]);
+		if (p->check && p->check(v, &e))
+			fail_msg("%s: the defaults fail check: %s", p->name, e.msg);
+		for (int s = 0; s < S_COUNT; s++) {
+			if (param_find(p->params, p->nparams, settings_defs[s].name) >= 0 ||
+			    param_find(p->settings, p->nsettings, settings_defs[s].name) >= 0)
+				fail_msg("%s: '%s' is also a session setting", p->name,
+				         settings_defs[s].name);
+		}
+		for (size_t k = 0; k < p->nsettings; k++)
+			if (param_find(p->params, p->nparams, p->settings[k].name) >= 0)
+				fail_msg("%s: '%s' is a parameter and a setting", p->name,
+				         p->settings[k].name);
+	}
+}
+
+/* A tiny CPU run of each CPU variant in double matches the reference; the run that is the
+ * reference is a double one; point() gives at most its capacity. */
+static void test_tiny_runs(void **state)
+{
+	(void)state;
+	for (int i = 0; qx_problems[i]; i++) {
+		const struct problem *p = qx_problems[i];
+		struct param_value v[QX_MAX_PARAMS], set[QX_MAX_PROBLEM_SETTINGS];
+		const size_t count = tiny_params(p, v);
+		double *ref = calloc(count, sizeof *ref), *out = calloc(count, sizeof *out);
+		size_t *idx = calloc(count, sizeof *idx);
+		struct qx_err e = {""};
+		assert_true(count > 0 && count <= 4096);
+		assert_non_null(ref);
+		assert_non_null(out);
+		assert_non_null(idx);
+		for (size_t k = 0; k < p->nsettings; k++)
+			set[k] = param_default(&p->settings[k]);
+		for (size_t k = 0; k < count; k++)
+			idx[k] = k;
+		if (p->ref_kind != QX_REF_GPU && p->reference(v, 1, idx, count, ref, &e))
+			fail_msg("%s: reference: %s", p->name, e.msg);
+		for (size_t n = 0; n < p->nvariants; n++) {
+			const struct variant_def *var = &p->variants[n];
+			struct run_request rq = {v, set, QX_DOUBLE, (int)n, 256, 1};
+			struct run_output o = {.values = out};
+			for (int b = QX_CPU; b <= QX_GPU; b++)
+				for (int prec = QX_FLOAT; prec <= QX_DOUBLE; prec++)
+					if (p->is_reference((enum qx_backend)b,
+					                    (enum qx_precision)prec, (int)n) &&
+					    prec != QX_DOUBLE)
+						fail_msg("%s: a %s run of %s is the reference",
+						         p->name,
+						         qx_precision_name((enum qx_precision)prec),
+						         var->name);
+			if (!(var->backends & QX_ON_CPU) || p->ref_kind == QX_REF_GPU)
+				continue;
+			if (p->run_cpu(&rq, &o, &e))
+				fail_msg("%s %s: run: %s", p->name, var->name, e.msg);
+			for (size_t k = 0; k < count; k++)
+				if (!(fabs(out[k] - ref[k]) <= 1e-6 * (fabs(ref[k]) + 1e-300)))
+					fail_msg("%s %s: value %zu is %.17g, the reference %.17g",
+					         p->name, var->name, k, out[k], ref[k]);
+		}
+		for (size_t k = 0; k < count; k++) {
+			const char *names[QX_MAX_COORDS + 1] = {NULL};
+			double c[QX_MAX_COORDS + 1];
+			const int cap = p->point(v, k, names, c, QX_MAX_COORDS);
+			assert_true(cap >= 1 && cap <= QX_MAX_COORDS);
+			assert_null(names[QX_MAX_COORDS]); /* nothing past the capacity */
+			assert_true(p->point(v, k, names, c, cap - 1) <= cap - 1);
+		}
+		free(ref);
+		free(out);
+		free(idx);
+	}
+}
+
+/* Every variant of every problem has a paragraph on the problem's help page: a line that
+ * starts with its name after the indentation. */
+static void test_variant_help(void **state)
+{
+	(void)state;
+	for (int i = 0; qx_problems[i]; i++) {
+		const struct problem *p = qx_problems[i];
+		char path[256], line[512];
+		snprintf(path, sizeof path, "help/%s.txt", p->name);
+		for (size_t n = 0; n < p->nvariants; n++) {
+			FILE *f = fopen(path, "r");
+			int found = 0;
+			if (!f)
+				fail_msg("%s: no help page %s", p->name, path);
+			while (!found && fgets(line, sizeof line, f)) {
+				const char *w = line + strspn(line, " ");
+				const size_t len = strlen(p->variants[n].name);
+				found = w != line && strncmp(w, p->variants[n].name, len) == 0 &&
+				        (w[len] == ' ' || w[len] == '\n');
+			}
+			fclose(f);
+			if (!found || !p->variants[n].help || !*p->variants[n].help)
+				fail_msg("%s: variant %s has no help paragraph", p->name,
+				         p->variants[n].name);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_names_and_defaults),
+	    cmocka_unit_test(test_tiny_runs),
+	    cmocka_unit_test(test_variant_help),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
