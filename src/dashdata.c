@@ -327,18 +327,28 @@ void dash_log_add(struct dash_log *log, const char *text)
 {
 	while (*text) {
 		const char *nl = strchr(text, '\n');
-		const size_t n = nl ? (size_t)(nl - text) : strlen(text);
+		size_t n = nl ? (size_t)(nl - text) : strlen(text), next = n + (nl ? 1 : 0);
+		if (n > DASH_LOG_WIDTH - 1) { /* goes on in the next entry: after a blank if any */
+			n = next = DASH_LOG_WIDTH - 1;
+			for (size_t i = n; i > n / 2; i--)
+				if (text[i] == ' ' || text[i] == '\t') {
+					n = i;
+					next = i + 1;
+					break;
+				}
+			while (((unsigned char)text[n] & 0xC0) == 0x80) /* not inside a character */
+				n = --next;
+		}
 		const int slot = (log->first + log->count) % DASH_LOG_LINES;
 		char *dst = log->line[slot];
-		size_t w = 0;
-		for (size_t i = 0; i < n && w < DASH_LINE - 1; i++)
-			dst[w++] = text[i] == '\t' ? ' ' : text[i];
-		dst[w] = '\0';
+		for (size_t i = 0; i < n; i++)
+			dst[i] = text[i] == '\t' ? ' ' : text[i];
+		dst[n] = '\0';
 		if (log->count < DASH_LOG_LINES)
 			log->count++;
 		else
 			log->first = (log->first + 1) % DASH_LOG_LINES;
-		text += n + (nl ? 1 : 0);
+		text += next;
 	}
 }
 
@@ -363,7 +373,7 @@ int dash_log_rows(const struct dash_log *log, int width)
 int dash_log_view(const struct dash_log *log, int width, int scroll, int rows,
                   struct dash_log_row *view)
 {
-	struct wrap_piece piece[DASH_LINE];
+	struct wrap_piece piece[DASH_LOG_WIDTH];
 	const int total = dash_log_rows(log, width);
 	int bottom = total - (scroll > 0 ? scroll : 0), n = 0, r = 0;
 	if (bottom < rows)
@@ -371,10 +381,31 @@ int dash_log_view(const struct dash_log *log, int width, int scroll, int rows,
 	const int top = bottom - rows > 0 ? bottom - rows : 0;
 	for (int i = 0; i < log->count && r < bottom; i++) {
 		const char *line = dash_log_line(log, i);
-		const int np = fmt_wrap(line, width, piece, DASH_LINE);
+		const int np = fmt_wrap(line, width, piece, DASH_LOG_WIDTH);
 		for (int p = 0; p < np; p++, r++)
 			if (r >= top && r < bottom)
 				view[n++] = (struct dash_log_row){line, piece[p]};
 	}
 	return n;
 }
+
+/* The dashboard's keys; tui.c's handle_key acts on them. */
+const struct key_hint dash_keys[] = {
+    {"F1", "keys", "show or hide this list of keys", 0},
+    {"F5", "run both", "run both: time the CPU and the GPU", 2},
+    {"F6", "cpu", "run cpu", 5},
+    {"F7", "gpu", "run gpu", 5},
+    {"F8", "zoom", "zoom the Log to the whole screen, and back", 3},
+    {"F2", "precision", "toggle the precision (float/double)", 6},
+    {"F3/F4", "block /2 x2",
+     "halve / double the block size within what `set block` takes (at either end the log "
+     "says so); every press counts, each from the block the one before it set",
+     7},
+    {"PgUp/PgDn", NULL, "scroll the Log a page at a time (long lines wrap)", 0},
+    {"Esc", NULL, "cancel the run in progress and drop the lines queued behind it (Ctrl-C too)", 0},
+    {"Ctrl-C", NULL, "with no run: drop the line being typed", 0},
+    {"Tab", NULL, "complete; twice: list the completions in the Log", 0},
+    {"q", NULL, "leave, typed alone on an empty command line (nothing else within 0.4 s)", 0},
+    {"F10", "leave", "leave the dashboard (also Ctrl-D on an empty line, or quit)", 0},
+};
+const int dash_key_count = sizeof dash_keys / sizeof dash_keys[0];

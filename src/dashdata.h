@@ -10,6 +10,7 @@
 
 #define DASH_LOG_LINES 500
 #define DASH_LINE 200
+#define DASH_LOG_WIDTH 1024 /* a log entry; a longer line goes on in the next entries */
 #define DASH_HISTORY 40
 #define DASH_DEVICE_LINES 6
 #define DASH_CONFIG 512 /* a configuration: as long as the session's timing keys (run.c) */
@@ -75,9 +76,13 @@ struct dash_data {
 
 /* The log: the last DASH_LOG_LINES lines, a ring. */
 struct dash_log {
-	char line[DASH_LOG_LINES][DASH_LINE];
+	char line[DASH_LOG_LINES][DASH_LOG_WIDTH];
 	int first, count;
 };
+
+/* The dashboard's keys, as the status line and F1's list show them (tui.c acts on them). */
+extern const struct key_hint dash_keys[];
+extern const int dash_key_count;
 
 /* Clears d: no runs, NaN speedups. */
 void dash_init(struct dash_data *d);
@@ -132,7 +137,8 @@ void dash_device(struct dash_data *d);
 void dash_device_lines(struct dash_data *d, const struct gpu_info *gpu, const char *why,
                        size_t bytes, double copy_ms, const char *copy_err);
 
-/* Appends text to the log, one entry per line (tabs become spaces, long lines are cut). */
+/* Appends text to the log, one entry per line (tabs become spaces); a line longer than an
+ * entry goes on in the next entries, broken at a blank where it can, nothing of it dropped. */
 void dash_log_add(struct dash_log *log, const char *text);
 
 /* Returns line i of the log, 0 the oldest kept; NULL past the end. */

@@ -272,3 +272,140 @@ int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max)
 	}
 	return rows;
 }
+
+/* Counts the cells of text (a UTF-8 character is one cell). */
+static int fmt_cells(const char *text)
+{
+	int cells = 0;
+	for (; *text; text++)
+		cells += ((unsigned char)*text & 0xC0) != 0x80;
+	return cells;
+}
+
+/* The cells of the pieces kept (keep[i]) when joined as fmt_fit joins them. */
+static int joined_cells(const struct fit_piece *p, const int *keep, int n)
+{
+	int cells = 0;
+	for (int i = 0; i < n; i++)
+		if (keep[i] && *p[i].text)
+			cells += (cells ? 2 : 1) + fmt_cells(p[i].text);
+	return cells;
+}
+
+/* Joins the pieces that fit; see dashfmt.h. */
+int fmt_fit(char *buf, size_t len, int width, const struct fit_piece *p, int n)
+{
+	int keep[64], cells = 0;
+	n = n < 64 ? n : 64;
+	for (int i = 0; i < n; i++)
+		keep[i] = 1;
+	while (joined_cells(p, keep, n) > width) {
+		int worst = -1;
+		for (int i = 0; i < n; i++)
+			if (keep[i] && p[i].drop > 0 && (worst < 0 || p[i].drop >= p[worst].drop))
+				worst = i;
+		if (worst < 0)
+			break;
+		keep[worst] = 0;
+	}
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		if (keep[i] && *p[i].text &&
+		    (!append(buf, len, buf[0] ? "  " : " ") || !append(buf, len, p[i].text)))
+			break;
+	size_t end = 0; /* cut at width cells */
+	for (; buf[end]; end++)
+		if (((unsigned char)buf[end] & 0xC0) != 0x80 && cells++ == width)
+			break;
+	buf[end] = '\0';
+	return fmt_cells(buf);
+}
+
+/* Writes the idle status line. */
+void fmt_status_keys(char *buf, size_t len, int width, const char *title,
+                     const struct key_hint *keys, int n)
+{
+	enum { MAX = 32 };
+	struct fit_piece p[MAX + 1] = {{title, 4}};
+	char text[MAX][64];
+	int np = 1;
+	for (int i = 0; i < n && np <= MAX; i++)
+		if (keys[i].label) {
+			snprintf(text[np - 1], sizeof text[0], "%s %s", keys[i].key, keys[i].label);
+			p[np] = (struct fit_piece){text[np - 1], keys[i].drop};
+			np++;
+		}
+	fmt_fit(buf, len, width, p, np);
+}
+
+/* Writes "sweep, phase [bar] pct" with a bar of cells cells into buf. */
+static void run_where(char *buf, size_t len, const struct status_run *r, const char *pct, int cells,
+                      int utf8)
+{
+	char bar[4 * 20 + 1];
+	const int drawn =
+	    fmt_bar(bar, sizeof bar - 20, (double)r->done, (double)r->total, cells, utf8);
+	const size_t used = strlen(bar);
+	memset(bar + used, utf8 ? ' ' : '.', (size_t)(cells - drawn));
+	bar[used + (size_t)(cells - drawn)] = '\0';
+	snprintf(buf, len, "%s%s%s [%s]%s%s", r->sweep, *r->sweep ? ", " : "",
+	         r->phase ? r->phase : "starting", bar, *pct ? " " : "", pct);
+}
+
+/* Writes the status line of a command in progress. */
+void fmt_status_run(char *buf, size_t len, int width, const struct status_run *r, int utf8)
+{
+	static const int bars[] = {20, 16, 12, 8, 5};
+	const int nbars = sizeof bars / sizeof bars[0];
+	char cmd[96], prog[160], where[4 * 20 + 256];
+	const char *times = prog, *pct = "";
+	snprintf(cmd, sizeof cmd, "running `%.60s`", r->line);
+	fmt_progress(prog, sizeof prog, r->done, r->total, r->elapsed_ms, r->phase_ms);
+	char *gap = r->total > 0 ? strstr(prog, "  ") : NULL;
+	if (gap) { /* "45% of N" goes with the bar, the times on their own */
+		*gap = '\0';
+		pct = prog;
+		times = gap + 2;
+	}
+	struct fit_piece p[5] = {
+	    {cmd, 2}, {where, 1}, {times, 3}, {"Esc cancels", 0}, {"F10 leave", 0}};
+	/* What is left out, in turn: the times; then "Esc cancels" too; then the command too.
+	 * With each, the widest bar that fits; the progress goes only when nothing else fits. */
+	static const int kept[3][5] = {{1, 1, 0, 1, 1}, {1, 1, 0, 0, 1}, {0, 1, 0, 0, 1}};
+	int tier = 0, fits = 0;
+	for (; tier < 3 && !fits; tier++)
+		for (int k = 0; k < nbars && !fits; k++) {
+			run_where(where, sizeof where, r, pct, bars[k], utf8);
+			fits = joined_cells(p, kept[tier], 5) <= width;
+		}
+	if (tier >= 2) /* "Esc cancels" left out */
+		p[3].text = "";
+	if (tier >= 3 && fits)
+		p[0].text = "";
+	fmt_fit(buf, len, width, p, 5);
+}
+
+/* Writes the too-small message. */
+void fmt_too_small(char *buf, size_t len, int rows, int cols, int min_rows, int min_cols)
+{
+	const int room = rows > 1 ? rows - 1 : 1; /* the last row is the command line's */
+	for (int form = 0; form < 4; form++) {
+		if (form == 0)
+			snprintf(
+			    buf, len,
+			    "terminal too small: %dx%d; the dashboard needs %dx%d. Enlarge the "
+			    "window, or F10 to leave.",
+			    cols, rows, min_cols, min_rows);
+		else if (form == 1)
+			snprintf(buf, len, "too small: %dx%d; needs %dx%d. F10 leaves", cols, rows,
+			         min_cols, min_rows);
+		else if (form == 2)
+			snprintf(buf, len, "needs %dx%d; F10 leaves", min_cols, min_rows);
+		else
+			snprintf(buf, len, "F10 leaves");
+		if (fmt_wrap(buf, cols, NULL, 0) <= room)
+			return;
+	}
+}

@@ -60,6 +60,53 @@ struct wrap_piece {
  * or width < 1). */
 int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max);
 
+/* A piece of a one-line text and when it gives way on a line too narrow for all: pieces of
+ * higher drop go first (the later of equal ones first); drop 0 never goes. */
+struct fit_piece {
+	const char *text;
+	int drop;
+};
+
+/* Joins the n pieces after one blank, two blanks apart, leaving out pieces (see fit_piece) until
+ * the line fits in width cells; when the pieces that never go are too wide themselves, the line
+ * is cut at width cells. Returns the cells of the line. */
+int fmt_fit(char *buf, size_t len, int width, const struct fit_piece *p, int n);
+
+/* One key of the dashboard: its name ("F5"), its short label for the status line ("run both";
+ * NULL: listed only by F1), what it does (F1's list), and its drop on the status line (see
+ * fit_piece). */
+struct key_hint {
+	const char *key, *label, *about;
+	int drop;
+};
+
+/* The idle status line, width cells wide: the title (given up after the keys of drop 1..4)
+ * and "KEY label" of the keys that have a label, the keys of drop 0 (the exit key) always. */
+void fmt_status_keys(char *buf, size_t len, int width, const char *title,
+                     const struct key_hint *keys, int n);
+
+/* What the status line shows of a command in progress. */
+struct status_run {
+	const char *line;      /* the command */
+	const char *sweep;     /* "configuration 3 of 9", or "" */
+	const char *phase;     /* "cpu", "kernel"..., NULL before the first */
+	long long done, total; /* the progress counter */
+	double elapsed_ms, phase_ms;
+};
+
+/* The status line of a command in progress, width cells wide: "running `line`", the sweep's
+ * place, the phase, a progress bar of 20 cells, the progress (fmt_progress), "Esc cancels" and
+ * always "F10 leave" at the end. What gives way on a narrow line: the times first, then cells
+ * of the bar (down to 5), then "Esc cancels" (the bar growing back), then the command, then the
+ * progress. */
+void fmt_status_run(char *buf, size_t len, int width, const struct status_run *r, int utf8);
+
+/* The message shown instead of the panels on a terminal of rows x cols below the minimum
+ * min_rows x min_cols: the longest of its forms (the sizes, what to do, and that F10 leaves)
+ * that, wrapped to cols (fmt_wrap), fits in the rows above the command line (the last row),
+ * else its shortest ("F10 leaves"). */
+void fmt_too_small(char *buf, size_t len, int rows, int cols, int min_rows, int min_cols);
+
 /* Counts the log10 relative errors of count values of precision prec against ref into h. */
 void hist_log10_rel(const double *ref, const void *vals, enum qx_precision prec, size_t count,
                     struct log_hist *h);

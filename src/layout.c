@@ -96,3 +96,12 @@ int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, st
 		}
 	return 0;
 }
+
+/* Hides every panel but keep and makes keep fill the body. */
+void layout_zoom(struct panel_hint *hints, int n, int keep)
+{
+	for (int i = 0; i < n; i++)
+		hints[i].hidden = i != keep;
+	if (keep >= 0 && keep < n)
+		hints[keep].fill = 1;
+}

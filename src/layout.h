@@ -34,4 +34,9 @@ struct layout {
  * the terminal is smaller than out->min_rows x out->min_cols (both are set in either case). */
 int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out);
 
+/* Zooms panel keep of the n hints to the whole body: hides every other panel and makes keep a
+ * fill panel (layout_compute then gives it every row between the status and command lines,
+ * at full width). */
+void layout_zoom(struct panel_hint *hints, int n, int keep);
+
 #endif

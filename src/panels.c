@@ -273,12 +273,12 @@ static void draw_log(WINDOW *w, const struct panel *self, const struct panel_ctx
 {
 	const int rows = getmaxy(w) - 2;
 	struct dash_log_row view[DASH_LOG_LINES];
-	char note[64], line[DASH_LINE];
+	char note[64], line[DASH_LOG_WIDTH];
 	if (c->log_scroll)
 		snprintf(note, sizeof note, "%d row%s back; PgDn", c->log_scroll,
 		         c->log_scroll == 1 ? "" : "s");
 	else
-		snprintf(note, sizeof note, "PgUp/PgDn scroll");
+		snprintf(note, sizeof note, "PgUp/PgDn scroll%s", c->zoomed ? "; F8 unzooms" : "");
 	frame(w, c, self->name, note);
 	const int n = dash_log_view(c->log, getmaxx(w) - 4, c->log_scroll,
 	                            rows < DASH_LOG_LINES ? rows : DASH_LOG_LINES, view);
@@ -383,43 +383,52 @@ unsigned panels_hints(const struct dash_data *d, struct panel_hint *hints)
 void panels_draw_status(WINDOW *w, const struct panel_ctx *c)
 {
 	const struct dash_live *l = c->live;
-	enum { BAR = 20 };
-	char line[2 * DASH_LINE], prog[160], bar[4 * BAR + 1], sweep[64];
+	char line[2 * DASH_LINE], sweep[64];
 	werase(w);
 	wattron(w, A_REVERSE);
 	if (l->busy) {
-		fmt_progress(prog, sizeof prog, l->prog.done, l->prog.total, l->elapsed_ms,
-		             l->phase_ms);
 		dash_sweep_progress(sweep, sizeof sweep, &c->data->sweep);
-		const int cells = fmt_bar(bar, sizeof bar - BAR, (double)l->prog.done,
-		                          (double)l->prog.total, BAR, c->utf8);
-		const size_t used = strlen(bar);
-		memset(bar + used, c->utf8 ? ' ' : '.', (size_t)(BAR - cells));
-		bar[used + (size_t)(BAR - cells)] = '\0';
-		snprintf(line, sizeof line, " running `%.60s`  %s%s%s [%s] %s  (Esc cancels)",
-		         l->line, sweep, *sweep ? ", " : "",
-		         l->prog.phase ? l->prog.phase : "starting", bar, prog);
+		const struct status_run run = {l->line,      sweep,         l->prog.phase,
+		                               l->prog.done, l->prog.total, l->elapsed_ms,
+		                               l->phase_ms};
+		fmt_status_run(line, sizeof line, getmaxx(w), &run, c->utf8);
 	} else {
-		snprintf(line, sizeof line,
-		         " quadx dashboard   F5 run both  F6 cpu  F7 gpu  F2 precision  F3/F4 "
-		         "block /2 x2  F10 leave");
+		fmt_status_keys(line, sizeof line, getmaxx(w), "quadx dashboard ", c->keys,
+		                c->nkeys);
 	}
 	mvwhline(w, 0, 0, ' ', getmaxx(w));
-	mvwaddnstr(w, 0, 0, line, getmaxx(w));
+	mvwaddstr(w, 0, 0, line);
 	wattroff(w, A_REVERSE);
 }
 
-/* Draws the too-small message in the middle of w. */
+/* Draws the keys, one a row: the key, then what it does, wrapped in a column of its own. */
+void panels_draw_keys(WINDOW *w, const struct panel_ctx *c)
+{
+	enum { KEY_COL = 13 }; /* 2 + the widest key name and a blank */
+	struct wrap_piece piece[DASH_LINE];
+	char line[DASH_LINE];
+	int y = 1;
+	frame(w, c, "Keys", "F1 closes");
+	for (int i = 0; i < c->nkeys; i++) {
+		const char *about = c->keys[i].about;
+		const int n = fmt_wrap(about, getmaxx(w) - 2 - KEY_COL, piece, DASH_LINE);
+		put(w, y, 2, c->keys[i].key);
+		for (int r = 0; r < n && r < DASH_LINE; r++) {
+			snprintf(line, sizeof line, "%.*s", piece[r].len, about + piece[r].start);
+			put(w, y++, KEY_COL, line);
+		}
+	}
+}
+
+/* Draws the too-small message, wrapped, in the middle of w above the command line. */
 void panels_draw_too_small(WINDOW *w, int rows, int cols, int min_rows, int min_cols)
 {
-	char line[160];
+	char text[160];
+	struct wrap_piece piece[40];
 	werase(w);
-	snprintf(line, sizeof line, "terminal too small: %dx%d; the dashboard needs %dx%d", cols,
-	         rows, min_cols, min_rows);
-	mvwaddnstr(w, rows / 2 - 1 > 0 ? rows / 2 - 1 : 0, 0, line, cols);
-	mvwaddnstr(w,
-	           rows / 2 > 1 ? rows / 2
-	           : 1 < rows   ? 1
-	                        : 0,
-	           0, "enlarge the window, or F10 to leave", cols);
+	fmt_too_small(text, sizeof text, rows, cols, min_rows, min_cols);
+	const int n = fmt_wrap(text, cols, piece, 40), room = rows > 1 ? rows - 1 : 1;
+	const int top = room > n ? (room - n) / 2 : 0;
+	for (int r = 0; r < n && r < 40 && top + r < room; r++)
+		mvwaddnstr(w, top + r, 0, text + piece[r].start, piece[r].len);
 }

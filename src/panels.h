@@ -25,6 +25,9 @@ struct panel_ctx {
 	const struct dash_live *live;
 	int log_scroll; /* wrapped rows scrolled back from the newest */
 	int utf8, color;
+	const struct key_hint *keys; /* the dashboard's keys, for the status line and F1 */
+	int nkeys;
+	int zoomed; /* the Log fills the screen (F8) */
 };
 
 struct panel {
@@ -52,6 +55,9 @@ void panels_init_colors(void);
 
 /* Draws the status line: the run in progress with its progress, or the keys. */
 void panels_draw_status(WINDOW *w, const struct panel_ctx *c);
+
+/* Draws the list of keys (F1) into w, border included. */
+void panels_draw_keys(WINDOW *w, const struct panel_ctx *c);
 
 /* Draws the message shown instead of the panels on a terminal below the minimum size. */
 void panels_draw_too_small(WINDOW *w, int rows, int cols, int min_rows, int min_cols);

@@ -15,14 +15,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "panels.h"
 #include "repl.h"
 
 #define KEYBUF 64
-#define QUEUE 16     /* lines typed during a run wait here, in order */
-#define FRAME_MS 100 /* the frame loop waits at most this long for a key: 10 frames a second */
+#define QUEUE 16      /* lines typed during a run wait here, in order */
+#define FRAME_MS 100  /* the frame loop waits at most this long for a key: 10 frames a second */
+#define Q_WAIT_MS 400 /* q alone on the line leaves when no key follows it within this long */
+
+/* What the worker does for one queued entry: run its line, or make the line of a function key
+ * from the settings as they are when its turn comes (after the lines queued before it), so
+ * that every press counts however fast they come. */
+enum job_kind { JOB_LINE, JOB_PRECISION, JOB_BLOCK_DOWN, JOB_BLOCK_UP };
+struct job {
+	enum job_kind kind;
+	char *line; /* JOB_LINE: the line; else what the log says while it waits */
+};
 
 struct tui {
 	struct shell *sh;
@@ -31,7 +42,7 @@ struct tui {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t worker;
-	char *queue[QUEUE]; /* lines waiting for the worker, oldest at queue_first */
+	struct job queue[QUEUE]; /* waiting for the worker, oldest at queue_first */
 	int queue_first, queue_len;
 	int busy;          /* the worker is running a line (or the device check) */
 	int stop;          /* the worker should end */
@@ -48,7 +59,8 @@ struct tui {
 	int saved_stderr; /* the real stderr, restored on exit */
 
 	/* The UI thread's own. */
-	WINDOW *status, *cmd, *win[LAYOUT_MAX_PANELS];
+	WINDOW *status, *cmd, *keys_win, *win[LAYOUT_MAX_PANELS];
+	int show_keys;                              /* F1: the list of keys over the panels */
 	struct panel_hint hints[LAYOUT_MAX_PANELS]; /* of the panels shown (panels_hints) */
 	unsigned shown;                             /* their mask */
 	int relayout;                               /* the panels shown changed */
@@ -62,6 +74,7 @@ struct tui {
 	unsigned char keys[KEYBUF];
 	int nkeys;
 	int leave;
+	double q_since; /* when q was typed on an empty line (0: it was not) */
 	char prompt[128];
 	SCREEN *screen;
 	FILE *devnull;
@@ -167,11 +180,25 @@ static void publish_sweep(void *arg, const struct sweep *sw)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* The line of job j from the settings as they are now (worker); returns it, or NULL when a
+ * block key is at the end of the block's range, with the note for the log in buf. */
+static const char *job_line(struct tui *t, const struct job *j, char *buf, size_t len)
+{
+	if (j->kind == JOB_LINE)
+		return j->line;
+	if (j->kind == JOB_PRECISION) {
+		snprintf(buf, len, "set precision %s",
+		         t->work.precision == QX_DOUBLE ? "float" : "double");
+		return buf;
+	}
+	return dash_block_key(&t->work, j->kind == JOB_BLOCK_UP, buf, len) ? buf : NULL;
+}
+
 /* The worker thread: checks the GPU once, then runs the lines the UI hands it, one at a time. */
 static void *worker_main(void *arg)
 {
 	struct tui *t = arg;
-	char echo[DASH_LINE];
+	char echo[DASH_LOG_WIDTH], made[DASH_LINE];
 	dash_update(&t->work, &t->sh->s);
 	dash_device(&t->work);
 	pthread_mutex_lock(&t->lock);
@@ -182,17 +209,23 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&t->wake, &t->lock);
 		if (t->stop)
 			break;
-		char *line = t->queue[t->queue_first];
+		struct job job = t->queue[t->queue_first];
 		t->queue_first = (t->queue_first + 1) % QUEUE;
 		t->queue_len--;
+		const char *line = job_line(t, &job, made, sizeof made);
+		if (!line) { /* a block key at the end of the range: only the note */
+			dash_log_add(&t->log, made);
+			free(job.line);
+			continue;
+		}
 		t->busy = 1;
 		t->busy_since = qx_now_ms();
 		snprintf(t->busy_line, sizeof t->busy_line, "%s", line);
-		snprintf(echo, sizeof echo, "> %.190s", line);
+		snprintf(echo, sizeof echo, "> %s", line);
 		dash_log_add(&t->log, echo);
 		pthread_mutex_unlock(&t->lock);
 		worker_run_line(t, line);
-		free(line);
+		free(job.line);
 		pthread_mutex_lock(&t->lock);
 		t->busy = 0;
 	}
@@ -200,9 +233,9 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Queues line for the worker; while a run is in progress the log says it waits, and when
- * QUEUE lines already wait it is refused. */
-static void submit(struct tui *t, const char *line)
+/* Queues a job of kind for the worker, line being its line or what the log calls it; while a
+ * run is in progress the log says it waits, and when QUEUE jobs already wait it is refused. */
+static void submit(struct tui *t, enum job_kind kind, const char *line)
 {
 	char msg[DASH_LINE + 64];
 	char *copy = strdup(line);
@@ -220,7 +253,7 @@ static void submit(struct tui *t, const char *line)
 			         "a run is in progress (Esc cancels); queued: %.120s", line);
 			dash_log_add(&t->log, msg);
 		}
-		t->queue[(t->queue_first + t->queue_len++) % QUEUE] = copy;
+		t->queue[(t->queue_first + t->queue_len++) % QUEUE] = (struct job){kind, copy};
 		t->ctx.log_scroll = 0;
 		pthread_cond_signal(&t->wake);
 	}
@@ -238,7 +271,7 @@ static void cancel_run(struct tui *t)
 		dash_log_add(&t->log, msg);
 	}
 	for (; t->queue_len; t->queue_len--) {
-		free(t->queue[t->queue_first]);
+		free(t->queue[t->queue_first].line);
 		t->queue_first = (t->queue_first + 1) % QUEUE;
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -254,7 +287,7 @@ static void on_line(char *line)
 	}
 	if (*line) {
 		add_history(line);
-		submit(t, line);
+		submit(t, JOB_LINE, line);
 	}
 	free(line);
 }
@@ -425,7 +458,9 @@ static void windows_free(struct tui *t)
 		delwin(t->status);
 	if (t->cmd)
 		delwin(t->cmd);
-	t->status = t->cmd = NULL;
+	if (t->keys_win)
+		delwin(t->keys_win);
+	t->status = t->cmd = t->keys_win = NULL;
 }
 
 /* Computes the layout of the panels shown for the terminal's size and makes one window per
@@ -442,6 +477,7 @@ static void windows_make(struct tui *t)
 	if (t->too_small)
 		return;
 	t->status = newwin(1, COLS, 0, 0);
+	t->keys_win = newwin(LINES - 2, COLS, 1, 0);
 	for (int i = 0; i < panel_count; i++) {
 		const struct rect *r = &t->lay.panel[i];
 		if (!t->hints[i].hidden)
@@ -495,7 +531,13 @@ static void update_live(struct tui *t)
 	if (!t->busy && t->quit_seen)
 		t->leave = 1;
 	struct panel_hint hints[LAYOUT_MAX_PANELS];
-	const unsigned shown = panels_hints(&t->shared, hints);
+	unsigned shown = panels_hints(&t->shared, hints);
+	if (t->ctx.zoomed) {
+		for (int i = 0; i < panel_count; i++)
+			if (!strcmp(panel_table[i].name, "Log"))
+				layout_zoom(hints, panel_count, i);
+		shown |= 1u << panel_count; /* a zoomed layout differs from any other */
+	}
 	if (shown != t->shown) {
 		memcpy(t->hints, hints, sizeof hints);
 		t->shown = shown;
@@ -526,6 +568,10 @@ static void draw_frame(struct tui *t)
 			}
 		panels_draw_status(t->status, &t->ctx);
 		wnoutrefresh(t->status);
+		if (t->show_keys && t->keys_win) {
+			panels_draw_keys(t->keys_win, &t->ctx);
+			wnoutrefresh(t->keys_win);
+		}
 	}
 	update_prompt(t);
 	pthread_mutex_unlock(&t->lock);
@@ -567,39 +613,40 @@ static int key_to_readline(struct tui *t, int k)
 	return 0;
 }
 
-/* Runs a command for a function key, built from the current settings; F3/F4 at the end of
- * the block's range only say so in the log. */
+/* Queues the command of a function key: F5/F6/F7 their run; F2, F3 and F4 a job whose line
+ * the worker makes from the settings when its turn comes. */
 static void function_key(struct tui *t, int k)
 {
-	char line[DASH_LINE];
-	int precision, send = 1;
-	pthread_mutex_lock(&t->lock);
-	precision = t->shared.precision;
-	if (k == KEY_F(3) || k == KEY_F(4)) {
-		send = dash_block_key(&t->shared, k == KEY_F(4), line, sizeof line);
-		if (!send)
-			dash_log_add(&t->log, line);
-	}
-	pthread_mutex_unlock(&t->lock);
 	if (k == KEY_F(5))
-		snprintf(line, sizeof line, "run both");
+		submit(t, JOB_LINE, "run both");
 	else if (k == KEY_F(6))
-		snprintf(line, sizeof line, "run cpu");
+		submit(t, JOB_LINE, "run cpu");
 	else if (k == KEY_F(7))
-		snprintf(line, sizeof line, "run gpu");
+		submit(t, JOB_LINE, "run gpu");
 	else if (k == KEY_F(2))
-		snprintf(line, sizeof line, "set precision %s",
-		         precision == QX_DOUBLE ? "float" : "double");
-	if (send)
-		submit(t, line);
+		submit(t, JOB_PRECISION, "F2 (toggle the precision)");
+	else if (k == KEY_F(3))
+		submit(t, JOB_BLOCK_DOWN, "F3 (halve the block)");
+	else if (k == KEY_F(4))
+		submit(t, JOB_BLOCK_UP, "F4 (double the block)");
 }
 
 /* Handles one key from ncurses: the dashboard's own keys first, then the panels' (in table
  * order), then readline. */
 static void handle_key(struct tui *t, int k)
 {
+	t->q_since = k == 'q' && rl_end == 0 && !t->nkeys ? qx_now_ms() : 0;
 	if (k == KEY_F(10)) {
 		t->leave = 1;
+		return;
+	}
+	if (k == KEY_F(1)) {
+		t->show_keys = !t->show_keys;
+		return;
+	}
+	if (k == KEY_F(8)) {
+		t->ctx.zoomed = !t->ctx.zoomed;
+		t->ctx.log_scroll = 0;
 		return;
 	}
 	if (k == KEY_RESIZE) {
@@ -651,6 +698,8 @@ static int screen_open(struct tui *t, struct qx_err *e)
 	const char *old = setlocale(LC_CTYPE, NULL);
 	const char *no_color = getenv("NO_COLOR");
 	struct sigaction sa;
+	struct termios tty;
+	const int have_tty = tcgetattr(STDOUT_FILENO, &tty) == 0; /* newterm changes the modes */
 	t->old_ctype = strdup(old ? old : "C");
 	setlocale(LC_CTYPE, "");
 	t->ctx.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -668,6 +717,8 @@ static int screen_open(struct tui *t, struct qx_err *e)
 		const char *term = getenv("TERM");
 		delscreen(t->screen);
 		t->screen = NULL;
+		if (have_tty) /* as it was: newterm left it without echo, canonical mode, onlcr */
+			tcsetattr(STDOUT_FILENO, TCSADRAIN, &tty);
 		return qx_fail(
 		    e,
 		    "dashboard: the terminal (TERM=%.40s) cannot move the cursor (no cup "
@@ -727,7 +778,8 @@ static int stderr_capture(struct tui *t, struct qx_err *e)
 }
 
 /* The frame loop: draw (reflowing first on a resize or a change of the panels shown), wait up
- * to FRAME_MS for a key, handle it. */
+ * to FRAME_MS for a key, handle it. A q typed on an empty line leaves once Q_WAIT_MS pass with
+ * nothing after it (so that typing quit, or any line, still works). */
 static void frame_loop(struct tui *t)
 {
 	while (!t->leave) {
@@ -735,6 +787,11 @@ static void frame_loop(struct tui *t)
 		const int k = t->cmd ? wgetch(t->cmd) : getch();
 		if (k != ERR)
 			handle_key(t, k);
+		if (t->q_since && qx_now_ms() - t->q_since >= Q_WAIT_MS && rl_end == 1 &&
+		    rl_line_buffer[0] == 'q') {
+			rl_replace_line("", 0);
+			t->leave = 1;
+		}
 	}
 }
 
@@ -756,6 +813,8 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 	t->ctx.data = &t->shared;
 	t->ctx.log = &t->log;
 	t->ctx.live = &t->live;
+	t->ctx.keys = dash_keys;
+	t->ctx.nkeys = dash_key_count;
 	dash_init(&t->work);
 	dash_init(&t->shared);
 	dash_take_sweep(&t->shared.sweep, sh->s.sweep); /* a sweep from the plain prompt */

@@ -393,6 +393,133 @@ class DashboardTest(Dashboard):
         self.screen(RESTORED)
 
 
+class KeysAndTerminalTest(Dashboard):
+    """Issue 11's terminal and keys: a refused dashboard leaves the terminal modes as they were,
+    quick function keys all count, the exit key and the too-small message fit 80x24 and less,
+    long errors from `source` wrap to their end, and the htop-like keys (q, F1, F8)."""
+
+    def stty_around(self, name, args):
+        """The shell line that saves `stty -a` to name.before, runs quadx with TERM=dumb and
+        args, then saves `stty -a` to name.after and prints name SAVED."""
+        before, after = (os.path.join(self.tmp, f"{name}.{w}") for w in ("before", "after"))
+        return (f"stty -a > {before}; env TERM=dumb QUADX_HISTFILE={self.tmp}/history "
+                f"{QUADX} {args}; echo EXITED $?; stty -a > {after}; echo {name} SAVED")
+
+    def assert_same_stty(self, name):
+        with open(os.path.join(self.tmp, f"{name}.before")) as f:
+            before = f.read()
+        with open(os.path.join(self.tmp, f"{name}.after")) as f:
+            self.assertEqual(f.read(), before)
+        self.assertRegex(before, r"\bicanon\b.*\becho\b|\becho\b.*\bicanon\b")
+
+    def test_refused_dashboard_leaves_the_terminal_as_it_was(self):
+        """TERM=dumb: `quadx --tui` and `dashboard` at the prompt refuse, and `stty -a` after
+        quadx is what it was before (it used to be left -icanon -echo -onlcr)."""
+        self.tmux.start(self.stty_around("tui", "--tui") + "; " +
+                        self.stty_around("prompt", "") + f"; {qxtest.HOLD}", 80, 24)
+        self.screen("tui SAVED")
+        self.assert_same_stty("tui")
+        self.screen("quadx expint/float> ")
+        self.type("dashboard")
+        self.screen("cannot move the cursor")
+        self.type("quit")
+        self.screen("prompt SAVED")
+        self.assert_same_stty("prompt")
+
+    def test_quick_function_keys_all_count(self):
+        """F4 F4 F4 sent at once from block 32 ends at 256, F3 x4 then at 16, F2 F2 at the
+        precision it began with: every press counts, each from what the one before set.
+        q with text on the line is typed; q alone on an empty line leaves (typing quit still
+        works: test_from_the_plain_prompt)."""
+        self.start()
+        self.type("set block 32")
+        self.screen("precision float  block 32 ")
+        self.keys("F4", "F4", "F4")
+        self.screen("precision float  block 256 ")
+        text = self.idle()
+        self.assertRegex(text, r"> set block 64\s.*\n.*> set block 128\s.*\n.*> set block 256")
+        self.keys("F3", "F3", "F3", "F3")
+        self.screen("precision float  block 16 ")
+        self.keys("F2", "F2")
+        self.screen(re.compile(r"> set precision double\s.*\n(.*\n)*.*> set precision float"))
+        text = self.idle()
+        self.assertIn("precision float  block 16 ", text)
+        self.keys("eq")
+        self.screen("quadx expint/float> eq")
+        self.keys("C-u")
+        self.gone("> eq")
+        self.keys("q")
+        self.screen("EXITED 0")
+        self.screen(RESTORED)
+
+    def test_exit_key_and_messages_fit_80x24(self):
+        """80x24: the title bar ends with "F10 leave", idle and during a run; smaller than the
+        layout, the too-small message wraps whole; F8 zooms the Log, which fits there."""
+        self.start(cols=80, rows=24)
+        top = self.idle().splitlines()[0]
+        self.assertTrue(top.startswith(" quadx dashboard ") and top.endswith("F10 leave"), top)
+        self.type("set n 1000 m 20000 repeat 1000")
+        self.type("run cpu")
+        self.screen(re.compile(r"(?m)^ running `run cpu`  cpu "
+                               r"\[.*\] \d+% of \d+  Esc cancels  F10 leave$"))
+        self.keys("Escape")
+        self.screen("error: run cancelled")
+        self.idle()
+        self.tmux("resize-window", "-t", "t", "-x", "45", "-y", "12")
+        text = self.screen("terminal too small: 45x12; the dashboard")
+        self.assertRegex(text, r"(?m)^needs \d+x\d+\. Enlarge the window, or F10 to\n^leave\.$")
+        self.keys("F8")
+        text = self.screen("Log (PgUp/PgDn scroll; F8 unzooms)")
+        self.assertNotIn("too small", text)
+        self.keys("F8")
+        self.screen("terminal too small: 45x12")
+        self.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
+        self.gone("too small")
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_long_source_error_wraps_to_its_end(self):
+        """An error from `source` with a long path (over 200 bytes with its list of names) is
+        in the Log whole, wrapped (80x50); F8 zooms the Log to the whole screen, and back."""
+        self.start(cols=80, rows=50)
+        folder = os.path.join(self.tmp, "a-rather-long-folder-name-for-the-course-material",
+                              "and-another-level-of-it-for-this-week")
+        os.makedirs(folder)
+        script = os.path.join(folder, "bad.qx")
+        with open(script, "w") as f:
+            f.write("set m 400\nset foo 1\n")
+        self.type(f"source {script}")
+        plain = qxtest.script(f"source {script}\n").stderr  # the error as the prompt prints it
+        error = re.search(r"line 2: unknown parameter 'foo' .*", plain).group(0)
+        self.assertGreater(len(f"quadx: {script}: {error}"), 200)
+        text = self.screen("stopped at its first error")
+        log = text[text.index("Log ("):]
+        rows = re.findall(rf"(?m)^{SIDE} (.*?) *{SIDE}$", log)
+        self.assertIn(error, " ".join(rows))
+        self.keys("F8")
+        text = self.screen("Log (PgUp/PgDn scroll; F8 unzooms)")
+        self.assertEqual(re.findall(rf"(?m)^{SIDE} (.*?) *{SIDE}$", text)[:len(rows)], rows)
+        self.assertNotIn("Problem", text)
+        self.keys("F8")
+        self.screen("Problem")
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_f1_lists_the_keys(self):
+        """F1 shows every key with what it does over the panels, F1 again hides it."""
+        self.start(cols=80, rows=24)
+        self.keys("F1")
+        text = self.screen("Keys (F1 closes)")
+        for key, about in [("F8", "zoom the Log to the whole screen, and back"),
+                           ("q", "leave, typed alone on an empty command line"),
+                           ("F10", "leave the dashboard")]:
+            self.assertRegex(text, rf"(?m)^{SIDE} {re.escape(key)} +{re.escape(about)}")
+        self.keys("F1")
+        self.gone("Keys (F1 closes)")
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+
 class NoTerminalTest(unittest.TestCase):
     def test_refused_without_a_terminal(self):
         """dashboard and --tui refuse with one line when stdin/stdout are not terminals."""

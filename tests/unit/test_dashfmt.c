@@ -176,6 +176,135 @@ static void test_log(void **state)
 	assert_string_equal(dash_log_line(&log, DASH_LOG_LINES - 1), line);
 }
 
+/* A line longer than a log entry is kept whole: it goes on in the next entries, broken at a
+ * blank; one a little over the old 200-byte entries is one entry. */
+static void test_log_long_lines(void **state)
+{
+	static struct dash_log log;
+	static char text[3 * DASH_LOG_WIDTH], joined[3 * DASH_LOG_WIDTH];
+	(void)state;
+	snprintf(text, sizeof text,
+	         "quadx: %0220d/bad.qx: line 2: unknown parameter 'foo' for "
+	         "expint: names are n, m, a, b, iters, precision, block, "
+	         "threads, variant, threshold, repeat, warmup, streams",
+	         0);
+	dash_log_add(&log, text);
+	assert_int_equal(log.count, 1);
+	assert_string_equal(dash_log_line(&log, 0), text);
+	memset(&log, 0, sizeof log);
+	text[0] = '\0';
+	while (strlen(text) < 2500)
+		strcat(text, "word ");
+	strcat(text, "end");
+	dash_log_add(&log, text);
+	assert_int_equal(log.count, 3);
+	snprintf(joined, sizeof joined, "%s %s %s", dash_log_line(&log, 0), dash_log_line(&log, 1),
+	         dash_log_line(&log, 2));
+	assert_string_equal(joined, text);
+	for (int i = 0; i < 3; i++)
+		assert_true(strlen(dash_log_line(&log, i)) < DASH_LOG_WIDTH);
+}
+
+/* Returns 1 when text ends with end. */
+static int ends_with(const char *text, const char *end)
+{
+	const size_t n = strlen(text), m = strlen(end);
+	return n >= m && !strcmp(text + n - m, end);
+}
+
+/* The idle status line of the dashboard's keys: everything on a wide line; at 80 columns (where it
+ * used to be cut before "F10 leave") the title and the exit key stay, the keys F1 lists give way;
+ * at every width it fits and ends with "F10 leave". */
+static void test_status_keys(void **state)
+{
+	char buf[512];
+	(void)state;
+	fmt_status_keys(buf, sizeof buf, 200, "quadx dashboard ", dash_keys, dash_key_count);
+	assert_string_equal(buf, " quadx dashboard   F1 keys  F5 run both  F6 cpu  F7 gpu  F8 zoom"
+	                         "  F2 precision  F3/F4 block /2 x2  F10 leave");
+	fmt_status_keys(buf, sizeof buf, 80, "quadx dashboard ", dash_keys, dash_key_count);
+	assert_string_equal(buf, " quadx dashboard   F1 keys  F5 run both  F6 cpu  F7 gpu  F8 zoom"
+	                         "  F10 leave");
+	fmt_status_keys(buf, sizeof buf, 41, "quadx dashboard ", dash_keys, dash_key_count);
+	assert_string_equal(buf, " F1 keys  F5 run both  F8 zoom  F10 leave");
+	fmt_status_keys(buf, sizeof buf, 40, "quadx dashboard ", dash_keys, dash_key_count);
+	assert_string_equal(buf, " F1 keys  F5 run both  F10 leave");
+	for (int width = 20; width <= 200; width++) {
+		fmt_status_keys(buf, sizeof buf, width, "quadx dashboard ", dash_keys,
+		                dash_key_count);
+		assert_true(cells(buf) <= width);
+		assert_true(ends_with(buf, "  F10 leave"));
+		assert_non_null(strstr(buf, " F1 keys"));
+	}
+	fmt_status_keys(buf, sizeof buf, 5, "quadx dashboard ", dash_keys, dash_key_count);
+	assert_string_equal(buf, " F1 k"); /* the kept keys alone too wide: cut */
+}
+
+/* The status line of a run: all of it when there is room; a long sweep at 120 columns keeps
+ * its command and progress, the times and "Esc cancels" giving way; "F10 leave" at the end at
+ * every width, the line never wider. */
+static void test_status_run(void **state)
+{
+	char buf[1024];
+	const struct status_run run = {"run cpu", "", "cpu", 45, 100, 1200, 1000};
+	const struct status_run sweep = {"sweep m 10000..200000:10000 on cpu",
+	                                 "configuration 2 of 20",
+	                                 "reference",
+	                                 45,
+	                                 100,
+	                                 1200,
+	                                 1000};
+	(void)state;
+	fmt_status_run(buf, sizeof buf, 200, &run, 0);
+	assert_string_equal(buf, " running `run cpu`  cpu [#########...........] 45% of 100  1.2 s "
+	                         "elapsed  ~1.222 s left  Esc cancels  F10 leave");
+	fmt_status_run(buf, sizeof buf, 120, &sweep, 1);
+	assert_non_null(strstr(buf, " running `sweep m 10000..200000:10000 on cpu`  configuration "
+	                            "2 of 20, reference ["));
+	assert_true(ends_with(buf, "] 45% of 100  F10 leave"));
+	assert_true(cells(buf) <= 120);
+	fmt_status_run(buf, sizeof buf, 66, &run, 0); /* no times, the bar down to 5 */
+	assert_string_equal(buf,
+	                    " running `run cpu`  cpu [##...] 45% of 100  Esc cancels  F10 leave");
+	fmt_status_run(buf, sizeof buf, 60, &run, 0); /* no Esc: the bar grows back */
+	assert_string_equal(buf, " running `run cpu`  cpu [#####.......] 45% of 100  F10 leave");
+	fmt_status_run(buf, sizeof buf, 40, &run, 0); /* no command */
+	assert_string_equal(buf, " cpu [###.....] 45% of 100  F10 leave");
+	for (int width = 12; width <= 200; width++) {
+		fmt_status_run(buf, sizeof buf, width, &sweep, 1);
+		assert_true(cells(buf) <= width);
+		assert_true(ends_with(buf, " F10 leave"));
+	}
+}
+
+/* The too-small message fits the rows above the command line, wrapped at blanks, with F10 in
+ * it, at every size from 10x2 up; the full form where there is room (it used to be cut at the
+ * terminal's width). */
+static void test_too_small(void **state)
+{
+	char buf[160];
+	struct wrap_piece piece[40];
+	(void)state;
+	fmt_too_small(buf, sizeof buf, 12, 45, 31, 40);
+	assert_string_equal(buf, "terminal too small: 45x12; the dashboard needs 40x31. Enlarge "
+	                         "the window, or F10 to leave.");
+	fmt_too_small(buf, sizeof buf, 3, 30, 31, 40);
+	assert_string_equal(buf, "too small: 30x3; needs 40x31. F10 leaves");
+	for (int rows = 2; rows <= 40; rows++)
+		for (int cols = 10; cols <= 120; cols++) {
+			fmt_too_small(buf, sizeof buf, rows, cols, 31, 76);
+			const int n = fmt_wrap(buf, cols, piece, 40);
+			assert_true(n <= rows - 1);
+			int f10 = 0;
+			for (int r = 0; r < n; r++)
+				f10 |= piece[r].len >= 3 &&
+				       memmem(buf + piece[r].start, (size_t)piece[r].len, "F10", 3);
+			assert_true(f10);
+			if (n > 1)
+				assert_true(buf[piece[0].start + piece[0].len] == ' ');
+		}
+}
+
 /* Returns row r of text wrapped to width (a static buffer). */
 static const char *wrapped(const char *text, int width, int r)
 {
@@ -215,11 +344,20 @@ static void test_wrap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nice_max), cmocka_unit_test(test_bar),
-	    cmocka_unit_test(test_scale),    cmocka_unit_test(test_numbers),
-	    cmocka_unit_test(test_big),      cmocka_unit_test(test_spark),
-	    cmocka_unit_test(test_progress), cmocka_unit_test(test_histogram),
-	    cmocka_unit_test(test_log),      cmocka_unit_test(test_wrap),
+	    cmocka_unit_test(test_nice_max),
+	    cmocka_unit_test(test_bar),
+	    cmocka_unit_test(test_scale),
+	    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_big),
+	    cmocka_unit_test(test_spark),
+	    cmocka_unit_test(test_progress),
+	    cmocka_unit_test(test_histogram),
+	    cmocka_unit_test(test_log),
+	    cmocka_unit_test(test_wrap),
+	    cmocka_unit_test(test_log_long_lines),
+	    cmocka_unit_test(test_status_keys),
+	    cmocka_unit_test(test_status_run),
+	    cmocka_unit_test(test_too_small),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

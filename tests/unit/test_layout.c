@@ -169,12 +169,37 @@ static void test_hidden_panel(void **state)
 			                    sizeof shown.panel[i]);
 }
 
+/* Zoomed (F8), the Log fills every row between the status and command lines at full width,
+ * at 80x24 and wherever the Log alone fits, the Sweep panel shown or not; a panel that is not a
+ * fill panel zooms the same way. */
+static void test_zoom(void **state)
+{
+	struct panel_hint h[LAYOUT_MAX_PANELS];
+	struct layout l;
+	const int n = table_hints(h), log = panel_index("Log"), timing = panel_index("Timing");
+	(void)state;
+	layout_zoom(h, n, log);
+	assert_int_equal(layout_compute(24, 80, h, n, &l), 0);
+	check_layout(24, 80, h, n, &l);
+	assert_memory_equal(&l.panel[log], (&(struct rect){1, 0, 22, 80}), sizeof(struct rect));
+	for (int i = 0; i < n; i++)
+		assert_true(i == log || (h[i].hidden && l.panel[i].h == 0));
+	assert_int_equal(layout_compute(10, 45, h, n, &l), 0); /* too small unzoomed */
+	assert_memory_equal(&l.panel[log], (&(struct rect){1, 0, 8, 45}), sizeof(struct rect));
+	table_hints(h);
+	assert_int_equal(layout_compute(10, 45, h, n, &l), -1);
+	layout_zoom(h, n, timing);
+	assert_int_equal(layout_compute(24, 80, h, n, &l), 0);
+	check_layout(24, 80, h, n, &l);
+	assert_memory_equal(&l.panel[timing], (&(struct rect){1, 0, 22, 80}), sizeof(struct rect));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_many_sizes),         cmocka_unit_test(test_columns_and_minimum),
 	    cmocka_unit_test(test_preferred_and_fill), cmocka_unit_test(test_one_more_panel),
-	    cmocka_unit_test(test_hidden_panel),
+	    cmocka_unit_test(test_hidden_panel),       cmocka_unit_test(test_zoom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,7 @@ static struct session s;
 static struct dash_data d;
 static struct dash_log log_lines;
 static struct dash_live live;
-static struct panel_ctx ctx = {&d, &log_lines, &live, 0, 0, 0}; /* ASCII, no colour */
+static struct panel_ctx ctx = {.data = &d, .log = &log_lines, .live = &live}; /* ASCII, no colour */
 static SCREEN *screen;
 static FILE *term_out, *term_in;
 
@@ -306,6 +306,89 @@ static void test_log_wraps(void **state)
 	delwin(w);
 }
 
+/* Log: an error from `source` longer than the old 200-byte entries (a long path and the list
+ * of names) wraps to its very end. */
+static void test_log_keeps_long_errors(void **state)
+{
+	static struct dash_log lines;
+	const struct panel *log = &panel_table[panel_count - 1];
+	struct panel_ctx c = ctx;
+	char text[400];
+	(void)state;
+	c.log = &lines;
+	snprintf(text, sizeof text,
+	         "quadx: /home/teacher/%0120d/bad.qx: line 2: unknown parameter 'foo' for expint: "
+	         "names are n, m, a, b, iters, precision, block, threads, variant, threshold, "
+	         "repeat, warmup, streams",
+	         0);
+	dash_log_add(&lines, text);
+	WINDOW *w = newwin(10, 60, 0, 0);
+	assert_non_null(w);
+	log->draw(w, log, &c);
+	assert_string_equal(row(w, 1), " quadx:");
+	assert_true(find_row(w, "precision, block, threads, variant, threshold, repeat,") > 1);
+	assert_string_equal(row(w, 7), " warmup, streams");
+	delwin(w);
+}
+
+/* The status line: at 80 columns the keys end with "F10 leave" (they used to be cut before
+ * it), a run's line too; F1's list names every key with what it does, q included. */
+static void test_status_and_keys(void **state)
+{
+	static const struct key_hint keys[] = {
+	    {"F1", "keys", "show or hide this list of keys", 0},
+	    {"F3/F4", "block /2 x2", "halve / double the block size", 7},
+	    {"q", NULL, "leave, when the command line is empty", 0},
+	    {"F10", "leave", "leave the dashboard", 0},
+	};
+	struct panel_ctx c = ctx;
+	struct dash_live run = {.busy = 1, .line = "run cpu", .elapsed_ms = 1500};
+	(void)state;
+	c.keys = keys;
+	c.nkeys = 4;
+	WINDOW *w = newwin(1, 80, 0, 0);
+	assert_non_null(w);
+	panels_draw_status(w, &c);
+	char buf[128];
+	assert_true(mvwinnstr(w, 0, 0, buf, 80) > 0);
+	assert_non_null(strstr(buf, " quadx dashboard   F1 keys  F3/F4 block /2 x2  F10 leave"));
+	assert_true(mvwinch(w, 0, 10) & A_REVERSE);
+	run.prog.phase = "cpu";
+	c.live = &run;
+	panels_draw_status(w, &c);
+	assert_true(mvwinnstr(w, 0, 0, buf, 80) > 0);
+	assert_non_null(strstr(buf, " running `run cpu`  cpu [....................]  Esc cancels  "
+	                            "F10 leave")); /* "1.5 s elapsed" would not fit */
+	delwin(w);
+	w = newwin(20, 80, 0, 0);
+	assert_non_null(w);
+	panels_draw_keys(w, &c);
+	assert_int_equal(find_row(w, " Keys (F1 closes) "), 0);
+	assert_string_equal(row(w, 2), " F3/F4      halve / double the block size");
+	assert_string_equal(row(w, 3), " q          leave, when the command line is empty");
+	delwin(w);
+}
+
+/* Too small: the message wraps at blanks (it used to be cut at the window's width) and F10
+ * shows. */
+static void test_too_small_wraps(void **state)
+{
+	char buf[64];
+	(void)state;
+	WINDOW *w = newwin(12, 45, 0, 0);
+	assert_non_null(w);
+	panels_draw_too_small(w, 12, 45, 31, 40);
+	int found = 0;
+	for (int y = 0; y < 11; y++) {
+		assert_true(mvwinnstr(w, y, 0, buf, 45) >= 0);
+		found += strstr(buf, "terminal too small: 45x12; the dashboard") != NULL;
+		found += strstr(buf, "needs 40x31. Enlarge the window, or F10 to") != NULL;
+		found += strstr(buf, "leave.") == buf;
+	}
+	assert_int_equal(found, 3);
+	delwin(w);
+}
+
 /* Sweep: when the rows do not fit, the newest show and the best row stays, first. */
 static void test_sweep_keeps_best(void **state)
 {
@@ -332,10 +415,17 @@ static void test_sweep_keeps_best(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_timing_gpu),   cmocka_unit_test(test_speedup_gpu),
-	    cmocka_unit_test(test_device_gpu),   cmocka_unit_test(test_sweep_best),
-	    cmocka_unit_test(test_error_extras), cmocka_unit_test(test_problem_keeps_params),
-	    cmocka_unit_test(test_log_wraps),    cmocka_unit_test(test_sweep_keeps_best),
+	    cmocka_unit_test(test_timing_gpu),
+	    cmocka_unit_test(test_speedup_gpu),
+	    cmocka_unit_test(test_device_gpu),
+	    cmocka_unit_test(test_sweep_best),
+	    cmocka_unit_test(test_error_extras),
+	    cmocka_unit_test(test_problem_keeps_params),
+	    cmocka_unit_test(test_log_wraps),
+	    cmocka_unit_test(test_sweep_keeps_best),
+	    cmocka_unit_test(test_log_keeps_long_errors),
+	    cmocka_unit_test(test_status_and_keys),
+	    cmocka_unit_test(test_too_small_wraps),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
