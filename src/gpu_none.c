@@ -38,3 +38,19 @@ int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e)
 	(void)ms;
 	return qx_fail(e, NO_CUDA);
 }
+
+/* Always fails: no GPU backend. */
+int expint_gpu_eval_batch(const int *n, const double *x, long count, long iters,
+                          enum qx_precision prec, int algo, double *values, int *status,
+                          struct qx_err *e)
+{
+	(void)n;
+	(void)x;
+	(void)count;
+	(void)iters;
+	(void)prec;
+	(void)algo;
+	(void)values;
+	(void)status;
+	return qx_fail(e, NO_CUDA);
+}
