@@ -128,37 +128,32 @@ QX_HD QX_REAL QX_FN(expint_pow2m)(int k)
  * y = k ln2 - x in [-ln2/2, ln2/2] kept as yh + yl (yh exact), e^y = c + d where c + d = 1 + yh
  * exactly (Fast2Sum) and d also holds yl + y^2 p(y), p the Taylor polynomial of
  * (e^y - 1 - y)/y^2 (to y^11/13! in double, y^6/8! in float: truncation below 0.05 of the
- * rounding unit). The product (c + d)(hi + lo) keeps its low parts; the scaling by 2^-k is
+ * rounding unit; Estrin's scheme, for a short chain of dependent operations). The product (c + d)(hi + lo) keeps its low parts; the scaling by 2^-k is
  * exact unless the result is subnormal, where it is the only rounding. */
 QX_HD QX_REAL QX_FN(expint_times_expm)(QX_REAL x, QX_REAL hi, QX_REAL lo)
 {
 	int k = (int)(x * QX_LOG2E + (QX_REAL)0.5);
 	const QX_REAL kf = (QX_REAL)k;
 	const QX_REAL yh = QX_FMA(kf, QX_LN2_HI, -x), yl = kf * QX_LN2_LO, y = yh + yl;
+	const QX_REAL y2 = y * y;
 #if QX_SUFFIX_IS_FLOAT
-	QX_REAL p = 2.48015873e-05f;
-	p = QX_FMA(p, y, 1.98412698e-04f);
-	p = QX_FMA(p, y, 1.38888889e-03f);
-	p = QX_FMA(p, y, 8.33333333e-03f);
-	p = QX_FMA(p, y, 4.16666667e-02f);
-	p = QX_FMA(p, y, 1.66666667e-01f);
-	p = QX_FMA(p, y, 0.5f);
+	const QX_REAL lo6 = QX_FMA(y2, QX_FMA(y, 8.33333333e-03f, 4.16666667e-02f),
+	                           QX_FMA(y, 1.66666667e-01f, 0.5f));
+	const QX_REAL hi6 = QX_FMA(y2, 2.48015873e-05f, QX_FMA(y, 1.98412698e-04f, 1.38888889e-03f));
+	const QX_REAL p6 = QX_FMA(y2 * y2, hi6, lo6);
 #else
-	QX_REAL p = 1.6059043836821613e-10;
-	p = QX_FMA(p, y, 2.08767569878681e-09);
-	p = QX_FMA(p, y, 2.505210838544172e-08);
-	p = QX_FMA(p, y, 2.755731922398589e-07);
-	p = QX_FMA(p, y, 2.7557319223985893e-06);
-	p = QX_FMA(p, y, 2.48015873015873e-05);
-	p = QX_FMA(p, y, 0.0001984126984126984);
-	p = QX_FMA(p, y, 0.001388888888888889);
-	p = QX_FMA(p, y, 0.008333333333333333);
-	p = QX_FMA(p, y, 0.041666666666666664);
-	p = QX_FMA(p, y, 0.16666666666666666);
-	p = QX_FMA(p, y, 0.5);
+	const QX_REAL y4 = y2 * y2;
+	const QX_REAL q0 = QX_FMA(y, 0.16666666666666666, 0.5);
+	const QX_REAL q1 = QX_FMA(y, 0.008333333333333333, 0.041666666666666664);
+	const QX_REAL q2 = QX_FMA(y, 0.0001984126984126984, 0.001388888888888889);
+	const QX_REAL q3 = QX_FMA(y, 2.7557319223985893e-06, 2.48015873015873e-05);
+	const QX_REAL q4 = QX_FMA(y, 2.505210838544172e-08, 2.755731922398589e-07);
+	const QX_REAL q5 = QX_FMA(y, 1.6059043836821613e-10, 2.08767569878681e-09);
+	const QX_REAL r0 = QX_FMA(y2, q1, q0), r1 = QX_FMA(y2, q3, q2), r2 = QX_FMA(y2, q5, q4);
+	const QX_REAL p6 = QX_FMA(y4, QX_FMA(y4, r2, r1), r0);
 #endif
 	const QX_REAL c = 1 + yh;
-	const QX_REAL d = QX_FMA(y * y, p, ((1 - c) + yh) + yl);
+	const QX_REAL d = QX_FMA(y2, p6, ((1 - c) + yh) + yl);
 	const QX_REAL ph = c * hi;
 	QX_REAL v = ph + QX_FMA(c, lo, QX_FMA(d, hi, QX_FMA(c, hi, -ph)));
 	if (k > QX_SCALE_MAX) {
@@ -182,18 +177,24 @@ QX_HD QX_REAL QX_FN(expint_expansion)(int n, QX_REAL x)
 	const QX_REAL w = 1 / s;
 	const QX_REAL e = QX_FMA(-s, w, 1) - slo * w;
 	const QX_REAL u = x * w, v = t * w;
-	const QX_REAL b2 = 1 - 3 * u;
-	const QX_REAL b3 = 1 + u * (-10 + 15 * u);
-	const QX_REAL b4 = 1 + u * (-25 + u * (105 - 105 * u));
-	const QX_REAL b5 = 1 + u * (-56 + u * (490 + u * (-1260 + 945 * u)));
+	const QX_REAL b2 = QX_FMA(-3, u, 1);
+	const QX_REAL b3 = QX_FMA(u, QX_FMA(15, u, -10), 1);
+	const QX_REAL b4 = QX_FMA(u, QX_FMA(u, QX_FMA(-105, u, 105), -25), 1);
+	const QX_REAL b5 = QX_FMA(u, QX_FMA(u, QX_FMA(u, QX_FMA(945, u, -1260), 490), -56), 1);
 #if QX_SUFFIX_IS_FLOAT
-	const QX_REAL poly = 1 + w * (b2 + w * (b3 + w * (b4 + w * b5)));
+	const QX_REAL poly = QX_FMA(w, QX_FMA(w, QX_FMA(w, QX_FMA(w, b5, b4), b3), b2), 1);
 #else
-	const QX_REAL b6 = 1 + u * (-119 + u * (1918 + u * (-9450 + u * (17325 - 10395 * u))));
-	const QX_REAL b7 =
-	    1 + u * (-246 + u * (6825 + u * (-56980 + u * (190575 + u * (-270270 + 135135 * u)))));
-	const QX_REAL poly =
-	    1 + w * (b2 + w * (b3 + w * (b4 + w * (b5 + w * (b6 + w * b7)))));
+	const QX_REAL b6 = QX_FMA(
+	    u, QX_FMA(u, QX_FMA(u, QX_FMA(u, QX_FMA(-10395, u, 17325), -9450), 1918), -119), 1);
+	const QX_REAL b7 = QX_FMA(
+	    u,
+	    QX_FMA(u,
+	           QX_FMA(u, QX_FMA(u, QX_FMA(u, QX_FMA(135135, u, -270270), 190575), -56980),
+	                  6825),
+	           -246),
+	    1);
+	const QX_REAL poly = QX_FMA(
+	    w, QX_FMA(w, QX_FMA(w, QX_FMA(w, QX_FMA(w, QX_FMA(w, b7, b6), b5), b4), b3), b2), 1);
 #endif
 	const QX_REAL z = v * w * poly;
 	const QX_REAL sh = 1 + z, sl = (1 - sh) + z;
@@ -204,12 +205,13 @@ QX_HD QX_REAL QX_FN(expint_expansion)(int n, QX_REAL x)
 
 #if !QX_SUFFIX_IS_FLOAT
 /* The depth of the continued fraction that leaves a truncation error below a tenth of the
- * double rounding unit for every order n < QX_ASYM_N at this x, and for every x > 0 when
- * n >= 20: fitted with margin to the depths measured in long double (n = 1..249, x = 0.05..700;
- * n = 10..40, x = 1e-8..1). */
-QX_HD long expint_cfrac_depth(int n, double x)
+ * rounding unit of double (of float when for_float) for every order n < QX_ASYM_N at this x,
+ * and for every x > 0 when n >= 20 (n >= 10 for float): fitted with margin to the depths
+ * measured in long double (n = 1..249, x = 0.05..700; n = 4..40, x = 1e-8..1). */
+QX_HD long expint_cfrac_depth(int n, double x, int for_float)
 {
-	const double by_x = 14 + 104 / x, by_n = 10 + 1000.0 / n;
+	const double by_x = for_float ? 6 + 27 / x : 14 + 104 / x;
+	const double by_n = for_float ? 5 + 260.0 / n : 10 + 1000.0 / n;
 	return (long)(by_x < by_n ? by_x : by_n) + 1;
 }
 
@@ -218,7 +220,8 @@ QX_HD long expint_cfrac_depth(int n, double x)
  * direction (a rounding error made deep in the fraction is damped on the way out, where
  * forward (Lentz) evaluation lets them add up): the ratio P_1/P_0 of the solution of
  * P_{i-1} = b_{i-1} P_i + a_i P_{i+1}, P_{depth+1} = 1, P_depth = b_depth, rescaled by 2^-600
- * when it grows large, then the quotient with its remainder. */
+ * when it grows large, then the quotient with its remainder. Each step keeps the rounding
+ * errors of b_{i-1} and of b_{i-1} P_i, which the cancellation with a_i P_{i+1} would enlarge. */
 QX_HD double expint_cfrac_back(int n, double x, long depth)
 {
 	double m = (double)n + 2 * (double)depth, ii = (double)depth;
@@ -226,7 +229,10 @@ QX_HD double expint_cfrac_back(int n, double x, long depth)
 	double p1 = 1, p0 = x + m;
 	for (long i = depth; i >= 1; i--) {
 		m -= 2;
-		const double pn = fma(-(ii * nm1i), p1, (x + m) * p0);
+		/* b_{i-1} = x + m with its rounding error bl (TwoSum), b p0 with its own (fma) */
+		const double b = x + m, bv = b - m, bl = (m - (b - bv)) + (x - bv);
+		const double h = b * p0, hl = fma(bl, p0, fma(b, p0, -h));
+		const double pn = fma(-(ii * nm1i), p1, h) + hl;
 		p1 = p0;
 		p0 = pn;
 		ii -= 1;
@@ -391,7 +397,7 @@ QX_HD int QX_FN(expint_fast)(int n, QX_REAL x, long iters, QX_REAL *out)
 		*out = (QX_REAL)v;
 		return status;
 	}
-	const long depth = expint_cfrac_depth(n, (double)x);
+	const long depth = expint_cfrac_depth(n, (double)x, QX_SUFFIX_IS_FLOAT);
 	if (depth > iters)
 		return EXPINT_NOCONV;
 	*out = (QX_REAL)expint_cfrac_back(n, (double)x, depth);
