@@ -8,6 +8,7 @@
 
 #include "../cuda/quadx_cuda.h"
 #include "longman_bench.h"
+#include "problems/expint_accuracy.h"
 #include "session.h"
 #include "sweep.h"
 
@@ -182,6 +183,9 @@ int main(void)
 			fflush(stdout);
 		}
 	}
+	if (expint_accuracy_table(stdout, "tests/data/expint_ref.csv", 1, &e))
+		fprintf(stderr, "bench: expint accuracy: %s\n", e.msg);
+	fflush(stdout);
 	if (longman_bench(&s, &g, &e))
 		fprintf(stderr, "bench: longman: %s\n", e.msg);
 	bench_sweep(&s, 20000, "float");

@@ -18,16 +18,25 @@ Output: CSV with a header line "n,x,value", then one line per point.
          range (e.g. E_5(800) ~ 4.6e-351): they are kept, unmarked
 Lines starting with '#' are comments.
 
+The points (about 6800, sorted by (n, x)) cover every branch of
+src/problems/expint_math_tmpl.h and its boundaries: every order 1..64 and
+orders up to the limit 1e6 on a log grid of x, x next to 1 and 1/2, tiny x
+down to the smallest double and float, the float and double underflow edges,
+the thresholds n = 20, 30, 250, and 2600 random points; nearly all x are
+single-precision values, so one point checks float (at float(x)) and double.
+
 Every value is verified:
   1. mp.expint(n, x) is computed at two working precisions (dps p and 2p,
-     p = 80 first) and the two must agree to a relative 1e-30.  mpmath's
+     p = 80 first, i.e. 80 and 160 digits) and the two must agree to a
+     relative 1e-30.  mpmath's
      expint silently returns wrong results (off by many orders of magnitude)
      for large n and x at some precisions -- not even monotonically: in
      mpmath 1.2.1, E_1000(700) is right at dps 80 and 320 but wrong at 160,
      E_250(700) is wrong up to dps 160.  So on disagreement the pair is
      escalated (160/320, 320/640, ... up to 2560/5120); the first agreeing
      pair is used (its higher-precision value is written);
-  2. it is cross-checked against an independent evaluation at dps 40:
+  2. every 10th point (and every closed form) is cross-checked against an
+     independent evaluation at dps 40:
      n = 0:          exp(-x)/x exactly
      x = 0, n >= 2:  1/(n-1) exactly
      otherwise       exp(-x) * integral_0^inf exp(-x u) (1+u)^(-n) du by
@@ -35,7 +44,8 @@ Every value is verified:
                      points up to the decay scale
      requiring relative agreement better than 1e-25.
 If any check fails the script exits non-zero with a message on stderr.
-The output is deterministic (points are sorted by (n, x)).  A summary
+The output is deterministic (points are sorted by (n, x); two worker
+processes, results in order).  A summary
 (number of points, max disagreements) goes to stderr.
 """
 

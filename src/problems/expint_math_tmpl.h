@@ -76,7 +76,7 @@ QX_HD double expint_grid_x(double a, double step, long long j)
 #define QX_EXP expf
 #define QX_LOG logf
 #define QX_FABS fabsf
-#define QX_FMA fmaf
+#define QX_FMA(a, b, c) fmaf((float)(a), (float)(b), (float)(c))
 #define QX_LN2_HI 0.693145751953125f
 #define QX_LN2_LO 1.428606765330187e-06f
 #define QX_LOG2E 1.44269504f
@@ -90,7 +90,7 @@ QX_HD double expint_grid_x(double a, double step, long long j)
 #define QX_EXP exp
 #define QX_LOG log
 #define QX_FABS fabs
-#define QX_FMA fma
+#define QX_FMA(a, b, c) fma((double)(a), (double)(b), (double)(c))
 #define QX_LN2_HI 6.93147180369123816490e-01
 #define QX_LN2_LO 1.90821492927058770002e-10
 #define QX_LOG2E 1.4426950408889634
@@ -262,7 +262,7 @@ QX_HD int expint_series_acc(int n, double x, long iters, double *out)
 		comp = ((lx - sum) - euler_hi) - euler_lo;
 	} else {
 		sum = 1.0 / nm1;
-		comp = fma(-sum, (double)nm1, 1) / nm1;
+		comp = fma(-sum, (double)nm1, 1.0) / nm1;
 	}
 	for (long i = 1; i <= iters; i++) {
 		double del;
@@ -392,7 +392,7 @@ QX_HD int QX_FN(expint_fast)(int n, QX_REAL x, long iters, QX_REAL *out)
 		return EXPINT_OK;
 	}
 	if (branch == EXPINT_BRANCH_SERIES) {
-		double v;
+		double v = 0;
 		const int status = expint_series_acc(n, (double)x, iters, &v);
 		*out = (QX_REAL)v;
 		return status;
