@@ -26,7 +26,8 @@ the thresholds n = 20, 30, 250, and 2600 random points; nearly all x are
 single-precision values, so one point checks float (at float(x)) and double.
 
 Every value is verified:
-  1. mp.expint(n, x) is computed at two working precisions (dps p and 2p,
+  1. E_n(x) (mp.expint for x < 1, the continued fraction evaluated backward
+     in mpmath for x >= 1: see expint_at) is computed at two working precisions (dps p and 2p,
      p = 80 first, i.e. 80 and 160 digits) and the two must agree to a
      relative 1e-30.  mpmath's
      expint silently returns wrong results (off by many orders of magnitude)
@@ -169,7 +170,33 @@ def points():
     return sorted(pts)
 
 
+def cfrac_at(n, xm, dps):
+    """E_n(x) for x >= 1 by its continued fraction
+    e^-x / (b_0 + a_1 / (b_1 + a_2 / ...)), b_i = x + n + 2i,
+    a_i = -i (n - 1 + i), evaluated backward at dps digits, the depth
+    doubled until two depths agree to 10^(5 - dps)."""
+    with mp.workdps(dps):
+        x = mp.mpf(xm)
+        tol = mp.mpf(10) ** (5 - dps)
+        prev = None
+        depth = 16
+        while True:
+            f = x + n + 2 * depth
+            for i in range(depth, 0, -1):
+                f = x + n + 2 * (i - 1) - i * (n - 1 + i) / f
+            if prev is not None and abs(f - prev) <= tol * abs(f):
+                return mp.exp(-x) / f
+            prev = f
+            depth *= 2
+
+
 def expint_at(n, xm, dps):
+    """E_n(x) at dps digits: mp.expint for x < 1 (and the closed forms),
+    the continued fraction for x >= 1, where mp.expint of mpmath 1.2/1.3 is
+    wrong for some large n (E_132(427.02) at dps 80 and 160 differ by 30
+    orders of magnitude) or takes minutes (E_132(728.76) at dps 160)."""
+    if n >= 1 and xm >= 1:
+        return cfrac_at(n, xm, dps)
     with mp.workdps(dps):
         return mp.expint(n, mp.mpf(xm))
 
