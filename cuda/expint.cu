@@ -442,8 +442,8 @@ static int expint_batch_typed(const int *n, const double *x, long count, long it
 
 /* The batch entry point of quadx_cuda.h: every point in precision prec by algorithm algo. */
 extern "C" int expint_gpu_eval_batch(const int *n, const double *x, long count, long iters,
-                                     enum qx_precision prec, int algo, double *values,
-                                     int *status, struct qx_err *e)
+                                     enum qx_precision prec, int algo, double *values, int *status,
+                                     struct qx_err *e)
 {
 	return prec == QX_DOUBLE
 	           ? expint_batch_typed<double>(n, x, count, iters, algo, values, status, e)

@@ -26,8 +26,9 @@ the thresholds n = 20, 30, 250, and 2600 random points; nearly all x are
 single-precision values, so one point checks float (at float(x)) and double.
 
 Every value is verified:
-  1. E_n(x) (mp.expint for x < 1, the continued fraction evaluated backward
-     in mpmath for x >= 1: see expint_at) is computed at two working precisions (dps p and 2p,
+  1. E_n(x) (mp.expint, or the continued fraction evaluated backward in
+     mpmath where mp.expint fails: see methods_for) is computed at two
+     working precisions (dps p and 2p,
      p = 80 first, i.e. 80 and 160 digits) and the two must agree to a
      relative 1e-30.  mpmath's
      expint silently returns wrong results (off by many orders of magnitude)
@@ -190,15 +191,26 @@ def cfrac_at(n, xm, dps):
             depth *= 2
 
 
-def expint_at(n, xm, dps):
-    """E_n(x) at dps digits: mp.expint for x < 1 (and the closed forms),
-    the continued fraction for x >= 1, where mp.expint of mpmath 1.2/1.3 is
-    wrong for some large n (E_132(427.02) at dps 80 and 160 differ by 30
-    orders of magnitude) or takes minutes (E_132(728.76) at dps 160)."""
-    if n >= 1 and xm >= 1:
+def expint_at(n, xm, dps, method):
+    """E_n(x) at dps digits by mp.expint (method "mp") or the continued
+    fraction (method "cf", x >= 1)."""
+    if method == "cf":
         return cfrac_at(n, xm, dps)
     with mp.workdps(dps):
         return mp.expint(n, mp.mpf(xm))
+
+
+def methods_for(n, xm):
+    """The methods tried in turn: mp.expint of mpmath 1.2/1.3 is wrong for
+    some large n and x (E_132(427.02) at dps 80 and 160 differ by 30 orders
+    of magnitude) or takes minutes (E_132(728.76) at dps 160), so for n >= 50
+    and x >= 10 the continued fraction is used instead, and for other x >= 1
+    it is the fallback where mp.expint's two precisions disagree."""
+    if n >= 50 and xm >= 10:
+        return ["cf"]
+    if n >= 1 and xm >= 1:
+        return ["mp", "cf"]
+    return ["mp"]
 
 
 def quad_ref(n, xf):
@@ -238,24 +250,32 @@ def compute(item):
     """Checks one point; returns (n, x, dps pair, two-dps diff, quad diff or
     None, the value's text) or dies."""
     idx, n, xf = item
-    vals = {}
     used = None
-    for i in range(len(DPS_LADDER) - 1):
-        plo, phi = DPS_LADDER[i], DPS_LADDER[i + 1]
-        for p in (plo, phi):
-            if p not in vals:
-                vals[p] = expint_at(n, xf, p)
-        lo, hi = vals[plo], vals[phi]
-        with mp.workdps(phi):
-            ok = (mp.isfinite(hi) and hi > 0 and mp.isfinite(lo) and lo > 0)
-            d1 = reldiff(lo, hi) if ok else mp.inf
-        if d1 <= TOL_PREC:
-            used = (plo, phi)
+    tried = []
+    for method in methods_for(n, xf):
+        vals = {}
+        # the continued fraction is checked at the first pair only
+        ladder = DPS_LADDER if method == "mp" else DPS_LADDER[:2]
+        for i in range(len(ladder) - 1):
+            plo, phi = ladder[i], ladder[i + 1]
+            for p in (plo, phi):
+                if p not in vals:
+                    vals[p] = expint_at(n, xf, p, method)
+            lo, hi = vals[plo], vals[phi]
+            with mp.workdps(phi):
+                ok = (mp.isfinite(hi) and hi > 0 and mp.isfinite(lo)
+                      and lo > 0)
+                d1 = reldiff(lo, hi) if ok else mp.inf
+            if d1 <= TOL_PREC:
+                used = (plo, phi, method)
+                break
+        if used is not None:
             break
+        tried.append("%s: %s" % (method, [mp.nstr(vals[p], 10) for p in
+                                          sorted(vals)]))
     if used is None:
-        die("n=%d x=%r: expint at dps %s never agrees between two "
-            "consecutive precisions: %s"
-            % (n, xf, DPS_LADDER, [mp.nstr(vals[p], 10) for p in DPS_LADDER]))
+        die("n=%d x=%r: no method agrees between two consecutive "
+            "precisions: %s" % (n, xf, tried))
     d2 = None
     if idx % QUAD_EVERY == 0 or n == 0 or xf == 0:
         q = quad_ref(n, xf)
@@ -292,9 +312,10 @@ def main():
     items = [(i, n, xf) for i, (n, xf) in enumerate(pts)]
     with multiprocessing.Pool(WORKERS) as pool:
         for n, xf, used, d1, d2, vs in pool.imap(compute, items, 16):
-            if used != (DPS_LADDER[0], DPS_LADDER[1]):
-                escalated.append("n=%d x=%r -> dps %d/%d"
-                                 % (n, xf, used[0], used[1]))
+            if used[:2] != (DPS_LADDER[0], DPS_LADDER[1]) or (
+                    used[2] != methods_for(n, xf)[0]):
+                escalated.append("n=%d x=%r -> %s at dps %d/%d"
+                                 % (n, xf, used[2], used[0], used[1]))
             if d1 > max_prec or worst_prec is None:
                 max_prec, worst_prec = d1, (n, xf)
             if d2 is not None:

@@ -89,8 +89,8 @@ void expint_accuracy(const struct expint_ref *refs, long count, enum qx_precisio
 	}
 }
 
-void expint_values_cpu(const struct expint_ref *refs, long count, enum qx_precision prec,
-                       int algo, double *values)
+void expint_values_cpu(const struct expint_ref *refs, long count, enum qx_precision prec, int algo,
+                       double *values)
 {
 	for (long i = 0; i < count; i++) {
 		const int n = refs[i].n;
@@ -149,8 +149,9 @@ int expint_accuracy_table(FILE *out, const char *path, int gpu, struct qx_err *e
 		ns[i] = refs[i].n;
 		xs[i] = refs[i].x;
 	}
-	fprintf(out, "\nexpint accuracy, fast variant, against %s (%ld mpmath points); double: "
-	             "relative error in units of 2^-52, float: error in ulps of E_n(float(x))\n\n",
+	fprintf(out,
+	        "\nexpint accuracy, fast variant, against %s (%ld mpmath points); double: "
+	        "relative error in units of 2^-52, float: error in ulps of E_n(float(x))\n\n",
 	        path, count);
 	fprintf(out, "| backend | prec | branch | points | max ulp | mean ulp | worst at |\n");
 	fprintf(out, "|---|---|---|---|---|---|---|\n");
@@ -162,8 +163,8 @@ int expint_accuracy_table(FILE *out, const char *path, int gpu, struct qx_err *e
 				                  EXPINT_ALGO_FAST, values);
 			} else {
 				rc = expint_gpu_eval_batch(ns, xs, count, ACC_ITERS,
-				                           (enum qx_precision)prec, EXPINT_ALGO_FAST,
-				                           values, status, e);
+				                           (enum qx_precision)prec,
+				                           EXPINT_ALGO_FAST, values, status, e);
 				if (rc)
 					goto done;
 				for (long i = 0; i < count; i++)

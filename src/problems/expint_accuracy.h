@@ -44,8 +44,8 @@ void expint_accuracy(const struct expint_ref *refs, long count, enum qx_precisio
 
 /* values[i] = E_n(x) of point i on the CPU by algorithm algo (enum expint_algo) in precision
  * prec (float at float(x)); NaN where the evaluation fails. */
-void expint_values_cpu(const struct expint_ref *refs, long count, enum qx_precision prec,
-                       int algo, double *values);
+void expint_values_cpu(const struct expint_ref *refs, long count, enum qx_precision prec, int algo,
+                       double *values);
 
 /* Prints the Markdown table of max and mean ulp per branch and precision for the fast
  * algorithm on the CPU and, when gpu is nonzero, on the GPU (the batch entry point of

@@ -29,10 +29,10 @@ enum expint_branch {
 /* The name of branch b, for tables. */
 QX_HD const char *expint_branch_name(int b)
 {
-	return b == EXPINT_BRANCH_SERIES    ? "series"
-	       : b == EXPINT_BRANCH_CFRAC   ? "continued fraction"
+	return b == EXPINT_BRANCH_SERIES      ? "series"
+	       : b == EXPINT_BRANCH_CFRAC     ? "continued fraction"
 	       : b == EXPINT_BRANCH_EXPANSION ? "expansion (large n)"
-	                                    : "closed form";
+	                                      : "closed form";
 }
 
 #define EXPINT_EULER 0.57721566490153286061
@@ -128,8 +128,9 @@ QX_HD QX_REAL QX_FN(expint_pow2m)(int k)
  * y = k ln2 - x in [-ln2/2, ln2/2] kept as yh + yl (yh exact), e^y = c + d where c + d = 1 + yh
  * exactly (Fast2Sum) and d also holds yl + y^2 p(y), p the Taylor polynomial of
  * (e^y - 1 - y)/y^2 (to y^11/13! in double, y^6/8! in float: truncation below 0.05 of the
- * rounding unit; Estrin's scheme, for a short chain of dependent operations). The product (c + d)(hi + lo) keeps its low parts; the scaling by 2^-k is
- * exact unless the result is subnormal, where it is the only rounding. */
+ * rounding unit; Estrin's scheme, for a short chain of dependent operations). The product (c +
+ * d)(hi + lo) keeps its low parts; the scaling by 2^-k is exact unless the result is subnormal,
+ * where it is the only rounding. */
 QX_HD QX_REAL QX_FN(expint_times_expm)(QX_REAL x, QX_REAL hi, QX_REAL lo)
 {
 	int k = (int)(x * QX_LOG2E + (QX_REAL)0.5);
@@ -139,7 +140,8 @@ QX_HD QX_REAL QX_FN(expint_times_expm)(QX_REAL x, QX_REAL hi, QX_REAL lo)
 #if QX_SUFFIX_IS_FLOAT
 	const QX_REAL lo6 = QX_FMA(y2, QX_FMA(y, 8.33333333e-03f, 4.16666667e-02f),
 	                           QX_FMA(y, 1.66666667e-01f, 0.5f));
-	const QX_REAL hi6 = QX_FMA(y2, 2.48015873e-05f, QX_FMA(y, 1.98412698e-04f, 1.38888889e-03f));
+	const QX_REAL hi6 =
+	    QX_FMA(y2, 2.48015873e-05f, QX_FMA(y, 1.98412698e-04f, 1.38888889e-03f));
 	const QX_REAL p6 = QX_FMA(y2 * y2, hi6, lo6);
 #else
 	const QX_REAL y4 = y2 * y2;
@@ -188,10 +190,10 @@ QX_HD QX_REAL QX_FN(expint_expansion)(int n, QX_REAL x)
 	    u, QX_FMA(u, QX_FMA(u, QX_FMA(u, QX_FMA(-10395, u, 17325), -9450), 1918), -119), 1);
 	const QX_REAL b7 = QX_FMA(
 	    u,
-	    QX_FMA(u,
-	           QX_FMA(u, QX_FMA(u, QX_FMA(u, QX_FMA(135135, u, -270270), 190575), -56980),
-	                  6825),
-	           -246),
+	    QX_FMA(
+	        u,
+	        QX_FMA(u, QX_FMA(u, QX_FMA(u, QX_FMA(135135, u, -270270), 190575), -56980), 6825),
+	        -246),
 	    1);
 	const QX_REAL poly = QX_FMA(
 	    w, QX_FMA(w, QX_FMA(w, QX_FMA(w, QX_FMA(w, QX_FMA(w, b7, b6), b5), b4), b3), b2), 1);

@@ -52,16 +52,16 @@ static long check_fast(enum qx_precision prec, const double *values, const int *
 		if (prec == QX_FLOAT && (double)(float)r->x != r->x)
 			continue;
 		if (status[i] != EXPINT_OK)
-			fail_msg("%s %s E_%d(%.17g): status %d", backend, qx_precision_name(prec), r->n,
-			         r->x, status[i]);
+			fail_msg("%s %s E_%d(%.17g): status %d", backend, qx_precision_name(prec),
+			         r->n, r->x, status[i]);
 		if (r->value > top)
 			continue;
 		if (expint_ref_counts(r, prec)) {
 			const double err = expint_err_ulp(r->value, values[i], prec);
 			if (!(err <= 2.0))
-				fail_msg("%s %s E_%d(%.17g) = %.17g, mpmath %.20Lg: %.2f ulp", backend,
-				         qx_precision_name(prec), r->n, r->x, values[i], r->value,
-				         err);
+				fail_msg("%s %s E_%d(%.17g) = %.17g, mpmath %.20Lg: %.2f ulp",
+				         backend, qx_precision_name(prec), r->n, r->x, values[i],
+				         r->value, err);
 		} else if (!(fabsl((long double)values[i] - r->value) <= tiny)) {
 			fail_msg("%s %s E_%d(%.17g) = %.17g, mpmath %.20Lg: more than the smallest "
 			         "subnormal off",
@@ -256,11 +256,10 @@ static void test_grid_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fast_cpu),          cmocka_unit_test(test_fast_gpu),
-	    cmocka_unit_test(test_branches_covered),  cmocka_unit_test(test_coursework_double),
-	    cmocka_unit_test(test_special_cases),
-	    cmocka_unit_test(test_underflow),         cmocka_unit_test(test_no_convergence),
-	    cmocka_unit_test(test_grid_run),
+	    cmocka_unit_test(test_fast_cpu),         cmocka_unit_test(test_fast_gpu),
+	    cmocka_unit_test(test_branches_covered), cmocka_unit_test(test_coursework_double),
+	    cmocka_unit_test(test_special_cases),    cmocka_unit_test(test_underflow),
+	    cmocka_unit_test(test_no_convergence),   cmocka_unit_test(test_grid_run),
 	};
 	return cmocka_run_group_tests(tests, load_refs, free_refs);
 }
