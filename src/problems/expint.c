@@ -135,9 +135,10 @@ static int expint_cpu_float(int v, int n, float x, long iters, float *out)
 
 /* The CPU code of the fast algorithm calls fma() in its hot paths: on x86-64 gcc builds the
  * block loop twice, with the FMA instruction and without (a libm call, several times slower),
- * and picks one at load time by the CPU. The results are the same bits either way. */
+ * and picks one at load time by the CPU (flatten: the algorithms are inlined into each clone).
+ * The results are the same bits either way. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define EXPINT_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#define EXPINT_FMA_CLONES __attribute__((target_clones("fma", "default"), flatten))
 #else
 #define EXPINT_FMA_CLONES
 #endif
