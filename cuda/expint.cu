@@ -393,3 +393,58 @@ extern "C" int expint_gpu_eval(int n, double x, long iters, enum qx_precision pr
 	return prec == QX_DOUBLE ? expint_eval_typed<double>(n, x, iters, algo, value, e)
 	                         : expint_eval_typed<float>(n, x, iters, algo, value, e);
 }
+
+/* Point i of a batch: E_{n[i]}(x[i]) by algorithm ALGO in precision T into out[i] (widened to
+ * double) with its status. */
+template <typename T, int ALGO>
+__global__ void expint_batch_kernel(const int *n, const double *x, unsigned count, long iters,
+                                    double *out, int *status)
+{
+	const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= count)
+		return;
+	T v = 0;
+	status[i] = expint_point<T, ALGO>(n[i], (T)x[i], iters, &v);
+	out[i] = v;
+}
+
+/* Evaluates a batch in precision T: copies n and x in, one thread per point, values and
+ * statuses out; returns 0 or -1 with e after freeing what it allocated. */
+template <typename T>
+static int expint_batch_typed(const int *n, const double *x, long count, long iters, int algo,
+                              double *values, int *status, struct qx_err *e)
+{
+	const unsigned block = 128, grid = (unsigned)((count + block - 1) / block);
+	gpu_owned<int> dn, ds;
+	gpu_owned<double> dx, dv;
+	if (count <= 0)
+		return 0;
+	if (count > INT_MAX)
+		return qx_fail(e, "GPU batch of %ld points: at most %d", count, INT_MAX);
+	GPU_TRY(cudaMalloc(&dn.ptr, (size_t)count * sizeof(int)));
+	GPU_TRY(cudaMalloc(&ds.ptr, (size_t)count * sizeof(int)));
+	GPU_TRY(cudaMalloc(&dx.ptr, (size_t)count * sizeof(double)));
+	GPU_TRY(cudaMalloc(&dv.ptr, (size_t)count * sizeof(double)));
+	GPU_TRY(cudaMemcpy(dn.ptr, n, (size_t)count * sizeof(int), cudaMemcpyHostToDevice));
+	GPU_TRY(cudaMemcpy(dx.ptr, x, (size_t)count * sizeof(double), cudaMemcpyHostToDevice));
+	if (algo == EXPINT_ALGO_COURSEWORK)
+		expint_batch_kernel<T, EXPINT_ALGO_COURSEWORK>
+		    <<<grid, block>>>(dn.ptr, dx.ptr, (unsigned)count, iters, dv.ptr, ds.ptr);
+	else
+		expint_batch_kernel<T, EXPINT_ALGO_FAST>
+		    <<<grid, block>>>(dn.ptr, dx.ptr, (unsigned)count, iters, dv.ptr, ds.ptr);
+	GPU_TRY(cudaGetLastError());
+	GPU_TRY(cudaMemcpy(values, dv.ptr, (size_t)count * sizeof(double), cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(status, ds.ptr, (size_t)count * sizeof(int), cudaMemcpyDeviceToHost));
+	return 0;
+}
+
+/* The batch entry point of quadx_cuda.h: every point in precision prec by algorithm algo. */
+extern "C" int expint_gpu_eval_batch(const int *n, const double *x, long count, long iters,
+                                     enum qx_precision prec, int algo, double *values, int *status,
+                                     struct qx_err *e)
+{
+	return prec == QX_DOUBLE
+	           ? expint_batch_typed<double>(n, x, count, iters, algo, values, status, e)
+	           : expint_batch_typed<float>(n, x, count, iters, algo, values, status, e);
+}

@@ -48,6 +48,12 @@ int expint_gpu_occupancy(const struct expint_gpu_job *job, struct gpu_occupancy 
 /* E_n(x) for one (n, x) on the GPU, computed in precision prec with algorithm algo. */
 int expint_gpu_eval(int n, double x, long iters, enum qx_precision prec, int algo, double *value,
                     struct qx_err *e);
+/* E_{n[i]}(x[i]) for count points on the GPU, one thread each, in precision prec (x[i] rounded
+ * to it) by algorithm algo: the value widened to double in values[i], the enum expint_status
+ * in status[i] (the accuracy table and the unit test check every reference point with it). */
+int expint_gpu_eval_batch(const int *n, const double *x, long count, long iters,
+                          enum qx_precision prec, int algo, double *values, int *status,
+                          struct qx_err *e);
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,7 @@ enum { EXPINT_GSL_FAILED = 3 };
 
 static const struct variant_def expint_variants[] = {
     [V_FAST] = {"fast", QX_ON_CPU | QX_ON_GPU,
-                "asymptotic series for large n, stops at the precision's rounding;\n"
+                "within 2 ulp: expansion for large n, backward continued fraction, series;\n"
                 "      GPU: chunks on `streams` streams (default 2): copies overlap the kernels"},
     [V_COURSEWORK] = {"coursework", QX_ON_CPU | QX_ON_GPU,
                       "the coursework's loops (tolerance 1e-30), one thread per point;\n"
@@ -142,6 +142,38 @@ static int expint_cpu_float(int v, int n, float x, long iters, float *out)
 	return expint_fast_f(n, x, iters, out);
 }
 
+/* The CPU code of the fast algorithm calls fma() in its hot paths: on x86-64 gcc builds the
+ * block loop twice, with the FMA instruction and without (a libm call, several times slower),
+ * and picks one at load time by the CPU (flatten: the algorithms are inlined into each clone).
+ * The results are the same bits either way. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EXPINT_FMA_CLONES __attribute__((target_clones("fma", "default"), flatten))
+#else
+#define EXPINT_FMA_CLONES
+#endif
+
+/* Points [first, end) of the grid into out by variant v in precision prec; returns the first
+ * failing index (its status in *bad_status), or -1. */
+EXPINT_FMA_CLONES
+static long long expint_block(enum qx_precision prec, int variant, long long first, long long end,
+                              long long m, double a, double step, long iters, void *out,
+                              int *bad_status)
+{
+	for (long long idx = first; idx < end; idx++) {
+		const int n = (int)(idx / m) + 1;
+		const double x = expint_grid_x(a, step, idx % m + 1);
+		const int status =
+		    prec == QX_DOUBLE
+		        ? expint_cpu_double(variant, n, x, iters, (double *)out + idx)
+		        : expint_cpu_float(variant, n, (float)x, iters, (float *)out + idx);
+		if (status != EXPINT_OK) {
+			*bad_status = status;
+			return idx;
+		}
+	}
+	return -1;
+}
+
 /* Computes the grid on the CPU with `threads` OpenMP threads in blocks of points, polling the
  * cancel flag between blocks. Writes float or double values; returns 0 or -1. */
 static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, int variant,
@@ -161,22 +193,14 @@ static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, 
 		if (qx_cancelled())
 			continue;
 		const long long end = blk * BLOCK + BLOCK < total ? blk * BLOCK + BLOCK : total;
-		for (long long idx = blk * BLOCK; idx < end; idx++) {
-			const int n = (int)(idx / m) + 1;
-			const double x = expint_grid_x(a, step, idx % m + 1);
-			int status;
-			if (prec == QX_DOUBLE)
-				status =
-				    expint_cpu_double(variant, n, x, iters, (double *)out + idx);
-			else
-				status = expint_cpu_float(variant, n, (float)x, iters,
-				                          (float *)out + idx);
-			if (status != EXPINT_OK) {
+		int status = EXPINT_OK;
+		const long long failed =
+		    expint_block(prec, variant, blk * BLOCK, end, m, a, step, iters, out, &status);
+		if (failed >= 0) {
 #pragma omp critical(expint_bad)
-				if (bad < 0 || idx < bad) {
-					bad = idx;
-					bad_status = status;
-				}
+			if (bad < 0 || failed < bad) {
+				bad = failed;
+				bad_status = status;
 			}
 		}
 		qx_progress_add(end - blk * BLOCK);

@@ -11,6 +11,7 @@
 #include "../output.h"
 #include "../session.h"
 #include "../sweep.h"
+#include "expint_accuracy.h"
 
 /* Sets NAME VALUE pairs (NULL-terminated varargs of strings); exits the benchmark on error. */
 static void bench_set(struct session *s, const char *name, const char *value)
@@ -110,8 +111,8 @@ static void bench_sweep(struct session *s, long size, const char *prec)
 	}
 }
 
-/* expint's bench hook: the table of sizes, then the sweeps at 20000^2 in float and double,
- * in session s (current problem expint); returns 0 or -1 with e. */
+/* expint's bench hook: the table of sizes, the accuracy per branch, then the sweeps at 20000^2 in
+ * float and double, in session s (current problem expint); returns 0 or -1 with e. */
 int expint_bench(struct session *s, struct qx_err *e)
 {
 	static const long sizes[] = {5000, 8192, 16384, 20000};
@@ -175,6 +176,9 @@ int expint_bench(struct session *s, struct qx_err *e)
 			fflush(stdout);
 		}
 	}
+	if (expint_accuracy_table(stdout, "tests/data/expint_ref.csv", 1, e))
+		return -1;
+	fflush(stdout);
 	bench_sweep(s, 20000, "float");
 	bench_sweep(s, 20000, "double");
 	return 0;

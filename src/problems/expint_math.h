@@ -5,6 +5,8 @@
 #ifndef QX_EXPINT_MATH_H
 #define QX_EXPINT_MATH_H
 
+#include <math.h>
+
 #define QX_REAL double
 #define QX_SUFFIX d
 #define QX_SUFFIX_IS_FLOAT 0

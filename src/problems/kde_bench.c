@@ -16,16 +16,6 @@
 #include "../sweep.h"
 #include "kde_math.h"
 
-#ifdef QX_HAVE_CUDA
-#include "../../cuda/kde.h"
-#include "../../cuda/quadx_cuda.h"
-
-/* FP64 instructions one double pair costs in the tiled kernel: the subtraction, the square,
- * kde_exp2_poly_d's range check, 3 adds and 13 FMAs, and the tile sum's add. */
-#define KB_FP64_PER_PAIR 20
-/* FP64 lanes per SM per clock on sm_80 and sm_90 data-centre parts (A100, H100, H200). */
-#define KB_FP64_LANES 64
-
 /* Applies the space-separated NAME VALUE pairs of words to s (all or nothing). */
 static int kb_set(struct session *s, const char *words, struct qx_err *e)
 {
@@ -44,6 +34,16 @@ static const struct run_result *kb_run(struct session *s, const char *words, enu
 		return NULL;
 	return s->last;
 }
+
+#ifdef QX_HAVE_CUDA
+#include "../../cuda/kde.h"
+#include "../../cuda/quadx_cuda.h"
+
+/* FP64 instructions one double pair costs in the tiled kernel: the subtraction, the square,
+ * kde_exp2_poly_d's range check, 3 adds and 13 FMAs, and the tile sum's add. */
+#define KB_FP64_PER_PAIR 20
+/* FP64 lanes per SM per clock on sm_80 and sm_90 data-centre parts (A100, H100, H200). */
+#define KB_FP64_LANES 64
 
 /* The ceiling: sms x 16 ex2 per clock, and the ex2-only kernel's measured rate. */
 static int kb_ceiling(struct kde_gpu_ceiling *c, struct qx_err *e)

@@ -1,5 +1,5 @@
-/* test_expint.c - E_n(x) on the CPU against mpmath values (tests/data/expint_ref.csv, made
- * by tests/gen_expint_ref.py), across every branch, for both algorithms and precisions. */
+/* test_expint.c - E_n(x) against mpmath values (tests/data/expint_ref.csv, made by
+ * tests/gen_expint_ref.py) at every point, on the CPU and the GPU, in both precisions. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -10,106 +10,171 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/problems/expint_math.h"
+#include "../../cuda/quadx_cuda.h"
+#include "../../cuda/expint.h"
+#include "../../src/problems/expint_accuracy.h"
 
 #include "../../src/problem.h"
 
-struct ref_point {
-	int n;
-	double x;
-	long double value;
-};
+static struct expint_ref *refs;
+static long nrefs;
 
-static struct ref_point refs[1024];
-static size_t nrefs;
-
-/* Loads the reference file once; fails the test if it is missing or malformed. */
+/* Loads the reference set once; fails the group if it is missing, malformed or small. */
 static int load_refs(void **state)
 {
-	FILE *f = fopen("tests/data/expint_ref.csv", "r");
-	char line[256];
+	struct qx_err e;
 	(void)state;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f)) {
-		if (line[0] == '#' || line[0] == 'n')
+	nrefs = expint_ref_load("tests/data/expint_ref.csv", &refs, &e);
+	if (nrefs < 0)
+		fprintf(stderr, "%s\n", e.msg);
+	return nrefs >= 5000 ? 0 : -1;
+}
+
+/* Frees the reference set. */
+static int free_refs(void **state)
+{
+	(void)state;
+	free(refs);
+	return 0;
+}
+
+/* Checks values[i] (status[i]) of the fast algorithm in precision prec against every point:
+ * each evaluation succeeds; where the value is a normal number of the precision the error is
+ * at most 2 ulp (double: 2 * 2^-52 relative; float: 2 ulps of E_n(float(x))); where it is
+ * subnormal or 0 the error is at most the smallest subnormal. Returns the points checked. */
+static long check_fast(enum qx_precision prec, const double *values, const int *status,
+                       const char *backend)
+{
+	long checked = 0;
+	for (long i = 0; i < nrefs; i++) {
+		const struct expint_ref *r = &refs[i];
+		const double tiny = prec == QX_DOUBLE ? DBL_TRUE_MIN : FLT_TRUE_MIN;
+		const double top = prec == QX_DOUBLE ? DBL_MAX : FLT_MAX;
+		if (prec == QX_FLOAT && (double)(float)r->x != r->x)
 			continue;
-		if (nrefs == sizeof refs / sizeof refs[0] ||
-		    sscanf(line, "%d,%lf,%Lf", &refs[nrefs].n, &refs[nrefs].x,
-		           &refs[nrefs].value) != 3)
-			return -1;
-		nrefs++;
-	}
-	fclose(f);
-	return nrefs > 300 ? 0 : -1;
-}
-
-/* Relative error of v against the reference value r. */
-static double rel(long double r, double v)
-{
-	return (double)(fabsl(r - (long double)v) / fabsl(r));
-}
-
-/* Double, fast algorithm: within 1e-14 relative wherever the value is a normal double, and
- * an underflowing value is returned as a tiny number, not an error. */
-static void test_fast_double(void **state)
-{
-	size_t checked = 0;
-	(void)state;
-	for (size_t i = 0; i < nrefs; i++) {
-		double v = -1;
-		assert_int_equal(expint_fast_d(refs[i].n, refs[i].x, 2000000000L, &v), EXPINT_OK);
-		if (refs[i].value >= DBL_MIN) {
-			if (rel(refs[i].value, v) > 1e-14)
-				fail_msg("E_%d(%.17g) = %.17g, mpmath %.20Lg, rel %.3g", refs[i].n,
-				         refs[i].x, v, refs[i].value, rel(refs[i].value, v));
-			checked++;
-		} else {
-			assert_true(v >= 0 && v < 1e-300);
-		}
-	}
-	assert_true(checked > 300);
-}
-
-/* Float, fast algorithm: within 1e-6 relative where x is a float and the value a normal
- * float. */
-static void test_fast_float(void **state)
-{
-	size_t checked = 0;
-	(void)state;
-	for (size_t i = 0; i < nrefs; i++) {
-		const float x = (float)refs[i].x;
-		float v = -1;
-		if ((double)x != refs[i].x)
+		if (status[i] != EXPINT_OK)
+			fail_msg("%s %s E_%d(%.17g): status %d", backend, qx_precision_name(prec),
+			         r->n, r->x, status[i]);
+		if (r->value > top)
 			continue;
-		assert_int_equal(expint_fast_f(refs[i].n, x, 2000000000L, &v), EXPINT_OK);
-		if (refs[i].value >= FLT_MIN && refs[i].value <= FLT_MAX) {
-			if (rel(refs[i].value, v) > 1e-6)
-				fail_msg("float E_%d(%.9g) = %.9g, mpmath %.20Lg, rel %.3g",
-				         refs[i].n, x, v, refs[i].value, rel(refs[i].value, v));
-			checked++;
+		if (expint_ref_counts(r, prec)) {
+			const double err = expint_err_ulp(r->value, values[i], prec);
+			if (!(err <= 2.0))
+				fail_msg("%s %s E_%d(%.17g) = %.17g, mpmath %.20Lg: %.2f ulp",
+				         backend, qx_precision_name(prec), r->n, r->x, values[i],
+				         r->value, err);
+		} else if (!(fabsl((long double)values[i] - r->value) <= tiny)) {
+			fail_msg("%s %s E_%d(%.17g) = %.17g, mpmath %.20Lg: more than the smallest "
+			         "subnormal off",
+			         backend, qx_precision_name(prec), r->n, r->x, values[i], r->value);
 		}
+		checked++;
 	}
-	assert_true(checked > 150);
+	return checked;
 }
 
-/* The coursework's loops in double agree with mpmath to 1e-13 where they apply (small n). */
+/* The fast algorithm on the CPU at every reference point, in double and in float. */
+static void test_fast_cpu(void **state)
+{
+	double *values = malloc((size_t)nrefs * sizeof *values);
+	int *status = calloc((size_t)nrefs, sizeof *status);
+	(void)state;
+	assert_non_null(values);
+	assert_non_null(status);
+	expint_values_cpu(refs, nrefs, QX_DOUBLE, EXPINT_ALGO_FAST, values);
+	for (long i = 0; i < nrefs; i++)
+		status[i] = isnan(values[i]) ? EXPINT_NOCONV : EXPINT_OK;
+	assert_true(check_fast(QX_DOUBLE, values, status, "cpu") >= 5000);
+	expint_values_cpu(refs, nrefs, QX_FLOAT, EXPINT_ALGO_FAST, values);
+	for (long i = 0; i < nrefs; i++)
+		status[i] = isnan(values[i]) ? EXPINT_NOCONV : EXPINT_OK;
+	assert_true(check_fast(QX_FLOAT, values, status, "cpu") >= 4000);
+	free(values);
+	free(status);
+}
+
+/* The same check on the GPU through the batch entry point; skipped without a usable GPU
+ * unless QUADX_REQUIRE_GPU=1 (make test-gpu). Also counts the points where the GPU's bits
+ * differ from the CPU's. */
+static void test_fast_gpu(void **state)
+{
+	struct gpu_info g;
+	struct qx_err e;
+	const char *require = getenv("QUADX_REQUIRE_GPU");
+	(void)state;
+	if (gpu_init(&g, &e)) {
+		if (require && strcmp(require, "1") == 0)
+			fail_msg("QUADX_REQUIRE_GPU=1 but no GPU: %s", e.msg);
+		skip();
+	}
+#ifdef QX_HAVE_CUDA /* gpu_init fails in builds without it */
+	int *ns, *status;
+	double *xs, *values, *cpu;
+	ns = malloc((size_t)nrefs * sizeof *ns);
+	status = malloc((size_t)nrefs * sizeof *status);
+	xs = malloc((size_t)nrefs * sizeof *xs);
+	values = malloc((size_t)nrefs * sizeof *values);
+	cpu = malloc((size_t)nrefs * sizeof *cpu);
+	assert_true(ns && status && xs && values && cpu);
+	for (long i = 0; i < nrefs; i++) {
+		ns[i] = refs[i].n;
+		xs[i] = refs[i].x;
+	}
+	for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
+		long differ = 0;
+		if (expint_gpu_eval_batch(ns, xs, nrefs, 2000000000L, (enum qx_precision)prec,
+		                          EXPINT_ALGO_FAST, values, status, &e))
+			fail_msg("GPU batch: %s", e.msg);
+		assert_true(check_fast((enum qx_precision)prec, values, status, "gpu") >= 4000);
+		expint_values_cpu(refs, nrefs, (enum qx_precision)prec, EXPINT_ALGO_FAST, cpu);
+		for (long i = 0; i < nrefs; i++)
+			differ += !(values[i] == cpu[i]) && !(isnan(values[i]) && isnan(cpu[i]));
+		printf("gpu %s: %ld of %ld points differ from the CPU's bits\n",
+		       qx_precision_name((enum qx_precision)prec), differ, nrefs);
+	}
+	free(ns);
+	free(status);
+	free(xs);
+	free(values);
+	free(cpu);
+#endif
+}
+
+/* The reference set covers every branch of the fast algorithm in both precisions. */
+static void test_branches_covered(void **state)
+{
+	double *values = calloc((size_t)nrefs, sizeof *values);
+	(void)state;
+	assert_non_null(values);
+	for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
+		struct expint_acc acc[EXPINT_NBRANCH];
+		expint_accuracy(refs, nrefs, (enum qx_precision)prec, values, acc);
+		for (int b = 0; b < EXPINT_NBRANCH; b++)
+			if (acc[b].count < (b == EXPINT_BRANCH_CLOSED ? 5 : 300))
+				fail_msg("%s %s: only %ld points",
+				         qx_precision_name((enum qx_precision)prec),
+				         expint_branch_name(b), acc[b].count);
+	}
+	free(values);
+}
+
+/* The coursework's loops in double agree with mpmath to 1e-13 where they apply (n <= 1000). */
 static void test_coursework_double(void **state)
 {
 	size_t checked = 0;
 	(void)state;
-	for (size_t i = 0; i < nrefs; i++) {
+	for (long i = 0; i < nrefs; i++) {
 		double v = -1;
-		if (refs[i].n > 1000 || refs[i].value < DBL_MIN)
+		if (refs[i].n > 1000 || !expint_ref_counts(&refs[i], QX_DOUBLE))
 			continue;
 		assert_int_equal(expint_coursework_d(refs[i].n, refs[i].x, 2000000000L, &v),
 		                 EXPINT_OK);
-		if (rel(refs[i].value, v) > 1e-13)
-			fail_msg("coursework E_%d(%.17g) = %.17g, rel %.3g", refs[i].n, refs[i].x,
-			         v, rel(refs[i].value, v));
+		if (expint_err_ulp(refs[i].value, v, QX_DOUBLE) * DBL_EPSILON > 1e-13)
+			fail_msg("coursework E_%d(%.17g) = %.17g, mpmath %.20Lg", refs[i].n,
+			         refs[i].x, v, refs[i].value);
 		checked++;
 	}
-	assert_true(checked > 250);
+	assert_true(checked > 3000);
 }
 
 /* Closed forms and the domain: n = 0, x = 0, and the errors. */
@@ -196,10 +261,10 @@ static void test_grid_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fast_double),       cmocka_unit_test(test_fast_float),
-	    cmocka_unit_test(test_coursework_double), cmocka_unit_test(test_special_cases),
-	    cmocka_unit_test(test_underflow),         cmocka_unit_test(test_no_convergence),
-	    cmocka_unit_test(test_grid_run),
+	    cmocka_unit_test(test_fast_cpu),         cmocka_unit_test(test_fast_gpu),
+	    cmocka_unit_test(test_branches_covered), cmocka_unit_test(test_coursework_double),
+	    cmocka_unit_test(test_special_cases),    cmocka_unit_test(test_underflow),
+	    cmocka_unit_test(test_no_convergence),   cmocka_unit_test(test_grid_run),
 	};
-	return cmocka_run_group_tests(tests, load_refs, NULL);
+	return cmocka_run_group_tests(tests, load_refs, free_refs);
 }
