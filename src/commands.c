@@ -274,11 +274,16 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			return -1;
 		args[i] = v.num;
 	}
-	const int have_gpu = p->run_gpu && gpu_init(&g, &why) == 0;
+	/* why the GPU rows are missing: gpu_init's reason (in a CPU-only build: no CUDA) */
+	int have_gpu = gpu_init(&g, &why) == 0;
+	if (have_gpu && !p->run_gpu) {
+		qx_fail(&why, "%s has no GPU implementation", p->name);
+		have_gpu = 0;
+	}
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (b == QX_GPU && !have_gpu) {
 			notes_eval_missing(s, p, args, p->neval_args, QX_GPU, -1, "unavailable",
-			                   p->run_gpu ? why.msg : "CPU-only build");
+			                   why.msg);
 			continue;
 		}
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
