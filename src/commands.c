@@ -318,8 +318,10 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	if (!s->last)
 		return qx_fail(e, "errors: no run yet (try: run cpu)");
 	if (s->last->is_reference)
-		return qx_fail(e, "errors: the last run is the reference itself (cpu double); run "
-		                  "another backend or precision");
+		return qx_fail(e,
+		               "errors: the last run is the reference itself (%s); run another "
+		               "backend or precision",
+		               s->last->ref_name);
 	ref = session_reference(s, s->last->prob, s->last->params, e);
 	if (!ref)
 		return -1;

@@ -733,7 +733,7 @@ class ErrorsTest(QuadxTestCase):
     def test_errors_after_reference_run(self):
         """errors after the reference run itself is one clear error."""
         res = session("set precision double\nrun cpu\nerrors 2\n")
-        self.assertOneError(res, 3, pattern=r"reference")
+        self.assertOneError(res, 3, pattern=r"reference itself \(cpu double\)")
 
     def test_page_gives_each_problems_fields_and_reference(self):
         """help errors names, per problem, the fields its errors records have, and says which
