@@ -292,11 +292,15 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			return -1;
 		args[i] = v.num;
 	}
-	const int have_gpu = p->run_gpu && gpu_init(&g, &why) == 0;
+	/* why the GPU rows are missing: gpu_init's reason (in a CPU-only build: no CUDA) */
+	int have_gpu = gpu_init(&g, &why) == 0;
+	if (have_gpu && !p->run_gpu) {
+		qx_fail(&why, "%s has no GPU implementation", p->name);
+		have_gpu = 0;
+	}
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (b == QX_GPU && !have_gpu) {
-			notes_eval_missing(s, p, args, nargs, QX_GPU, -1, "unavailable",
-			                   p->run_gpu ? why.msg : "CPU-only build");
+			notes_eval_missing(s, p, args, nargs, QX_GPU, -1, "unavailable", why.msg);
 			continue;
 		}
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
@@ -331,8 +335,10 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	if (!s->last)
 		return qx_fail(e, "errors: no run yet (try: run cpu)");
 	if (s->last->is_reference)
-		return qx_fail(e, "errors: the last run is the reference itself (cpu double); run "
-		                  "another backend or precision");
+		return qx_fail(e,
+		               "errors: the last run is the reference itself (%s); run another "
+		               "backend or precision",
+		               s->last->ref_name);
 	ref = session_reference(s, s->last->prob, s->last->params, e);
 	if (!ref)
 		return -1;
@@ -440,7 +446,7 @@ static int help_variant(struct shell *sh, const char *name, struct qx_err *e)
 		return -1;
 	fprintf(out, "%s - variant of %s (%s%s)\n\n    %s\n\n", v->name, p->name,
 	        variant_backends(v), v == &p->variants[0] ? "; the default" : "", v->help);
-	entry = help_variant_entry(page, v->name, &len);
+	entry = help_section_entry(page, "Variants", v->name, &len);
 	if (entry)
 		fprintf(out, "DESCRIPTION (from help %s)\n%.*s\n", p->name, (int)len, entry);
 	fprintf(out, "USAGE\n    ");
@@ -451,37 +457,55 @@ static int help_variant(struct shell *sh, const char *name, struct qx_err *e)
 	return 0;
 }
 
-/* help SETTING: the setting's paragraph of the settings page, pointing to a variant of the
- * same name. Returns 0, 1 when name is no setting, or -1 with e filled. */
+/* Finds the problem that has its own setting named name, the current problem first; returns it
+ * or NULL. */
+static const struct problem *setting_owner(const struct session *s, const char *name)
+{
+	for (int i = -1; i < 0 || qx_problems[i]; i++) {
+		const struct problem *p = i < 0 ? s->prob : qx_problems[i];
+		if (param_find(p->settings, p->nsettings, name) >= 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* help SETTING: the setting's paragraph of the settings page, or for a problem's own setting
+ * (expint's streams) of the Settings section of the problem's page, pointing to a variant of
+ * the same name. Returns 0, 1 when name is no setting, or -1 with e filled. */
 static int help_setting(struct shell *sh, const char *name, struct qx_err *e)
 {
-	const struct problem *owner;
-	const char *entry;
+	const struct problem *owner = NULL, *vp;
+	const char *entry, *topic = "settings";
+	FILE *out = sh->s.out;
 	char *path, *page;
 	size_t len;
-	if (param_find(settings_defs, S_COUNT, name) < 0)
-		return 1;
-	path = help_page_path("settings");
+	if (param_find(settings_defs, S_COUNT, name) < 0) {
+		owner = setting_owner(&sh->s, name);
+		if (!owner)
+			return 1;
+		topic = owner->name;
+	}
+	path = help_page_path(topic);
 	if (!path)
-		return qx_fail(e, "help %s: the settings page is missing (help/settings.txt)",
-		               name);
+		return qx_fail(e, "help %s: the page help/%s.txt is missing", name, topic);
 	page = read_text(path, e);
 	free(path);
 	if (!page)
 		return -1;
-	entry = help_setting_entry(page, name, &len);
+	entry = owner ? help_section_entry(page, "Settings", name, &len)
+	              : help_setting_entry(page, name, &len);
 	if (entry) {
-		fprintf(sh->s.out,
-		        "%s - a setting (from help settings)\n\n%.*s\nUSAGE\n    set %s "
-		        "VALUE\n\nSEE ALSO\n    help settings, help set",
-		        name, (int)len, entry, name);
-		if (variant_find(&sh->s, name, &owner))
-			fprintf(sh->s.out, ", help variant %s (the variant of %s)", name,
-			        owner->name);
-		fputc('\n', sh->s.out);
+		fprintf(out, "%s - a setting%s%s (from help %s)\n\n%.*s\nUSAGE\n    ", name,
+		        owner ? " of " : "", owner ? owner->name : "", topic, (int)len, entry);
+		if (owner && owner != sh->s.prob)
+			fprintf(out, "use %s; ", owner->name);
+		fprintf(out, "set %s VALUE\n\nSEE ALSO\n    help %s, help set", name, topic);
+		if (variant_find(&sh->s, name, &vp))
+			fprintf(out, ", help variant %s (the variant of %s)", name, vp->name);
+		fputc('\n', out);
 	}
 	free(page);
-	return entry ? 0 : qx_fail(e, "help %s: help/settings.txt has no paragraph for it", name);
+	return entry ? 0 : qx_fail(e, "help %s: help/%s.txt has no paragraph for it", name, topic);
 }
 
 /* Lists the current problem's variants from its table. */

@@ -1,4 +1,4 @@
-/* helptext.c - the paragraph of a help page that describes one variant. */
+/* helptext.c - the paragraph of a help page that describes one variant or setting. */
 #include "helptext.h"
 
 #include <string.h>
@@ -56,12 +56,12 @@ const char *help_setting_entry(const char *page, const char *name, size_t *len)
 	return NULL;
 }
 
-/* Finds the variants section, then the entry of name in it. */
-const char *help_variant_entry(const char *page, const char *name, size_t *len)
+/* Finds the section headed by section, then the entry of name in it. */
+const char *help_section_entry(const char *page, const char *section, const char *name, size_t *len)
 {
 	const char *p = page;
 	size_t head, entry = 0;
-	while (*p && strncmp(p + indent_of(p), "Variants", 8) != 0)
+	while (*p && strncmp(p + indent_of(p), section, strlen(section)) != 0)
 		p = next_line(p);
 	if (!*p)
 		return NULL;

@@ -299,6 +299,8 @@ void output_run_csv(const struct run_result *r, char *header, char *row, size_t 
 	output_csv_num(row, len, r->work);
 	csv_text(header, len, "work_unit");
 	csv_text(row, len, p->work_unit);
+	csv_text(header, len, "work_per_s");
+	output_csv_num(row, len, r->work_per_s);
 	csv_text(header, len, "against");
 	csv_text(row, len, r->ref_name);
 	csv_text(header, len, "compared");

@@ -12,8 +12,7 @@ import qxtest
 
 def quadx(cmds, timeout=600):
     """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
-    p = qxtest.commands(cmds, "--json", timeout=timeout)
-    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+    return qxtest.json_commands(cmds, timeout=timeout)
 
 
 GPU = qxtest.gpu_or_exit("longman_gpu_test")

@@ -63,6 +63,12 @@ def json_lines(stdout):
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
+def json_commands(cmds, timeout=TIMEOUT):
+    """Runs quadx --json -e cmds; returns (exit code, parsed stdout lines, stderr)."""
+    p = commands(cmds, "--json", timeout=timeout)
+    return p.returncode, json_lines(p.stdout), p.stderr
+
+
 def device():
     """The `show device` object (its gpu is "none" without a usable GPU)."""
     p = commands("show device", "--json")

@@ -50,6 +50,16 @@ class TmuxCloseTest(qxtest.TmuxTestCase):
         self.tmux.screen("CAT-ENDED-42")
 
 
+class JsonCommandsTest(unittest.TestCase):
+    def test_exit_code_objects_and_stderr(self):
+        """json_commands gives quadx's exit status, every stdout line parsed, and stderr."""
+        rc, objs, err = qxtest.json_commands("show params; set n 0")
+        self.assertEqual(rc, 1)
+        self.assertEqual(objs[0]["type"], "params")
+        self.assertIn("error", objs[-1])
+        self.assertRegex(err, r"^quadx: line \d+: bad value '0' for n")
+
+
 class PollTest(unittest.TestCase):
     def test_poll_returns_the_value_or_fails_naming_the_state(self):
         values = iter([None, 0, "got it"])

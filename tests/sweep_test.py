@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import re
 import resource
 import shutil
 import signal
@@ -279,6 +280,51 @@ class ExportTest(TmpDirTest):
             self.assertEqual((r["problem"], r["device"], r["warmup"]), ("expint", "", "3"))
             self.assertEqual((r["base_n"], r["base_m"], r["base_b"]), ("20", "100", "10"))
             self.assertIn("kernel_max_ms", r)
+
+    def test_help_export_names_every_column(self):
+        """help export lists the CSV columns of `export` and `export last` in the order they
+        are written: a column added, dropped or moved, or a listed one missing, fails here.
+        Its placeholders stand for what each problem has: PARAM, SETTING and FIGURE are
+        read from the JSON export of the same runs, PHASE from the problem's phases."""
+        p = quadx(f"set n 20 m 10 repeat 2; run cpu; sweep m 10,20 on cpu; "
+                  f"export last {self.path('l.csv')}; use longman; set M 10; run cpu; "
+                  f"export {self.path('r.csv')}; export {self.path('r.json')}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        page = qxtest.commands("help export").stdout
+        blocks = [b.split() for b in re.findall(r"(?m)((?:^        \S.*\n)+)", page)]
+        self.assertEqual(len(blocks), 2, page)
+        phases = ["alloc", "h2d", "kernel", "d2h", "free"]
+
+        def expand(cols, params, settings, figures, axes):
+            out = []
+            for c in cols:
+                if c == "PHASE_min_ms":
+                    continue  # with PHASE_max_ms...: a min and a max per phase
+                out += {"PARAM...": params,
+                        "base_PARAM...": ["base_" + n for n in params],
+                        "SETTING...": settings,
+                        "FIGURE...": figures,
+                        "config_AXIS...": ["config_" + a for a in axes],
+                        "PHASE_ms...": [f + "_ms" for f in phases],
+                        "PHASE_max_ms...": [f"{f}_{m}_ms" for f in phases for m in ("min", "max")],
+                        }.get(c, [c])
+            return out
+
+        runs = json.loads(read(self.path("r.json")))["runs"]
+        headers = [l for l in read(self.path("r.csv")).splitlines() if l.startswith("type,")]
+        self.assertEqual(len(headers), 2)  # expint's runs, then longman's
+        for run, header in ((runs[0], headers[0]), (runs[-1], headers[1])):
+            with self.subTest(problem=run["problem"]):
+                keys = list(run)
+                settings = keys[keys.index("block") + 1:keys.index("variant")]
+                figures = list(run["error"])[6:]  # after threshold
+                self.assertEqual(expand(blocks[0], list(run["params"]), settings, figures, []),
+                                 header.split(","))
+        self.assertIn("bound_max", headers[1])  # longman has figures, expint streams
+        self.assertIn("streams", headers[0])
+        last = read(self.path("l.csv")).splitlines()[0]
+        self.assertEqual(expand(blocks[1], list(runs[0]["params"]), ["streams"], [], ["m"]),
+                         last.split(","))
 
     def test_no_space_is_reported(self):
         """Writing to a full device (/dev/full through a link) fails naming the path and the

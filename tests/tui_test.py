@@ -207,7 +207,7 @@ class DashboardTest(Dashboard):
         starred = re.findall(rf"(?m)^{SIDE} \* (\d+) cpu █+", text)
         csv = os.path.join(self.tmp, "sweep.csv")
         self.type(f"export last {csv}")
-        self.screen(f"{csv}")
+        self.screen(f"wrote {csv}")  # the export is done, not just typed
         self.idle()
         with open(csv) as f:
             rows = list(csv_module.DictReader(f))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../src/session.h"
+#include "timing_fixture.h"
 
 /* Sets s up on expint with n=2 m=3 (6 points), double precision and block 128. */
 static void fixture_session(struct session *s)
@@ -14,21 +15,6 @@ static void fixture_session(struct session *s)
 	struct qx_err e;
 	session_init(s, stdout);
 	assert_int_equal(session_set(s, 8, argv, &e), 0);
-}
-
-/* A GPU run's timing: phases alloc, h2d, kernel, d2h and free (kernel and d2h marked
- * overlapped when overlapped) and the total, in ms. */
-static struct qx_timing fixture_timing(double alloc, double h2d, double kernel, double d2h,
-                                       double free_ms, double total, int overlapped)
-{
-	struct qx_timing t = {0};
-	qx_timing_add(&t, "alloc", alloc, 0);
-	qx_timing_add(&t, "h2d", h2d, 0);
-	qx_timing_add(&t, "kernel", kernel, overlapped);
-	qx_timing_add(&t, "d2h", d2h, overlapped);
-	qx_timing_add(&t, "free", free_ms, 0);
-	t.total = total;
-	return t;
 }
 
 /* Makes r the last result of s: a GPU run of block 128 over its 6 points with phases med

@@ -1,7 +1,8 @@
-/* test_helptext.c - the paragraph of a help page that describes a variant: found under the
- * page's "Variants" line at the entries' indentation, running on over deeper lines, never
- * matched in a continuation line or after the section; and every variant of every problem has
- * one in its problem's page (help/PROBLEM.txt), so `help VARIANT` reads the page. */
+/* test_helptext.c - the paragraph of a help page that describes a variant or a problem's own
+ * setting: found under the page's "Variants" ("Settings") line at the entries' indentation,
+ * running on over deeper lines, never matched in a continuation line, another section or after
+ * the section; and every variant and own setting of every problem has one in its problem's
+ * page (help/PROBLEM.txt), so `help VARIANT` and `help SETTING` read the page. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,12 +28,18 @@ static const char page[] = "demo - a page\n"
                            "    After the section:\n"
                            "      gone        not an entry of the section\n";
 
-/* Returns the entry of name in text as a malloc'd string, or NULL. */
-static char *entry_of(const char *text, const char *name)
+/* Returns the entry of name in text's section as a malloc'd string, or NULL. */
+static char *section_entry(const char *text, const char *section, const char *name)
 {
 	size_t len = 0;
-	const char *p = help_variant_entry(text, name, &len);
+	const char *p = help_section_entry(text, section, name, &len);
 	return p ? strndup(p, len) : NULL;
+}
+
+/* Returns the entry of variant name in text as a malloc'd string, or NULL. */
+static char *entry_of(const char *text, const char *name)
+{
+	return section_entry(text, "Variants", name);
 }
 
 /* Entries start at their name's line and end before a line at their indentation, a blank line
@@ -62,9 +69,27 @@ static void test_entries(void **state)
 	free(e);
 }
 
-/* Every variant of every problem has its paragraph in help/PROBLEM.txt, starting with its
- * name (the tests run from the repository root). */
-static void test_every_variant_has_a_paragraph(void **state)
+/* A name that is a setting and a variant: each section finds its own entry. */
+static void test_sections(void **state)
+{
+	static const char both[] = "    Settings (set NAME VALUE):\n"
+	                           "      streams  how many streams\n"
+	                           "    Variants:\n"
+	                           "      streams  chunks on streams\n";
+	char *e;
+	(void)state;
+	e = section_entry(both, "Settings", "streams");
+	assert_string_equal(e, "      streams  how many streams\n");
+	free(e);
+	e = section_entry(both, "Variants", "streams");
+	assert_string_equal(e, "      streams  chunks on streams\n");
+	free(e);
+	assert_null(section_entry(page, "Settings", "fast"));
+}
+
+/* Every variant and every own setting of every problem has its paragraph in help/PROBLEM.txt,
+ * starting with its name (the tests run from the repository root). */
+static void test_every_variant_and_setting_has_a_paragraph(void **state)
 {
 	(void)state;
 	for (int i = 0; qx_problems[i]; i++) {
@@ -83,6 +108,13 @@ static void test_every_variant_has_a_paragraph(void **state)
 			if (!e)
 				fail_msg("%s has no paragraph for variant %s", path, name);
 			assert_int_equal(strncmp(e + strspn(e, " "), name, strlen(name)), 0);
+			free(e);
+		}
+		for (size_t k = 0; k < qx_problems[i]->nsettings; k++) {
+			const char *name = qx_problems[i]->settings[k].name;
+			char *e = section_entry(text, "Settings", name);
+			if (!e)
+				fail_msg("%s has no paragraph for its setting %s", path, name);
 			free(e);
 		}
 		free(text);
@@ -134,7 +166,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_entries),
-	    cmocka_unit_test(test_every_variant_has_a_paragraph),
+	    cmocka_unit_test(test_sections),
+	    cmocka_unit_test(test_every_variant_and_setting_has_a_paragraph),
 	    cmocka_unit_test(test_setting_entries),
 	    cmocka_unit_test(test_every_setting_has_a_paragraph),
 	};

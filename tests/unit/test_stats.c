@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../src/output.h"
+#include "timing_fixture.h"
 
 /* Medians of odd and even counts, unsorted input left as it was. */
 static void test_median(void **state)
@@ -23,26 +24,12 @@ static void test_median(void **state)
 	assert_true(isnan(stats_median(v, 0)));
 }
 
-/* A timing with phases alloc, h2d, kernel, d2h, free (kernel and d2h overlapped when
- * overlapped) and total, in ms. */
-static struct qx_timing timing(double alloc, double h2d, double kernel, double d2h, double fr,
-                               double total, int overlapped)
-{
-	struct qx_timing t = {0};
-	qx_timing_add(&t, "alloc", alloc, 0);
-	qx_timing_add(&t, "h2d", h2d, 0);
-	qx_timing_add(&t, "kernel", kernel, overlapped);
-	qx_timing_add(&t, "d2h", d2h, overlapped);
-	qx_timing_add(&t, "free", fr, 0);
-	t.total = total;
-	return t;
-}
-
 /* Each phase gets its own median, min and max. */
 static void test_phases(void **state)
 {
-	struct qx_timing s[3] = {timing(1, 0, 10, 5, 1, 20, 1), timing(3, 0, 30, 4, 1, 40, 1),
-	                         timing(2, 0, 20, 6, 1, 30, 1)};
+	struct qx_timing s[3] = {fixture_timing(1, 0, 10, 5, 1, 20, 1),
+	                         fixture_timing(3, 0, 30, 4, 1, 40, 1),
+	                         fixture_timing(2, 0, 20, 6, 1, 30, 1)};
 	struct qx_timing med, lo, hi;
 	(void)state;
 	phases_summarize(s, 3, &med, &lo, &hi);
@@ -100,9 +87,9 @@ static void test_run_json_csv(void **state)
 	r.block = 64;
 	r.threads = 2;
 	r.nsamples = 1;
-	r.med = timing(0.1, 0, 0.5, 0.25, 0.05, 0.9, 0);
-	r.min = timing(0, 0, 0.4, 0, 0, 0, 0);
-	r.max = timing(0, 0, 0.75, 0, 0, 0, 0);
+	r.med = fixture_timing(0.1, 0, 0.5, 0.25, 0.05, 0.9, 0);
+	r.min = fixture_timing(0, 0, 0.4, 0, 0, 0, 0);
+	r.max = fixture_timing(0, 0, 0.75, 0, 0, 0, 0);
 	r.ref_name = s.prob->ref_name;
 	r.warmup = 2;
 	r.evals = 100;
