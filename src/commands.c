@@ -273,13 +273,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	const size_t nargs = (size_t)(argc - 1),
 	             least = p->neval_min ? p->neval_min : p->neval_args;
 	if (nargs < least || nargs > p->neval_args || p->neval_args > QX_MAX_EVAL_ARGS) {
-		char usage[128] = "", count[32];
-		for (size_t i = 0; i < p->neval_args; i++) {
-			strncat(usage, i < least ? " " : " [", sizeof usage - strlen(usage) - 1);
-			strncat(usage, p->eval_args[i].name, sizeof usage - strlen(usage) - 1);
-		}
-		for (size_t i = least; i < p->neval_args; i++)
-			strncat(usage, "]", sizeof usage - strlen(usage) - 1);
+		char usage[256], count[32];
+		problem_eval_usage(p, usage, sizeof usage);
 		if (least < p->neval_args)
 			snprintf(count, sizeof count, "%zu to %zu", least, p->neval_args);
 		else
@@ -395,7 +390,7 @@ static int print_file(const char *path, FILE *out, struct qx_err *e)
 	char *text = read_text(path, e);
 	if (!text)
 		return -1;
-	fputs(text, out);
+	help_page_write(text, out);
 	free(text);
 	return 0;
 }

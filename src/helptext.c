@@ -1,6 +1,8 @@
 /* helptext.c - the paragraph of a help page that describes one variant or setting. */
 #include "helptext.h"
 
+#include "problem.h"
+
 #include <string.h>
 
 /* Returns the number of leading blanks of the line at p. */
@@ -81,4 +83,32 @@ const char *help_section_entry(const char *page, const char *section, const char
 		return p;
 	}
 	return NULL;
+}
+
+/* Writes page to out with @PROBLEMS@ and the line of @EVAL_USAGES@ filled from the registry. */
+void help_page_write(const char *page, FILE *out)
+{
+	static const char names_tag[] = "@PROBLEMS@", usages_tag[] = "@EVAL_USAGES@";
+	while (*page) {
+		const char *eol = strchr(page, '\n');
+		const size_t len = eol ? (size_t)(eol - page) + 1 : strlen(page);
+		const char *names = memmem(page, len, names_tag, sizeof names_tag - 1);
+		if (memmem(page, len, usages_tag, sizeof usages_tag - 1)) {
+			for (size_t i = 0; qx_problems[i]; i++) {
+				char usage[256];
+				problem_eval_usage(qx_problems[i], usage, sizeof usage);
+				fprintf(out, "    eval%-18s (problem %s)\n", usage,
+				        qx_problems[i]->name);
+			}
+		} else if (names) {
+			fwrite(page, 1, (size_t)(names - page), out);
+			for (size_t i = 0; qx_problems[i]; i++)
+				fprintf(out, "%s%s", i ? ", " : "", qx_problems[i]->name);
+			fwrite(names + sizeof names_tag - 1, 1,
+			       len - (size_t)(names - page) - (sizeof names_tag - 1), out);
+		} else {
+			fwrite(page, 1, len, out);
+		}
+		page += len;
+	}
 }

@@ -5,6 +5,7 @@
 #define QX_HELPTEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Finds the paragraph of page describing name in a section of a problem's page ("Variants",
  * "Settings"). The section starts at the first line whose text begins with section and ends at
@@ -19,5 +20,10 @@ const char *help_section_entry(const char *page, const char *section, const char
  * first line whose text begins with name followed by two blanks, and the lines below it
  * indented deeper. Returns its start and stores its length in len, or returns NULL. */
 const char *help_setting_entry(const char *page, const char *name, size_t *len);
+
+/* Writes page to out with its two placeholders filled from the problem registry: @PROBLEMS@
+ * becomes the problems' names ("expint, longman, ..."), and a line holding @EVAL_USAGES@ one
+ * line per problem, "    eval ARGS   (problem NAME)", so that no page lists problems by hand. */
+void help_page_write(const char *page, FILE *out);
 
 #endif

@@ -168,6 +168,10 @@ struct problem {
 /* All problems, NULL-terminated; the first is the one a session starts with. */
 extern const struct problem *const qx_problems[];
 
+/* Writes the arguments eval takes for p into buf (" X [Y [Z]]": the optional ones past
+ * neval_min in brackets); returns buf. */
+char *problem_eval_usage(const struct problem *p, char *buf, size_t cap);
+
 /* Returns the problem named name (a unique prefix is accepted), or NULL. */
 const struct problem *problem_find(const char *name);
 

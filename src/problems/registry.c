@@ -1,6 +1,7 @@
 /* registry.c - the list of problems quadx offers. */
 #include "../problem.h"
 
+#include <stdio.h>
 #include <string.h>
 
 extern const struct problem expint_problem;
@@ -26,4 +27,18 @@ const struct problem *problem_find(const char *name)
 		}
 	}
 	return hit;
+}
+
+/* Writes the arguments eval takes for p into buf; returns buf. */
+char *problem_eval_usage(const struct problem *p, char *buf, size_t cap)
+{
+	const size_t least = p->neval_min ? p->neval_min : p->neval_args;
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->neval_args && used < cap; i++)
+		used += (size_t)snprintf(buf + used, cap - used, "%s%s", i < least ? " " : " [",
+		                         p->eval_args[i].name);
+	for (size_t i = least; i < p->neval_args && used < cap; i++)
+		used += (size_t)snprintf(buf + used, cap - used, "]");
+	return buf;
 }

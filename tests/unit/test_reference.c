@@ -49,7 +49,7 @@ static const struct param_def fake_params[] = {
 };
 
 static const struct variant_def fake_variants[] = {
-    {"only", QX_ON_CPU | QX_ON_GPU, "the one implementation"},
+    {"only", QX_ON_CPU | QX_ON_GPU, "the one implementation", 0},
 };
 
 /* Always valid. */
