@@ -305,6 +305,12 @@ void output_run_csv(const struct run_result *r, char *header, char *row, size_t 
 	csv_text(row, len, r->ref_name);
 	csv_text(header, len, "compared");
 	output_csv_num(row, len, (double)r->ref_compared);
+	if (r->has_error && r->has_rounding) { /* as in the JSON object's error */
+		csv_text(header, len, "over_within_rounding");
+		output_csv_num(row, len, (double)r->over_rounding);
+		csv_text(header, len, "condition_max");
+		output_csv_num(row, len, r->condition_max);
+	}
 	for (size_t i = 0; i < r->nfigures; i++) {
 		csv_text(header, len, r->figure[i].name);
 		output_csv_num(row, len, r->figure[i].value);
