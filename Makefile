@@ -38,7 +38,7 @@ ifneq ($(strip $(NVCC)),)
   NVCCFLAGS  ?= -O3 -std=c++17 -lineinfo
   NVCCFLAGS  += -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
                 -gencode arch=compute_90,code=compute_90 -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
-  LDLIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -ldl -lrt -lpthread
+  LDLIBS     += -L$(CUDA_HOME)/lib64 -lcufft -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -ldl -lrt -lpthread
 else
   GPU_BUILD  := no
   LIB_SRC    := $(filter-out $(MAIN_SRC),$(SRC))

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include <cufft.h>
+
 #include "gpu_util.cuh"
 #include "kde.h"
 
@@ -112,14 +114,14 @@ __device__ __forceinline__ T kde_dist2(const T *pt, const T *tile, int j, int b)
 }
 
 /* Outputs [i0 + blockIdx.x B R, +B R) (output r B + threadIdx.x of the block for r < R), each
- * the sum of exp2(-|p_i - u_j|^2) over samples [j0, j1), added to acc[i] in double. Samples
- * come in tiles of B (blockDim.x) through shared memory (DIM B values of T); the first
- * `npoly` samples of each tile go through kde_exp2_poly_f (FAST, float), the rest through
+ * the sum of exp2(-|p_i - u_j|^2) over samples [j0, j1) (split in gridDim.y equal slices, one
+ * per blockIdx.y, added atomically when more than one), added to acc[i] in double. Samples
+ * come in tiles of B (blockDim.x) through shared memory (DIM B values of T), every pair through
  * kde_ex2. Each tile's terms are summed in T, the tile sums in double. u: DIM arrays of n
- * (axis-major), p: DIM arrays of m. */
-template <typename T, int DIM, bool FAST>
+ * (axis-major), p: DIM arrays of m. Used for double and for dimensions 2 and 3. */
+template <typename T, int DIM>
 __global__ void kde_tiled_kernel(const T *u, long long n, const T *p, long long m, long long i0,
-                                 long long j0, long long j1, int npoly, double *acc)
+                                 long long j0, long long j1, double *acc)
 {
 	extern __shared__ unsigned char kde_smem[];
 	T *tile = reinterpret_cast<T *>(kde_smem);
@@ -133,20 +135,18 @@ __global__ void kde_tiled_kernel(const T *u, long long n, const T *p, long long 
 			pt[r][k] = p[k * m + i];
 		sum[r] = 0;
 	}
-	for (long long t0 = j0; t0 < j1; t0 += b) {
-		const int len = (int)min((long long)b, j1 - t0);
+	const long long slice = (j1 - j0 + gridDim.y - 1) / gridDim.y;
+	const long long ys = j0 + blockIdx.y * slice, ye = min(j1, ys + slice);
+	for (long long t0 = ys; t0 < ye; t0 += b) {
+		const int len = (int)min((long long)b, ye - t0);
 		__syncthreads();
 		if (threadIdx.x < len)
 			for (int k = 0; k < DIM; k++)
 				tile[k * b + threadIdx.x] = u[k * n + t0 + threadIdx.x];
 		__syncthreads();
 		T part[KDE_GPU_PER_THREAD] = {};
-		const int poly = FAST ? min(npoly, len) : 0;
-		for (int j = 0; j < poly; j++)
-			for (int r = 0; r < KDE_GPU_PER_THREAD; r++)
-				part[r] += kde_exp2_poly_f(-kde_dist2<T, DIM>(pt[r], tile, j, b));
 #pragma unroll 4
-		for (int j = poly; j < len; j++)
+		for (int j = 0; j < len; j++)
 			for (int r = 0; r < KDE_GPU_PER_THREAD; r++)
 				part[r] += kde_ex2(-kde_dist2<T, DIM>(pt[r], tile, j, b));
 		for (int r = 0; r < KDE_GPU_PER_THREAD; r++)
@@ -154,7 +154,79 @@ __global__ void kde_tiled_kernel(const T *u, long long n, const T *p, long long 
 	}
 	for (int r = 0; r < KDE_GPU_PER_THREAD; r++) {
 		const long long i = base + (long long)r * b;
-		if (i < m)
+		if (i < m && gridDim.y > 1)
+			atomicAdd(&acc[i], sum[r]);
+		else if (i < m)
+			acc[i] += sum[r];
+	}
+}
+
+/* Samples per group of the 1-D float kernel's unrolled inner loop (two 16-byte shared loads). */
+#define KDE_GROUP 8
+
+/* 1 when sample k of a group of KDE_GROUP goes through the polynomial: NPOLY of the group,
+ * spread evenly (k NPOLY mod KDE_GROUP < NPOLY). */
+__host__ __device__ constexpr bool kde_poly_slot(int k, int npoly)
+{
+	return (k * npoly) % KDE_GROUP < npoly;
+}
+
+/* The 1-D float kernel of tiled (NPOLY = 0) and fast (NPOLY = 1..3): the layout of
+ * kde_tiled_kernel, with the tile padded to B samples by +inf (a term of 0 through ex2, at most
+ * 2^-124.99 through the polynomial) so that the inner loop has no bounds: per group of KDE_GROUP
+ * samples, two float4 loads from shared memory (the same address for the whole warp: a
+ * broadcast), then for each sample and each of the thread's outputs d = p - u, and either
+ * part += ex2.approx.ftz(-d d) (MUFU.EX2) or, for the group's NPOLY polynomial slots,
+ * part += kde_gauss2_poly_f(d) (FMA pipes). B is a multiple of 32. */
+template <int NPOLY>
+__global__ void __launch_bounds__(1024)
+    kde_tiled1_kernel(const float *u, const float *p, long long m, long long i0, long long j0,
+                      long long j1, double *acc)
+{
+	extern __shared__ float4 kde_smem4[];
+	float *tile = reinterpret_cast<float *>(kde_smem4);
+	const int b = blockDim.x;
+	const long long base = i0 + (long long)blockIdx.x * b * KDE_GPU_PER_THREAD + threadIdx.x;
+	float pt[KDE_GPU_PER_THREAD];
+	double sum[KDE_GPU_PER_THREAD];
+#pragma unroll
+	for (int r = 0; r < KDE_GPU_PER_THREAD; r++) {
+		pt[r] = p[min(base + (long long)r * b, m - 1)];
+		sum[r] = 0;
+	}
+	const long long slice = (j1 - j0 + gridDim.y - 1) / gridDim.y;
+	const long long ys = j0 + blockIdx.y * slice, ye = min(j1, ys + slice);
+	for (long long t0 = ys; t0 < ye; t0 += b) {
+		const long long j = t0 + threadIdx.x;
+		__syncthreads();
+		tile[threadIdx.x] = j < ye ? u[j] : __int_as_float(0x7f800000);
+		__syncthreads();
+		float part[KDE_GPU_PER_THREAD] = {};
+#pragma unroll 2
+		for (int g = 0; g < b / 4; g += KDE_GROUP / 4) {
+			const float4 lo = kde_smem4[g], hi = kde_smem4[g + 1];
+			const float s[KDE_GROUP] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+			for (int k = 0; k < KDE_GROUP; k++)
+#pragma unroll
+				for (int r = 0; r < KDE_GPU_PER_THREAD; r++) {
+					const float d = pt[r] - s[k];
+					if (kde_poly_slot(k, NPOLY))
+						part[r] += kde_gauss2_poly_f(d);
+					else
+						part[r] += kde_ex2(-d * d);
+				}
+		}
+#pragma unroll
+		for (int r = 0; r < KDE_GPU_PER_THREAD; r++)
+			sum[r] += (double)part[r];
+	}
+#pragma unroll
+	for (int r = 0; r < KDE_GPU_PER_THREAD; r++) {
+		const long long i = base + (long long)r * b;
+		if (i < m && gridDim.y > 1)
+			atomicAdd(&acc[i], sum[r]);
+		else if (i < m)
 			acc[i] += sum[r];
 	}
 }
@@ -170,43 +242,82 @@ __global__ void kde_finish_kernel(const double *acc, long long m, double norm, T
 
 /* ---- binned ---- */
 
-/* Linear binning of the samples onto the g grid points over [lo, hi] (kde_bin). */
-template <typename T>
+/* Fixed-point scale of the binning weights: a sample adds 2^16 in all, split between its two
+ * grid points by its linear-binning weight rounded to 2^-16 (mass kept exactly). */
+#define KDE_BIN_ONE 65536u
+/* Samples one block bins at most, so that a 32-bit shared bin cannot overflow. */
+#define KDE_BIN_PER_BLOCK 65535LL
+/* Largest grid binned in shared memory (4-byte bins in the default 48 KiB); larger grids bin
+ * straight into the global 64-bit bins. */
+#define KDE_BIN_SHARED_MAX 12288
+
+/* Linear binning of samples [blockIdx.x S, +S) (S = per_block) onto the g grid points over
+ * [lo, hi] (kde_bin) in fixed point: SHARED: a per-block histogram in shared memory (integer
+ * atomics), added to the global 64-bit bins once per block; else global atomics per sample. */
+template <typename T, bool SHARED>
 __global__ void kde_bin_kernel(const T *x, long long n, double lo, double hi, long long g,
-                               double *bins)
+                               long long per_block, unsigned long long *bins)
 {
-	for (long long j = (long long)blockDim.x * blockIdx.x + threadIdx.x; j < n;
-	     j += (long long)gridDim.x * blockDim.x) {
+	extern __shared__ unsigned kde_hist[];
+	if (SHARED) {
+		for (long long i = threadIdx.x; i < g; i += blockDim.x)
+			kde_hist[i] = 0;
+		__syncthreads();
+	}
+	const long long j0 = (long long)blockIdx.x * per_block;
+	const long long j1 = min(n, j0 + per_block);
+	for (long long j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
 		double w;
 		const long long i = kde_bin((double)x[j], lo, hi, g, &w);
-		atomicAdd(&bins[i], 1 - w);
-		atomicAdd(&bins[i + 1], w);
+		const unsigned up = (unsigned)__double2uint_rn(w * KDE_BIN_ONE);
+		if (SHARED) {
+			atomicAdd(&kde_hist[i], KDE_BIN_ONE - up);
+			atomicAdd(&kde_hist[i + 1], up);
+		} else {
+			atomicAdd(&bins[i], (unsigned long long)(KDE_BIN_ONE - up));
+			atomicAdd(&bins[i + 1], (unsigned long long)up);
+		}
+	}
+	if (SHARED) {
+		__syncthreads();
+		for (long long i = threadIdx.x; i < g; i += blockDim.x)
+			if (kde_hist[i])
+				atomicAdd(&bins[i], (unsigned long long)kde_hist[i]);
 	}
 }
 
-/* ker[l] = exp(-(l dx / h)^2 / 2) for l <= span. */
-__global__ void kde_kernel_weights(long long span, double dx_h, double *ker)
+/* The FFT input, l of 2 L doubles: [0, L) the bins (count / 2^16, zero past g), [L, 2 L) the
+ * Gaussian at the grid spacing, exp(-(l dx / h)^2 / 2) at l and L - l for l <= span (a circular
+ * kernel; L >= g + span keeps the wrap-around off the g outputs). */
+__global__ void kde_fft_input(const unsigned long long *bins, long long g, long long len,
+                              long long span, double dx_h, double *buf)
 {
 	const long long l = (long long)blockDim.x * blockIdx.x + threadIdx.x;
-	if (l <= span) {
-		const double t = (double)l * dx_h;
-		ker[l] = exp(-0.5 * t * t);
-	}
+	if (l >= len)
+		return;
+	buf[l] = l < g ? (double)bins[l] / KDE_BIN_ONE : 0;
+	const long long d = l <= len / 2 ? l : len - l;
+	const double t = (double)d * dx_h;
+	buf[len + l] = d <= span ? exp(-0.5 * t * t) : 0;
 }
 
-/* y[i] = norm sum_{|l - i| <= span} bins[l] ker[|i - l|]: the direct convolution. */
-template <typename T>
-__global__ void kde_convolve_kernel(const double *bins, long long g, const double *ker,
-                                    long long span, double norm, T *y)
+/* spec[k] = spec[k] spec[half + k] scale for k < half: the product of the two spectra. */
+__global__ void kde_spectra_product(cufftDoubleComplex *spec, long long half, double scale)
+{
+	const long long k = (long long)blockDim.x * blockIdx.x + threadIdx.x;
+	if (k >= half)
+		return;
+	const cufftDoubleComplex a = spec[k], b = spec[half + k];
+	spec[k] =
+	    make_cuDoubleComplex((a.x * b.x - a.y * b.y) * scale, (a.x * b.y + a.y * b.x) * scale);
+}
+
+/* y[i] = conv[i] rounded to T, i < g. */
+template <typename T> __global__ void kde_fft_output(const double *conv, long long g, T *y)
 {
 	const long long i = (long long)blockDim.x * blockIdx.x + threadIdx.x;
-	if (i >= g)
-		return;
-	const long long a = max(0LL, i - span), z = min(g - 1, i + span);
-	double s = 0;
-	for (long long l = a; l <= z; l++)
-		s += bins[l] * ker[l > i ? l - i : i - l];
-	y[i] = (T)(norm * s);
+	if (i < g)
+		y[i] = (T)conv[i];
 }
 
 /* ---- ceiling ---- */
@@ -229,6 +340,12 @@ __global__ void kde_ex2_only_kernel(int iters, float *out)
 }
 
 /* ---- host ---- */
+
+/* The fast kernel's polynomial slots per group of KDE_GROUP for share (1/8, 2/8 or 3/8). */
+static int kde_fast_slots(double share)
+{
+	return (int)std::lround(share * KDE_GROUP);
+}
 
 /* 1 when variant v takes dimensions above 1 (tiled only). */
 static bool kde_multi_dim(int v)
@@ -263,8 +380,11 @@ extern "C" int kde_gpu_check(const struct kde_gpu_job *job, struct qx_err *e)
 		               "kde: block %d: the %s variant takes whole warps, 32 to 1024 in "
 		               "steps of 32",
 		               b, v == KDE_GPU_TILED ? "tiled" : "fast");
-	if (v == KDE_GPU_FAST && !(job->fast_share >= 0 && job->fast_share <= 1))
-		return qx_fail(e, "kde: fast share %g: allowed 0 to 1", job->fast_share);
+	if (v == KDE_GPU_FAST &&
+	    (kde_fast_slots(job->fast_share) < 1 || kde_fast_slots(job->fast_share) > 3 ||
+	     kde_fast_slots(job->fast_share) != job->fast_share * KDE_GROUP))
+		return qx_fail(e, "kde: fast share %g: allowed 0.125, 0.25, 0.375",
+		               job->fast_share);
 	if (v == KDE_GPU_BINNED && (job->m < 2 || !(job->hi > job->lo)))
 		return qx_fail(e, "kde: binned needs a grid of G >= 2 points over lo < hi");
 	for (int k = 0; k < job->dim; k++)
@@ -282,6 +402,15 @@ static long long kde_span(const struct kde_gpu_job *job)
 	return cut < (double)(job->m - 1) ? (long long)cut : job->m - 1;
 }
 
+/* The FFT length of a binned run: the smallest power of 2 >= g + span. */
+static long long kde_fft_len(long long g, long long span)
+{
+	long long len = 2;
+	while (len < g + span)
+		len *= 2;
+	return len;
+}
+
 extern "C" size_t kde_gpu_device_bytes(const struct kde_gpu_job *job)
 {
 	const size_t sz = qx_precision_size(job->prec), d = (size_t)job->dim;
@@ -291,8 +420,10 @@ extern "C" size_t kde_gpu_device_bytes(const struct kde_gpu_job *job)
 		return 2 * n * sz;
 	case KDE_GPU_NAIVE:
 		return n * sz + (job->at[0] ? m * sz : 0) + m * sz;
-	case KDE_GPU_BINNED:
-		return n * sz + m * sizeof(double) * 2 + m * sz;
+	case KDE_GPU_BINNED: { /* samples, bins, FFT buffers and cuFFT's work area, outputs */
+		const long long len = kde_fft_len(job->m, kde_span(job));
+		return n * sz + m * 8 + (size_t)len * (16 + 32 + 16) + m * sz;
+	}
 	default:
 		return d * n * sz + (job->at[0] ? d * m * sz : 0) + m * sizeof(double) + m * sz;
 	}
@@ -434,28 +565,58 @@ static int kde_run_naive(const struct kde_gpu_job *job, T *host, kde_clock &c, s
 	return kde_mark(c, "free", e);
 }
 
-/* Launches the tiled kernel of (T, DIM, FAST) for outputs [i0, i0 + count) and samples
- * [j0, j1). */
-template <typename T, bool FAST>
-static void kde_launch_tiled(int dim, unsigned blocks, int b, const T *u, long long n, const T *p,
-                             long long m, long long i0, long long j0, long long j1, int npoly,
-                             double *acc)
+/* Launches the 1-D float kernel with npoly polynomial slots per group of KDE_GROUP (the
+ * instantiated shares: 0, 1, 2, 3); returns 0, or -1 with e for another npoly. */
+static int kde_launch_tiled1(int npoly, dim3 blocks, int b, const float *u, const float *p,
+                             long long m, long long i0, long long j0, long long j1, double *acc,
+                             struct qx_err *e)
+{
+	const size_t shared = (size_t)b * sizeof(float);
+	switch (npoly) {
+	case 0:
+		kde_tiled1_kernel<0><<<blocks, b, shared>>>(u, p, m, i0, j0, j1, acc);
+		return 0;
+	case 1:
+		kde_tiled1_kernel<1><<<blocks, b, shared>>>(u, p, m, i0, j0, j1, acc);
+		return 0;
+	case 2:
+		kde_tiled1_kernel<2><<<blocks, b, shared>>>(u, p, m, i0, j0, j1, acc);
+		return 0;
+	case 3:
+		kde_tiled1_kernel<3><<<blocks, b, shared>>>(u, p, m, i0, j0, j1, acc);
+		return 0;
+	default:
+		return qx_fail(e, "kde: fast share %d/%d is not built (1/8, 2/8, 3/8 are)", npoly,
+		               KDE_GROUP);
+	}
+}
+
+/* Launches the tiled kernel for outputs [i0, i0 + count) and samples [j0, j1): float 1-D (and
+ * fast) through kde_tiled1_kernel with npoly polynomial slots, else kde_tiled_kernel of (T,
+ * dim). Returns 0, or -1 with e. */
+template <typename T>
+static int kde_launch_tiled(int dim, dim3 blocks, int b, const T *u, long long n, const T *p,
+                            long long m, long long i0, long long j0, long long j1, int npoly,
+                            double *acc, struct qx_err *e)
 {
 	const size_t shared = (size_t)dim * b * sizeof(T);
-	if (dim == 1)
-		kde_tiled_kernel<T, 1, FAST>
-		    <<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, npoly, acc);
-	else if (dim == 2)
-		kde_tiled_kernel<T, 2, FAST>
-		    <<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, npoly, acc);
+	if constexpr (sizeof(T) == sizeof(float)) {
+		if (dim == 1)
+			return kde_launch_tiled1(npoly, blocks, b, u, p, m, i0, j0, j1, acc, e);
+	} else if (dim == 1) {
+		kde_tiled_kernel<T, 1><<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, acc);
+		return 0;
+	}
+	if (dim == 2)
+		kde_tiled_kernel<T, 2><<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, acc);
 	else
-		kde_tiled_kernel<T, 3, FAST>
-		    <<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, npoly, acc);
+		kde_tiled_kernel<T, 3><<<blocks, b, shared>>>(u, n, p, m, i0, j0, j1, acc);
+	return 0;
 }
 
 /* tiled and fast: the inputs, scaled on the device; chunks of samples for all outputs (a
  * chunk of outputs at a time when m alone fills a chunk), accumulated in double; finish. */
-template <typename T, bool FAST>
+template <typename T>
 static int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, struct qx_err *e)
 {
 	const long long n = job->n, m = job->m;
@@ -463,6 +624,8 @@ static int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, s
 	const bool own_at = job->at[0] != nullptr;
 	gpu_owned<T> d_u, d_p, d_y;
 	gpu_owned<double> d_acc;
+	int sms = 0;
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	GPU_TRY(cudaMalloc(&d_u.ptr, (size_t)dim * n * sizeof(T)));
 	if (own_at)
 		GPU_TRY(cudaMalloc(&d_p.ptr, (size_t)dim * m * sizeof(T)));
@@ -500,14 +663,19 @@ static int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, s
 	    std::max(per_block, (long long)(pairs / b) / per_block * per_block);
 	const long long jchunk =
 	    std::max((long long)b, (long long)(pairs / (double)std::min(m, ichunk)) / b * b);
-	const int npoly = FAST ? (int)std::lround(job->fast_share * b) : 0;
+	const int npoly = job->variant == KDE_GPU_FAST ? kde_fast_slots(job->fast_share) : 0;
 	for (long long i0 = 0; i0 < m; i0 += ichunk) {
 		const long long count = std::min(ichunk, m - i0);
 		const unsigned blocks = (unsigned)((count + per_block - 1) / per_block);
+		/* few outputs (a grid, eval): the samples split over blockIdx.y too, to fill the
+		 * GPU */
+		const unsigned split = (unsigned)std::max(
+		    1LL, std::min((long long)(4 * sms) / blocks, jchunk / (16LL * b)));
 		for (long long j0 = 0; j0 < n; j0 += jchunk) {
-			kde_launch_tiled<T, FAST>(dim, blocks, b, d_u.ptr, n, p, m, i0, j0,
-			                          std::min(n, j0 + jchunk), npoly, d_acc.ptr);
-			if (kde_chunk_done(c, job, e))
+			if (kde_launch_tiled<T>(dim, dim3(blocks, split), b, d_u.ptr, n, p, m, i0,
+			                        j0, std::min(n, j0 + jchunk), npoly, d_acc.ptr,
+			                        e) ||
+			    kde_chunk_done(c, job, e))
 				return -1;
 		}
 	}
@@ -527,33 +695,92 @@ static int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, s
 	return kde_mark(c, "free", e);
 }
 
-/* binned: the samples, binned with atomics, the kernel weights, the direct convolution. */
+/* Evaluates a cuFFT call; on failure fills e with the call and its status, returns -1. */
+#define CUFFT_TRY(call)                                                                            \
+	do {                                                                                       \
+		cufftResult cufft_try_rc_ = (call);                                                \
+		if (cufft_try_rc_ != CUFFT_SUCCESS)                                                \
+			return qx_fail(e, "%s: cuFFT status %d", #call, (int)cufft_try_rc_);       \
+	} while (0)
+
+/* The cuFFT plans of the last FFT length (made on first use of a length, kept for the next
+ * runs: planning costs milliseconds): two real-to-complex transforms of len doubles in one
+ * batch, and one complex-to-real back. */
+struct kde_fft_plans {
+	long long len;
+	cufftHandle fwd, inv;
+};
+static kde_fft_plans kde_plans;
+
+/* Makes the plans for len unless they exist. Returns 0, or -1 with e. */
+static int kde_fft_plan(long long len, struct qx_err *e)
+{
+	if (kde_plans.len == len)
+		return 0;
+	if (kde_plans.len) {
+		cufftDestroy(kde_plans.fwd);
+		cufftDestroy(kde_plans.inv);
+		kde_plans.len = 0;
+	}
+	int nn = (int)len;
+	CUFFT_TRY(
+	    cufftPlanMany(&kde_plans.fwd, 1, &nn, NULL, 1, nn, NULL, 1, nn / 2 + 1, CUFFT_D2Z, 2));
+	if (cufftPlan1d(&kde_plans.inv, nn, CUFFT_Z2D, 1) != CUFFT_SUCCESS) {
+		cufftDestroy(kde_plans.fwd);
+		return qx_fail(e, "kde: cufftPlan1d of %lld points failed", len);
+	}
+	kde_plans.len = len;
+	return 0;
+}
+
+/* binned: the samples, binned through per-block shared histograms (fixed point), then the
+ * convolution with the Gaussian by cuFFT (double, zero-padded to a power of 2 >= g + span). */
 template <typename T>
 static int kde_run_binned(const struct kde_gpu_job *job, T *host, kde_clock &c, struct qx_err *e)
 {
-	const long long n = job->n, g = job->m, span = kde_span(job);
+	const long long n = job->n, g = job->m, span = kde_span(job), len = kde_fft_len(g, span);
+	const long long half = len / 2 + 1;
 	const double dx = (job->hi - job->lo) / (double)(g - 1);
+	const bool shared = g <= KDE_BIN_SHARED_MAX;
 	int sms = 0;
 	gpu_owned<T> d_x, d_y;
-	gpu_owned<double> d_bins, d_ker;
+	gpu_owned<unsigned long long> d_bins;
+	gpu_owned<double> d_buf;
+	gpu_owned<cufftDoubleComplex> d_spec;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	if (kde_fft_plan(len, e))
+		return -1;
 	GPU_TRY(cudaMalloc(&d_x.ptr, n * sizeof(T)));
-	GPU_TRY(cudaMalloc(&d_bins.ptr, g * sizeof(double)));
-	GPU_TRY(cudaMalloc(&d_ker.ptr, (span + 1) * sizeof(double)));
+	GPU_TRY(cudaMalloc(&d_bins.ptr, g * sizeof(unsigned long long)));
+	GPU_TRY(cudaMalloc(&d_buf.ptr, 2 * len * sizeof(double)));
+	GPU_TRY(cudaMalloc(&d_spec.ptr, 2 * half * sizeof(cufftDoubleComplex)));
 	GPU_TRY(cudaMalloc(&d_y.ptr, g * sizeof(T)));
 	if (kde_mark(c, "alloc", e) || kde_upload(d_x, job->x[0], (size_t)n, e) ||
 	    kde_mark(c, "h2d", e))
 		return -1;
-	GPU_TRY(cudaMemset(d_bins.ptr, 0, g * sizeof(double)));
-	kde_bin_kernel<T>
-	    <<<(unsigned)sms * 8, HELPER_BLOCK>>>(d_x.ptr, n, job->lo, job->hi, g, d_bins.ptr);
+	GPU_TRY(cudaMemset(d_bins.ptr, 0, g * sizeof(unsigned long long)));
+	const long long per_block =
+	    std::min(KDE_BIN_PER_BLOCK, std::max(4096LL, (n + 4LL * sms - 1) / (4LL * sms)));
+	const unsigned blocks = (unsigned)((n + per_block - 1) / per_block);
+	if (shared)
+		kde_bin_kernel<T, true><<<blocks, HELPER_BLOCK, g * sizeof(unsigned)>>>(
+		    d_x.ptr, n, job->lo, job->hi, g, per_block, d_bins.ptr);
+	else
+		kde_bin_kernel<T, false><<<blocks, HELPER_BLOCK>>>(d_x.ptr, n, job->lo, job->hi, g,
+		                                                   per_block, d_bins.ptr);
 	GPU_TRY(cudaGetLastError());
 	if (kde_mark(c, "bin", e))
 		return -1;
-	kde_kernel_weights<<<(unsigned)((span + HELPER_BLOCK) / HELPER_BLOCK), HELPER_BLOCK>>>(
-	    span, dx / job->h[0], d_ker.ptr);
-	kde_convolve_kernel<T><<<(unsigned)((g + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
-	    d_bins.ptr, g, d_ker.ptr, span, kde_norm((double)n, 1, job->h), d_y.ptr);
+	kde_fft_input<<<(unsigned)((len + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+	    d_bins.ptr, g, len, span, dx / job->h[0], d_buf.ptr);
+	GPU_TRY(cudaGetLastError());
+	CUFFT_TRY(cufftExecD2Z(kde_plans.fwd, d_buf.ptr, d_spec.ptr));
+	kde_spectra_product<<<(unsigned)((half + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+	    d_spec.ptr, half, kde_norm((double)n, 1, job->h) / (double)len);
+	GPU_TRY(cudaGetLastError());
+	CUFFT_TRY(cufftExecZ2D(kde_plans.inv, d_spec.ptr, d_buf.ptr));
+	kde_fft_output<T><<<(unsigned)((g + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+	    d_buf.ptr, g, d_y.ptr);
 	GPU_TRY(cudaGetLastError());
 	c.t->chunks = 1;
 	if (kde_mark(c, "convolve", e))
@@ -563,7 +790,8 @@ static int kde_run_binned(const struct kde_gpu_job *job, T *host, kde_clock &c, 
 		return -1;
 	GPU_TRY(cudaFree(d_x.release()));
 	GPU_TRY(cudaFree(d_bins.release()));
-	GPU_TRY(cudaFree(d_ker.release()));
+	GPU_TRY(cudaFree(d_buf.release()));
+	GPU_TRY(cudaFree(d_spec.release()));
 	GPU_TRY(cudaFree(d_y.release()));
 	return kde_mark(c, "free", e);
 }
@@ -576,7 +804,7 @@ static int kde_dispatch(const struct kde_gpu_job *job, T *host, kde_clock &c, st
 	case KDE_GPU_NAIVE:
 		return kde_run_naive<T>(job, host, c, e);
 	case KDE_GPU_TILED:
-		return kde_run_tiled<T, false>(job, host, c, e);
+		return kde_run_tiled<T>(job, host, c, e);
 	case KDE_GPU_BINNED:
 		return kde_run_binned<T>(job, host, c, e);
 	default:
@@ -605,12 +833,24 @@ extern "C" int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct
 	if (job->variant == KDE_GPU_SEED)
 		rc = kde_run_seed(job, (float *)host_out, c, e);
 	else if (job->variant == KDE_GPU_FAST)
-		rc = kde_run_tiled<float, true>(job, (float *)host_out, c, e);
+		rc = kde_run_tiled<float>(job, (float *)host_out, c, e);
 	else if (job->prec == QX_FLOAT)
 		rc = kde_dispatch<float>(job, (float *)host_out, c, e);
 	else
 		rc = kde_dispatch<double>(job, (double *)host_out, c, e);
 	return rc ? -1 : kde_read_clock(c, e);
+}
+
+extern "C" int kde_gpu_pin(void *p, size_t bytes, struct qx_err *e)
+{
+	GPU_TRY(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+	return 0;
+}
+
+extern "C" void kde_gpu_unpin(void *p)
+{
+	if (p)
+		cudaHostUnregister(p);
 }
 
 extern "C" int kde_gpu_ceiling(int reps, struct kde_gpu_ceiling *out, struct qx_err *e)

@@ -25,16 +25,21 @@ extern "C" {
  *         thread (in float its rounding grows with n: the error the tiled kernel removes).
  * tiled:  samples staged through shared memory a block-wide tile at a time, KDE_GPU_PER_THREAD
  *         outputs per thread, coordinates pre-scaled so that a pair costs a subtraction, a
- *         square (an FMA per extra axis) and one ex2.approx (float) or kde_exp2_poly_d
+ *         square (an FMA per extra axis) and one ex2.approx.ftz (float) or kde_exp2_poly_d
  *         (double: 19 FP64 operations); each tile's terms summed in T, the tile sums in
- *         double; dimension 1..3.
- * fast:   tiled (1-D, float) with the share job->fast_share of each tile's samples through
- *         kde_exp2_poly_f on the FMA pipes instead of the special-function unit (<= 4e-7
- *         relative per term against ex2.approx's 2^-22).
+ *         double; dimension 1..3. Float 1-D: the tile padded with +inf, read 8 samples at a
+ *         time (two float4 broadcasts); the inner loop is FADD, FMUL, MUFU.EX2, FADD per pair.
+ * fast:   tiled (1-D, float) with job->fast_share (1/8, 2/8 or 3/8, each a kernel of its
+ *         own) of each group of 8 samples through kde_gauss2_poly_f on the FMA pipes instead
+ *         of MUFU.EX2, interleaved in the unrolled loop (no branches): 11 instructions a
+ *         polynomial pair against 4 and a MUFU slot (8 issue cycles a warp) for ex2, so 2/8
+ *         balances the pipes (<= 4e-6 relative per polynomial term).
  * binned: 1-D, at the grid of job->m points over [job->lo, job->hi]: linear binning of the
- *         samples (double atomics), then the grid convolved directly with the Gaussian cut at
- *         8 h (O(G * 16 h / spacing) in double; exact convolution, no FFT round-off), so the
- *         error is the binning's, as kde_binned's on the CPU. */
+ *         samples in fixed point (weights to 2^-16, mass kept exactly) through per-block
+ *         shared-memory histograms (grids up to 12288 points; global atomics beyond), then
+ *         the convolution with the Gaussian cut at 8 h by cuFFT in double, zero-padded to a
+ *         power of 2 >= G + the cut, so the error is the binning's, as kde_binned's on the
+ *         CPU. */
 enum kde_gpu_variant { KDE_GPU_SEED, KDE_GPU_NAIVE, KDE_GPU_TILED, KDE_GPU_FAST, KDE_GPU_BINNED };
 
 /* Outputs per thread of tiled and fast. */
@@ -56,7 +61,7 @@ struct kde_gpu_job {
 	double h[3];            /* bandwidth per axis (seed ignores it: bug 4) */
 	double center[3];       /* subtracted before scaling to float (kde_center()); 0 works */
 	int block;              /* threads per block (seed: its "h" argument) */
-	double fast_share;      /* fast: 0..1 */
+	double fast_share;      /* fast: 0.125, 0.25 or 0.375 */
 	double lo, hi;          /* binned: the grid's ends, m points */
 	int (*cancelled)(void); /* polled between chunks; NULL: never */
 };
@@ -83,6 +88,11 @@ size_t kde_gpu_device_bytes(const struct kde_gpu_job *job);
  * hold (naming both sizes); on any failure or cancel frees what it allocated. */
 int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct kde_gpu_times *t,
                 struct qx_err *e);
+
+/* Page-locks the host buffer p of bytes (cudaHostRegister) so that copies of it run at the
+ * bus's speed; returns 0, or -1 with e. kde_gpu_unpin undoes it (nothing for NULL). */
+int kde_gpu_pin(void *p, size_t bytes, struct qx_err *e);
+void kde_gpu_unpin(void *p);
 
 /* The special-function unit's ceiling for the exact sums: sms, SM clock (MHz) and the
  * theoretical 16 ex2 per clock per SM (ex2_per_s_peak), and the median over reps timed

@@ -403,38 +403,44 @@ static const char *variant_backends(const struct variant_def *v)
 	return v->backends & QX_ON_GPU ? "gpu only" : "cpu only";
 }
 
-/* Finds the variant named name, in the current problem first, then in the others; stores its
- * problem in *prob and returns it, or NULL. */
+/* Finds the variant named name in problem p; returns it, or NULL. */
+static const struct variant_def *variant_in(const struct problem *p, const char *name)
+{
+	for (size_t v = 0; v < p->nvariants; v++)
+		if (strcmp(p->variants[v].name, name) == 0)
+			return &p->variants[v];
+	return NULL;
+}
+
+/* Finds the variant named name, in the current problem first, then in the others in registry
+ * order; stores its problem in *prob and returns it, or NULL. */
 static const struct variant_def *variant_find(const struct session *s, const char *name,
                                               const struct problem **prob)
 {
 	for (int i = -1; i < 0 || qx_problems[i]; i++) {
 		const struct problem *p = i < 0 ? s->prob : qx_problems[i];
-		for (size_t v = 0; v < p->nvariants; v++)
-			if (strcmp(p->variants[v].name, name) == 0) {
-				*prob = p;
-				return &p->variants[v];
-			}
+		const struct variant_def *v = variant_in(p, name);
+		if (v) {
+			*prob = p;
+			return v;
+		}
 	}
 	return NULL;
 }
 
-/* help VARIANT: the variant's line of its problem's table, then the paragraph of the problem's
- * help page that describes it. Returns 0, 1 when name is no variant, or -1 with e filled. */
-static int help_variant(struct shell *sh, const char *name, struct qx_err *e)
+/* The page of variant v of problem p: its line of p's table, then the paragraph of p's help
+ * page that describes it. Returns 0, or -1 with e filled. */
+static int help_variant_page(struct shell *sh, const struct problem *p, const struct variant_def *v,
+                             struct qx_err *e)
 {
-	const struct problem *p;
-	const struct variant_def *v = variant_find(&sh->s, name, &p);
 	FILE *out = sh->s.out;
 	const char *entry;
 	char *path, *page;
 	size_t len;
-	if (!v)
-		return 1;
 	path = help_page_path(p->name);
 	if (!path)
-		return qx_fail(e, "help %s: the page of problem %s is missing (help/%s.txt)", name,
-		               p->name, p->name);
+		return qx_fail(e, "help %s: the page of problem %s is missing (help/%s.txt)",
+		               v->name, p->name, p->name);
 	page = read_text(path, e);
 	free(path);
 	if (!page)
@@ -450,6 +456,26 @@ static int help_variant(struct shell *sh, const char *name, struct qx_err *e)
 	fprintf(out, "set variant %s\n\nSEE ALSO\n    help %s, help variants\n", v->name, p->name);
 	free(page);
 	return 0;
+}
+
+/* help VARIANT: the current problem's variant of that name, else every problem's variant of
+ * that name (names are unique within a problem only), each page after the one before. Returns
+ * 0, 1 when name is no variant, or -1 with e filled. */
+static int help_variant(struct shell *sh, const char *name, struct qx_err *e)
+{
+	const struct variant_def *v = variant_in(sh->s.prob, name);
+	int shown = 0;
+	if (v)
+		return help_variant_page(sh, sh->s.prob, v, e);
+	for (int i = 0; qx_problems[i]; i++) {
+		if (!(v = variant_in(qx_problems[i], name)))
+			continue;
+		if (shown++)
+			fputc('\n', sh->s.out);
+		if (help_variant_page(sh, qx_problems[i], v, e))
+			return -1;
+	}
+	return shown ? 0 : 1;
 }
 
 /* Finds the problem that has its own setting named name, the current problem first; returns it

@@ -40,11 +40,11 @@ class KdeGpuTest(unittest.TestCase):
               end="")
 
     def test_exact_variants_against_the_reference(self):
-        """tiled, mixed, naive in float and tiled, naive in double at the samples and at a
+        """tiled, fast, naive in float and tiled, naive in double at the samples and at a
         grid: their error against the CPU double sum within each one's bound (the float bounds
         are the rounding of the scaled coordinates, not the issue's speed targets, which the
         bench reports)."""
-        cases = [("tiled", "float", 1e-5), ("mixed", "float", 2e-5), ("naive", "float", 1e-4),
+        cases = [("tiled", "float", 1e-5), ("fast", "float", 2e-5), ("naive", "float", 1e-4),
                  ("tiled", "double", 1e-13), ("naive", "double", 1e-12)]
         for at in ("at samples n 20000", "at grid n 20000 G 4096"):
             for variant, prec, tol in cases:
@@ -55,13 +55,21 @@ class KdeGpuTest(unittest.TestCase):
                 self.assertLess(r["error"]["max_rel"], tol, (at, variant, prec))
 
     def test_every_distribution_and_block(self):
-        """tiled and mixed on every distribution, at blocks 32..1024."""
+        """tiled and fast on every distribution, at blocks 32..1024."""
         for dist in ("normal", "mixture", "uniform", "exponential", "student"):
             for block in (32, 128, 1024):
-                for variant, tol in (("tiled", 1e-5), ("mixed", 2e-5)):
+                for variant, tol in (("tiled", 1e-5), ("fast", 2e-5)):
                     r = self.runs(f"set dist {dist} n 10000 block {block} variant {variant} "
                                   "repeat 1 warmup 0; run gpu")[0]
                     self.assertLess(r["error"]["max_rel"], tol, (dist, block, variant))
+
+    def test_fast_shares(self):
+        """Each built share of the fast kernel (1, 2, 3 of every 8 by the polynomial) against the
+        reference, at a size with a partial last tile."""
+        for share in ("0.125", "0.25", "0.375"):
+            r = self.runs(f"set n 50001 variant fast share {share} repeat 1 warmup 0; run gpu")[0]
+            self.show(r, f"fast share {share}")
+            self.assertLess(r["error"]["max_rel"], 2e-5, share)
 
     def test_seed_variant_error_is_visible(self):
         """The seed's kernel as written: h = 0 makes every term 0 or NaN, so its error is
@@ -74,15 +82,16 @@ class KdeGpuTest(unittest.TestCase):
         self.assertLess(r["error"]["max_rel"], 1e-4)
 
     def test_naive_float_error_grows_with_n(self):
-        """naive float's single accumulator loses accuracy with n; tiled does not (n = 2^22
-        against an exact sample of outputs: tiled <= 1e-5, naive worse)."""
+        """naive float's single accumulator loses accuracy with n; tiled does not: tiled at
+        n = 2^22 (the issue's size) within 1e-5 against an exact sample of outputs, naive at
+        n = 2^20 (1 s; 2^22 took 18 s) already above 1e-5."""
         tiled = self.runs("set n 4194304 variant tiled repeat 1 warmup 0; run gpu")[0]
-        naive = self.runs("set n 4194304 variant naive repeat 1 warmup 0; run gpu")[0]
+        naive = self.runs("set n 1048576 variant naive repeat 1 warmup 0; run gpu")[0]
         self.show(tiled, "tiled 2^22")
-        self.show(naive, "naive 2^22")
+        self.show(naive, "naive 2^20")
         self.assertEqual(tiled["against"], "cpu double sum at an exact sample of outputs")
         self.assertLess(tiled["error"]["max_rel"], 1e-5)
-        self.assertGreater(naive["error"]["max_rel"], tiled["error"]["max_rel"])
+        self.assertGreater(naive["error"]["max_rel"], 1e-5)
 
     def test_binned_against_the_exact_sum(self):
         """GPU binned at the grid (and interpolated at the samples) agrees with the CPU binned
@@ -93,6 +102,11 @@ class KdeGpuTest(unittest.TestCase):
         self.assertLess(abs(g[0]["error"]["max_abs"] - g[1]["error"]["max_abs"]),
                         1e-3 * g[1]["error"]["max_abs"] + 1e-12)
         self.assertGreater(g[0]["error"]["max_abs"], 0)
+        # the issue's measure: where the density is above 1e-3 of its maximum
+        self.assertLessEqual(g[0]["error"]["err_core"], 1e-4)
+        self.assertLess(abs(g[0]["error"]["err_core"] - g[1]["error"]["err_core"]),
+                        0.05 * g[1]["error"]["err_core"])
+        self.assertLess(g[0]["error"]["err_core"], g[0]["error"]["max_rel"])
         s = self.runs("set n 100000 at samples variant binned repeat 1 warmup 0; run gpu")[0]
         self.assertIn("interp", s["time_ms"])
         self.assertLess(s["error"]["max_rel"], 1e-2)

@@ -190,13 +190,42 @@ class KdeTest(unittest.TestCase):
         the CPU naming the CPU variants."""
         p = qxtest.commands("help kde")
         self.assertEqual(p.returncode, 0, p.stderr)
-        for word in ("tiled (default)", "mixed", "naive", "seed", "binned",
+        for word in ("tiled (default)", "fast", "naive", "seed", "binned",
                      "`int xj = x[j]` truncates", "y is never zeroed", "h parameter is an int",
                      "block width in", "never applied"):
             self.assertIn(word, p.stdout)
         rc, _, err = session("set variant naive; run cpu")
         self.assertIn("variant naive has no cpu implementation (cpu variants: tiled, binned)",
                       err)
+
+    def test_binned_err_core(self):
+        """binned reports err_core, the largest relative error where the density is above 1e-3
+        of its maximum: within the issue's 1e-4 at G = 4096, below the error line's maximum
+        (which the tails set)."""
+        r = ok(self, "set n 100000 at grid G 4096 variant binned precision double repeat 1 "
+                     "warmup 0; run cpu")[0]
+        self.assertLessEqual(r["error"]["err_core"], 1e-4)
+        self.assertGreater(r["error"]["err_core"], 0)
+        self.assertLess(r["error"]["err_core"], r["error"]["max_rel"])
+
+    def test_fast_is_kdes_variant(self):
+        """`set variant fast` in kde is kde's (expint has a fast too); help variant fast shows
+        the current problem's, and from a problem without one every problem's; a share the
+        fast kernel is not built for is refused naming the built ones."""
+        rc, _, err = session("set variant fast precision float")
+        self.assertEqual(rc, 0, err)
+        p = qxtest.commands("use kde; help variant fast")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith("fast - variant of kde ("), p.stdout[:100])
+        self.assertNotIn("variant of expint", p.stdout)
+        p = qxtest.commands("use longman; help variant fast")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("fast - variant of expint (", p.stdout)
+        self.assertIn("fast - variant of kde (", p.stdout)
+        self.assertIn("use kde; set variant fast", p.stdout)
+        rc, _, err = session("set share 0.3")
+        self.assertEqual(rc, 1)
+        self.assertIn("share 0.3: the fast variant is built for 0.125, 0.25 and 0.375", err)
 
 
 if __name__ == "__main__":

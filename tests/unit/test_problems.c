@@ -37,7 +37,8 @@ static size_t tiny_params(const struct problem *p, struct param_value *v)
 	return p->count(v);
 }
 
-/* The defaults pass check, and no parameter or own setting shares a session setting's name. */
+/* The defaults pass check, no parameter or own setting shares a session setting's name, and
+ * variant names are unique within the problem (other problems may reuse them). */
 static void test_names_and_defaults(void **state)
 {
 	(void)state;
@@ -64,6 +65,11 @@ static void test_names_and_defaults(void **state)
 			if (param_find(p->params, p->nparams, p->settings[k].name) >= 0)
 				fail_msg("%s: '%s' is a parameter and a setting", p->name,
 				         p->settings[k].name);
+		for (size_t a = 0; a < p->nvariants; a++)
+			for (size_t b = 0; b < a; b++)
+				if (strcmp(p->variants[a].name, p->variants[b].name) == 0)
+					fail_msg("%s: two variants named '%s'", p->name,
+					         p->variants[a].name);
 	}
 }
 
