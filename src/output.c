@@ -165,6 +165,8 @@ cJSON *output_run_json(const struct run_result *r)
 	cJSON_AddBoolToObject(obj, "reference", r->is_reference);
 	cJSON_AddStringToObject(obj, "against", r->ref_name);
 	cJSON_AddNumberToObject(obj, "compared", (double)r->ref_compared);
+	if (r->note)
+		cJSON_AddStringToObject(obj, "note", r->note);
 	if (r->has_estimates)
 		cJSON_AddNumberToObject(obj, "over_estimate", (double)r->est_under);
 	if (r->has_error) {
@@ -464,6 +466,8 @@ static void run_lines(FILE *f, const struct run_result *r)
 	for (size_t i = 0; i < r->nfigures; i++)
 		fprintf(f, "%s%s %.4g%s", i ? "  " : "             ", r->figure[i].name,
 		        r->figure[i].value, i + 1 == r->nfigures ? "\n" : "");
+	if (r->note)
+		fprintf(f, "  note       %s\n", r->note);
 }
 
 /* Prints the lines of a run result wrapped to the session's width at blanks (between items

@@ -60,6 +60,8 @@ struct run_output {
 	struct qx_timing time; /* the GPU run's phases; the caller measures the total */
 	size_t nfigures;
 	struct qx_figure figure[QX_MAX_FIGURES];
+	const char *note; /* NULL, or a static line the run wants shown with it ("not converged:
+	                   * maxeval"): text output prints it, JSON has it as "note" */
 };
 
 /* Appends the figure name = value to o (dropped past QX_MAX_FIGURES). */

@@ -422,6 +422,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	}
 	r->nfigures = o.nfigures;
 	memcpy(r->figure, o.figure, sizeof r->figure);
+	r->note = o.note;
 	run_speedup(s, r);
 	if (run_keep(s, r, e))
 		return run_discard(s, b, r);

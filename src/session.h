@@ -57,6 +57,7 @@ struct run_result {
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
 	size_t nfigures;                        /* the problem's own figures */
 	struct qx_figure figure[QX_MAX_FIGURES];
+	const char *note; /* the run's note (run_output's), static, or NULL */
 };
 
 /* Latest CPU timing for a configuration, kept to compute the GPU's speedup. */

@@ -63,12 +63,32 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertEqual(r["over_estimate"], 0)
 
     def test_budget_larger_than_device(self):
-        """budget 1e9 MiB is refused before the run with the session's memory error."""
+        """budget 1e9 MiB is refused before the run with the session's GPU memory error (the
+        budget is device memory: the host check does not count it)."""
         rc, out, err = quadx("use cubature; set budget 1e9; run gpu")
         errors = [o for o in out if o.get("type") == "error"]
         self.assertEqual(len(errors), 1, (out, err))
         self.assertIn("GPU memory", errors[0]["error"])
+        self.assertEqual([o for o in out if o.get("type") == "run"], [])
 
+    def test_twophase_phases(self):
+        """twophase on f4 dim 5 at 1e-4 converges through phase 2 (its phase is timed), its
+        estimate covers the true error; with maxeval just above phase 1's work it stops with
+        the note in text and JSON."""
+        r = self.runs("set integrand f4 dim 5 rel 1e-4 variant twophase precision double; "
+                      "run gpu")[0]
+        self.assertEqual(r["error"]["converged"], 1, r)
+        self.assertEqual(r["over_estimate"], 0, r)
+        self.assertIn("phase2", r["time_ms"])
+        r = self.runs("set integrand f4 dim 6 rel 1e-9 variant twophase maxeval 3e6 "
+                      "precision double; run gpu")[0]
+        self.assertEqual(r["error"]["converged"], 0, r)
+        self.assertEqual(r["note"], "not converged: maxeval reached")
+        self.assertLessEqual(r["error"]["evaluations"], 3e6)
+        self.assertEqual(r["over_estimate"], 0, r)
+        p = qxtest.commands("use cubature; set repeat 1 warmup 0 integrand f4 dim 6 rel 1e-9 "
+                            "variant breadth maxeval 1e6; run gpu")
+        self.assertIn("note       not converged: maxeval reached", p.stdout)
 
 if __name__ == "__main__":
     unittest.main()

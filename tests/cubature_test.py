@@ -56,13 +56,39 @@ class CubatureTest(unittest.TestCase):
 
     def test_eval(self):
         """eval of f5 at the origin in dim 2: (1/(2 beta)) * 2 = 1/beta; the exact integral."""
-        rc, out, err = quadx("use cubature; set integrand f5 dim 2; "
-                             "eval 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0")
+        rc, out, err = quadx("use cubature; set integrand f5 dim 2; eval 0 0")
         self.assertEqual(rc, 0, err)
         ev = [o for o in out if o.get("type") == "eval" and o["precision"] == "double"][0]
         self.assertAlmostEqual(ev["value"], 10 / -0.5440211108893698, places=12)
         self.assertAlmostEqual(ev["integral"], 1.0, places=13)
 
+    def test_eval_counts_coordinates(self):
+        """eval takes exactly dim coordinates: 1 or 3 of them in dim 2 is one error naming
+        dim; a run that fails to converge prints its note in text output."""
+        for args in ("0.5", "0.5 0.5 0.5"):
+            p = qxtest.script(f"use cubature\nset dim 2\neval {args}\n", "--json")
+            errors = [o for o in qxtest.json_lines(p.stdout) if o.get("type") == "error"]
+            self.assertEqual(len(errors), 1, (args, p.stdout, p.stderr))
+            self.assertIn("dim = 2 coordinates", errors[0]["error"])
+        p = qxtest.commands("use cubature; set integrand f4 dim 6 rel 1e-9 maxeval 5000 "
+                            "repeat 1 warmup 0; run cpu")
+        self.assertIn("note       not converged: maxeval reached", p.stdout)
+        rc, out, err = quadx("use cubature; set integrand f4 dim 6 rel 1e-9 maxeval 5000 "
+                             "repeat 1 warmup 0; run cpu")
+        r = [o for o in out if o.get("type") == "run"][0]
+        self.assertEqual(r["note"], "not converged: maxeval reached")
+
+    def test_sweep_cpu(self):
+        """A CPU sweep over dim and integrand runs every point, each within its tolerance."""
+        rc, out, err = quadx("use cubature; set rel 1e-4 repeat 1 warmup 0 threads 2; "
+                             "sweep dim 3,4 integrand f5,gaussian on cpu")
+        self.assertEqual(rc, 0, err)
+        rows = [o for o in out if o.get("type") == "sweep"]
+        self.assertEqual(sorted((r["config"]["dim"], r["config"]["integrand"]) for r in rows),
+                         [("3", "f5"), ("3", "gaussian"), ("4", "f5"), ("4", "gaussian")])
+        for r in rows:
+            self.assertTrue(r["ok"], r)
+            self.assertLess(r["max_rel"], 1e-4, r)
 
 if __name__ == "__main__":
     unittest.main()

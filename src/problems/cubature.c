@@ -387,8 +387,14 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 	const long long maxeval = (long long)p[P_MAXEVAL].num;
 	const size_t cap = cub_host_budget(p) / sizeof(struct cub_region);
 	const int batch = threads > 1 ? 4 * threads : 1;
+	const size_t avail = qx_host_mem_available();
 	if (!r)
 		return -1;
+	if (p[P_BUDGET].num > 0 && avail && cub_host_budget(p) > avail)
+		return qx_fail(e,
+		               "budget %.6g MiB is more than the %.1f MiB of host memory available "
+		               "(set budget 0 for a quarter of it)",
+		               p[P_BUDGET].num, avail / 1048576.0);
 	if (cap < 2 + 2 * (size_t)batch)
 		return qx_fail(e, "budget %.3g MiB holds fewer than %d regions of %zu bytes",
 		               p[P_BUDGET].num, 2 + 2 * batch, sizeof(struct cub_region));
@@ -542,6 +548,22 @@ static int cub_cpu_hcubature(const struct param_value *p, struct cub_result *res
 	return 0;
 }
 
+/* The note of a run that stopped for reason: NULL when it converged. */
+static const char *cub_reason_note(int reason)
+{
+	switch (reason) {
+	case CUB_CONVERGED:
+		return NULL;
+	case CUB_MAXEVAL:
+		return "not converged: maxeval reached";
+	case CUB_BUDGET:
+		return "not converged: the region list filled its memory budget";
+	default:
+		return "not converged: the error estimate stopped falling (splitting made no "
+		       "progress)";
+	}
+}
+
 /* Stores a result into o: the value in the run's precision, the error estimate when o has
  * room for it (plus the
  * rounding to float when the value is float), the work and the figures. */
@@ -565,6 +587,7 @@ static void cub_output(const struct cub_result *res, enum qx_precision prec, str
 	run_output_figure(o, "live", (double)res->live);
 	run_output_figure(o, "evaluations", (double)res->evals);
 	run_output_figure(o, "peak_MiB", res->peak_bytes / 1048576.0);
+	o->note = cub_reason_note(res->reason);
 }
 
 /* run_cpu: the adaptive queue (variant breadth) or hcubature, in double (a float run
@@ -609,10 +632,13 @@ static int cub_is_reference(enum qx_backend b, enum qx_precision prec, int varia
 	return 0;
 }
 
-/* Host memory besides the result: the region list's budget. */
+/* Host memory a run takes at its start besides the result: the CPU queue's first block of
+ * regions and its work array (it grows within the budget, which the CPU run checks against
+ * the available memory itself; a GPU run's budget is device memory, device_bytes'). */
 static size_t cub_host_bytes(const struct run_request *rq)
 {
-	return rq->variant == V_HCUBATURE ? 0 : cub_host_budget(rq->params) / 16;
+	const size_t batch = rq->threads > 1 ? 4 * (size_t)rq->threads : 1;
+	return rq->variant == V_HCUBATURE ? 0 : (1024 + 3 * batch) * sizeof(struct cub_region);
 }
 
 #ifdef QX_HAVE_CUDA
@@ -664,13 +690,18 @@ static size_t cub_device_bytes(const struct run_request *rq)
 }
 #endif
 
-/* eval X1..Xdim: the integrand at the point (the first dim arguments; the rest are ignored)
- * in precision prec, with the exact integral over the box as a figure. */
+/* eval X1..Xdim: the integrand at the point of exactly dim coordinates (the arguments not
+ * given are NaN) in precision prec, with the exact integral over the box as a figure. */
 static int cub_eval(const double *args, const struct param_value *p, enum qx_backend b,
                     enum qx_precision prec, struct eval_result *out, struct qx_err *e)
 {
 	const struct cub_fn fn = cub_make_fn(p);
-	(void)e;
+	int given = 0;
+	while (given < CUB_MAX_DIM && !isnan(args[given]))
+		given++;
+	if (given != fn.dim)
+		return qx_fail(e, "eval takes dim = %d coordinates X1..X%d; got %d", fn.dim, fn.dim,
+		               given);
 	if (b == QX_GPU)
 		return 1;
 	if (prec == QX_DOUBLE)
@@ -691,6 +722,8 @@ static const char *const cub_phases[] = {"alloc",  "rules",  "classify", "split"
                                          "copies", "phase2", "free",     NULL};
 static const char *const cub_table_phases[] = {"rules", "classify", "split", NULL};
 
+int cubature_bench(struct session *s, struct qx_err *e); /* cubature_bench.c */
+
 const struct problem cubature_problem = {
     .name = "cubature",
     .summary = "adaptive multidimensional integration, CUHRE rules (seed 002)",
@@ -703,6 +736,7 @@ const struct problem cubature_problem = {
     .nvariants = sizeof cub_variants / sizeof cub_variants[0],
     .eval_args = cub_eval_args,
     .neval_args = CUB_MAX_DIM,
+    .neval_min = 1,
     .ref_kind = QX_REF_CPU,
     .ref_name = "exact value",
     .has_estimates = 1,
@@ -714,6 +748,7 @@ const struct problem cubature_problem = {
     .reference = cub_reference,
     .is_reference = cub_is_reference,
     .eval = cub_eval,
+    .bench = cubature_bench,
 #ifdef QX_HAVE_CUDA
     .run_gpu = cub_run_gpu,
     .device_bytes = cub_device_bytes,

@@ -1,0 +1,221 @@
+/* cubature_bench.c - the `make bench` section of problem cubature (issue 13's "Speed and
+ * accuracy"): the seed's Figure 2 in reduced form. For each row (integrand, dim, tolerance):
+ * breadth and twophase on the GPU (double), the CPU on every core, serial and hcubature, each
+ * with its time, true relative error and evaluations; CPU runs are capped (maxeval from a
+ * measured rate so that a run stops near CUB_CAP_MS) and a capped run that did not converge
+ * is shown as '>cap'. A row whose true error exceeds its tolerance or its own estimate is
+ * marked. Then breadth's rate against the rule-only floor kernel at the same region count.
+ * Peers are the issue's figures (H200, elsewhere), quoted for comparison. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../session.h"
+#include "cubature_rules.h"
+
+#ifdef QX_HAVE_CUDA
+#include "../../cuda/cubature.h"
+#endif
+
+#define CUB_CAP_MS 1500.0
+
+/* The figure name of run r, NaN when it has none. */
+static double cb_figure(const struct run_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nfigures; i++)
+		if (!strcmp(r->figure[i].name, name))
+			return r->figure[i].value;
+	return NAN;
+}
+
+/* Sets words and runs backend b; returns the result or NULL with e filled. */
+static const struct run_result *cb_run(struct session *s, const char *words, enum qx_backend b,
+                                       struct qx_err *e)
+{
+	fprintf(stderr, "bench cubature: %s on %s\n", words, qx_backend_name(b));
+	if (session_set_words(s, words, e) || session_run(s, b, e))
+		return NULL;
+	return s->last;
+}
+
+/* One cell "ms / true rel / evals", with '!' when the true error is over the tolerance and
+ * 'E' when it is over the run's own estimate, '>cap' for a capped run that did not
+ * converge, "nc" for another unconverged one; *bad counts the marked cells. */
+static void cb_cell(const struct run_result *r, double rel, int capped, char *buf, size_t len,
+                    int *bad)
+{
+	const int conv = cb_figure(r, "converged") == 1;
+	if (!conv && capped) {
+		snprintf(buf, len, ">cap");
+		return;
+	}
+	const int over = r->err.max_rel > rel, under = r->est_under > 0;
+	*bad += over || under;
+	snprintf(buf, len, "%.4g ms, %.1e, %.2g%s%s%s", r->med.total, r->err.max_rel,
+	         cb_figure(r, "evaluations"), conv ? "" : " nc", over ? " !" : "",
+	         under ? " E" : "");
+}
+
+/* The rows: the issue's peer rows and f2 at 1e-3, small enough for the time limit. */
+static const struct {
+	const char *f;
+	int dim;
+	double rel;
+	const char *peer; /* PAGANI on the H200 (the issue), "-" where none is quoted */
+} cb_rows[] = {
+    {"f4", 5, 1e-3, "-"},      {"f4", 5, 1e-6, "26.8 ms"}, {"f4", 6, 1e-6, "153 ms"},
+    {"f4", 8, 1e-3, "120 ms"}, {"f5", 5, 1e-9, "4.8 ms"},  {"f5", 8, 1e-6, "116 ms"},
+    {"f1", 8, 1e-4, "167 ms"}, {"f2", 5, 1e-3, "gave up"}, {"f2", 8, 1e-3, "gave up"},
+    {"f3", 5, 1e-4, "-"},
+};
+
+/* The evaluations per ms of serial on f4 dim 5 (a short calibration run), for the caps. */
+static double cb_serial_rate(struct session *s, struct qx_err *e)
+{
+	const struct run_result *r =
+	    cb_run(s,
+	           "integrand f4 dim 5 rel 1e-5 maxeval 1e8 variant breadth precision double "
+	           "threads 1 repeat 1 warmup 0",
+	           QX_CPU, e);
+	return r ? cb_figure(r, "evaluations") / fmax(r->med.total, 1e-3) : -1;
+}
+
+/* The Figure 2 table. */
+static int cb_table(struct session *s, struct qx_err *e)
+{
+	const int nproc = omp_get_num_procs();
+	const double rate = cb_serial_rate(s, e);
+	int bad_quadx = 0, bad_hcub = 0;
+	if (rate < 0)
+		return -1;
+	printf("\n### The seed's Figure 2, reduced (double; cells: median ms, true rel error, "
+	       "evaluations; '!' true error over the tolerance, 'E' over the run's own estimate, "
+	       "'nc' not converged, '>cap' a CPU run stopped at about %.1f s)\n\n",
+	       CUB_CAP_MS / 1000);
+#ifdef QX_HAVE_CUDA
+	printf("| integrand | dim | rel | breadth | twophase | cpu %d threads | serial | "
+	       "hcubature | breadth vs serial | PAGANI (issue) |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|\n",
+	       nproc);
+#else
+	printf("| integrand | dim | rel | cpu %d threads | serial | hcubature |\n"
+	       "|---|---|---|---|---|---|\n",
+	       nproc);
+#endif
+	fflush(stdout);
+	for (size_t i = 0; i < sizeof cb_rows / sizeof cb_rows[0]; i++) {
+		char words[256], cell[5][96];
+		const double rel = cb_rows[i].rel;
+		const long long cap_evals = (long long)(rate * CUB_CAP_MS);
+		const struct run_result *r;
+		double serial_ms = NAN, breadth_ms = NAN;
+		int serial_done = 0;
+		snprintf(words, sizeof words,
+		         "integrand %s dim %d rel %g maxeval 1e8 precision double", cb_rows[i].f,
+		         cb_rows[i].dim, rel);
+		if (session_set_words(s, words, e))
+			return -1;
+#ifdef QX_HAVE_CUDA
+		if (!(r = cb_run(s, "variant breadth repeat 3 warmup 1", QX_GPU, e)))
+			return -1;
+		cb_cell(r, rel, 0, cell[0], sizeof cell[0], &bad_quadx);
+		breadth_ms = r->med.total;
+		if (!(r = cb_run(s, "variant twophase repeat 1 warmup 1", QX_GPU, e)))
+			return -1;
+		cb_cell(r, rel, 0, cell[1], sizeof cell[1], &bad_quadx);
+#endif
+		snprintf(words, sizeof words,
+		         "variant breadth threads %d maxeval %lld repeat 1 warmup 0", nproc,
+		         cap_evals * nproc);
+		if (!(r = cb_run(s, words, QX_CPU, e)))
+			return -1;
+		cb_cell(r, rel, 1, cell[2], sizeof cell[2], &bad_quadx);
+		snprintf(words, sizeof words, "threads 1 maxeval %lld", cap_evals);
+		if (!(r = cb_run(s, words, QX_CPU, e)))
+			return -1;
+		cb_cell(r, rel, 1, cell[3], sizeof cell[3], &bad_quadx);
+		serial_done = cb_figure(r, "converged") == 1;
+		serial_ms = r->med.total;
+		if (!(r = cb_run(s, "variant hcubature", QX_CPU, e)))
+			return -1;
+		cb_cell(r, rel, 1, cell[4], sizeof cell[4], &bad_hcub);
+#ifdef QX_HAVE_CUDA
+		char speed[32];
+		if (serial_done)
+			snprintf(speed, sizeof speed, "%.0fx", serial_ms / breadth_ms);
+		else
+			snprintf(speed, sizeof speed, "> %.0fx", serial_ms / breadth_ms);
+		printf("| %s | %d | %.0e | %s | %s | %s | %s | %s | %s | %s |\n", cb_rows[i].f,
+		       cb_rows[i].dim, rel, cell[0], cell[1], cell[2], cell[3], cell[4], speed,
+		       cb_rows[i].peer);
+#else
+		(void)serial_done;
+		(void)serial_ms;
+		(void)breadth_ms;
+		printf("| %s | %d | %.0e | %s | %s | %s |\n", cb_rows[i].f, cb_rows[i].dim, rel,
+		       cell[2], cell[3], cell[4]);
+#endif
+		fflush(stdout);
+	}
+	printf("\nMarked cells ('!' or 'E'): quadx %d, hcubature %d. Serial rate for the caps: "
+	       "%.3g evaluations/s. Peers (the issue, H200 and its 16-core host): serial CUBA "
+	       "Cuhre f4 dim 5 at 1e-6 2676 ms, f5 dim 5 at 1e-9 916 ms; PAGANI 3-6e10 "
+	       "evaluations/s.\n",
+	       bad_quadx, bad_hcub, rate * 1e3);
+	fflush(stdout);
+	return 0;
+}
+
+#ifdef QX_HAVE_CUDA
+/* breadth's evaluations/s on f4 dim 8 at 1e-3 against the rule alone on the mean region
+ * count of its iterations (the floor, median of 10 launches). */
+static int cb_floor(struct session *s, struct qx_err *e)
+{
+	const struct run_result *r = cb_run(
+	    s, "integrand f4 dim 8 rel 1e-3 variant breadth precision double repeat 3 warmup 1",
+	    QX_GPU, e);
+	if (!r)
+		return -1;
+	const double evals = cb_figure(r, "evaluations"), regions = cb_figure(r, "regions"),
+	             iters = cb_figure(r, "iterations"), rule_ms = qx_timing_ms(&r->med, "rules");
+	const long long per_iter = (long long)fmax(1, regions / fmax(iters, 1));
+	struct cub_rule rule = {0};
+	double floor_ms;
+	if (cub_rule_build(9, 8, &rule, e))
+		return -1;
+	struct cub_gpu_job job = {
+	    .fn = {.kind = CUB_F4, .dim = 8}, .a = 0, .b = 1, .prec = QX_DOUBLE, .rule = &rule};
+	const int rc = cub_gpu_rule_floor(&job, per_iter, 10, &floor_ms, e);
+	const double floor_rate = (double)per_iter * rule.npts / (floor_ms * 1e-3);
+	cub_rule_free(&rule);
+	if (rc)
+		return -1;
+	printf("\n### breadth against the rule-only floor (f4 dim 8, 1e-3, double)\n\n"
+	       "| breadth total ms | evaluations/s (total) | rule kernels ms | floor: %lld "
+	       "regions, ms | floor evaluations/s | breadth total / floor per evaluation |\n"
+	       "|---|---|---|---|---|---|\n| %.4g | %.3g | %.4g | %.4g | %.3g | %.2f |\n",
+	       per_iter, r->med.total, evals / (r->med.total * 1e-3), rule_ms, floor_ms, floor_rate,
+	       floor_rate / (evals / (r->med.total * 1e-3)));
+	fflush(stdout);
+	return 0;
+}
+#endif
+
+int cubature_bench(struct session *s, struct qx_err *e); /* cubature.c's bench hook */
+
+/* The cubature section: the Figure 2 table and, with a GPU, the floor. */
+int cubature_bench(struct session *s, struct qx_err *e)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("\n## cubature: adaptive multidimensional integration (seed 002)\n");
+#ifdef QX_HAVE_CUDA
+	struct gpu_info info;
+	if (gpu_init(&info, e))
+		return -1;
+	printf("\nDevice: %s\n", info.name);
+	return cb_table(s, e) || cb_floor(s, e) ? -1 : 0;
+#else
+	return cb_table(s, e);
+#endif
+}
