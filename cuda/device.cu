@@ -109,12 +109,29 @@ extern "C" void *gpu_host_buffer(size_t bytes, struct qx_err *e)
 	return pinned_ptr;
 }
 
-/* At exit: frees the pinned buffer and resets the device (destroying the context and what
- * it holds: streams, events, the memory pool); nothing when the GPU was never opened. */
+/* What gpu_at_release registered, run by gpu_release. */
+static void (*release_fns[8])(void);
+static int release_count;
+
+/* Registers fn to run at gpu_release (once; at most 8). */
+extern "C" void gpu_at_release(void (*fn)(void))
+{
+	for (int i = 0; i < release_count; i++)
+		if (release_fns[i] == fn)
+			return;
+	if (release_count < 8)
+		release_fns[release_count++] = fn;
+}
+
+/* At exit: runs the registered release functions, frees the pinned buffer and resets the
+ * device (destroying the context and what it holds: streams, events, the memory pool);
+ * nothing when the GPU was never opened. */
 extern "C" void gpu_release(void)
 {
 	if (!gpu_state.ok)
 		return;
+	while (release_count > 0)
+		release_fns[--release_count]();
 	cudaFreeHost(pinned_ptr);
 	pinned_ptr = NULL;
 	pinned_bytes = 0;

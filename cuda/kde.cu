@@ -712,16 +712,22 @@ struct kde_fft_plans {
 };
 static kde_fft_plans kde_plans;
 
-/* Makes the plans for len unless they exist. Returns 0, or -1 with e. */
-static int kde_fft_plan(long long len, struct qx_err *e)
+/* Destroys the plans (gpu_release calls it at exit). */
+static void kde_fft_release(void)
 {
-	if (kde_plans.len == len)
-		return 0;
 	if (kde_plans.len) {
 		cufftDestroy(kde_plans.fwd);
 		cufftDestroy(kde_plans.inv);
 		kde_plans.len = 0;
 	}
+}
+
+/* Makes the plans for len unless they exist. Returns 0, or -1 with e. */
+static int kde_fft_plan(long long len, struct qx_err *e)
+{
+	if (kde_plans.len == len)
+		return 0;
+	kde_fft_release();
 	int nn = (int)len;
 	CUFFT_TRY(
 	    cufftPlanMany(&kde_plans.fwd, 1, &nn, NULL, 1, nn, NULL, 1, nn / 2 + 1, CUFFT_D2Z, 2));
@@ -730,6 +736,7 @@ static int kde_fft_plan(long long len, struct qx_err *e)
 		return qx_fail(e, "kde: cufftPlan1d of %lld points failed", len);
 	}
 	kde_plans.len = len;
+	gpu_at_release(kde_fft_release);
 	return 0;
 }
 

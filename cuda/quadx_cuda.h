@@ -40,6 +40,11 @@ void *gpu_host_buffer(size_t bytes, struct qx_err *e);
 /* Frees the pinned buffer and the device's resources at exit; nothing when no GPU was used. */
 void gpu_release(void);
 
+/* Registers fn to run at gpu_release, before the context goes (the last registered first): a
+ * problem's GPU layer frees what it keeps across runs (FFT plans, page-locked inputs). At most
+ * 8; registering the same fn again does nothing. */
+void gpu_at_release(void (*fn)(void));
+
 /* Floors for the benchmark: the median time of a pinned device-to-host copy of bytes (into a
  * pinned buffer of the measurement's own; the result buffer is not touched), and of a kernel
  * that only writes count values of precision prec, each over reps timed runs. */

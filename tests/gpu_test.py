@@ -97,7 +97,7 @@ class GpuTest(unittest.TestCase):
 
     def test_gpu_errors_are_reported(self):
         """Non-convergence on the GPU is an error naming the point; the session goes on."""
-        p = qxtest.commands("set iters 3; run gpu; set iters 100; run gpu", "--keep-going")
+        p = qxtest.commands("set iters 3; run gpu; set iters 1000; run gpu", "--keep-going")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("did not converge", p.stderr)
         self.assertEqual(p.stderr.count("quadx: line"), 1, p.stderr)

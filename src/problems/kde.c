@@ -21,6 +21,7 @@
 
 #ifdef QX_HAVE_CUDA
 #include "../../cuda/kde.h"
+#include "../../cuda/quadx_cuda.h"
 #endif
 
 /* Largest grid per axis: the GPU binned convolution costs G times min(G, 16 h / spacing). */
@@ -111,6 +112,16 @@ struct kde_state {
 };
 
 static struct kde_state kde_cache;
+
+#ifdef QX_HAVE_CUDA
+static void kde_state_clear(struct kde_state *st);
+
+/* Unpins and frees the cached samples before the GPU context goes (gpu_at_release). */
+static void kde_cache_release(void)
+{
+	kde_state_clear(&kde_cache);
+}
+#endif
 
 /* Frees everything the cache holds and empties it. */
 static void kde_state_clear(struct kde_state *st)
@@ -530,6 +541,7 @@ static int kde_job(struct kde_state *st, const struct run_request *rq, int v,
 		while (k < st->dim && !kde_gpu_pin(st->sf[k], st->s.n * sizeof(float), e))
 			k++;
 		st->sf_pinned = k == st->dim;
+		gpu_at_release(kde_cache_release);
 		while (!st->sf_pinned && k-- > 0)
 			kde_gpu_unpin(st->sf[k]);
 		if (!st->sf_pinned)

@@ -204,12 +204,12 @@ static int kb_cpu(struct session *s, struct qx_err *e)
  * with the sweep's time, speedup-vs-block-2 and efficiency tables. */
 static int kb_seed_tables(struct session *s, struct qx_err *e)
 {
-	char a0[] = "n", a1[] = "4000,32000,128000", a2[] = "block", a3[] = "2..1024", a4[] = "on",
-	     a5[] = "gpu";
-	char *argv[] = {a0, a1, a2, a3, a4, a5};
+	char w[] = "sweep", a0[] = "n", a1[] = "4000,32000,128000", a2[] = "block",
+	     a3[] = "2..1024", a4[] = "on", a5[] = "gpu";
+	char *argv[] = {w, a0, a1, a2, a3, a4, a5};
 	struct sweep plan;
 	if (kb_set(s, "variant seed precision float repeat 2 warmup 1", e) ||
-	    sweep_plan(s, 6, argv, &plan, e) || sweep_run(s, &plan, NULL, e))
+	    sweep_plan(s, 7, argv, &plan, e) || sweep_run(s, &plan, NULL, e))
 		return -1;
 	printf("\n### The seed's tables (variant seed as written), time, speedup against block "
 	       "2 and efficiency = speedup / block\n\n```\n");
