@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "cmdhistory.h"
-#include "fault.h"
 #include "notes.h"
 
 #define MAX_CANDIDATES 128
@@ -192,24 +191,6 @@ int repl_history_path(char *buf, size_t len)
 		return -1;
 	snprintf(buf, len, "%s/history", dir);
 	return 0;
-}
-
-/* Saves the history through a temporary file and a rename, so a failed write never
- * truncates the old file. */
-void repl_history_save(const char *path)
-{
-	char tmp[PATH_MAX + 16];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	int err = write_history(tmp);
-	if (!err && qx_fault("write"))
-		err = EIO;
-	if (!err && rename(tmp, path) != 0)
-		err = errno;
-	if (!err)
-		return;
-	unlink(tmp);
-	fprintf(stderr, "quadx: could not save history to %s: %s (the old file is unchanged)\n",
-	        path, strerror(err));
 }
 
 /* Builds the prompt "quadx PROBLEM/PRECISION> ". */

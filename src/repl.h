@@ -7,9 +7,6 @@
 /* Sets readline up for sh: completion from the command table, history length. */
 void repl_init(struct shell *sh);
 
-/* Writes the history to path through a temporary file and a rename; says so on failure. */
-void repl_history_save(const char *path);
-
 /* Runs the prompt until quit or end of input; returns the number of failed commands. */
 int repl_run(struct shell *sh);
 

@@ -18,6 +18,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "cmdhistory.h"
 #include "panels.h"
 #include "repl.h"
 
@@ -37,6 +38,7 @@ struct job {
 
 struct tui {
 	struct shell *sh;
+	char hist[PATH_MAX]; /* the history file each line is appended to, or "" */
 
 	/* Shared with the worker, under lock. */
 	pthread_mutex_t lock;
@@ -286,7 +288,10 @@ static void on_line(char *line)
 		return;
 	}
 	if (*line) {
+		struct qx_err e;
 		add_history(line);
+		if (t->hist[0] && history_append(t->hist, &e)) /* SIGHUP loses nothing */
+			fprintf(stderr, "quadx: %s\n", e.msg);
 		submit(t, JOB_LINE, line);
 	}
 	free(line);
@@ -800,7 +805,6 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 {
 	static struct tui tui; /* large (snapshots and the log): not on the stack */
 	struct tui *t = &tui;
-	char hist[PATH_MAX];
 	int rc = 0;
 	if (active)
 		return qx_fail(e, "dashboard: already open");
@@ -830,8 +834,10 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 		goto out;
 	}
 	repl_init(sh);
-	if (standalone && repl_history_path(hist, sizeof hist) == 0)
-		read_history(hist);
+	/* from the prompt, repl_run has opened the file already */
+	if (repl_history_path(t->hist, sizeof t->hist) ||
+	    (standalone && history_open(t->hist, e) && fprintf(stderr, "quadx: %s\n", e->msg)))
+		t->hist[0] = '\0';
 	snprintf(t->prompt, sizeof t->prompt, "quadx> ");
 	readline_start(t);
 	sh->s.sweep_observer = publish_sweep;
@@ -853,8 +859,6 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 	pthread_join(t->worker, NULL);
 	qx_cancel_clear();
 	readline_stop();
-	if (standalone && repl_history_path(hist, sizeof hist) == 0)
-		repl_history_save(hist);
 out:
 	sh->s.sweep_observer = NULL;
 	sh->s.sweep_observer_arg = NULL;

@@ -392,6 +392,20 @@ class DashboardTest(Dashboard):
         self.screen("EXITED 143")
         self.screen(RESTORED)
 
+    def test_history_survives_a_hangup(self):
+        """Each line typed in the dashboard is in the history file as soon as it is entered:
+        SIGHUP (a closed terminal) loses none (before, --tui wrote the file only at exit)."""
+        self.start()
+        self.type("set n 7")
+        self.type("show params")
+        self.screen("threshold")
+        self.idle()
+        quadx = self.tmux.child()
+        os.kill(quadx, 1)
+        self.tmux.wait_exit(quadx)
+        with open(os.path.join(self.tmp, "history")) as f:
+            self.assertEqual(f.read().splitlines(), ["set n 7", "show params"])
+
 
 class KeysAndTerminalTest(Dashboard):
     """Issue 11's terminal and keys: a refused dashboard leaves the terminal modes as they were,
