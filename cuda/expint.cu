@@ -86,8 +86,8 @@ __device__ __forceinline__ expint_expm_d expint_expm_of(double x)
 
 /* E_n(x) by algorithm ALGO into *v, the fast one with e^{-x}'s parts em; returns the status. */
 template <int ALGO>
-__device__ __forceinline__ int expint_row_point(int n, float x, long iters,
-                                                const expint_expm_f *em, float *v)
+__device__ __forceinline__ int expint_row_point(int n, float x, long iters, const expint_expm_f *em,
+                                                float *v)
 {
 	return ALGO == EXPINT_ALGO_FAST ? expint_fast_em_f(n, x, iters, em, v)
 	                                : expint_point<float, ALGO>(n, x, iters, v);
@@ -186,9 +186,8 @@ static cudaError_t expint_launch(const struct expint_gpu_job *job, long long fir
 	const unsigned col0 = (unsigned)(first % job->m);
 	/* one thread per point, or per FAST_ROWS rows of a column (expint_grid_kernel) */
 	const long long span = FAST_ROWS * job->m;
-	const long long threads = job->algo == EXPINT_ALGO_COURSEWORK
-	                              ? count
-	                              : (count + span - 1) / span * job->m;
+	const long long threads =
+	    job->algo == EXPINT_ALGO_COURSEWORK ? count : (count + span - 1) / span * job->m;
 	const unsigned grid = (unsigned)((threads + job->block - 1) / job->block);
 	const double step = (job->b - job->a) / (double)job->m;
 	const expint_kernel_fn kernel = (expint_kernel_fn)expint_kernel_for<T>(job);

@@ -126,10 +126,10 @@ QX_HD QX_REAL QX_FN(expint_pow2m)(int k)
 
 /* e^{-x} for 0 < x < QX_ZERO_X as 2^-k (c + d), which expint_times_expm_parts multiplies by
  * hi + lo with one rounding in effect (any other x gives x = 0's parts, which callers leave
- * unused): e^{-x} = 2^-k e^y with y = k ln2 - x in [-ln2/2, ln2/2] kept as yh + yl (yh exact), e^y = c + d where c + d = 1 + yh
- * exactly (Fast2Sum) and d also holds yl + y^2 p(y), p the Taylor polynomial of
- * (e^y - 1 - y)/y^2 (to y^11/13! in double, y^6/8! in float: truncation below 0.05 of the
- * rounding unit; Estrin's scheme, for a short chain of dependent operations). The product (c +
+ * unused): e^{-x} = 2^-k e^y with y = k ln2 - x in [-ln2/2, ln2/2] kept as yh + yl (yh exact), e^y
+ * = c + d where c + d = 1 + yh exactly (Fast2Sum) and d also holds yl + y^2 p(y), p the Taylor
+ * polynomial of (e^y - 1 - y)/y^2 (to y^11/13! in double, y^6/8! in float: truncation below 0.05 of
+ * the rounding unit; Estrin's scheme, for a short chain of dependent operations). The product (c +
  * d)(hi + lo) keeps its low parts; the scaling by 2^-k is exact unless the result is subnormal,
  * where it is the only rounding. */
 struct QX_FN(expint_expm) {
@@ -170,8 +170,8 @@ QX_HD struct QX_FN(expint_expm) QX_FN(expint_expm_parts)(QX_REAL x)
 }
 
 /* (hi + lo) e^{-x} from e^{-x}'s parts em (expint_expm_parts). */
-QX_HD QX_REAL QX_FN(expint_times_expm_parts)(const struct QX_FN(expint_expm) *em, QX_REAL hi,
-                                              QX_REAL lo)
+QX_HD QX_REAL QX_FN(expint_times_expm_parts)(const struct QX_FN(expint_expm) * em, QX_REAL hi,
+                                             QX_REAL lo)
 {
 	const QX_REAL c = em->c, d = em->d;
 	int k = em->k;
@@ -198,7 +198,7 @@ QX_HD QX_REAL QX_FN(expint_times_expm)(QX_REAL x, QX_REAL hi, QX_REAL lo)
  * n >= 30), double k <= 7 (below 2.5e-19 for n >= 250). 1/(x+n) is carried with its
  * rounding errors (of the sum and of the division) into the product with e^{-x}, whose parts
  * em = expint_expm_parts(x) the caller gives. */
-QX_HD QX_REAL QX_FN(expint_expansion)(int n, QX_REAL x, const struct QX_FN(expint_expm) *em)
+QX_HD QX_REAL QX_FN(expint_expansion)(int n, QX_REAL x, const struct QX_FN(expint_expm) * em)
 {
 	const QX_REAL t = (QX_REAL)n, s = x + t;
 	const QX_REAL big = x > t ? x : t, small = x > t ? t : x;
@@ -406,7 +406,7 @@ QX_HD int QX_FN(expint_branch)(int n, QX_REAL x)
  * em = expint_expm_parts(x): the parts of e^{-x}, which a caller with several orders at one x
  * computes once. Returns EXPINT_NOCONV when the series needs more than iters terms or the
  * continued fraction a depth above iters. */
-QX_HD int QX_FN(expint_fast_em)(int n, QX_REAL x, long iters, const struct QX_FN(expint_expm) *em,
+QX_HD int QX_FN(expint_fast_em)(int n, QX_REAL x, long iters, const struct QX_FN(expint_expm) * em,
                                 QX_REAL *out)
 {
 	if (n == 0 && x > 0 && x < QX_ZERO_X) {
