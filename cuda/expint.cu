@@ -57,19 +57,65 @@ __device__ __forceinline__ int expint_point<double, EXPINT_ALGO_COURSEWORK>(int 
 	return expint_coursework_d(n, x, iters, v);
 }
 
+/* Rows (orders) per thread of the fast kernels: a thread's points share x and e^{-x}. The
+ * coursework kernels keep the seed's one point per thread. */
+static const int FAST_ROWS = 4;
+
+/* c / m by a double reciprocal inv_m, off by at most one and then corrected: cheaper than the
+ * integer division. */
+__device__ __forceinline__ unsigned expint_div_m(unsigned c, unsigned m, double inv_m)
+{
+	unsigned r = (unsigned)((double)c * inv_m);
+	if ((unsigned long long)r * m > c)
+		r--;
+	else if ((unsigned long long)(r + 1) * m <= c)
+		r++;
+	return r;
+}
+
+/* e^{-x}'s parts for the fast algorithm in precision T (expint_expm_parts_f/_d). */
+__device__ __forceinline__ expint_expm_f expint_expm_of(float x)
+{
+	return expint_expm_parts_f(x);
+}
+/* (double) */
+__device__ __forceinline__ expint_expm_d expint_expm_of(double x)
+{
+	return expint_expm_parts_d(x);
+}
+
+/* E_n(x) by algorithm ALGO into *v, the fast one with e^{-x}'s parts em; returns the status. */
+template <int ALGO>
+__device__ __forceinline__ int expint_row_point(int n, float x, long iters, const expint_expm_f *em,
+                                                float *v)
+{
+	return ALGO == EXPINT_ALGO_FAST ? expint_fast_em_f(n, x, iters, em, v)
+	                                : expint_point<float, ALGO>(n, x, iters, v);
+}
+/* (double) */
+template <int ALGO>
+__device__ __forceinline__ int expint_row_point(int n, double x, long iters,
+                                                const expint_expm_d *em, double *v)
+{
+	return ALGO == EXPINT_ALGO_FAST ? expint_fast_em_d(n, x, iters, em, v)
+	                                : expint_point<double, ALGO>(n, x, iters, v);
+}
+
 /* Grid points [first, first+count) of the n x m grid (row-major, orders from 1), where first
- * = row0*m + col0: thread l computes point first+l into out[l]. A point that fails records
+ * = row0*m + col0, local point l into out[l]: thread t = q*m + w computes the points
+ * l = (q*ROWS + i)*m + w, i < ROWS, below count: one column (one x, so e^{-x} once) in ROWS
+ * consecutive rows; neighbouring threads write neighbouring values. A point that fails records
  * (index << 2 | status) in *bad, so the smallest failing index wins. MEM says where the grid's
  * constants and x live: the arguments (EXPINT_MEM_GLOBAL), x staged through dynamic shared
  * memory (EXPINT_MEM_SHARED, blockDim.x values of T), or grid_consts in constant memory
  * (EXPINT_MEM_CONSTANT, which ignores the arguments m .. iters). */
-template <typename T, int ALGO, int MEM>
+template <typename T, int ALGO, int MEM, int ROWS>
 __global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, double inv_m,
                                    unsigned count, double a, double step, long iters,
                                    long long first, T *out, unsigned long long *bad)
 {
 	extern __shared__ unsigned char shared_bytes[];
-	const unsigned l = blockIdx.x * blockDim.x + threadIdx.x;
+	const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (MEM == EXPINT_MEM_CONSTANT) {
 		m = grid_consts.m;
 		inv_m = grid_consts.inv_m;
@@ -77,14 +123,10 @@ __global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, double i
 		step = grid_consts.step;
 		iters = grid_consts.iters;
 	}
-	/* c / m by a double reciprocal, off by at most one and then corrected: cheaper than the
-	 * integer division. */
-	const unsigned c = col0 + l;
-	unsigned r = (unsigned)((double)c * inv_m);
-	if ((unsigned long long)r * m > c)
-		r--;
-	else if ((unsigned long long)(r + 1) * m <= c)
-		r++;
+	const unsigned q = ROWS == 1 ? 0 : expint_div_m(t, m, inv_m), w = t - q * m;
+	const unsigned long long l0 = (unsigned long long)q * ROWS * m + w;
+	const unsigned c = col0 + w;
+	const unsigned r = expint_div_m(c, m, inv_m);
 	const unsigned j = c - r * m;
 	T x = (T)expint_grid_x(a, step, (long long)j + 1);
 	if (MEM == EXPINT_MEM_SHARED) {
@@ -95,13 +137,20 @@ __global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, double i
 		__syncthreads();
 		x = xs[threadIdx.x];
 	}
-	if (l >= count)
-		return;
-	T v;
-	const int status = expint_point<T, ALGO>(row0 + (int)r + 1, x, iters, &v);
-	out[l] = v;
-	if (status != EXPINT_OK)
-		atomicMin(bad, (unsigned long long)(first + l) << 2 | (unsigned)status);
+	const auto em = expint_expm_of(x);
+	const int n0 = row0 + (int)(q * ROWS + r) + 1;
+#pragma unroll 1
+	for (int i = 0; i < ROWS; i++) {
+		const unsigned long long l = l0 + (unsigned long long)i * m;
+		if (l >= count)
+			return;
+		T v;
+		const int status = expint_row_point<ALGO>(n0 + i, x, iters, &em, &v);
+		out[l] = v;
+		if (status != EXPINT_OK)
+			atomicMin(bad, (unsigned long long)(first + (long long)l) << 2 |
+			                   (unsigned)status);
+	}
 }
 
 typedef void (*expint_kernel_fn)(int, unsigned, unsigned, double, unsigned, double, double, long,
@@ -111,14 +160,15 @@ typedef void (*expint_kernel_fn)(int, unsigned, unsigned, double, unsigned, doub
 template <typename T> static const void *expint_kernel_for(const struct expint_gpu_job *job)
 {
 	if (job->algo != EXPINT_ALGO_COURSEWORK)
-		return (const void *)expint_grid_kernel<T, EXPINT_ALGO_FAST, EXPINT_MEM_GLOBAL>;
+		return (const void *)
+		    expint_grid_kernel<T, EXPINT_ALGO_FAST, EXPINT_MEM_GLOBAL, FAST_ROWS>;
 	if (job->memory == EXPINT_MEM_SHARED)
-		return (
-		    const void *)expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_SHARED>;
+		return (const void *)
+		    expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_SHARED, 1>;
 	if (job->memory == EXPINT_MEM_CONSTANT)
-		return (
-		    const void *)expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_CONSTANT>;
-	return (const void *)expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_GLOBAL>;
+		return (const void *)
+		    expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_CONSTANT, 1>;
+	return (const void *)expint_grid_kernel<T, EXPINT_ALGO_COURSEWORK, EXPINT_MEM_GLOBAL, 1>;
 }
 
 /* Dynamic shared memory per thread of the job's kernel. */
@@ -134,7 +184,11 @@ static cudaError_t expint_launch(const struct expint_gpu_job *job, long long fir
 {
 	const int row0 = (int)(first / job->m);
 	const unsigned col0 = (unsigned)(first % job->m);
-	const unsigned grid = (unsigned)((count + job->block - 1) / job->block);
+	/* one thread per point, or per FAST_ROWS rows of a column (expint_grid_kernel) */
+	const long long span = FAST_ROWS * job->m;
+	const long long threads =
+	    job->algo == EXPINT_ALGO_COURSEWORK ? count : (count + span - 1) / span * job->m;
+	const unsigned grid = (unsigned)((threads + job->block - 1) / job->block);
 	const double step = (job->b - job->a) / (double)job->m;
 	const expint_kernel_fn kernel = (expint_kernel_fn)expint_kernel_for<T>(job);
 	kernel<<<grid, job->block, expint_shared_per_thread(job) * job->block, s>>>(

@@ -124,16 +124,25 @@ QX_HD QX_REAL QX_FN(expint_pow2m)(int k)
 #endif
 }
 
-/* e^{-x} (hi + lo) for 0 < x < QX_ZERO_X with one rounding in effect: e^{-x} = 2^-k e^y with
- * y = k ln2 - x in [-ln2/2, ln2/2] kept as yh + yl (yh exact), e^y = c + d where c + d = 1 + yh
- * exactly (Fast2Sum) and d also holds yl + y^2 p(y), p the Taylor polynomial of
- * (e^y - 1 - y)/y^2 (to y^11/13! in double, y^6/8! in float: truncation below 0.05 of the
- * rounding unit; Estrin's scheme, for a short chain of dependent operations). The product (c +
+/* e^{-x} for 0 < x < QX_ZERO_X as 2^-k (c + d), which expint_times_expm_parts multiplies by
+ * hi + lo with one rounding in effect (any other x gives x = 0's parts, which callers leave
+ * unused): e^{-x} = 2^-k e^y with y = k ln2 - x in [-ln2/2, ln2/2] kept as yh + yl (yh exact), e^y
+ * = c + d where c + d = 1 + yh exactly (Fast2Sum) and d also holds yl + y^2 p(y), p the Taylor
+ * polynomial of (e^y - 1 - y)/y^2 (to y^11/13! in double, y^6/8! in float: truncation below 0.05 of
+ * the rounding unit; Estrin's scheme, for a short chain of dependent operations). The product (c +
  * d)(hi + lo) keeps its low parts; the scaling by 2^-k is exact unless the result is subnormal,
  * where it is the only rounding. */
-QX_HD QX_REAL QX_FN(expint_times_expm)(QX_REAL x, QX_REAL hi, QX_REAL lo)
+struct QX_FN(expint_expm) {
+	QX_REAL c, d;
+	int k;
+};
+/* The parts of e^{-x} (above); they depend on x only, so a caller with several orders at one x
+ * computes them once. */
+QX_HD struct QX_FN(expint_expm) QX_FN(expint_expm_parts)(QX_REAL x)
 {
-	int k = (int)(x * QX_LOG2E + (QX_REAL)0.5);
+	if (!(x > 0 && x < QX_ZERO_X))
+		x = 0;
+	const int k = (int)(x * QX_LOG2E + (QX_REAL)0.5);
 	const QX_REAL kf = (QX_REAL)k;
 	const QX_REAL yh = QX_FMA(kf, QX_LN2_HI, -x), yl = kf * QX_LN2_LO, y = yh + yl;
 	const QX_REAL y2 = y * y;
@@ -156,6 +165,16 @@ QX_HD QX_REAL QX_FN(expint_times_expm)(QX_REAL x, QX_REAL hi, QX_REAL lo)
 #endif
 	const QX_REAL c = 1 + yh;
 	const QX_REAL d = QX_FMA(y2, p6, ((1 - c) + yh) + yl);
+	const struct QX_FN(expint_expm) em = {c, d, k};
+	return em;
+}
+
+/* (hi + lo) e^{-x} from e^{-x}'s parts em (expint_expm_parts). */
+QX_HD QX_REAL QX_FN(expint_times_expm_parts)(const struct QX_FN(expint_expm) * em, QX_REAL hi,
+                                             QX_REAL lo)
+{
+	const QX_REAL c = em->c, d = em->d;
+	int k = em->k;
 	const QX_REAL ph = c * hi;
 	QX_REAL v = ph + QX_FMA(c, lo, QX_FMA(d, hi, QX_FMA(c, hi, -ph)));
 	if (k > QX_SCALE_MAX) {
@@ -165,13 +184,21 @@ QX_HD QX_REAL QX_FN(expint_times_expm)(QX_REAL x, QX_REAL hi, QX_REAL lo)
 	return v * QX_FN(expint_pow2m)(k);
 }
 
+/* (hi + lo) e^{-x} for 0 < x < QX_ZERO_X (expint_expm_parts, then the product). */
+QX_HD QX_REAL QX_FN(expint_times_expm)(QX_REAL x, QX_REAL hi, QX_REAL lo)
+{
+	const struct QX_FN(expint_expm) em = QX_FN(expint_expm_parts)(x);
+	return QX_FN(expint_times_expm_parts)(&em, hi, lo);
+}
+
 /* E_n(x) for large n from the uniform asymptotic expansion (DLMF 8.20.3),
  * E_n(x) ~ e^{-x}/(x+n) sum_k A_k(x/n) (n/(x+n)^2)^k, rewritten in w = 1/(x+n) and u = x w:
  * term k is B_k(u) (1-u) w^k with B_k(u) = A_k(u/(1-u)) (1-u)^(k-1), a polynomial, so one
  * division serves. Float keeps k <= 5 (the first term left out is below 1.4e-9 relative for
  * n >= 30), double k <= 7 (below 2.5e-19 for n >= 250). 1/(x+n) is carried with its
- * rounding errors (of the sum and of the division) into the product with e^{-x}. */
-QX_HD QX_REAL QX_FN(expint_expansion)(int n, QX_REAL x)
+ * rounding errors (of the sum and of the division) into the product with e^{-x}, whose parts
+ * em = expint_expm_parts(x) the caller gives. */
+QX_HD QX_REAL QX_FN(expint_expansion)(int n, QX_REAL x, const struct QX_FN(expint_expm) * em)
 {
 	const QX_REAL t = (QX_REAL)n, s = x + t;
 	const QX_REAL big = x > t ? x : t, small = x > t ? t : x;
@@ -202,7 +229,7 @@ QX_HD QX_REAL QX_FN(expint_expansion)(int n, QX_REAL x)
 	const QX_REAL sh = 1 + z, sl = (1 - sh) + z;
 	const QX_REAL ah = w * sh;
 	const QX_REAL al = QX_FMA(w, sl, QX_FMA(ah, e, QX_FMA(w, sh, -ah)));
-	return QX_FN(expint_times_expm)(x, ah, al);
+	return QX_FN(expint_times_expm_parts)(em, ah, al);
 }
 
 #if !QX_SUFFIX_IS_FLOAT
@@ -376,13 +403,15 @@ QX_HD int QX_FN(expint_branch)(int n, QX_REAL x)
 /* E_n(x), the fast algorithm, to within 2 ulp: e^{-x}/x for n = 0 (the quotient carried with
  * its remainder), the expansion for large n, otherwise the series or the continued fraction,
  * which in float are computed in double and rounded once (they serve only n < 30 there).
- * Returns EXPINT_NOCONV when the series needs more than iters terms or the continued fraction
- * a depth above iters. */
-QX_HD int QX_FN(expint_fast)(int n, QX_REAL x, long iters, QX_REAL *out)
+ * em = expint_expm_parts(x): the parts of e^{-x}, which a caller with several orders at one x
+ * computes once. Returns EXPINT_NOCONV when the series needs more than iters terms or the
+ * continued fraction a depth above iters. */
+QX_HD int QX_FN(expint_fast_em)(int n, QX_REAL x, long iters, const struct QX_FN(expint_expm) * em,
+                                QX_REAL *out)
 {
 	if (n == 0 && x > 0 && x < QX_ZERO_X) {
 		const QX_REAL r = 1 / x;
-		*out = QX_FN(expint_times_expm)(x, r, QX_FMA(-x, r, 1) * r);
+		*out = QX_FN(expint_times_expm_parts)(em, r, QX_FMA(-x, r, 1) * r);
 		return EXPINT_OK;
 	}
 	const int special = QX_FN(expint_special)(n, x, out);
@@ -390,7 +419,7 @@ QX_HD int QX_FN(expint_fast)(int n, QX_REAL x, long iters, QX_REAL *out)
 		return special;
 	const int branch = QX_FN(expint_branch)(n, x);
 	if (branch == EXPINT_BRANCH_EXPANSION) {
-		*out = QX_FN(expint_expansion)(n, x);
+		*out = QX_FN(expint_expansion)(n, x, em);
 		return EXPINT_OK;
 	}
 	if (branch == EXPINT_BRANCH_SERIES) {
@@ -404,6 +433,13 @@ QX_HD int QX_FN(expint_fast)(int n, QX_REAL x, long iters, QX_REAL *out)
 		return EXPINT_NOCONV;
 	*out = (QX_REAL)expint_cfrac_back(n, (double)x, depth);
 	return EXPINT_OK;
+}
+
+/* E_n(x), the fast algorithm (expint_fast_em with e^{-x}'s parts computed here). */
+QX_HD int QX_FN(expint_fast)(int n, QX_REAL x, long iters, QX_REAL *out)
+{
+	const struct QX_FN(expint_expm) em = QX_FN(expint_expm_parts)(x);
+	return QX_FN(expint_fast_em)(n, x, iters, &em, out);
 }
 
 /* E_n(x) as the coursework computed it: continued fraction or series with the fixed
