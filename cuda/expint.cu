@@ -108,11 +108,12 @@ __device__ __forceinline__ int expint_row_point(int n, double x, long iters,
  * (index << 2 | status) in *bad, so the smallest failing index wins. MEM says where the grid's
  * constants and x live: the arguments (EXPINT_MEM_GLOBAL), x staged through dynamic shared
  * memory (EXPINT_MEM_SHARED, blockDim.x values of T), or grid_consts in constant memory
- * (EXPINT_MEM_CONSTANT, which ignores the arguments m .. iters). */
+ * (EXPINT_MEM_CONSTANT, which ignores the arguments m .. iters). Bounded for blocks of 1024
+ * threads (at most 64 registers), so every block size of the setting's range launches. */
 template <typename T, int ALGO, int MEM, int ROWS>
-__global__ void expint_grid_kernel(int row0, unsigned col0, unsigned m, double inv_m,
-                                   unsigned count, double a, double step, long iters,
-                                   long long first, T *out, unsigned long long *bad)
+__global__ void __launch_bounds__(1024)
+    expint_grid_kernel(int row0, unsigned col0, unsigned m, double inv_m, unsigned count, double a,
+                       double step, long iters, long long first, T *out, unsigned long long *bad)
 {
 	extern __shared__ unsigned char shared_bytes[];
 	const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
