@@ -104,7 +104,8 @@ def out_of_range(allowed):
                       "%s:%s:%s" % (lo, lo, hi), "%s:nan" % lo]
     choices = allowed.split("|")
     assert len(choices) > 1 and all(re.match(r"^[\w-]+$", c) for c in choices), allowed
-    return bad + ["nosuch", choices[0].upper(), choices[0][:-1], choices[0] + "x"]
+    upper = [choices[0].upper()] if choices[0].upper() not in choices else []  # rule "7"
+    return bad + ["nosuch", choices[0][:-1], choices[0] + "x"] + upper
 
 
 def generated_lines(problem):
