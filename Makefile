@@ -88,13 +88,11 @@ $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-# E_n(x) is the same arithmetic on the CPU and the GPU: no a*b+c contracted into an fma behind
-# the source's back (gcc -std=c11 does not contract either); the fmas it wants are explicit.
-$(BUILD)/cuda/expint.o: NVCCFLAGS += -fmad=false
-
+# A .cu file may ask for flags of its own in a line `// nvccflags: FLAGS` (e.g. -fmad=false: no
+# contraction into fmas, where the GPU must do the CPU's arithmetic).
 $(BUILD)/%.o: %.cu | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+	$(NVCC) $(NVCCFLAGS) $(shell sed -n 's|^// nvccflags: ||p' $<) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)

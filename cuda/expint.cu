@@ -1,6 +1,9 @@
 /* expint.cu - E_n(x) on the GPU. Kernels are pure: one thread computes one grid point with
  * the algorithms of src/problems/expint_math.h, shared with the CPU reference. The host
- * wrappers own allocation, streams, events and error checks. */
+ * wrappers own allocation, streams, events and error checks. E_n(x) is the same arithmetic on
+ * the CPU and the GPU: no a*b+c contracted into an fma behind the source's back (gcc -std=c11
+ * does not contract either); the fmas it wants are explicit. The Makefile reads this line: */
+// nvccflags: -fmad=false
 #include <climits>
 #include <cmath>
 

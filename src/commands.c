@@ -491,8 +491,8 @@ static const struct problem *setting_owner(const struct session *s, const char *
 }
 
 /* help SETTING: the setting's paragraph of the settings page, or for a problem's own setting
- * (expint's streams) of the Settings section of the problem's page, pointing to a variant of
- * the same name. Returns 0, 1 when name is no setting, or -1 with e filled. */
+ * (one of its settings table) of the Settings section of the problem's page, pointing to a
+ * variant of the same name. Returns 0, 1 when name is no setting, or -1 with e filled. */
 static int help_setting(struct shell *sh, const char *name, struct qx_err *e)
 {
 	const struct problem *owner = NULL, *vp;
