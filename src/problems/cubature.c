@@ -99,12 +99,14 @@ enum { V_BREADTH, V_TWOPHASE, V_HCUBATURE };
 static const struct variant_def cub_variants[] = {
     [V_BREADTH] = {"breadth", QX_ON_CPU | QX_ON_GPU,
                    "GPU: every iteration on the whole device, a block per region; CPU: the\n"
-                   "      priority queue of the seed's Algorithm 1 (threads: batches in parallel)"},
+                   "      priority queue of the seed's Algorithm 1 (threads: batches in parallel)",
+                   0},
     [V_TWOPHASE] = {"twophase", QX_ON_GPU,
                     "the seed's algorithm: phase 1 breadth-first to lmax regions, phase 2 a\n"
-                    "      sequential adaptive loop per region, one thread each"},
+                    "      sequential adaptive loop per region, one thread each",
+                    0},
     [V_HCUBATURE] = {"hcubature", QX_ON_CPU,
-                     "Debian's libcubature (S. G. Johnson's hcubature), double, rule 7"},
+                     "Debian's libcubature (S. G. Johnson's hcubature), double, rule 7", 0},
 };
 
 static const struct param_def cub_eval_args[CUB_MAX_DIM] = {

@@ -39,20 +39,25 @@ enum { EXPINT_GSL_FAILED = 3 };
 static const struct variant_def expint_variants[] = {
     [V_FAST] = {"fast", QX_ON_CPU | QX_ON_GPU,
                 "within 2 ulp: expansion for large n, backward continued fraction, series;\n"
-                "      GPU: chunks on `streams` streams (default 2): copies overlap the kernels"},
+                "      GPU: chunks on `streams` streams (default 2): copies overlap the kernels",
+                0},
     [V_COURSEWORK] = {"coursework", QX_ON_CPU | QX_ON_GPU,
                       "the coursework's loops (tolerance 1e-30), one thread per point;\n"
-                      "      GPU: cudaMalloc, one kernel, one copy back, cudaFree"},
-    [V_GSL] = {"gsl", QX_ON_CPU, "GSL's gsl_sf_expint_En, in double, on the CPU"},
+                      "      GPU: cudaMalloc, one kernel, one copy back, cudaFree",
+                      0},
+    [V_GSL] = {"gsl", QX_ON_CPU, "GSL's gsl_sf_expint_En, in double, on the CPU", 0},
     [V_SHARED] = {"shared", QX_ON_GPU,
                   "coursework + x staged through shared memory (the seed's experiment): no\n"
-                  "      thread reads another's x, so it only adds a barrier; kernel 3% slower"},
+                  "      thread reads another's x, so it only adds a barrier; kernel 3% slower",
+                  0},
     [V_CONSTANT] = {"constant", QX_ON_GPU,
                     "coursework + a, step, m, iters in __constant__ memory: the same kernel\n"
-                    "      time, as kernel arguments already live in a constant bank"},
+                    "      time, as kernel arguments already live in a constant bank",
+                    0},
     [V_STREAMS] = {"streams", QX_ON_GPU,
                    "coursework loops, chunks on `streams` streams into pinned memory: copies\n"
-                   "      overlap the kernels; 1.17x faster than coursework at 20000^2 float"},
+                   "      overlap the kernels; 1.17x faster than coursework at 20000^2 float",
+                   0},
 };
 
 static const struct param_def expint_eval_args[] = {

@@ -90,12 +90,14 @@ enum { V_PACKED, V_BLOCK, V_QAWF };
 static const struct variant_def longman_variants[] = {
     [V_PACKED] = {"packed", QX_ON_CPU | QX_ON_GPU,
                   "GPU: a team of lanes per integral, the Euler sum as fixed weights of the\n"
-                  "      areas reduced by warp shuffles; CPU: the plain loop (OpenMP by threads)"},
+                  "      areas reduced by warp shuffles; CPU: the plain loop (OpenMP by threads)",
+                  0},
     [V_BLOCK] = {"block", QX_ON_GPU,
                  "the seed's layout: one block per integral, the N x N difference table in\n"
-                 "      shared memory, a barrier per row"},
+                 "      shared memory, a barrier per row",
+                 0},
     [V_QAWF] = {"qawf", QX_ON_CPU,
-                "GSL's gsl_integration_qawf (QUADPACK QAWF), double, cos and sin only"},
+                "GSL's gsl_integration_qawf (QUADPACK QAWF), double, cos and sin only", 0},
 };
 
 static const struct param_def longman_eval_args[] = {
