@@ -152,8 +152,8 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 	case PARAM_PATH:
 		if (!strcmp(word, "none"))
 			break;
-		for (const char *c = word; *c; c++)
-			if (iscntrl((unsigned char)*c) || c - word >= PARAM_PATH_MAX) {
+		for (const char *c = word; *c || c == word; c++) /* an empty name too */
+			if (!*c || iscntrl((unsigned char)*c) || c - word >= PARAM_PATH_MAX) {
 				char range[128];
 				param_describe_range(def, range, sizeof range);
 				return qx_fail(e, "bad file name for %s (%zu bytes): expected %s",

@@ -21,16 +21,22 @@ static void fuzz_def(const struct param_def *d, const char *word)
 {
 	struct param_value v, back;
 	struct qx_err e = {""};
-	char text[128];
+	char text[PARAM_TEXT_LEN];
 	size_t nchoices = 0;
 	if (param_parse(d, word, &v, &e)) {
 		check(e.msg[0] != '\0', "rejected without a message", d, word);
 		return;
 	}
+	while (d->choices && d->choices[nchoices])
+		nchoices++;
 	if (d->type == PARAM_ENUM) {
-		while (d->choices[nchoices])
-			nchoices++;
 		check(v.num >= 0 && v.num < (double)nchoices, "choice out of the list", d, word);
+	} else if (d->type == PARAM_PATH) {
+		const char *path = param_path(v);
+		check(!path || (*path && strlen(path) < PARAM_PATH_MAX), "file name out of bounds",
+		      d, word);
+	} else if (d->type == PARAM_REAL && d->choices && v.num < 0) {
+		check(-1 - v.num < (double)nchoices, "word out of the list", d, word);
 	} else {
 		check(isfinite(v.num) && v.num >= d->min && v.num <= d->max, "value out of bounds",
 		      d, word);
