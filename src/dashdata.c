@@ -218,6 +218,7 @@ void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw)
 	         sw->backends == (QX_ON_CPU | QX_ON_GPU) ? "both"
 	         : sw->backends == QX_ON_GPU             ? "gpu"
 	                                                 : "cpu");
+	snprintf(d->unit, sizeof d->unit, "%s", sw->prob->work_unit);
 	for (int i = 0; i < d->nrows; i++) {
 		const struct sweep_row *r = &sw->rows[i];
 		struct dash_sweep_row *o = &d->rows[i];
@@ -231,7 +232,7 @@ void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw)
 		         qx_backend_name(r->backend));
 		o->ok = r->ok;
 		o->best = i == d->best;
-		o->evals_per_s = r->ok ? r->evals_per_s : NAN;
+		o->per_s = r->ok ? r->work_per_s : NAN;
 		o->total_ms = r->ok ? r->med.total : NAN;
 		snprintf(o->error, sizeof o->error, "%s", r->ok ? "" : r->error);
 	}
@@ -280,8 +281,8 @@ void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, 
 	for (int k = 0; k < sw->nrows; k++) {
 		const int n = (int)strlen(sw->rows[k].label);
 		label_w = n > label_w ? n : label_w;
-		if (sw->rows[k].ok && sw->rows[k].evals_per_s > fastest)
-			fastest = sw->rows[k].evals_per_s;
+		if (sw->rows[k].ok && sw->rows[k].per_s > fastest)
+			fastest = sw->rows[k].per_s;
 	}
 	label_w = label_w > width / 3 ? width / 3 : label_w;
 	const struct dash_sweep_row *r = &sw->rows[i];
@@ -291,8 +292,8 @@ void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, 
 	}
 	int cells = width - 2 - label_w - 1 - 1 - FIGURE;
 	cells = cells < 0 ? 0 : cells > 256 ? 256 : cells;
-	const int drawn = fmt_bar(bar, sizeof bar, r->evals_per_s, fastest, cells, utf8);
-	fmt_rate(fig, sizeof fig, r->evals_per_s);
+	const int drawn = fmt_bar(bar, sizeof bar, r->per_s, fastest, cells, utf8);
+	fmt_rate(fig, sizeof fig, r->per_s);
 	snprintf(buf, len, "%c %-*.*s %s%*s %s", r->best ? '*' : ' ', label_w, label_w, r->label,
 	         bar, cells - drawn, "", fig);
 }

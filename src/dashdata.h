@@ -29,13 +29,14 @@ struct dash_timing {
 struct dash_sweep_row {
 	char label[48]; /* the configuration's values and backend: "fast 256 gpu" */
 	int ok, best;
-	double evals_per_s, total_ms;
-	char error[64]; /* when !ok */
+	double per_s, total_ms; /* per_s: the throughput in the sweep's unit */
+	char error[64];         /* when !ok */
 };
 struct dash_sweep {
 	int present;            /* 0 before the session's first sweep */
 	int running, cancelled; /* as in struct sweep */
 	char axes[80];          /* "variant x block on gpu" */
+	char unit[24];          /* the throughput's unit: the problem's work unit ("pairs") */
 	size_t nconfigs, configs_done;
 	int nrows, best; /* best: a row index or -1 */
 	struct dash_sweep_row rows[DASH_SWEEP_ROWS];

@@ -717,6 +717,8 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 	cJSON_AddItemToObject(obj, "time_ms_min", output_timing_json(&r->min));
 	cJSON_AddItemToObject(obj, "time_ms_max", output_timing_json(&r->max));
 	output_json_num(obj, "evals_per_s", r->evals_per_s);
+	output_json_num(obj, "work_per_s", r->work_per_s);
+	cJSON_AddStringToObject(obj, "work_unit", sw->prob->work_unit);
 	output_json_num(obj, "speedup", r->speedup);
 	if (isfinite(r->speedup))
 		cJSON_AddNumberToObject(obj, "speedup_cpu_threads", r->speedup_threads);
@@ -777,15 +779,17 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 	csv_text(header, len, "repeat");
 	output_csv_num(row, len, ok + r->nsamples);
 	csv_phases(header, row, len, names, np, "_ms", r->ok && gpu ? &r->med : NULL);
-	const char *cols[] = {"total_ms",        "total_min_ms",  "total_max_ms",
-	                      "evals_per_s",     "speedup",       "speedup_cpu_threads",
-	                      "regs_per_thread", "blocks_per_sm", "occupancy",
-	                      "suggested_block", "max_rel",       "over_threshold"};
+	const char *cols[] = {
+	    "total_ms",      "total_min_ms", "total_max_ms",        "evals_per_s",
+	    "work_per_s",    "speedup",      "speedup_cpu_threads", "regs_per_thread",
+	    "blocks_per_sm", "occupancy",    "suggested_block",     "max_rel",
+	    "over_threshold"};
 	const double o = occ ? 0 : NAN, e = err ? 0 : NAN;
 	const double v[] = {ok + r->med.total,
 	                    ok + r->min.total,
 	                    ok + r->max.total,
 	                    ok + r->evals_per_s,
+	                    ok + r->work_per_s,
 	                    ok + r->speedup,
 	                    r->ok && isfinite(r->speedup) ? r->speedup_threads : NAN,
 	                    o + r->occ.regs_per_thread,
@@ -1038,7 +1042,9 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 	grid_col(&g, "max", 10, 0);
 	for (; ph && ph[nph]; nph++)
 		grid_col(&g, ph[nph], 9, 0);
-	const int rate = grid_col(&g, "evals/s", 10, 0);
+	char rate_name[GRID_CELL];
+	snprintf(rate_name, sizeof rate_name, "%s/s", sw->prob->work_unit);
+	const int rate = grid_col(&g, rate_name, 10, 0);
 	grid_col(&g, "regs", 5, 0);
 	grid_col(&g, "blk/SM", 6, 0);
 	grid_col(&g, "occ", 5, 0);
@@ -1063,7 +1069,7 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 				snprintf(cell[total + 3 + k], GRID_CELL, "%.4g",
 				         r->med.phase[j].ms);
 		}
-		snprintf(cell[rate], GRID_CELL, "%.4g", r->evals_per_s);
+		snprintf(cell[rate], GRID_CELL, "%.4g", r->work_per_s);
 		if (r->has_occupancy) {
 			snprintf(cell[rate + 1], GRID_CELL, "%d", r->occ.regs_per_thread);
 			snprintf(cell[rate + 2], GRID_CELL, "%d", r->occ.blocks_per_sm);

@@ -314,8 +314,10 @@ static void draw_sweep(WINDOW *w, const struct panel *self, const struct panel_c
 {
 	const struct dash_sweep *sw = &c->data->sweep;
 	const int rows = getmaxy(w) - 3;
-	char line[4 * DASH_LINE];
-	frame(w, c, self->name, sw->running ? "running; evals/s" : "evals/s; *: best");
+	char line[4 * DASH_LINE], note[64];
+	snprintf(note, sizeof note, sw->running ? "running; %s/s" : "%s/s; *: best",
+	         sw->present ? sw->unit : "work");
+	frame(w, c, self->name, note);
 	dash_sweep_header(line, sizeof line, sw);
 	put(w, 1, 2, line);
 	int idx[DASH_SWEEP_ROWS];

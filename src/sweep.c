@@ -287,7 +287,7 @@ int sweep_pick_best(struct sweep_row *rows, size_t n)
 			const struct sweep_row *r = &rows[i];
 			if (!r->ok || (pass == 0 && r->has_error && r->over > 0))
 				continue;
-			if (best < 0 || r->evals_per_s > rows[best].evals_per_s)
+			if (best < 0 || r->work_per_s > rows[best].work_per_s)
 				best = (int)i;
 		}
 	for (size_t i = 0; i < n; i++)
@@ -311,6 +311,7 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	row->min = r->min;
 	row->max = r->max;
 	row->evals_per_s = r->evals_per_s;
+	row->work_per_s = r->work_per_s;
 	row->speedup = isfinite(r->speedup_threads) ? r->speedup_threads : r->speedup_serial;
 	row->speedup_threads = isfinite(r->speedup_threads) ? r->threads_ref : 1;
 	row->has_error = r->has_error;

@@ -32,7 +32,8 @@ struct sweep_row {
 	struct param_value settings[QX_MAX_PROBLEM_SETTINGS]; /* the problem's own */
 	int nsamples;
 	struct qx_timing med, min, max; /* ms */
-	double evals_per_s;
+	double evals_per_s;             /* values per second of the median total */
+	double work_per_s;   /* units of the problem's work_unit per second: the throughput */
 	double speedup;      /* GPU rows: vs the CPU run of the same configuration, or NaN */
 	int speedup_threads; /* CPU threads of that run */
 	int has_occupancy;   /* GPU rows of problems with an occupancy hook */

@@ -1346,8 +1346,30 @@ class WidthTest(QuadxTestCase):
         for column in ("kernel", "d2h", "regs", "blk/SM", "occ", "auto", "speedup"):
             self.assertNotIn(column, header[0].split())
         self.assertEqual(header[0].split(), ["N", "on", "total", "ms", "min", "max",
-                                             "evals/s", "max_rel"])
+                                             "integrals/s", "max_rel"])
         self.assertEqual([l for l in res.out_lines if len(l) > 80], [], res.out)
+
+    def test_sweep_throughput_is_the_problems_work_unit(self):
+        """A sweep's throughput is the problem's work per second (kde: pairs, n x m per run),
+        in the table's column named after the unit and in the JSON rows, beside the values
+        per second."""
+        res = quadx("--json", "-e", "use kde; set n 2000 at grid G 100 repeat 1 warmup 0; "
+                                    "sweep threads 1,2 on cpu")
+        self.assertEqual(res.rc, 0, res)
+        rows = [json.loads(l) for l in res.out_lines]
+        rows = [r for r in rows if "work_per_s" in r and "config" in json.dumps(r)]
+        self.assertEqual(len(rows), 2, res.out)
+        for r in rows:
+            self.assertEqual(r["work_unit"], "pairs")
+            total_s = r["time_ms"]["total"] * 1e-3
+            self.assertAlmostEqual(r["work_per_s"] * total_s / (2000 * 100), 1, places=6)
+            self.assertAlmostEqual(r["evals_per_s"] * total_s / 100, 1, places=6)
+        res = quadx("-e", "use kde; set n 2000 at grid G 100 repeat 1 warmup 0; "
+                          "sweep threads 1,2 on cpu")
+        self.assertEqual(res.rc, 0, res)
+        header = [l for l in res.out_lines if " on " in l and "total ms" in l]
+        self.assertEqual(len(header), 1, res.out)
+        self.assertIn("pairs/s", header[0].split())
 
     def test_size_sweep_names_no_best(self):
         """A sweep over an axis that changes the problem's size (its count of values, from

@@ -209,7 +209,7 @@ static void test_sweep_observed(void **state)
 		snprintf(label, sizeof label, "%d cpu", i + 1);
 		assert_string_equal(end->rows[i].label, label);
 		assert_int_equal(end->rows[i].best, i == end->best);
-		assert_true(end->rows[i].evals_per_s == s.sweep->rows[i].evals_per_s);
+		assert_true(end->rows[i].per_s == s.sweep->rows[i].work_per_s);
 	}
 	dash_sweep_header(line, sizeof line, end);
 	snprintf(line + 200, 100, "threads on cpu: 3 of 3 configurations; best %d cpu",

@@ -160,6 +160,7 @@ static struct sweep_row row(const char *value, enum qx_backend b, int ok, double
 	r.ok = ok;
 	r.med.total = t;
 	r.evals_per_s = ok ? 1e6 / t : 0;
+	r.work_per_s = ok ? 3e6 / t : 0;
 	r.min.total = t * 0.9;
 	r.max.total = t * 1.2;
 	r.has_error = 1;
