@@ -74,7 +74,7 @@ static const struct variant_def kde_variants[V_COUNT] = {
     [V_TILED] = {"tiled", QX_ON_CPU | QX_ON_GPU,
                  "exact. GPU: samples through shared memory in tiles, 4 outputs per thread,\n"
                  "      one ex2 per pair. CPU: the exact sum, OpenMP over the outputs, SLEEF\n"
-                 "      AVX2 over the samples (threads 1: the serial baseline)",
+                 "      AVX-512 or AVX2 over the samples (threads 1: the serial baseline)",
                  0},
     [V_FAST] = {"fast", QX_ON_GPU,
                 "tiled in float with 2 of every 8 exponentials (share) by a polynomial on the\n"

@@ -1,5 +1,5 @@
 /* kde_math.c - the CPU part of kde_math.h: samples, bandwidth rules, grids, the exact sums in
- * double and float (the inner loops in kde_simd.c when the CPU has AVX2, else here), the
+ * double and float (their inner loops in kde_simd.c: AVX-512, AVX2 or scalar), the
  * binned approximation through FFTW, and the seed's arithmetic. */
 #include "kde_math.h"
 
@@ -261,18 +261,20 @@ void kde_sample_indices(size_t m, size_t k, size_t *idx)
 		idx[i] = (size_t)((unsigned __int128)i * m / k);
 }
 
-int kde_vectorised(void)
+const char *kde_exact_isa(void)
 {
-	return kde_simd_usable();
+	return kde_isa_name(kde_simd_best());
 }
 
-/* Computes output k of a run (into the run's own array); ctx is the run's state. */
-typedef void kde_output_fn(size_t k, void *ctx);
+/* Computes outputs first <= k < end of a run (into the run's own array); ctx is the run's
+ * state. */
+typedef void kde_outputs_fn(size_t first, size_t end, void *ctx);
 
-/* Calls one(k, ctx) for k < m on `threads` OpenMP threads (<= 0: OpenMP's default) in blocks of
- * about 2^23 pairs, polling hk between blocks; returns 0, or -1 with e when cancelled. */
+/* Calls some(first, end, ctx) over k < m on `threads` OpenMP threads (<= 0: OpenMP's default)
+ * in blocks of about 2^23 pairs, polling hk between blocks; returns 0, or -1 with e when
+ * cancelled. */
 static int kde_for_outputs(size_t m, size_t n, int threads, const struct kde_hooks *hk,
-                           kde_output_fn *one, void *ctx, struct qx_err *e)
+                           kde_outputs_fn *some, void *ctx, struct qx_err *e)
 {
 	const size_t per = n >= (1u << 23) ? 1 : (1u << 23) / n;
 	const long long blocks = (long long)((m + per - 1) / per);
@@ -291,8 +293,7 @@ static int kde_for_outputs(size_t m, size_t n, int threads, const struct kde_hoo
 			continue;
 		}
 		const size_t first = (size_t)b * per, end = first + per < m ? first + per : m;
-		for (size_t k = first; k < end; k++)
-			one(k, ctx);
+		some(first, end, ctx);
 		if (hk && hk->progress)
 			hk->progress((long long)(end - first));
 	}
@@ -306,88 +307,75 @@ struct kde_run_d {
 	const struct kde_points *s, *at;
 	const size_t *idx;
 	double sc[KDE_DMAX], norm;
-	int simd;
+	enum kde_isa isa;
 	double *y;
 };
 
-/* Output k of a double run: the compensated sum at its point. */
-static void kde_output_d(size_t k, void *ctx)
+/* Outputs first..end - 1 of a double run, KDE_SIMD_GROUP at a time: the compensated sums at
+ * their points. */
+static void kde_outputs_d(size_t first, size_t end, void *ctx)
 {
 	const struct kde_run_d *r = ctx;
 	const struct kde_points *s = r->s;
-	const size_t i = r->idx ? r->idx[k] : k;
-	double p[KDE_DMAX], sum = 0, comp = 0;
-	for (int a = 0; a < s->dim; a++)
-		p[a] = r->at->x[a][i];
-	if (r->simd) {
-		r->y[k] =
-		    r->norm * kde_simd_sum_d(s->n, s->dim, (const double *const *)s->x, p, r->sc);
-		return;
-	}
-	for (size_t j = 0; j < s->n; j++) {
-		double q = 0;
+	for (size_t k = first; k < end; k += KDE_SIMD_GROUP) {
+		const size_t m = end - k < KDE_SIMD_GROUP ? end - k : KDE_SIMD_GROUP;
+		double coord[KDE_DMAX][KDE_SIMD_GROUP], sums[KDE_SIMD_GROUP];
+		const double *p[KDE_DMAX];
 		for (int a = 0; a < s->dim; a++) {
-			const double t = (p[a] - s->x[a][j]) * r->sc[a];
-			q += t * t;
+			for (size_t i = 0; i < m; i++)
+				coord[a][i] = r->at->x[a][r->idx ? r->idx[k + i] : k + i];
+			p[a] = coord[a];
 		}
-		const double term = exp(-q), t = sum + term;
-		comp += sum >= term ? (sum - t) + term : (term - t) + sum;
-		sum = t;
+		kde_simd_sums_d(r->isa, s->n, s->dim, (const double *const *)s->x, m, p, r->sc,
+		                sums);
+		for (size_t i = 0; i < m; i++)
+			r->y[k + i] = r->norm * sums[i];
 	}
-	r->y[k] = r->norm * (sum + comp);
 }
 
 int kde_exact_d(const struct kde_points *s, const double *h, const struct kde_points *at,
                 const size_t *idx, size_t m, double *y, int threads, const struct kde_hooks *hk,
                 struct qx_err *e)
 {
-	struct kde_run_d r = {.s = s, .at = at, .idx = idx, .y = y, .simd = kde_simd_usable()};
+	struct kde_run_d r = {.s = s, .at = at, .idx = idx, .y = y, .isa = kde_simd_best()};
 	for (int a = 0; a < s->dim; a++)
 		r.sc[a] = M_SQRT1_2 / h[a];
 	r.norm = kde_norm((double)s->n, s->dim, h);
-	return kde_for_outputs(m, s->n, threads, hk, kde_output_d, &r, e);
+	return kde_for_outputs(m, s->n, threads, hk, kde_outputs_d, &r, e);
 }
 
 /* The state of a float exact run: the samples' and the outputs' scaled float coordinates. */
 struct kde_run_f {
 	size_t n;
-	int dim, simd;
+	int dim;
+	enum kde_isa isa;
 	float *u[KDE_DMAX], *p[KDE_DMAX];
 	double norm;
 	float *y;
 };
 
-/* Output k of a float run: the Kahan sum of exp2(-|p_k - u_j|^2). */
-static void kde_output_f(size_t k, void *ctx)
+/* Outputs first..end - 1 of a float run, KDE_SIMD_GROUP at a time: the sums of
+ * exp2(-|p_k - u_j|^2). */
+static void kde_outputs_f(size_t first, size_t end, void *ctx)
 {
 	const struct kde_run_f *r = ctx;
-	float p[KDE_DMAX];
-	for (int a = 0; a < r->dim; a++)
-		p[a] = r->p[a][k];
-	if (r->simd) {
-		r->y[k] =
-		    (float)(r->norm * kde_simd_sum_f(r->n, r->dim, (const float *const *)r->u, p));
-		return;
+	for (size_t k = first; k < end; k += KDE_SIMD_GROUP) {
+		const size_t m = end - k < KDE_SIMD_GROUP ? end - k : KDE_SIMD_GROUP;
+		const float *p[KDE_DMAX];
+		double sums[KDE_SIMD_GROUP];
+		for (int a = 0; a < r->dim; a++)
+			p[a] = r->p[a] + k;
+		kde_simd_sums_f(r->isa, r->n, r->dim, (const float *const *)r->u, m, p, sums);
+		for (size_t i = 0; i < m; i++)
+			r->y[k + i] = (float)(r->norm * sums[i]);
 	}
-	float sum = 0, comp = 0;
-	for (size_t j = 0; j < r->n; j++) {
-		float q = 0;
-		for (int a = 0; a < r->dim; a++) {
-			const float d = p[a] - r->u[a][j];
-			q += d * d;
-		}
-		const float term = exp2f(-q) - comp, t = sum + term;
-		comp = (t - sum) - term;
-		sum = t;
-	}
-	r->y[k] = (float)(r->norm * ((double)sum - (double)comp));
 }
 
 int kde_exact_f(const struct kde_points *s, const double *h, const struct kde_points *at,
                 const size_t *idx, size_t m, float *y, int threads, const struct kde_hooks *hk,
                 struct qx_err *e)
 {
-	struct kde_run_f r = {.n = s->n, .dim = s->dim, .y = y, .simd = kde_simd_usable()};
+	struct kde_run_f r = {.n = s->n, .dim = s->dim, .y = y, .isa = kde_simd_best()};
 	double c[KDE_DMAX];
 	int rc = -1;
 	kde_center(s, c);
@@ -406,7 +394,7 @@ int kde_exact_f(const struct kde_points *s, const double *h, const struct kde_po
 		for (size_t k = 0; k < m; k++)
 			r.p[a][k] = (float)((at->x[a][idx ? idx[k] : k] - c[a]) * sc);
 	}
-	rc = kde_for_outputs(m, s->n, threads, hk, kde_output_f, &r, e);
+	rc = kde_for_outputs(m, s->n, threads, hk, kde_outputs_f, &r, e);
 out:
 	for (int a = 0; a < s->dim; a++) {
 		free(r.u[a]);

@@ -200,17 +200,20 @@ void kde_center(const struct kde_points *s, double *c);
 /* The exact density in double at m outputs: output k at point idx[k] of at (idx NULL: point k,
  * m <= at->n), y[k] = norm sum_j exp(-sum_a ((p_a - x_ja) / h_a)^2 / 2) with every pair's
  * exponent from the unrounded difference and the sum compensated (Neumaier, per lane): the
- * error is a few ulps of y. exp is SLEEF's (1 ulp) with AVX2, libm's without. OpenMP over the
- * outputs on `threads` threads (<= 0: OpenMP's default, every core). Returns 0, or -1 with e when
- * cancelled (y then partial). */
+ * error is a few ulps of y. exp is SLEEF's (1 ulp) with AVX-512 or AVX2, libm's without
+ * (kde_exact_isa). OpenMP over blocks of outputs on `threads` threads (<= 0: OpenMP's default,
+ * every core), 16 outputs at a time over each cache-sized tile of samples. Returns 0, or -1
+ * with e when cancelled (y then partial). */
 int kde_exact_d(const struct kde_points *s, const double *h, const struct kde_points *at,
                 const size_t *idx, size_t m, double *y, int threads, const struct kde_hooks *hk,
                 struct qx_err *e);
 
 /* The same in float: samples and points centered at the samples' mean, scaled by
  * KDE_U_SCALE / h and rounded to float once, then per pair a subtraction, a square and
- * exp2f (SLEEF's 1-ulp exp2f with AVX2, libm's without) summed by Kahan in each lane, so the
- * sum of n terms stays within a few float ulps (<= 1e-5 relative at n = 2^22, tested).
+ * exp2f (SLEEF's 1-ulp exp2f with AVX-512 or AVX2, libm's without); each vector lane adds 16
+ * terms in float, those run sums are added in double (the scalar code adds every term in
+ * double), so the sum of n terms stays within a few float ulps (<= 1e-5 relative at n = 2^22,
+ * tested). On x86-64 terms below float's smallest normal (2^-126) count as 0 (kde_simd.h).
  * Returns 0, or -1 with e (cancelled, or no memory for the float copies). */
 int kde_exact_f(const struct kde_points *s, const double *h, const struct kde_points *at,
                 const size_t *idx, size_t m, float *y, int threads, const struct kde_hooks *hk,
@@ -220,8 +223,9 @@ int kde_exact_f(const struct kde_points *s, const double *h, const struct kde_po
  * exact-sample reference computes with kde_exact_d when the full sum is too costly. */
 void kde_sample_indices(size_t m, size_t k, size_t *idx);
 
-/* 1 when the exact sums run SLEEF's AVX2 code on this CPU, 0 when they run the scalar code. */
-int kde_vectorised(void);
+/* The instruction set and exp the exact sums run on this CPU: "SLEEF AVX-512", "SLEEF AVX2"
+ * or "libm scalar". */
+const char *kde_exact_isa(void);
 
 /* The binned approximation in 1-D at the grid of g points over [lo, hi]: the samples spread
  * onto the grid by linear binning (kde_bin), then convolved with the Gaussian sampled at the

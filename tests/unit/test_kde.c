@@ -136,7 +136,7 @@ static void test_exact_double(void **state)
 		worst = fmax(worst, rel);
 	}
 	print_message("exact double: %zu points, worst relative error %.2g (%s)\n", nys, worst,
-	              kde_vectorised() ? "SLEEF AVX2" : "scalar libm");
+	              kde_exact_isa());
 }
 
 /* The smallest exponent sum_k ((p_k - x_jk) / h_k)^2 / 2 over the samples of set r->set: how
