@@ -1,7 +1,7 @@
 /* panels.h - the dashboard's panels: one const table of objects (name, size hint, draw, key
- * handler). Layout reads the hints, the frame loop calls draw for each, keys go to on_key.
- * Adding a panel is one more entry. Only the UI thread calls these, holding the dashboard's lock.
- */
+ * handler, when shown, zoom key). Layout reads the hints, the frame loop calls draw for each,
+ * keys go to on_key; a panel's zoom key gives it the whole screen. Adding a panel is one more
+ * entry. Only the UI thread calls these, holding the dashboard's lock. */
 #ifndef QX_PANELS_H
 #define QX_PANELS_H
 

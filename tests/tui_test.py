@@ -583,6 +583,7 @@ class KeysAndTerminalTest(Dashboard):
         self.keys("F1")
         text = self.screen("Keys (F1 closes)")
         for key, about in [("F8", "zoom the Log to the whole screen, and back"),
+                           ("F9", "zoom the Chart (the last run's, when its problem"),
                            ("q", "leave, typed alone on an empty command line"),
                            ("F10", "leave the dashboard")]:
             self.assertRegex(text, rf"(?m)^{SIDE} {re.escape(key)} +{re.escape(about)}")

@@ -2,8 +2,9 @@
  * opened on /dev/null), from a snapshot holding a fabricated GPU result and GPU device, and
  * read back cell by cell: every GPU-only element (the GPU total and its five phase bars on the
  * shared scale, the overlap marks, the GPU speedups in big digits, the history chart, the
- * copy bandwidth), the sweep panel's highlighted best row, and the Error panel's extras and
- * ASCII borders. No GPU is needed. */
+ * copy bandwidth), the sweep panel's highlighted best row, the Error panel's extras and
+ * ASCII borders, and the Chart panel's legend, plot and axis (or its line without a chart).
+ * No GPU is needed. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
