@@ -126,6 +126,10 @@ void dash_update(struct dash_data *d, struct session *s)
 			d->nhistory++;
 		d->history[d->nhistory - 1] = x;
 	}
+	if (r->chart)
+		d->chart = *r->chart;
+	else
+		d->chart.nseries = 0;
 	take_error(d, s, r);
 }
 
@@ -397,6 +401,10 @@ const struct key_hint dash_keys[] = {
     {"F6", "cpu", "run cpu", 5},
     {"F7", "gpu", "run gpu", 5},
     {"F8", "zoom", "zoom the Log to the whole screen, and back", 3},
+    {"F9", "chart",
+     "zoom the Chart (the last run's, when its problem draws one) to the whole "
+     "screen, and back",
+     5},
     {"F2", "precision", "toggle the precision (float/double)", 6},
     {"F3/F4", "block /2 x2",
      "halve / double the block size within what `set block` takes (at either end the log "

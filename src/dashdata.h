@@ -65,6 +65,7 @@ struct dash_data {
 	char worst_value[100]; /* its value and the reference, "0.0123 vs 0.0124" */
 	struct log_hist hist;
 	char extras[DASH_LINE]; /* the problem's own figures of the run, "bound_max 1e-07  ..." */
+	struct qx_chart chart;  /* the run's chart; nseries 0 when it left none */
 
 	char device[DASH_DEVICE_LINES][DASH_LINE];
 	int ndevice;
@@ -89,7 +90,8 @@ extern const int dash_key_count;
 void dash_init(struct dash_data *d);
 
 /* Takes in the session after a command: problem, settings, the CPU timings, and the last run
- * when it is new (its timing, speedups, error, histogram over all points and worst point). */
+ * when it is new (its timing, speedups, error, histogram over all points, worst point and
+ * chart). */
 void dash_update(struct dash_data *d, struct session *s);
 
 /* Returns 1 when the timing of slot k was measured on a configuration (problem, parameters,

@@ -409,3 +409,224 @@ void fmt_too_small(char *buf, size_t len, int rows, int cols, int min_rows, int 
 			return;
 	}
 }
+
+/* Returns 1 when the point (x, y) can be drawn: both coordinates finite. */
+static int chart_point_ok(double x, double y)
+{
+	return isfinite(x) && isfinite(y);
+}
+
+/* Returns the top of the chart's y range. */
+double chart_ymax(const struct qx_chart *c)
+{
+	double top = 0;
+	for (int s = 0; s < c->nseries && s < QX_CHART_SERIES; s++) {
+		const struct qx_series *sr = &c->series[s];
+		for (int i = 0; i < sr->npoints && i < QX_CHART_POINTS; i++)
+			if (chart_point_ok(sr->x[i], sr->y[i]) && sr->y[i] > top)
+				top = sr->y[i];
+	}
+	return top > 0 ? top : 1;
+}
+
+/* The drawable points of series sr into x and y (in its order); returns how many. */
+static int chart_points(const struct qx_series *sr, double *x, double *y)
+{
+	int n = 0;
+	for (int i = 0; i < sr->npoints && i < QX_CHART_POINTS; i++)
+		if (chart_point_ok(sr->x[i], sr->y[i])) {
+			x[n] = sr->x[i];
+			y[n++] = sr->y[i];
+		}
+	return n;
+}
+
+/* Half the spacing of the n bars at x (their bins' half width); 0 for fewer than 2. */
+static double chart_half_bin(const double *x, int n)
+{
+	return n > 1 ? (x[n - 1] - x[0]) / (2.0 * (n - 1)) : 0;
+}
+
+/* The column of p that x falls in, the ends included in the end columns. */
+static int chart_column(const struct chart_plot *p, double x)
+{
+	const double c = floor((x - p->xlo) / (p->xhi - p->xlo) * p->width);
+	return c < 0 ? 0 : c >= p->width ? p->width - 1 : (int)c;
+}
+
+/* Fills column values v of the n points (x, y) of kind in p: the mean of the points in each
+ * column, then the empty columns between two points of a line (interpolated) or within a bar's
+ * bin (its height). Returns 1 when some column got a value. */
+static int chart_columns(const struct chart_plot *p, enum qx_series_kind kind, const double *x,
+                         const double *y, int n, double *v)
+{
+	int count[CHART_MAX_WIDTH] = {0}, any = 0;
+	const double half = kind == QX_SERIES_BARS ? chart_half_bin(x, n) : 0;
+	const double dx = (p->xhi - p->xlo) / p->width;
+	for (int c = 0; c < p->width; c++)
+		v[c] = 0;
+	for (int i = 0; i < n; i++) {
+		const int c = chart_column(p, x[i]);
+		v[c] += y[i];
+		count[c]++;
+	}
+	for (int c = 0, i = 0; c < p->width; c++) {
+		const double mid = p->xlo + (c + 0.5) * dx;
+		if (count[c]) {
+			v[c] /= count[c];
+			any = 1;
+			continue;
+		}
+		v[c] = NAN;
+		while (i + 1 < n && x[i + 1] <= mid) /* x[i] the last point at or left of mid */
+			i++;
+		if (kind == QX_SERIES_LINE && i + 1 < n && x[i] <= mid && x[i + 1] > x[i]) {
+			v[c] = y[i] + (y[i + 1] - y[i]) * (mid - x[i]) / (x[i + 1] - x[i]);
+			any = 1;
+		} else if (kind == QX_SERIES_BARS && n > 0) {
+			const int near = i + 1 < n && x[i + 1] - mid < mid - x[i] ? i + 1 : i;
+			if (fabs(x[near] - mid) <= half) {
+				v[c] = y[near];
+				any = 1;
+			}
+		}
+	}
+	return any;
+}
+
+/* Fits the chart to width x height cells. */
+int chart_fit(const struct qx_chart *c, int width, int height, struct chart_plot *p)
+{
+	double x[QX_CHART_SERIES][QX_CHART_POINTS], y[QX_CHART_SERIES][QX_CHART_POINTS];
+	int n[QX_CHART_SERIES], drawn = 0;
+	p->width = width < 1 ? 1 : width > CHART_MAX_WIDTH ? CHART_MAX_WIDTH : width;
+	p->height = height < 1 ? 1 : height;
+	p->nseries = c->nseries < 0                 ? 0
+	             : c->nseries > QX_CHART_SERIES ? QX_CHART_SERIES
+	                                            : c->nseries;
+	p->ymax = chart_ymax(c);
+	p->xlo = INFINITY;
+	p->xhi = -INFINITY;
+	for (int s = 0; s < p->nseries; s++) {
+		p->kind[s] = c->series[s].kind;
+		n[s] = chart_points(&c->series[s], x[s], y[s]);
+		const double half = p->kind[s] == QX_SERIES_BARS ? chart_half_bin(x[s], n[s]) : 0;
+		for (int i = 0; i < n[s]; i++) {
+			p->xlo = fmin(p->xlo, x[s][i] - half);
+			p->xhi = fmax(p->xhi, x[s][i] + half);
+		}
+	}
+	if (!(p->xhi > p->xlo) && isfinite(p->xlo)) { /* one x: a range around it */
+		const double pad = 0.5 * fmax(fabs(p->xlo), 1);
+		p->xlo -= pad;
+		p->xhi += pad;
+	}
+	for (int s = 0; s < p->nseries; s++) {
+		if (isfinite(p->xlo))
+			drawn += chart_columns(p, p->kind[s], x[s], y[s], n[s], p->col[s]);
+		else
+			for (int k = 0; k < p->width; k++)
+				p->col[s][k] = NAN;
+	}
+	return drawn;
+}
+
+/* The level of value v on p's scale: eighths of a cell (bars) from the bottom, or the cell
+ * row from the bottom (cells != 0: a line), clamped to the plot. */
+static long chart_level(const struct chart_plot *p, double v, int cells)
+{
+	const double f = v > 0 ? v / p->ymax : 0;
+	if (cells) {
+		const long r = (long)floor(f * p->height);
+		return r < 0 ? 0 : r >= p->height ? p->height - 1 : r;
+	}
+	const long e = lround(f * p->height * 8);
+	return e > p->height * 8L ? p->height * 8L : e == 0 && v > 0 ? 1 : e;
+}
+
+/* Returns 1 when the line of series s in p passes through cell (level r from the bottom) of
+ * column c: from its own row to half way to each neighbour's. */
+static int chart_line_at(const struct chart_plot *p, int s, int c, long r)
+{
+	if (isnan(p->col[s][c]))
+		return 0;
+	const long own = chart_level(p, p->col[s][c], 1);
+	long lo = own, hi = own;
+	for (int d = -1; d <= 1; d += 2) {
+		if (c + d < 0 || c + d >= p->width || isnan(p->col[s][c + d]))
+			continue;
+		const long half = own + (chart_level(p, p->col[s][c + d], 1) - own) / 2;
+		lo = half < lo ? half : lo;
+		hi = half > hi ? half : hi;
+	}
+	return r >= lo && r <= hi;
+}
+
+/* Writes one row of the plot. */
+void fmt_chart_row(char *buf, size_t len, const struct chart_plot *p, int row, int utf8,
+                   signed char *which)
+{
+	const long r = p->height - 1 - row; /* cell rows from the bottom */
+	if (len)
+		buf[0] = '\0';
+	for (int c = 0; c < p->width; c++) {
+		const char *cell = " ";
+		int drawn = -1;
+		for (int pass = 0; pass < 2; pass++) /* bars, then lines over them */
+			for (int s = 0; s < p->nseries; s++) {
+				if ((p->kind[s] == QX_SERIES_BARS) != (pass == 0) ||
+				    isnan(p->col[s][c]))
+					continue;
+				if (pass == 1) {
+					if (chart_line_at(p, s, c, r)) {
+						cell = utf8 ? "•" : "*";
+						drawn = s;
+					}
+					continue;
+				}
+				long e = chart_level(p, p->col[s][c], 0) - r * 8;
+				e = e < 0 ? 0 : e > 8 ? 8 : e;
+				if (e > 0) {
+					cell = utf8 ? lower_eighths[e] : e == 8 ? "#" : ".";
+					drawn = s;
+				}
+			}
+		if (which)
+			which[c] = (signed char)drawn;
+		if (!append(buf, len, cell))
+			return;
+	}
+}
+
+/* Writes the x axis: xlo, the middle and xhi. */
+void fmt_chart_axis(char *buf, size_t len, const struct chart_plot *p)
+{
+	char lo[32], mid[32], hi[32], line[CHART_MAX_WIDTH + 1];
+	const int w = p->width < (int)len - 1 ? p->width : (int)len - 1;
+	if (w < 1) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	const int nlo = snprintf(lo, sizeof lo, "%.3g", p->xlo),
+	          nhi = snprintf(hi, sizeof hi, "%.3g", p->xhi),
+	          nmid = snprintf(mid, sizeof mid, "%.3g", (p->xlo + p->xhi) / 2);
+	memset(line, ' ', (size_t)w);
+	line[w] = '\0';
+	if (nlo <= w)
+		memcpy(line, lo, (size_t)nlo);
+	if (nlo + 1 + nhi <= w)
+		memcpy(line + w - nhi, hi, (size_t)nhi);
+	const int at = (w - nmid) / 2;
+	if (at >= nlo + 1 && at + nmid + 1 <= w - nhi)
+		memcpy(line + at, mid, (size_t)nmid);
+	snprintf(buf, len, "%s", line);
+}
+
+/* Returns the legend's mark of a series kind. */
+const char *chart_mark(enum qx_series_kind kind, int utf8)
+{
+	if (kind == QX_SERIES_BARS)
+		return utf8 ? "█" : "#";
+	return utf8 ? "•" : "*";
+}

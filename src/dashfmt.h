@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "problem.h"
 #include "qx.h"
 
 /* Bins of the log10 relative-error histogram: bin 0 holds errors below 1e-15 (exact values
@@ -117,5 +118,44 @@ void fmt_hist_row(char *buf, size_t len, const struct log_hist *h, int row, int 
 
 /* The axis under fmt_hist_row: the exponent of every fourth bin's lower edge ("-16 -12 ..."). */
 void fmt_hist_axis(char *buf, size_t len);
+
+/* A run's chart (struct qx_chart) fitted to a plot of width x height cells: the x range the
+ * columns span, the top of the y range (from 0), and each series' value in each column. */
+#define CHART_MAX_WIDTH 256
+struct chart_plot {
+	int width, height, nseries;
+	double xlo, xhi, ymax;
+	enum qx_series_kind kind[QX_CHART_SERIES];
+	double col[QX_CHART_SERIES][CHART_MAX_WIDTH]; /* NaN: nothing of the series there */
+};
+
+/* The top of chart c's y range: its largest finite y; 1 when no y is above 0 (zeros drawn
+ * on the bottom row). */
+double chart_ymax(const struct qx_chart *c);
+
+/* Fits chart c into p for width x height cells (width cut to 1..CHART_MAX_WIDTH, height to at
+ * least 1). x spans the points of every series, bars widened by half their spacing (a single
+ * x: half of it, at least 0.5, either side); y spans 0..chart_ymax. A column's value is the
+ * mean y of the points that fall in it; a column with none takes, between two points of a
+ * line, the line's value at its middle, and within the bin of a bar, the bar's. Points with a
+ * coordinate that is not finite are left out. Returns the number of series with a value in
+ * some column (0: nothing to draw). */
+int chart_fit(const struct qx_chart *c, int width, int height, struct chart_plot *p);
+
+/* Row (0 = top) of the plot p, p->width cells: bars in eighths of a cell (UTF-8) or '#' for a
+ * full cell and '.' for a part (ASCII), a positive value at least an eighth (a '.'); a line
+ * as a '•' ('*' in ASCII) in each column from its value's row (values below ymax / height on
+ * the bottom row) to half way to its neighbours' rows, so that a steep line stays joined. Lines
+ * are drawn over bars, a later series over an earlier one of its kind. which (NULL: not
+ * wanted) gets for each cell the series drawn there, -1 for a blank. */
+void fmt_chart_row(char *buf, size_t len, const struct chart_plot *p, int row, int utf8,
+                   signed char *which);
+
+/* The x axis under the plot, p->width cells: xlo at the left, xhi at the right and the middle
+ * value centred between them (%.3g), each left out, the middle first, when it does not fit. */
+void fmt_chart_axis(char *buf, size_t len, const struct chart_plot *p);
+
+/* The mark of a series of kind in a legend: a full block for bars, the line's dot. */
+const char *chart_mark(enum qx_series_kind kind, int utf8);
 
 #endif

@@ -29,15 +29,14 @@ static void column_heights(const struct panel_hint *hints, int n, const int *col
 		h[last] += height - used;
 }
 
-/* Computes the layout; see layout.h. */
-int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out)
+/* Lays out the n panels that are not hidden (n <= LAYOUT_MAX_PANELS, optional or not) as
+ * layout_compute says; returns 0, or -1 when the terminal is too small for them. */
+static int place(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out)
 {
 	int col_of[LAYOUT_MAX_PANELS], h[LAYOUT_MAX_PANELS];
 	int pref_sum[2] = {0, 0}, min_sum[2] = {0, 0};
 	int width_side = 1, width_fill = 1, fill_min = 0, nfill = 0;
 	memset(out, 0, sizeof *out);
-	if (n > LAYOUT_MAX_PANELS)
-		n = LAYOUT_MAX_PANELS;
 	for (int i = 0; i < n; i++) {
 		if (hints[i].hidden)
 			continue;
@@ -87,9 +86,10 @@ int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, st
 			}
 	}
 	int y = 1 + top_h, left = body - top_h, k = 0;
+	const int share = nfill ? (body - top_h - fill_min) / nfill : 0;
 	for (int i = 0; i < n; i++)
 		if (hints[i].fill && !hints[i].hidden) {
-			const int hf = ++k == nfill ? left : (body - top_h) / nfill;
+			const int hf = ++k == nfill ? left : hints[i].min_h + share;
 			out->panel[i] = (struct rect){y, 0, hf, cols};
 			y += hf;
 			left -= hf;
@@ -97,11 +97,31 @@ int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, st
 	return 0;
 }
 
-/* Hides every panel but keep and makes keep fill the body. */
+/* Computes the layout, leaving out optional panels, the last first, until the rest fit. */
+int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out)
+{
+	struct panel_hint h[LAYOUT_MAX_PANELS];
+	unsigned dropped = 0;
+	n = n > LAYOUT_MAX_PANELS ? LAYOUT_MAX_PANELS : n;
+	memcpy(h, hints, (size_t)(n > 0 ? n : 0) * sizeof *h);
+	int rc = place(rows, cols, h, n, out);
+	for (int i = n - 1; i >= 0 && rc; i--)
+		if (h[i].optional && !h[i].hidden) {
+			h[i].hidden = 1;
+			dropped |= 1u << i;
+			rc = place(rows, cols, h, n, out);
+		}
+	out->dropped = dropped;
+	return rc;
+}
+
+/* Hides every panel but keep and makes keep fill the body, optional or not. */
 void layout_zoom(struct panel_hint *hints, int n, int keep)
 {
 	for (int i = 0; i < n; i++)
 		hints[i].hidden = i != keep;
-	if (keep >= 0 && keep < n)
+	if (keep >= 0 && keep < n) {
 		hints[keep].fill = 1;
+		hints[keep].optional = 0;
+	}
 }

@@ -12,31 +12,39 @@ struct rect {
 
 /* What a panel asks for: its minimum and preferred height, its minimum width, whether it
  * fills the rows left over (full width, below the others, sharing them with the other fill
- * panels; the Log panel), and whether it is hidden (no place, the others take its room). */
+ * panels; the Log panel), whether it is hidden (no place, the others take its room), and
+ * whether it is optional: left out, as if hidden, where the terminal is too small for it
+ * (the Chart panel), so that it never makes the terminal too small for the others. */
 struct panel_hint {
 	int min_h, pref_h, min_w;
 	int fill;
 	int hidden;
+	int optional;
 };
 
-/* The computed geometry. columns is 1 or 2; min_rows/min_cols are what the panels need. */
+/* The computed geometry. columns is 1 or 2; min_rows/min_cols are what the panels need (the
+ * optional ones left out when the terminal is too small with them); dropped has bit i set for
+ * each optional panel i left out for want of room. */
 struct layout {
 	struct rect status, cmdline;
 	struct rect panel[LAYOUT_MAX_PANELS];
 	int columns;
 	int min_rows, min_cols;
+	unsigned dropped;
 };
 
 /* Lays out n panels (n <= LAYOUT_MAX_PANELS) on a rows x cols terminal: the status line on
  * top, the command line at the bottom, the other panels in two columns when the terminal is
  * wide enough (one otherwise), each column filled in table order by the shorter column first,
- * then the fill panels at full width; hidden panels get an empty rectangle. Returns 0, or -1 when
- * the terminal is smaller than out->min_rows x out->min_cols (both are set in either case). */
+ * then the fill panels at full width, each its minimum height and an equal share of the rows
+ * left; hidden panels get an empty rectangle, and so do optional ones, the last first, until
+ * the others fit. Returns 0, or -1 when the terminal is smaller than out->min_rows x
+ * out->min_cols (both are set in either case). */
 int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out);
 
 /* Zooms panel keep of the n hints to the whole body: hides every other panel and makes keep a
- * fill panel (layout_compute then gives it every row between the status and command lines,
- * at full width). */
+ * fill panel that is not optional (layout_compute then gives it every row between the status
+ * and command lines, at full width). */
 void layout_zoom(struct panel_hint *hints, int n, int keep);
 
 #endif

@@ -501,12 +501,46 @@ static void run_text(struct session *s, const struct run_result *r)
 	free(text);
 }
 
-/* Prints one run result. */
+/* Adds the array name of the n numbers v to obj (null for one that is not finite). */
+static void json_numbers(cJSON *obj, const char *name, const double *v, int n)
+{
+	cJSON *a = cJSON_AddArrayToObject(obj, name);
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, isfinite(v[i]) ? cJSON_CreateNumber(v[i])
+		                                       : cJSON_CreateNull());
+}
+
+/* Adds chart c to obj as "chart": its title, x label and series (name, kind "line" or "bars",
+ * x and y). */
+static void json_chart(cJSON *obj, const struct qx_chart *c)
+{
+	cJSON *chart = cJSON_AddObjectToObject(obj, "chart"), *series;
+	cJSON_AddStringToObject(chart, "title", c->title);
+	cJSON_AddStringToObject(chart, "xlabel", c->xlabel);
+	series = cJSON_AddArrayToObject(chart, "series");
+	for (int k = 0; k < c->nseries && k < QX_CHART_SERIES; k++) {
+		const struct qx_series *sr = &c->series[k];
+		const int n = sr->npoints < QX_CHART_POINTS ? sr->npoints : QX_CHART_POINTS;
+		cJSON *one = cJSON_CreateObject();
+		cJSON_AddStringToObject(one, "name", sr->name);
+		cJSON_AddStringToObject(one, "kind", sr->kind == QX_SERIES_BARS ? "bars" : "line");
+		json_numbers(one, "x", sr->x, n);
+		json_numbers(one, "y", sr->y, n);
+		cJSON_AddItemToArray(series, one);
+	}
+}
+
+/* Prints one run result; JSON has the run's chart too, when it left one (not in `export`,
+ * whose documents stay the runs' figures). */
 void output_run(struct session *s, const struct run_result *r)
 {
+	cJSON *obj;
 	switch (s->format) {
 	case FORMAT_JSON:
-		output_print_json(s, output_run_json(r));
+		obj = output_run_json(r);
+		if (r->chart)
+			json_chart(obj, r->chart);
+		output_print_json(s, obj);
 		break;
 	case FORMAT_CSV:
 		run_csv(s, r);

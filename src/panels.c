@@ -278,7 +278,8 @@ static void draw_log(WINDOW *w, const struct panel *self, const struct panel_ctx
 		snprintf(note, sizeof note, "%d row%s back; PgDn", c->log_scroll,
 		         c->log_scroll == 1 ? "" : "s");
 	else
-		snprintf(note, sizeof note, "PgUp/PgDn scroll%s", c->zoomed ? "; F8 unzooms" : "");
+		snprintf(note, sizeof note, "PgUp/PgDn scroll%s",
+		         c->zoomed == self ? "; F8 unzooms" : "");
 	frame(w, c, self->name, note);
 	const int n = dash_log_view(c->log, getmaxx(w) - 4, c->log_scroll,
 	                            rows < DASH_LOG_LINES ? rows : DASH_LOG_LINES, view);
@@ -342,6 +343,87 @@ static int sweep_shown(const struct dash_data *d)
 	return d->sweep.present;
 }
 
+/* The colour pair of chart series s (the legend's and the plot's). */
+static int chart_pair(int s)
+{
+	return s == 0 ? PAIR_PHASE : PAIR_BIG;
+}
+
+/* Draws the legend of chart ch on row y: each series' mark in its colour, then its name. */
+static void chart_legend(WINDOW *w, const struct panel_ctx *c, int y, const struct qx_chart *ch)
+{
+	int x = 2;
+	for (int s = 0; s < ch->nseries && s < QX_CHART_SERIES && x < getmaxx(w) - 2; s++) {
+		color(w, c, chart_pair(s), 1);
+		put(w, y, x, chart_mark(ch->series[s].kind, c->utf8));
+		color(w, c, chart_pair(s), 0);
+		put(w, y, x + 2, ch->series[s].name);
+		x += 2 + (int)strlen(ch->series[s].name) + 2;
+	}
+}
+
+/* Draws plot row `row` of p at (y, x), each cell in its series' colour. */
+static void chart_row(WINDOW *w, const struct panel_ctx *c, int y, int x,
+                      const struct chart_plot *p, int row)
+{
+	char line[4 * CHART_MAX_WIDTH + 1], cell[8];
+	signed char which[CHART_MAX_WIDTH];
+	fmt_chart_row(line, sizeof line, p, row, c->utf8, which);
+	for (int k = 0, at = 0; k < p->width && line[at]; k++) {
+		int n = 1;
+		while (((unsigned char)line[at + n] & 0xC0) == 0x80)
+			n++;
+		snprintf(cell, sizeof cell, "%.*s", n, line + at);
+		at += n;
+		if (which[k] < 0)
+			continue;
+		color(w, c, chart_pair(which[k]), 1);
+		put(w, y, x + k, cell);
+		color(w, c, chart_pair(which[k]), 0);
+	}
+}
+
+/* Chart: the last run's chart, when its problem drew one: the legend (when there is room),
+ * the plot with the top of its y range and 0 beside it, the x axis with its label under it; or
+ * a line saying the last run has none (zoomed, F9). */
+static void draw_chart(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
+{
+	const struct qx_chart *ch = &c->data->chart;
+	const int inside = getmaxy(w) - 2, legend = inside >= 4;
+	const int height = inside - 1 - legend, xw = *ch->xlabel ? (int)strlen(ch->xlabel) + 1 : 0;
+	struct chart_plot p;
+	char top[32], line[CHART_MAX_WIDTH + 1];
+	char note[sizeof ch->title + 16];
+	snprintf(note, sizeof note, "%s%s", ch->nseries ? ch->title : "none",
+	         c->zoomed == self ? "; F9 unzooms" : "");
+	frame(w, c, self->name, note);
+	if (!ch->nseries) {
+		put(w, 1, 2, "(no chart for the last run)");
+		return;
+	}
+	if (legend)
+		chart_legend(w, c, 1, ch);
+	const int gutter = snprintf(top, sizeof top, "%.3g", chart_ymax(ch)) + 1;
+	const int x = 2 + gutter, width = getmaxx(w) - 4 - gutter - xw;
+	if (height < 1 || width < 1 || !chart_fit(ch, width, height, &p)) {
+		put(w, 1 + legend, 2, "(nothing to draw)");
+		return;
+	}
+	put(w, 1 + legend, 2 + gutter - 1 - (int)strlen(top), top);
+	put(w, legend + height, 2 + gutter - 2, "0");
+	for (int r = 0; r < height; r++)
+		chart_row(w, c, 1 + legend + r, x, &p, r);
+	fmt_chart_axis(line, sizeof line, &p);
+	put(w, getmaxy(w) - 2, x, line);
+	put(w, getmaxy(w) - 2, x + p.width + 1, ch->xlabel);
+}
+
+/* The Chart panel has a place when the last run left a chart. */
+static int chart_shown(const struct dash_data *d)
+{
+	return d->chart.nseries > 0;
+}
+
 const struct panel panel_table[] = {
     {.name = "Problem",
      .hint = {.min_h = 5, .pref_h = 6, .min_w = 38, .fill = 0}, /* name, settings, params */
@@ -362,10 +444,16 @@ const struct panel panel_table[] = {
      .hint = {.min_h = 4, .pref_h = 4, .min_w = 40, .fill = 1},
      .draw = draw_sweep,
      .shown = sweep_shown},
-    {.name = "Log",
+    {.name = "Chart", /* plot rows: 2 at its minimum, the legend from 6 rows */
+     .hint = {.min_h = 5, .pref_h = 5, .min_w = 40, .fill = 1, .optional = 1},
+     .draw = draw_chart,
+     .shown = chart_shown,
+     .zoom_key = KEY_F(9)},
+    {.name = "Log", /* the last entry (tests/unit/test_panels.c) */
      .hint = {.min_h = 4, .pref_h = 4, .min_w = 40, .fill = 1},
      .draw = draw_log,
-     .on_key = log_key},
+     .on_key = log_key,
+     .zoom_key = KEY_F(8)},
 };
 const int panel_count = sizeof panel_table / sizeof panel_table[0];
 

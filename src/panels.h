@@ -1,7 +1,7 @@
 /* panels.h - the dashboard's panels: one const table of objects (name, size hint, draw, key
- * handler). Layout reads the hints, the frame loop calls draw for each, keys go to on_key.
- * Adding a panel is one more entry. Only the UI thread calls these, holding the dashboard's lock.
- */
+ * handler, when shown, zoom key). Layout reads the hints, the frame loop calls draw for each,
+ * keys go to on_key; a panel's zoom key gives it the whole screen. Adding a panel is one more
+ * entry. Only the UI thread calls these, holding the dashboard's lock. */
 #ifndef QX_PANELS_H
 #define QX_PANELS_H
 
@@ -18,6 +18,8 @@ struct dash_live {
 	double elapsed_ms, phase_ms; /* since the command began; since the phase began */
 };
 
+struct panel;
+
 /* What every panel draws from, and the UI's own view state. */
 struct panel_ctx {
 	const struct dash_data *data;
@@ -27,7 +29,7 @@ struct panel_ctx {
 	int utf8, color;
 	const struct key_hint *keys; /* the dashboard's keys, for the status line and F1 */
 	int nkeys;
-	int zoomed; /* the Log fills the screen (F8) */
+	const struct panel *zoomed; /* the panel that fills the screen (its zoom key), or NULL */
 };
 
 struct panel {
@@ -40,6 +42,7 @@ struct panel {
 	int (*on_key)(struct panel_ctx *c, int key, int rows, int cols);
 	/* Returns 1 when the panel has a place on the screen for data d; NULL: always. */
 	int (*shown)(const struct dash_data *d);
+	int zoom_key; /* the key that zooms it to the whole screen and back (KEY_F(8)), or 0 */
 };
 
 /* The panels, in table order; panel_count of them. */

@@ -51,6 +51,33 @@ struct qx_figure {
 	double value;
 };
 
+/* A picture a run may leave for the dashboard's Chart panel (and JSON): up to QX_CHART_SERIES
+ * series of (x, y) points over one x axis and one y axis from 0, each drawn as a line or as
+ * bars, later series over earlier ones and lines over bars. The problem resamples what it
+ * shows to at most QX_CHART_POINTS points a series; everything is stored inline, so the chart
+ * is copied by assignment and owns nothing. */
+#define QX_CHART_SERIES 2
+#define QX_CHART_POINTS 256
+
+enum qx_series_kind {
+	QX_SERIES_LINE, /* the points joined, x ascending */
+	QX_SERIES_BARS, /* bins of equal width centred on x ascending, y their height */
+};
+
+struct qx_series {
+	char name[48]; /* what it is, for the legend: "histogram of the samples (64 bins)" */
+	enum qx_series_kind kind;
+	int npoints; /* 0..QX_CHART_POINTS; points with a NaN coordinate are left out */
+	double x[QX_CHART_POINTS], y[QX_CHART_POINTS];
+};
+
+struct qx_chart {
+	int nseries; /* 0: the run left no chart */
+	char title[64];
+	char xlabel[16];
+	struct qx_series series[QX_CHART_SERIES];
+};
+
 /* What one run returns. The caller sets values (count values of the request's precision)
  * and, for a problem with estimates, estimates (count doubles); the run fills the rest. */
 struct run_output {
@@ -62,6 +89,7 @@ struct run_output {
 	struct qx_figure figure[QX_MAX_FIGURES];
 	const char *note; /* NULL, or a static line the run wants shown with it ("not converged:
 	                   * maxeval"): text output prints it, JSON has it as "note" */
+	struct qx_chart chart; /* optional: nseries 0 (as the caller clears it) leaves none */
 };
 
 /* Appends the figure name = value to o (dropped past QX_MAX_FIGURES). */

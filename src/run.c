@@ -329,6 +329,7 @@ static int run_discard(struct session *s, enum qx_backend b, struct run_result *
 	if (s->last && s->last->backend == b)
 		s->last = NULL;
 	free(r->samples);
+	free(r->chart);
 	free(r);
 	return -1;
 }
@@ -423,6 +424,13 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->nfigures = o.nfigures;
 	memcpy(r->figure, o.figure, sizeof r->figure);
 	r->note = o.note;
+	if (o.chart.nseries > 0) {
+		if (!(r->chart = malloc(sizeof *r->chart))) {
+			qx_fail(e, "out of memory for the run's chart");
+			return run_discard(s, b, r);
+		}
+		*r->chart = o.chart;
+	}
 	run_speedup(s, r);
 	if (run_keep(s, r, e))
 		return run_discard(s, b, r);

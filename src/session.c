@@ -75,6 +75,7 @@ void session_free(struct session *s)
 {
 	for (size_t i = 0; i < s->nruns; i++) {
 		free(s->runs[i]->samples);
+		free(s->runs[i]->chart);
 		free(s->runs[i]);
 	}
 	free(s->runs);

@@ -57,7 +57,9 @@ struct run_result {
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
 	size_t nfigures;                        /* the problem's own figures */
 	struct qx_figure figure[QX_MAX_FIGURES];
-	const char *note; /* the run's note (run_output's), static, or NULL */
+	const char *note;       /* the run's note (run_output's), static, or NULL */
+	struct qx_chart *chart; /* a copy of the run's chart (malloc'd, freed with the result), or
+	                         * NULL when the run left none */
 };
 
 /* Latest CPU timing for a configuration, kept to compute the GPU's speedup. */

@@ -485,7 +485,7 @@ static void windows_make(struct tui *t)
 	t->keys_win = newwin(LINES - 2, COLS, 1, 0);
 	for (int i = 0; i < panel_count; i++) {
 		const struct rect *r = &t->lay.panel[i];
-		if (!t->hints[i].hidden)
+		if (!t->hints[i].hidden && !(t->lay.dropped & 1u << i))
 			t->win[i] = newwin(r->h, r->w, r->y, r->x);
 	}
 }
@@ -538,10 +538,9 @@ static void update_live(struct tui *t)
 	struct panel_hint hints[LAYOUT_MAX_PANELS];
 	unsigned shown = panels_hints(&t->shared, hints);
 	if (t->ctx.zoomed) {
-		for (int i = 0; i < panel_count; i++)
-			if (!strcmp(panel_table[i].name, "Log"))
-				layout_zoom(hints, panel_count, i);
-		shown |= 1u << panel_count; /* a zoomed layout differs from any other */
+		const int keep = (int)(t->ctx.zoomed - panel_table);
+		layout_zoom(hints, panel_count, keep);
+		shown = 1u << panel_count | 1u << keep; /* differs from any other layout */
 	}
 	if (shown != t->shown) {
 		memcpy(t->hints, hints, sizeof hints);
@@ -636,7 +635,8 @@ static void function_key(struct tui *t, int k)
 		submit(t, JOB_BLOCK_UP, "F4 (double the block)");
 }
 
-/* Handles one key from ncurses: the dashboard's own keys first, then the panels' (in table
+/* Handles one key from ncurses: the dashboard's own keys and the panels' zoom keys first
+ * (each zooms its panel, or unzooms), then the panels' other keys (in table
  * order), then readline. */
 static void handle_key(struct tui *t, int k)
 {
@@ -649,11 +649,12 @@ static void handle_key(struct tui *t, int k)
 		t->show_keys = !t->show_keys;
 		return;
 	}
-	if (k == KEY_F(8)) {
-		t->ctx.zoomed = !t->ctx.zoomed;
-		t->ctx.log_scroll = 0;
-		return;
-	}
+	for (int i = 0; i < panel_count; i++)
+		if (panel_table[i].zoom_key && k == panel_table[i].zoom_key) {
+			t->ctx.zoomed = t->ctx.zoomed == &panel_table[i] ? NULL : &panel_table[i];
+			t->ctx.log_scroll = 0;
+			return;
+		}
 	if (k == KEY_RESIZE) {
 		resized = 1;
 		return;

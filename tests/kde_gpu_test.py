@@ -63,6 +63,30 @@ class KdeGpuTest(unittest.TestCase):
                                   "repeat 1 warmup 0; run gpu")[0]
                     self.assertLess(r["error"]["max_rel"], tol, (dist, block, variant))
 
+    def test_chart_of_every_variant(self):
+        """Every GPU variant's run leaves the chart its CPU counterpart's run does (the same
+        variant, else tiled in double): the same histogram, and a line at the same points whose
+        values are within 1e-3 of the peak (the seed's values are wrong, its bars are not). A
+        2-D run leaves none."""
+        cases = [("tiled", "float"), ("fast", "float"), ("naive", "double"), ("binned", "double")]
+        for at in ("at samples n 20000", "at grid n 20000 G 512"):
+            for variant, prec in cases + ([("seed", "float")] if "samples" in at else []):
+                cpu_variant = variant if variant in ("tiled", "binned") else "tiled"
+                cpu = self.runs(f"set {at} variant {cpu_variant} precision double repeat 1 "
+                                "warmup 0; run cpu")[0]["chart"]
+                gpu = self.runs(f"set {at} variant {variant} precision {prec} repeat 1 "
+                                "warmup 0; run gpu")[0]["chart"]
+                self.assertEqual(gpu["series"][0], cpu["series"][0], (at, variant))
+                if variant == "seed":
+                    continue
+                line, want = gpu["series"][1], cpu["series"][1]
+                self.assertEqual(line["x"], want["x"], (at, variant))
+                peak = max(want["y"])
+                for y, w in zip(line["y"], want["y"]):
+                    self.assertLess(abs(y - w), 1e-3 * peak, (at, variant))
+        r = self.runs("set n 2000 dim 2 at samples variant tiled repeat 1 warmup 0; run gpu")[0]
+        self.assertNotIn("chart", r)
+
     def test_fast_shares(self):
         """Each built share of the fast kernel (1, 2, 3 of every 8 by the polynomial) against the
         reference, at a size with a partial last tile."""

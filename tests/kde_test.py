@@ -132,6 +132,48 @@ class KdeTest(unittest.TestCase):
         self.assertEqual(r["params"]["data"], path)
         self.assertLess(r["error"]["max_rel"], 1e-5)
 
+    def test_json_chart(self):
+        """--json: a 1-D run has the chart the dashboard draws. Its bars are the samples'
+        histogram (ceil(sqrt(n)) bins over their range) as a density; its line is, at the grid,
+        the grid's points and the density there (an independent sum), and at the samples the
+        mean x and mean density of the samples in each of 256 bins over their range. A 2-D run
+        has no chart."""
+        xs = [round((k * 0.6180339887) % 1 * 4 + (2 if k % 3 == 0 else 0), 9) for k in range(400)]
+        path = self.file("c.txt", "".join(f"{x!r}\n" for x in xs))
+        h, g = 0.5, 100
+        lo, hi = min(xs), max(xs)
+        r = runs(ok(self, f"set data {path} h {h} at grid G {g} precision double repeat 1 "
+                          "warmup 0; run cpu"))[0]
+        bars, line = r["chart"]["series"]
+        self.assertEqual(r["chart"]["xlabel"], "x")
+        self.assertEqual((bars["kind"], line["kind"]), ("bars", "line"))
+        width = (hi - lo) / 20
+        counts = [0] * 20
+        for x in xs:
+            counts[min(int((x - lo) / width), 19)] += 1
+        self.assertEqual(len(bars["x"]), 20)
+        for b in range(20):
+            self.assertAlmostEqual(bars["x"][b], lo + (b + 0.5) * width, delta=1e-12)
+            self.assertAlmostEqual(bars["y"][b], counts[b] / (400 * width), delta=1e-12)
+        self.assertAlmostEqual(sum(bars["y"]) * width, 1, delta=1e-12)
+        self.assertEqual(len(line["x"]), g)
+        for i, (x, y) in enumerate(zip(line["x"], line["y"])):
+            self.assertAlmostEqual(x, lo - 3 * h + i * (hi - lo + 6 * h) / (g - 1), delta=1e-12)
+            self.assertAlmostEqual(y, density(xs, h, x), delta=1e-12 * max(y, 1e-3))
+        r = runs(ok(self, f"set data {path} h {h} at samples precision double repeat 1 "
+                          "warmup 0; run cpu"))[0]
+        line = r["chart"]["series"][1]
+        bins = {}
+        for x in xs:
+            bins.setdefault(min(int((x - lo) / (hi - lo) * 256), 255), []).append(x)
+        self.assertEqual(len(line["x"]), len(bins))
+        for (x, y), k in zip(zip(line["x"], line["y"]), sorted(bins)):
+            self.assertAlmostEqual(x, math.fsum(bins[k]) / len(bins[k]), delta=1e-12)
+            want = math.fsum(density(xs, h, s) for s in bins[k]) / len(bins[k])
+            self.assertAlmostEqual(y, want, delta=1e-12)
+        r = runs(ok(self, "set data none n 200 dim 2 repeat 1 warmup 0; run cpu"))[0]
+        self.assertNotIn("chart", r)
+
     def refused(self, cmds, message):
         """cmds fails on its last line with message, and show params is what it was."""
         before = ok(self, "show params")

@@ -21,6 +21,7 @@ import qxtest
 from qxtest import QUADX
 
 COLOR = re.compile(r"\x1b\[3[0-7]m")  # a foreground colour in capture-pane -e
+PLOT = "[ •▁▂▃▄▅▆▇█]"  # a cell of the Chart panel's plot in a UTF-8 locale
 RESTORED = re.compile(r"(?m)^icanon echo")  # stty after quadx: canonical mode and echo back
 SIDE = "│"  # a panel's side border in a UTF-8 locale (an ACS border would read "x")
 
@@ -217,6 +218,61 @@ class DashboardTest(Dashboard):
         self.assertEqual([row["config_threads"] for row in rows if row["best"] == "1"], starred)
         self.type("set n 300 m 300 repeat 2; run cpu")
         self.screen("over 1e-05: 0 of 90000")
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def chart_panel(self, title, legend):
+        """Waits for the Chart panel titled `title` (a regex), the legend row when `legend`
+        (groups bars and line: the series' names), the plot's rows between the one with the top
+        of its y range and the one with 0, and the x axis (groups lo and hi), all inside its
+        border; returns (the match, the plot's rows)."""
+        m = self.screen(re.compile(
+            rf"(?m)^┌─ Chart \({title}\) ─+┐\n"
+            + (rf"{SIDE} █ (?P<bars>.*?) +• (?P<line>.*?) +{SIDE}\n" if legend else "")
+            + rf"(?P<plot>(?:{SIDE} +\S+ {PLOT}+ +{SIDE}\n)(?:{SIDE} +{PLOT}+ +{SIDE}\n)*"
+            rf"{SIDE} +0 {PLOT}+ +{SIDE}\n)"
+            rf"{SIDE} +(?P<lo>\S+) +(?:\S+ +)?(?P<hi>\S+) x {SIDE}\n└─+┘$"))
+        return m, m.group("plot").splitlines()
+
+    def test_chart_panel(self):
+        """A 1-D kde run at the grid leaves a chart: the Chart panel, framed below the other
+        panels, shows the histogram's bars and the estimate's line (the legend names both), the
+        density's peak as the top of the y range and the samples' range padded on the x axis;
+        its title has the bandwidth the Error panel's figures have. At 80x24 it still fits (two
+        rows of plot) and the Problem panel keeps a row of parameters; F9 zooms it to the whole
+        screen and back; the next run of a problem without a chart takes the panel away."""
+        self.start()
+        self.assertNotIn("Chart (", self.pane())
+        self.type("use kde")
+        self.type("set n 20000 at grid G 512")
+        self.type("run cpu")
+        m, rows = self.chart_panel(r"density of 20000 samples, h (?P<h>\S+)", legend=True)
+        self.assertEqual(m.group("bars"), "histogram of the samples (128 bins)")
+        self.assertEqual(m.group("line"), "estimate at the grid of 512")
+        top = float(re.search(rf"{SIDE} +(\S+) ", rows[0]).group(1))
+        self.assertTrue(0.35 < top < 0.45, top)  # the peak of N(0, 1)'s density, 0.399
+        self.assertLess(float(m.group("lo")), -3.5)
+        self.assertGreater(float(m.group("hi")), 3.5)
+        plot = "".join(rows)
+        self.assertIn("█", plot)
+        self.assertIn("•", plot)
+        self.assertIn(f"h {m.group('h')}  samples 2e+04", self.idle())  # the Error panel's
+        self.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
+        m, rows = self.chart_panel(r"density of 20000 samples, h \S+", legend=False)
+        self.assertEqual(len(rows), 2)
+        self.assertIn("█", rows[1])
+        text = self.pane()
+        self.assertNotIn("too small", text)
+        self.assertRegex(text, rf"(?m)^{SIDE} n=20000 dist=normal ")
+        self.keys("F9")
+        m, rows = self.chart_panel(r"density of 20000 samples, h \S+; F9 unzooms", legend=True)
+        self.assertEqual(len(rows), 24 - 2 - 2 - 2)  # the body less the borders, legend, axis
+        self.assertNotIn("Problem", self.pane())
+        self.keys("F9")
+        self.screen("Problem")
+        self.type("use expint; set n 20 m 20; run cpu")
+        self.gone("Chart (")
+        self.screen("over 1e-05: 0 of 400")
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -527,6 +583,7 @@ class KeysAndTerminalTest(Dashboard):
         self.keys("F1")
         text = self.screen("Keys (F1 closes)")
         for key, about in [("F8", "zoom the Log to the whole screen, and back"),
+                           ("F9", "zoom the Chart (the last run's, when its problem"),
                            ("q", "leave, typed alone on an empty command line"),
                            ("F10", "leave the dashboard")]:
             self.assertRegex(text, rf"(?m)^{SIDE} {re.escape(key)} +{re.escape(about)}")

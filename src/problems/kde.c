@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../stats.h"
 #include "kde_data.h"
 #include "kde_math.h"
 
@@ -34,6 +35,9 @@
 #define KDE_REF_MIN_SAMPLE 64
 /* The first `data` column read, at most. */
 #define KDE_COLUMN_MAX 64
+/* The chart's histogram (1-D): ceil(sqrt(n)) bins, at least KDE_HIST_MIN, at most KDE_HIST_MAX. */
+#define KDE_HIST_MIN 16
+#define KDE_HIST_MAX 128
 
 enum { P_N, P_DIST, P_SEED, P_DATA, P_COLUMN, P_AT, P_G, P_H, P_DIM, P_SHARE, P_COUNT };
 enum { AT_SAMPLES, AT_GRID };
@@ -100,15 +104,17 @@ static const struct param_def kde_eval_args[] = {
 
 /* The samples and what follows from them for one set of parameters, cached across runs:
  * the samples in double (and float, made on first use), the bandwidth, the grid's ends, the
- * samples' mean, and the grid points when evaluating at the grid. */
+ * samples' mean, the grid points when evaluating at the grid, and in 1-D the histogram the
+ * runs' charts show. */
 struct kde_state {
 	char key[PARAM_PATH_MAX + 256];
 	struct kde_points s, grid;
 	float *sf[KDE_DMAX], *gf[KDE_DMAX];
 	double h[KDE_DMAX], lo[KDE_DMAX], hi[KDE_DMAX], center[KDE_DMAX];
 	int dim, at;
-	size_t m, g;   /* outputs, grid points per axis */
-	int sf_pinned; /* sf[0..dim) page-locked for the GPU's copies */
+	size_t m, g;           /* outputs, grid points per axis */
+	int sf_pinned;         /* sf[0..dim) page-locked for the GPU's copies */
+	struct qx_series hist; /* dim 1: the samples' histogram as a density (kde_histogram) */
 };
 
 static struct kde_state kde_cache;
@@ -182,6 +188,35 @@ static int kde_state_outputs(struct kde_state *st, const struct param_value *p, 
 	return 0;
 }
 
+/* The histogram of the 1-D samples of st as bars of a density (count / (n width): they
+ * integrate to 1, comparable with the estimate) into st->hist: ceil(sqrt(n)) bins (16..128)
+ * over the samples' range, which is the grid's range less 3 h at each end (kde_grid_limits);
+ * samples all at one point (possible with a numeric h) get a range around it: h each side, or
+ * a billionth of the point where h is too small to widen it. */
+static void kde_histogram(struct kde_state *st)
+{
+	size_t count[KDE_HIST_MAX] = {0};
+	const double *x = st->s.x[0], n = (double)st->s.n;
+	double lo = st->lo[0] + 3 * st->h[0], hi = st->hi[0] - 3 * st->h[0];
+	if (!(hi > lo)) {
+		const double pad = fmax(st->h[0], fmax(fabs(lo), 1) * 1e-9);
+		lo -= pad;
+		hi += pad;
+	}
+	const int bins = (int)fmin(KDE_HIST_MAX, fmax(KDE_HIST_MIN, ceil(sqrt(n))));
+	const double width = (hi - lo) / bins;
+	for (size_t j = 0; j < st->s.n; j++) { /* the ends' rounding kept inside the range */
+		const double b = floor((x[j] - lo) / width);
+		count[b < 0 ? 0 : b >= bins ? bins - 1 : (int)b]++;
+	}
+	st->hist = (struct qx_series){.kind = QX_SERIES_BARS, .npoints = bins};
+	snprintf(st->hist.name, sizeof st->hist.name, "histogram of the samples (%d bins)", bins);
+	for (int b = 0; b < bins; b++) {
+		st->hist.x[b] = lo + (b + 0.5) * width;
+		st->hist.y[b] = (double)count[b] / (n * width);
+	}
+}
+
 /* Returns the cached state for p, built (samples generated or read, bandwidth, grid) when p
  * differs from the cached one; NULL with e filled when the data file is bad, the samples have
  * no spread, or memory is short. */
@@ -224,6 +259,8 @@ static struct kde_state *kde_state(const struct param_value *p, struct qx_err *e
 	}
 	kde_grid_limits(&st->s, st->h, st->lo, st->hi);
 	kde_center(&st->s, st->center);
+	if (st->dim == 1)
+		kde_histogram(st);
 	if (kde_state_outputs(st, p, e)) {
 		kde_state_clear(st);
 		return NULL;
@@ -370,18 +407,80 @@ static void kde_interpolate(const double *yg, size_t g, double lo, double hi, co
 	}
 }
 
-/* CPU binned: kde_binned at the grid, copied or interpolated to the outputs. */
-static int kde_cpu_binned(const struct kde_state *st, const struct run_request *rq, void *out,
-                          struct qx_err *e)
+/* The m points (x[i], y[i]) (x NULL: m points evenly spread over [lo, hi], ends included; y
+ * of prec) as the chart's line into c: the means of x and of y over the points in each of
+ * min(m, QX_CHART_POINTS) equal bins of [lo, hi], the empty bins left out. Points outside
+ * [lo, hi] count in the end bins. */
+static void kde_chart_line(const double *x, const void *y, enum qx_precision prec, size_t m,
+                           double lo, double hi, struct qx_series *c)
+{
+	double sx[QX_CHART_POINTS] = {0}, sy[QX_CHART_POINTS] = {0};
+	size_t count[QX_CHART_POINTS] = {0};
+	const int bins = m < QX_CHART_POINTS ? (int)m : QX_CHART_POINTS;
+	for (size_t i = 0; i < m; i++) {
+		const double xi = x ? x[i] : kde_grid_coord(lo, hi, m, i);
+		const double b = floor((xi - lo) / (hi - lo) * bins);
+		const int k = b < 0 ? 0 : b >= bins ? bins - 1 : (int)b;
+		sx[k] += xi;
+		sy[k] += value_at(y, prec, i);
+		count[k]++;
+	}
+	c->kind = QX_SERIES_LINE;
+	c->npoints = 0;
+	for (int k = 0; k < bins; k++)
+		if (count[k]) {
+			c->x[c->npoints] = sx[k] / (double)count[k];
+			c->y[c->npoints++] = sy[k] / (double)count[k];
+		}
+}
+
+/* Fills the chart of a 1-D run (none in 2-D and 3-D) into o: the samples' histogram (bars of
+ * a density) and the estimate as a line: at the grid, its values (beyond QX_CHART_POINTS,
+ * their means in that many bins); at the samples, the mean of the values at the samples in
+ * each of min(n, QX_CHART_POINTS) equal bins over their range, at the bin's mean x (the same
+ * density on the same axis, not a value at any one sample); binned at the samples (yg, the G
+ * values at its grid in double, given), that grid, which the values are interpolated from.
+ * Either way one pass over the outputs at most, next to the run's own n or more per output. */
+static void kde_chart(const struct kde_state *st, enum qx_precision prec, const void *values,
+                      const double *yg, struct run_output *o)
+{
+	struct qx_chart *c = &o->chart;
+	struct qx_series *line = &c->series[1];
+	if (st->dim != 1)
+		return;
+	c->nseries = 2;
+	snprintf(c->title, sizeof c->title, "density of %zu samples, h %.4g", st->s.n, st->h[0]);
+	snprintf(c->xlabel, sizeof c->xlabel, "x");
+	c->series[0] = st->hist;
+	if (yg) {
+		kde_chart_line(NULL, yg, QX_DOUBLE, st->g, st->lo[0], st->hi[0], line);
+		snprintf(line->name, sizeof line->name, "estimate at its grid of %zu", st->g);
+	} else if (st->at == AT_GRID) {
+		kde_chart_line(st->grid.x[0], values, prec, st->m, st->lo[0], st->hi[0], line);
+		snprintf(line->name, sizeof line->name, "estimate at the grid of %zu", st->m);
+	} else {
+		const double lo = st->hist.x[0], hi = st->hist.x[st->hist.npoints - 1];
+		const double half = (hi - lo) / (2 * (st->hist.npoints - 1));
+		kde_chart_line(st->s.x[0], values, prec, st->m, lo - half, hi + half, line);
+		snprintf(line->name, sizeof line->name, "estimate at the samples, bin means");
+	}
+}
+
+/* CPU binned: kde_binned at the grid, copied or interpolated to the outputs; the chart from
+ * the grid at the samples (kde_chart). */
+static int kde_cpu_binned(const struct kde_state *st, const struct run_request *rq,
+                          struct run_output *o, struct qx_err *e)
 {
 	double *yg = malloc(st->g * sizeof *yg);
 	int rc;
 	if (!yg)
 		return qx_fail(e, "cannot allocate the binned grid of %zu values", st->g);
 	rc = kde_binned(&st->s, st->h[0], st->lo[0], st->hi[0], st->g, yg, &kde_cpu_hooks, e);
-	if (!rc)
+	if (!rc) {
 		kde_interpolate(yg, st->g, st->lo[0], st->hi[0], kde_at(st)->x[0], st->m, rq->prec,
-		                out);
+		                o->values);
+		kde_chart(st, rq->prec, o->values, st->at == AT_SAMPLES ? yg : NULL, o);
+	}
 	free(yg);
 	return rc;
 }
@@ -420,12 +519,14 @@ static int kde_run_cpu(const struct run_request *rq, struct run_output *o, struc
 		return -1;
 	o->work = (double)st->s.n * (double)st->m;
 	if (rq->variant == V_BINNED)
-		return kde_cpu_binned(st, rq, o->values, e);
-	if (rq->prec == QX_DOUBLE)
-		return kde_exact_d(&st->s, st->h, kde_at(st), NULL, st->m, o->values, rq->threads,
-		                   &kde_cpu_hooks, e);
-	return kde_exact_f(&st->s, st->h, kde_at(st), NULL, st->m, o->values, rq->threads,
-	                   &kde_cpu_hooks, e);
+		return kde_cpu_binned(st, rq, o, e);
+	if (rq->prec == QX_DOUBLE ? kde_exact_d(&st->s, st->h, kde_at(st), NULL, st->m, o->values,
+	                                        rq->threads, &kde_cpu_hooks, e)
+	                          : kde_exact_f(&st->s, st->h, kde_at(st), NULL, st->m, o->values,
+	                                        rq->threads, &kde_cpu_hooks, e))
+		return -1;
+	kde_chart(st, rq->prec, o->values, NULL, o);
+	return 0;
 }
 
 /* The CPU double tiled run is the reference itself (the same sum). */
@@ -569,7 +670,7 @@ static void kde_add_times(const struct kde_gpu_times *t, struct qx_timing *q)
 }
 
 /* run_gpu: the variant on the GPU; binned at the samples is interpolated from its grid on the
- * host (phase interp). */
+ * host (phase interp); the chart after (kde_chart). */
 static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	struct kde_state *st = kde_state(rq->params, e);
@@ -583,6 +684,7 @@ static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struc
 		if (kde_gpu_run(&job, o->values, &t, e))
 			return -1;
 		kde_add_times(&t, &o->time);
+		kde_chart(st, rq->prec, o->values, NULL, o);
 		return 0;
 	}
 	double *yg = malloc(st->g * sizeof *yg);
@@ -599,6 +701,7 @@ static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struc
 		kde_add_times(&t, &o->time);
 		qx_timing_add(&o->time, "interp", qx_now_ms() - t0, 0);
 		o->time.total += qx_now_ms() - t0;
+		kde_chart(st, rq->prec, o->values, yg, o);
 		rc = 0;
 	}
 	free(yg);

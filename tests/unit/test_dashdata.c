@@ -3,8 +3,9 @@
  * grows by one per run), the error panel's figures computed from the values against the
  * real reference, the device lines of a fabricated GPU, and the sweep panel's copy of a real
  * CPU sweep seen through the session's observer as it grows, a real longman CPU run (its long
- * configuration matched against the current settings, its extras), and the F3/F4 commands
- * clamped to the block's range, with no terminal and no GPU. */
+ * configuration matched against the current settings, its extras), the chart of a real kde
+ * run taken in and dropped with the next run that has none, and the F3/F4 commands clamped to
+ * the block's range, with no terminal and no GPU. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -297,6 +298,36 @@ static void test_longman_run(void **state)
 	free(dd);
 }
 
+/* The snapshot takes in the chart of a new result (a kde CPU run in 1-D: the result's copy,
+ * whole) and drops it when the next new result has none (an expint run). */
+static void test_chart_taken_in(void **state)
+{
+	struct qx_err e;
+	struct session *cs = calloc(1, sizeof *cs);
+	struct dash_data *dd = calloc(1, sizeof *dd);
+	(void)state;
+	assert_true(cs && dd);
+	session_init(cs, stdout);
+	dash_init(dd);
+	if (session_use(cs, "kde", &e) ||
+	    session_set_words(cs, "n 500 at grid G 64 repeat 1 warmup 0", &e) ||
+	    session_run(cs, QX_CPU, &e))
+		fail_msg("kde: %s", e.msg);
+	dash_update(dd, cs);
+	assert_non_null(cs->last->chart);
+	assert_int_equal(dd->chart.nseries, 2);
+	assert_memory_equal(&dd->chart, cs->last->chart, sizeof dd->chart);
+	if (session_use(cs, "expint", &e) || session_set_words(cs, "n 2 m 3", &e) ||
+	    session_run(cs, QX_CPU, &e))
+		fail_msg("expint: %s", e.msg);
+	dash_update(dd, cs);
+	assert_null(cs->last->chart);
+	assert_int_equal(dd->chart.nseries, 0);
+	session_free(cs);
+	free(cs);
+	free(dd);
+}
+
 /* The extras line: name and value pairs two blanks apart, "" for none. */
 static void test_extras_line(void **state)
 {
@@ -409,7 +440,7 @@ int main(void)
 	    cmocka_unit_test(test_sweep_observed), cmocka_unit_test(test_sweep_lines),
 	    cmocka_unit_test(test_longman_run),    cmocka_unit_test(test_extras_line),
 	    cmocka_unit_test(test_block_key),      cmocka_unit_test(test_sweep_visible),
-	    cmocka_unit_test(test_log_view),
+	    cmocka_unit_test(test_log_view),       cmocka_unit_test(test_chart_taken_in),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,5 @@
 /* test_dashfmt.c - the dashboard's text (bars, scales, big digits, sparklines, histograms,
- * times, progress) and its log ring, without a terminal. */
+ * times, progress, a run's chart fitted to cells) and its log ring, without a terminal. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -221,7 +221,7 @@ static void test_status_keys(void **state)
 	(void)state;
 	fmt_status_keys(buf, sizeof buf, 200, "quadx dashboard ", dash_keys, dash_key_count);
 	assert_string_equal(buf, " quadx dashboard   F1 keys  F5 run both  F6 cpu  F7 gpu  F8 zoom"
-	                         "  F2 precision  F3/F4 block /2 x2  F10 leave");
+	                         "  F9 chart  F2 precision  F3/F4 block /2 x2  F10 leave");
 	fmt_status_keys(buf, sizeof buf, 80, "quadx dashboard ", dash_keys, dash_key_count);
 	assert_string_equal(buf, " quadx dashboard   F1 keys  F5 run both  F6 cpu  F7 gpu  F8 zoom"
 	                         "  F10 leave");
@@ -341,6 +341,184 @@ static void test_wrap(void **state)
 	assert_int_equal(fmt_wrap("abc", 0, NULL, 0), 0);
 }
 
+/* A chart of up to two series from (x, y) pairs: kinds[s] and n[s] points each. */
+static void make_chart(struct qx_chart *c, int nseries, const enum qx_series_kind *kinds,
+                       const int *n, const double (*xy)[QX_CHART_POINTS][2])
+{
+	memset(c, 0, sizeof *c);
+	c->nseries = nseries;
+	for (int s = 0; s < nseries; s++) {
+		c->series[s].kind = kinds[s];
+		c->series[s].npoints = n[s];
+		for (int i = 0; i < n[s]; i++) {
+			c->series[s].x[i] = xy[s][i][0];
+			c->series[s].y[i] = xy[s][i][1];
+		}
+	}
+}
+
+/* Row r of p as text, and the series of each cell into which (a string of '-', '0', '1'). */
+static const char *plot_row(const struct chart_plot *p, int r, int utf8, char *which)
+{
+	static char buf[4 * CHART_MAX_WIDTH + 1];
+	signed char w[CHART_MAX_WIDTH];
+	fmt_chart_row(buf, sizeof buf, p, r, utf8, w);
+	for (int c = 0; c < p->width; c++)
+		which[c] = w[c] < 0 ? '-' : (char)('0' + w[c]);
+	which[p->width] = '\0';
+	return buf;
+}
+
+/* Bars (four bins of heights 1..4 centred on 0.5..3.5) fitted to 8 columns: x spans the bins'
+ * edges 0..4, each bin two columns; to 2 columns: each column the mean of its two bins (the
+ * same density averaged); on two rows: eighths in UTF-8, '#' and '.' in ASCII. */
+static void test_chart_bars(void **state)
+{
+	static const double xy[1][QX_CHART_POINTS][2] = {{{0.5, 1}, {1.5, 2}, {2.5, 3}, {3.5, 4}}};
+	const enum qx_series_kind bars = QX_SERIES_BARS;
+	const int n = 4;
+	static struct qx_chart c;
+	static struct chart_plot p;
+	char which[CHART_MAX_WIDTH + 1];
+	(void)state;
+	make_chart(&c, 1, &bars, &n, xy);
+	assert_true(chart_ymax(&c) == 4);
+	assert_int_equal(chart_fit(&c, 8, 2, &p), 1);
+	assert_true(p.xlo == 0 && p.xhi == 4 && p.ymax == 4);
+	static const double want8[8] = {1, 1, 2, 2, 3, 3, 4, 4};
+	for (int k = 0; k < 8; k++)
+		assert_true(p.col[0][k] == want8[k]);
+	assert_int_equal(chart_fit(&c, 2, 2, &p), 1);
+	assert_true(p.col[0][0] == 1.5 && p.col[0][1] == 3.5);
+	assert_int_equal(chart_fit(&c, 4, 2, &p), 1); /* 4, 8, 12, 16 eighths of 16 */
+	assert_string_equal(plot_row(&p, 0, 1, which), "  ▄█");
+	assert_string_equal(which, "--00");
+	assert_string_equal(plot_row(&p, 1, 1, which), "▄███");
+	assert_string_equal(which, "0000");
+	assert_string_equal(plot_row(&p, 0, 0, which), "  .#");
+	assert_string_equal(plot_row(&p, 1, 0, which), ".###");
+}
+
+/* A line fitted to columns: the points' columns their means, the columns between two points
+ * the line at their middle; a steep rise from row 0 to row 5 in two columns stays joined,
+ * each column drawn half way to the other; a line over bars is drawn over them. */
+static void test_chart_line(void **state)
+{
+	static const double xy[2][QX_CHART_POINTS][2] = {{{0, 0}, {4, 4}}, {{0, 0}, {1, 10}}};
+	const enum qx_series_kind line = QX_SERIES_LINE;
+	const int n = 2;
+	static struct qx_chart c;
+	static struct chart_plot p;
+	char which[CHART_MAX_WIDTH + 1];
+	(void)state;
+	make_chart(&c, 1, &line, &n, xy);
+	assert_int_equal(chart_fit(&c, 4, 4, &p), 1);
+	assert_true(p.col[0][0] == 0 && p.col[0][1] == 1.5 && p.col[0][2] == 2.5 &&
+	            p.col[0][3] == 4);
+	make_chart(&c, 1, &line, &n, xy + 1);
+	assert_int_equal(chart_fit(&c, 2, 6, &p), 1);
+	static const char *const utf8_rows[6] = {" •", " •", " •", "• ", "• ", "• "};
+	for (int r = 0; r < 6; r++) {
+		assert_string_equal(plot_row(&p, r, 1, which), utf8_rows[r]);
+		assert_string_equal(which, r < 3 ? "-0" : "0-");
+	}
+	assert_string_equal(plot_row(&p, 0, 0, which), " *");
+	static const double over[2][QX_CHART_POINTS][2] = {{{0.5, 4}, {1.5, 4}}, {{0, 4}, {2, 4}}};
+	const enum qx_series_kind kinds[2] = {QX_SERIES_LINE, QX_SERIES_BARS};
+	const int two[2] = {2, 2};
+	make_chart(&c, 2, kinds, two, over);     /* the line first in the table, drawn last */
+	c.series[0].y[0] = c.series[0].y[1] = 1; /* a quarter of ymax: the bottom row */
+	c.series[1].x[0] = 0.5;
+	c.series[1].x[1] = 1.5;
+	assert_int_equal(chart_fit(&c, 2, 2, &p), 2);
+	assert_string_equal(plot_row(&p, 0, 1, which), "██");
+	assert_string_equal(which, "11");
+	assert_string_equal(plot_row(&p, 1, 1, which), "••");
+	assert_string_equal(which, "00");
+	c.series[0].y[0] = c.series[0].y[1] = 2; /* half of ymax: the upper row's */
+	assert_int_equal(chart_fit(&c, 2, 2, &p), 2);
+	assert_string_equal(plot_row(&p, 0, 1, which), "••");
+	assert_string_equal(plot_row(&p, 1, 1, which), "██");
+}
+
+/* Edge cases: no series, no drawable point (NaN), one point, every y equal, every y 0, a NaN
+ * between two points (left out: the line joins its neighbours), a width beyond the cap. */
+static void test_chart_edges(void **state)
+{
+	static const double one[1][QX_CHART_POINTS][2] = {{{2, 5}}};
+	static const double three[1][QX_CHART_POINTS][2] = {{{0, 0}, {1, NAN}, {2, 2}}};
+	static const double flat[1][QX_CHART_POINTS][2] = {{{0, 3}, {1, 3}, {2, 3}}};
+	static const double zero[1][QX_CHART_POINTS][2] = {{{0, 0}, {1, 0}, {2, 0}}};
+	const enum qx_series_kind line = QX_SERIES_LINE, bars = QX_SERIES_BARS;
+	const int n1 = 1, n3 = 3;
+	static struct qx_chart c;
+	static struct chart_plot p;
+	char which[CHART_MAX_WIDTH + 1];
+	(void)state;
+	make_chart(&c, 0, NULL, NULL, NULL);
+	assert_true(chart_ymax(&c) == 1);
+	assert_int_equal(chart_fit(&c, 10, 3, &p), 0);
+	make_chart(&c, 1, &line, &n1, one);
+	c.series[0].x[0] = NAN;
+	assert_int_equal(chart_fit(&c, 10, 3, &p), 0);
+	assert_string_equal(plot_row(&p, 2, 1, which), "          ");
+	assert_string_equal(which, "----------");
+	make_chart(&c, 1, &line, &n1, one); /* x 2: the range 1..3 */
+	assert_int_equal(chart_fit(&c, 5, 2, &p), 1);
+	assert_true(p.xlo == 1 && p.xhi == 3);
+	assert_string_equal(plot_row(&p, 0, 0, which), "  *  ");
+	assert_string_equal(plot_row(&p, 1, 0, which), "     ");
+	make_chart(&c, 1, &bars, &n1, one); /* one bar: its column only */
+	assert_int_equal(chart_fit(&c, 5, 1, &p), 1);
+	assert_string_equal(plot_row(&p, 0, 1, which), "  █  ");
+	make_chart(&c, 1, &bars, &n3, flat);
+	assert_int_equal(chart_fit(&c, 6, 3, &p), 1);
+	for (int r = 0; r < 3; r++)
+		assert_string_equal(plot_row(&p, r, 0, which), "######");
+	make_chart(&c, 1, &bars, &n3, zero);
+	assert_true(chart_ymax(&c) == 1);
+	assert_int_equal(chart_fit(&c, 3, 2, &p), 1);
+	assert_string_equal(plot_row(&p, 1, 1, which), "   ");
+	c.series[0].kind = QX_SERIES_LINE; /* a line at 0 lies on the bottom row */
+	assert_int_equal(chart_fit(&c, 3, 2, &p), 1);
+	assert_string_equal(plot_row(&p, 0, 1, which), "   ");
+	assert_string_equal(plot_row(&p, 1, 1, which), "•••");
+	make_chart(&c, 1, &line, &n3, three);
+	assert_int_equal(chart_fit(&c, 4, 2, &p), 1); /* x 0..2: columns at 0, 0.5|0.75, 1.25, 2 */
+	assert_true(p.col[0][0] == 0 && p.col[0][1] == 0.75 && p.col[0][2] == 1.25 &&
+	            p.col[0][3] == 2);
+	assert_int_equal(chart_fit(&c, 1000, 2, &p), 1);
+	assert_int_equal(p.width, CHART_MAX_WIDTH);
+	assert_int_equal(cells(plot_row(&p, 1, 1, which)), CHART_MAX_WIDTH);
+}
+
+/* The x axis: both ends and the middle (%.3g), the middle left out first, then the right end,
+ * when they do not fit; the legend's marks. */
+static void test_chart_axis(void **state)
+{
+	static const double xy[1][QX_CHART_POINTS][2] = {{{-4.41, 0}, {4.14, 1}}};
+	const enum qx_series_kind line = QX_SERIES_LINE;
+	const int n = 2;
+	static struct qx_chart c;
+	static struct chart_plot p;
+	char buf[300];
+	(void)state;
+	make_chart(&c, 1, &line, &n, xy);
+	assert_int_equal(chart_fit(&c, 30, 2, &p), 1);
+	fmt_chart_axis(buf, sizeof buf, &p);
+	assert_string_equal(buf, "-4.41       -0.135        4.14");
+	assert_int_equal(chart_fit(&c, 12, 2, &p), 1);
+	fmt_chart_axis(buf, sizeof buf, &p);
+	assert_string_equal(buf, "-4.41   4.14");
+	assert_int_equal(chart_fit(&c, 8, 2, &p), 1);
+	fmt_chart_axis(buf, sizeof buf, &p);
+	assert_string_equal(buf, "-4.41   ");
+	fmt_chart_axis(buf, 4, &p); /* the buffer's size: 3 cells */
+	assert_string_equal(buf, "   ");
+	assert_string_equal(chart_mark(QX_SERIES_BARS, 1), "█");
+	assert_string_equal(chart_mark(QX_SERIES_LINE, 0), "*");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +536,10 @@ int main(void)
 	    cmocka_unit_test(test_status_keys),
 	    cmocka_unit_test(test_status_run),
 	    cmocka_unit_test(test_too_small),
+	    cmocka_unit_test(test_chart_bars),
+	    cmocka_unit_test(test_chart_line),
+	    cmocka_unit_test(test_chart_edges),
+	    cmocka_unit_test(test_chart_axis),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * precisions, made by tests/gen_kde_ref.py) in 1-D to 3-D, at the samples and into the
  * tails; the bandwidth rules; the grid; the float sum at n = 2^22; the exact-sample
  * reference; the binned approximation's error; the polynomial exp2 the GPU uses; the seed's
- * arithmetic; the generators; cancellation; and `set data FILE`'s errors. */
+ * arithmetic; the generators; cancellation; `set data FILE`'s errors; and the chart a 1-D
+ * run leaves for the dashboard (through the problem's run_cpu and session_run). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include "../../src/problems/kde_data.h"
 #include "../../src/problems/kde_math.h"
+#include "../../src/session.h"
 
 #define MAXSETS 8
 #define MAXS 256
@@ -520,6 +522,126 @@ static void test_data_bad(void **state)
 	assert_non_null(strstr(e.msg, "/tmp: read error"));
 }
 
+/* The density of the samples s (bandwidth h) at the points x[0..m), exact in double. */
+static void exact_at(const struct kde_points *s, double h, const double *x, size_t m, double *y)
+{
+	struct kde_points at = {.n = m, .dim = 1, .x = {(double *)x}};
+	struct qx_err e;
+	assert_int_equal(kde_exact_d(s, &h, &at, NULL, m, y, 1, NULL, &e), 0);
+}
+
+/* Checks the chart c of a 1-D run on the n samples s (bandwidth h, grid lo..hi of G points)
+ * at the grid or not, binned or not, with values vals of prec: a histogram whose bars are
+ * the samples' own counts over their range in ceil(sqrt(n)) bins, as a density integrating
+ * to 1; a line that integrates to 1 (trapezoids) and is the density: at the grid, the run's
+ * values at the grid's points; at the samples, the exact density at each bin's mean x to 1%
+ * (bin means) where it is above a tenth of its peak, binned: its grid, to 1%. */
+static void check_chart(const struct qx_chart *c, const struct kde_points *s, double h, double lo,
+                        double hi, size_t g, int at_grid, int binned, const void *vals,
+                        enum qx_precision prec)
+{
+	const struct qx_series *bars = &c->series[0], *line = &c->series[1];
+	const int bins = (int)ceil(sqrt((double)s->n));
+	double xmin = s->x[0][0], xmax = xmin, area = 0, y[QX_CHART_POINTS], peak = 0;
+	int count[QX_CHART_POINTS] = {0};
+	assert_int_equal(c->nseries, 2);
+	assert_string_equal(c->xlabel, "x");
+	assert_int_equal(bars->kind, QX_SERIES_BARS);
+	assert_int_equal(bars->npoints, bins);
+	for (size_t j = 1; j < s->n; j++) {
+		xmin = fmin(xmin, s->x[0][j]);
+		xmax = fmax(xmax, s->x[0][j]);
+	}
+	const double width = (xmax - xmin) / bins;
+	for (size_t j = 0; j < s->n; j++) {
+		const int b = (int)((s->x[0][j] - xmin) / width);
+		count[b < bins ? b : bins - 1]++;
+	}
+	for (int b = 0; b < bins; b++) {
+		assert_true(fabs(bars->x[b] - (xmin + (b + 0.5) * width)) <= 1e-12 * (xmax - xmin));
+		assert_true(fabs(bars->y[b] * (double)s->n * width - count[b]) < 1e-6);
+		area += bars->y[b] * width;
+	}
+	assert_true(fabs(area - 1) < 1e-12);
+	assert_int_equal(line->kind, QX_SERIES_LINE);
+	assert_true(line->npoints > 100 && line->npoints <= QX_CHART_POINTS);
+	area = 0;
+	for (int i = 1; i < line->npoints; i++) {
+		assert_true(line->x[i] > line->x[i - 1]);
+		area += (line->x[i] - line->x[i - 1]) * (line->y[i] + line->y[i - 1]) / 2;
+	}
+	assert_true(fabs(area - 1) < 1e-2);
+	if (at_grid || binned) { /* the grid's own points */
+		assert_int_equal(line->npoints, (int)g);
+		for (int i = 0; i < line->npoints; i++)
+			assert_true(fabs(line->x[i] - kde_grid_coord(lo, hi, g, (size_t)i)) <=
+			            1e-12 * (hi - lo));
+	}
+	if (at_grid) {
+		for (int i = 0; i < line->npoints; i++)
+			assert_true(line->y[i] == value_at(vals, prec, (size_t)i));
+		return;
+	}
+	exact_at(s, h, line->x, (size_t)line->npoints, y);
+	for (int i = 0; i < line->npoints; i++)
+		peak = fmax(peak, y[i]);
+	for (int i = 0; i < line->npoints; i++)
+		if (y[i] > 0.1 * peak && !(fabs(line->y[i] - y[i]) <= 1e-2 * y[i]))
+			fail_msg("at x=%g the chart's line is %g, the density %g", line->x[i],
+			         line->y[i], y[i]);
+}
+
+/* The chart of every CPU variant, at the grid (G 200) and at the samples, in float and double
+ * (n 3000: 55 bins), checked against samples drawn here (check_chart); session_run keeps a
+ * copy with the result; at dim 2 there is none. */
+static void test_chart(void **state)
+{
+	static const char *const at[2] = {"samples", "grid"}, *const variant[2] = {"tiled",
+	                                                                           "binned"};
+	struct session *ss = calloc(1, sizeof *ss);
+	struct kde_points smp;
+	struct qx_err e;
+	char words[160];
+	double h, lo, hi, *vals = calloc(3000, sizeof *vals);
+	(void)state;
+	assert_true(ss && vals);
+	assert_int_equal(kde_points_alloc(&smp, 3000, 1, &e), 0);
+	kde_generate(KDE_MIXTURE, 7, &smp);
+	assert_int_equal(kde_bandwidth(&smp, KDE_SILVERMAN, &h, &e), 0);
+	kde_grid_limits(&smp, &h, &lo, &hi);
+	session_init(ss, stdout);
+	assert_int_equal(session_use(ss, "kde", &e), 0);
+	for (int k = 0; k < 8; k++) {
+		const int grid = k & 1, binned = k >> 1 & 1;
+		const enum qx_precision prec = (enum qx_precision)(k >> 2);
+		snprintf(words, sizeof words,
+		         "n 3000 dist mixture seed 7 G 200 at %s variant %s precision %s", at[grid],
+		         variant[binned], qx_precision_name(prec));
+		if (session_set_words(ss, words, &e))
+			fail_msg("%s: %s", words, e.msg);
+		const struct run_request rq = session_request(ss);
+		struct run_output o = {.values = vals};
+		if (ss->prob->run_cpu(&rq, &o, &e))
+			fail_msg("%s: %s", words, e.msg);
+		check_chart(&o.chart, &smp, h, lo, hi, 200, grid, binned, vals, prec);
+	}
+	assert_int_equal(session_set_words(ss, "repeat 1 warmup 0", &e), 0);
+	assert_int_equal(session_run(ss, QX_CPU, &e), 0);
+	assert_non_null(ss->last->chart);
+	check_chart(ss->last->chart, &smp, h, lo, hi, 200, 0, 1, ss->last_values, QX_DOUBLE);
+	assert_int_equal(session_set_words(ss, "n 300 dim 2 at samples variant tiled", &e), 0);
+	const struct run_request rq = session_request(ss);
+	struct run_output o = {.values = vals};
+	assert_int_equal(ss->prob->run_cpu(&rq, &o, &e), 0);
+	assert_int_equal(o.chart.nseries, 0);
+	assert_int_equal(session_run(ss, QX_CPU, &e), 0);
+	assert_null(ss->last->chart);
+	session_free(ss);
+	kde_points_free(&smp);
+	free(ss);
+	free(vals);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -529,6 +651,7 @@ int main(void)
 	    cmocka_unit_test(test_binned),       cmocka_unit_test(test_exp2_poly),
 	    cmocka_unit_test(test_seed_emulate), cmocka_unit_test(test_cancel),
 	    cmocka_unit_test(test_data_good),    cmocka_unit_test(test_data_bad),
+	    cmocka_unit_test(test_chart),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }

@@ -2,8 +2,9 @@
  * opened on /dev/null), from a snapshot holding a fabricated GPU result and GPU device, and
  * read back cell by cell: every GPU-only element (the GPU total and its five phase bars on the
  * shared scale, the overlap marks, the GPU speedups in big digits, the history chart, the
- * copy bandwidth), the sweep panel's highlighted best row, and the Error panel's extras and
- * ASCII borders. No GPU is needed. */
+ * copy bandwidth), the sweep panel's highlighted best row, the Error panel's extras and
+ * ASCII borders, and the Chart panel's legend, plot and axis (or its line without a chart).
+ * No GPU is needed. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,13 +90,19 @@ static int find_row(WINDOW *w, const char *text)
 	return -1;
 }
 
-/* Counts the ASCII bar cells ('#') of row y. */
-static int bar_cells(WINDOW *w, int y)
+/* Counts the cells of row y that are c. */
+static int cells_of(WINDOW *w, int y, char c)
 {
 	int n = 0;
 	for (const char *p = row(w, y); *p; p++)
-		n += *p == '#';
+		n += *p == c;
 	return n;
+}
+
+/* Counts the ASCII bar cells ('#') of row y. */
+static int bar_cells(WINDOW *w, int y)
+{
+	return cells_of(w, y, '#');
 }
 
 /* Makes the session's last result a GPU run with phases 0.4, 0.2, 0.5, 2 and 0.3 ms
@@ -412,6 +419,55 @@ static void test_sweep_keeps_best(void **state)
 	delwin(w);
 }
 
+/* Chart, 8 x 60 in ASCII: the title, the legend (each series' mark and name), the top of the y
+ * range and 0 beside a plot of 4 rows and 52 columns (60 less the borders' margins, the
+ * labels' 2 and the x label's 2): four bars of heights 1..4 of 13 columns each under a flat
+ * line at 2 drawn over them, the x axis from 0 to 4 and its label. Without a chart (zoomed:
+ * F9 unzooms), a line saying so. */
+static void test_chart(void **state)
+{
+	struct qx_chart *ch = &d.chart;
+	struct panel_ctx c = ctx;
+	(void)state;
+	memset(ch, 0, sizeof *ch);
+	ch->nseries = 2;
+	snprintf(ch->title, sizeof ch->title, "test chart");
+	snprintf(ch->xlabel, sizeof ch->xlabel, "x");
+	ch->series[0] = (struct qx_series){.name = "bins", .kind = QX_SERIES_BARS, .npoints = 4};
+	ch->series[1] = (struct qx_series){.name = "curve", .kind = QX_SERIES_LINE, .npoints = 2};
+	for (int i = 0; i < 4; i++) {
+		ch->series[0].x[i] = i + 0.5;
+		ch->series[0].y[i] = i + 1;
+	}
+	ch->series[1].x[1] = 4;
+	ch->series[1].y[0] = ch->series[1].y[1] = 2;
+	WINDOW *w = draw("Chart", 8, 60);
+	assert_int_equal(find_row(w, " Chart (test chart) "), 0);
+	assert_string_equal(row(w, 1), " # bins  * curve");
+	assert_int_equal(strncmp(row(w, 2), " 4 ", 3), 0);
+	assert_int_equal(bar_cells(w, 2), 13); /* the bar of 4 */
+	assert_int_equal(cells_of(w, 3, '*'), 52);
+	assert_int_equal(bar_cells(w, 4), 39); /* 2, 3 and 4 */
+	assert_int_equal(bar_cells(w, 5), 52);
+	assert_int_equal(strncmp(row(w, 5), " 0 #", 4), 0);
+	assert_int_equal(strncmp(row(w, 6), "   0 ", 5), 0);
+	assert_non_null(strstr(row(w, 6), " 2 "));
+	const char *axis = row(w, 6);
+	assert_string_equal(axis + strlen(axis) - 4, " 4 x");
+	delwin(w);
+	ch->nseries = 0;
+	for (int i = 0; i < panel_count; i++)
+		if (!strcmp(panel_table[i].name, "Chart"))
+			c.zoomed = &panel_table[i];
+	assert_non_null(c.zoomed);
+	w = newwin(6, 60, 0, 0);
+	assert_non_null(w);
+	c.zoomed->draw(w, c.zoomed, &c);
+	assert_int_equal(find_row(w, " Chart (none; F9 unzooms) "), 0);
+	assert_string_equal(row(w, 1), " (no chart for the last run)");
+	delwin(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +482,7 @@ int main(void)
 	    cmocka_unit_test(test_log_keeps_long_errors),
 	    cmocka_unit_test(test_status_and_keys),
 	    cmocka_unit_test(test_too_small_wraps),
+	    cmocka_unit_test(test_chart),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
