@@ -707,7 +707,7 @@ static int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, s
  * runs: planning costs milliseconds): two real-to-complex transforms of len doubles in one
  * batch, and one complex-to-real back, sharing one work area of ours (auto-allocation off).
  * cuFFT still makes one allocation of its own at the first plan of a process (4.3 MB on an
- * H100, cufftMakePlanMany), which neither cufftDestroy nor the context's end frees. */
+ * H100, in cufftMakePlanMany), which cufftDestroy leaves: compute-sanitizer lists it at exit. */
 struct kde_fft_plans {
 	long long len;
 	cufftHandle fwd, inv;
