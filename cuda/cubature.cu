@@ -578,6 +578,11 @@ static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct
 		live_err = tally[1];
 		tol = tally[4];
 		active = (long long)tally[5];
+		if (res->nhist < CUB_HISTORY) {
+			res->hist_est[res->nhist] = fin_est + live_est;
+			res->hist_err[res->nhist] = fin_err + live_err;
+			res->hist_regions[res->nhist++] = (double)n;
+		}
 		if (fin_err + live_err <= tol || active == 0)
 			break; /* converged, or every region retired: the sums are final */
 		if (twophase && active * k > std::min((long long)job->lmax, cap))

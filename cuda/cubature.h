@@ -30,11 +30,19 @@ struct cub_gpu_job {
 };
 
 /* What a run found. */
+/* Iterations of a GPU run whose convergence a result keeps (the first ones; a run rarely
+ * takes more than 40). */
+#define CUB_HISTORY 128
+
 struct cub_result {
 	double value, err;
 	int reason; /* enum cub_reason */
 	long long iterations, regions, live, evals;
 	double peak_bytes;
+	/* GPU runs: per iteration i < nhist, the estimate and error estimate of the integral
+	 * after it and the regions it evaluated */
+	int nhist;
+	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
 };
 
 /* Bytes of one region on the device (list entry and its work arrays) for dim and prec. */

@@ -98,5 +98,25 @@ class CubatureGpuTest(unittest.TestCase):
                             "variant breadth maxeval 1e6; run gpu")
         self.assertIn("note       not converged: maxeval reached", p.stdout)
 
+    def test_convergence_chart(self):
+        """A GPU run leaves its convergence as a chart: per iteration the digits its error
+        estimate claims (a line, the last one those of the run's own estimate) and log10 of
+        the regions it evaluated (bars, the first 0: one region), one point per iteration."""
+        for variant in ("breadth", "twophase"):
+            r = self.runs(f"set integrand f4 dim 5 rel 1e-4 precision double variant {variant}; "
+                          "run gpu")[0]
+            chart, e = r["chart"], r["error"]
+            digits, regions = chart["series"]
+            self.assertEqual((digits["kind"], regions["kind"]), ("line", "bars"))
+            self.assertEqual(len(digits["x"]), e["iterations"], variant)
+            self.assertEqual(digits["x"], list(range(1, len(digits["x"]) + 1)))
+            self.assertEqual(digits["x"], regions["x"])
+            if variant == "breadth":
+                self.assertEqual(regions["y"][0], 0)  # the whole box
+                self.assertAlmostEqual(10 ** regions["y"][-1], e["live"], delta=0.5)
+                if e["converged"]:  # its estimate within 1e-4 of the value: 4 digits
+                    self.assertGreaterEqual(digits["y"][-1], 4 - 1e-9, digits)
+            self.assertTrue(all(y >= 0 for y in digits["y"] + regions["y"]))
+
 if __name__ == "__main__":
     unittest.main()

@@ -11,6 +11,7 @@
 #include <float.h>
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -666,7 +667,32 @@ static struct cub_gpu_job cub_job(const struct param_value *p, enum qx_precision
 	return job;
 }
 
-/* run_gpu: the adaptive integration on the GPU, its phases in o->time. */
+/* The convergence chart of a GPU run into o: per iteration the digits its error estimate
+ * claims, -log10(error / |estimate|) (within 0..16), as a line and
+ * log10 of the regions it evaluated as bars. */
+static void cub_chart(const struct cub_result *res, struct qx_chart *c)
+{
+	struct qx_series *digits = &c->series[0], *regions = &c->series[1];
+	const int n = res->nhist < QX_CHART_POINTS ? res->nhist : QX_CHART_POINTS;
+	if (n < 1)
+		return;
+	*c = (struct qx_chart){.nseries = 2};
+	snprintf(c->title, sizeof c->title, "convergence per iteration");
+	snprintf(c->xlabel, sizeof c->xlabel, "iteration");
+	*digits = (struct qx_series){.kind = QX_SERIES_LINE, .npoints = n};
+	*regions = (struct qx_series){.kind = QX_SERIES_BARS, .npoints = n};
+	snprintf(digits->name, sizeof digits->name, "digits: -log10(error est / |estimate|)");
+	snprintf(regions->name, sizeof regions->name, "log10 regions evaluated");
+	for (int i = 0; i < n; i++) {
+		const double scale = fabs(res->hist_est[i]) > 0 ? fabs(res->hist_est[i]) : 1;
+		digits->x[i] = regions->x[i] = i + 1;
+		digits->y[i] = fmin(16, fmax(0, -log10(res->hist_err[i] / scale)));
+		regions->y[i] = log10(res->hist_regions[i]);
+	}
+}
+
+/* run_gpu: the adaptive integration on the GPU, its phases in o->time, its convergence in
+ * o->chart. */
 static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	struct cub_result res;
@@ -678,6 +704,7 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	if (cub_gpu_run(&job, &res, &o->time, e))
 		return -1;
 	cub_output(&res, rq->prec, o);
+	cub_chart(&res, &o->chart);
 	return 0;
 }
 
