@@ -50,15 +50,14 @@ static enum qx_ref_kind reference_kind(const struct problem *p, const struct par
 
 /* Computes the reference of p at params into ref (count doubles) by the problem's kind: every
  * value on the CPU, the GPU double run, or ref_samples values spread evenly over the outputs
- * (NaN elsewhere). Stores how many values it computed in *compared; returns 0 or -1. */
+ * (NaN elsewhere); returns 0 or -1. */
 static int reference_compute(const struct session *s, const struct problem *p,
                              const struct param_value *params, double *ref, size_t count,
-                             size_t *compared, struct qx_err *e)
+                             struct qx_err *e)
 {
 	size_t samples;
 	const char *name;
 	const enum qx_ref_kind kind = reference_kind(p, params, &samples, &name);
-	*compared = count;
 	if (kind == QX_REF_GPU) {
 		struct gpu_info info;
 		const struct run_request rq = {.params = params,
@@ -88,7 +87,6 @@ static int reference_compute(const struct session *s, const struct problem *p,
 			idx[i] = (size_t)((double)i * (double)count / (double)k);
 		rc = p->reference(params, omp_get_num_procs(), idx, k, ref, e);
 		free(idx);
-		*compared = k;
 		return rc;
 	}
 	return p->reference(params, omp_get_num_procs(), NULL, count, ref, e);
@@ -100,7 +98,6 @@ const double *session_reference(struct session *s, const struct problem *p,
 {
 	char key[512];
 	const size_t count = p->count(params);
-	size_t compared;
 	double *ref;
 	params_key(p, params, key, sizeof key);
 	if (s->ref && strcmp(key, s->ref_key) == 0)
@@ -113,13 +110,11 @@ const double *session_reference(struct session *s, const struct problem *p,
 		return NULL;
 	}
 	qx_progress_start((long long)count, "reference");
-	if (reference_compute(s, p, params, ref, count, &compared, e)) {
+	if (reference_compute(s, p, params, ref, count, e)) {
 		free(ref);
 		return NULL;
 	}
 	s->ref = ref;
-	s->ref_count = count;
-	s->ref_compared = compared;
 	snprintf(s->ref_key, sizeof s->ref_key, "%s", key);
 	return ref;
 }
@@ -412,7 +407,6 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		s->ref = malloc(count * sizeof(double));
 		if (s->ref) {
 			memcpy(s->ref, o.values, count * sizeof(double));
-			s->ref_count = s->ref_compared = count;
 			params_key(p, rq.params, s->ref_key, sizeof s->ref_key);
 		}
 	} else {

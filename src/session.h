@@ -93,8 +93,6 @@ struct session {
 	size_t estimates_count;
 
 	double *ref; /* reference values for ref_key (NaN where not computed), or NULL */
-	size_t ref_count;
-	size_t ref_compared; /* values of ref that were computed */
 	char ref_key[512];
 
 	struct cpu_timing cpu_serial, cpu_threads;
