@@ -1,14 +1,18 @@
 /* cubature.cu - problem cubature on the GPU. The rule's points and weights are uploaded once
  * per run; the region lists (centre and half-widths, structure of arrays) stay on the device.
- * breadth: every iteration evaluates the rule on every live region (one block per region, the
- * block's threads sharing the points), checks children against their parent, retires regions
- * whose error fits their share of the tolerance (error budget by volume), and splits the rest
- * in two with a CUB scan for the positions. twophase: the seed's algorithm (phase 1 the same
- * loop with the seed's classification and d-way splits from l^dim regions, phase 2 one thread
- * per region with a bounded heap). Sums are CUB reductions; no scan is written by hand. */
+ * The rule is evaluated with one warp (or, while regions are few, four) per region, the threads
+ * sharing the points. breadth: the partition's leaves stay in one list with their results;
+ * every iteration evaluates the new leaves, checks children against their parent, and splits
+ * every leaf whose error is over a threshold taken from a histogram of the errors (the
+ * device-wide form of "split the worst"), with a CUB scan for the positions. twophase: the
+ * seed's algorithm (phase 1 a loop with the seed's classification and d-way splits from l^dim
+ * regions, phase 2 one thread per region with a bounded heap). Sums are CUB reductions; no
+ * scan is written by hand. */
 #include <algorithm>
 
 #include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "cubature.h"
 #include "gpu_util.cuh"
@@ -48,54 +52,93 @@ template <typename T> struct cub_list {
 	T *c, *h;
 };
 
-/* The rule on region r of list g (one block): each thread sums its share of the points into
- * the rule sums (double), the axis points' values go to shared memory, and thread 0 writes the
- * estimate, error and split axis. */
-template <typename T>
+/* The rule on regions 0..n-1 of list g, WPR warps per region (RULE_BLOCK / 32 / WPR regions
+ * per block): each thread sums its share of the points into the rule sums (double), the axis
+ * points' values go to shared memory, the sums are reduced by warp shuffles (and through
+ * shared memory across a region's warps), and the region's first thread writes the estimate,
+ * error and split axis. */
+template <typename T, int WPR>
 __global__ void __launch_bounds__(RULE_BLOCK)
-    cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, double *est,
-                    double *err, int *axis)
+    cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
+                    double *est, double *err, int *axis)
 {
-	__shared__ double part[CUB_MAX_SUMS][RULE_BLOCK];
-	__shared__ double axis_f[1 + 4 * CUB_MAX_DIM];
-	const long long r = blockIdx.x;
-	const int n = rule.dim;
+	constexpr int RPB = RULE_BLOCK / 32 / WPR;
+	__shared__ double part[RULE_BLOCK / 32][CUB_MAX_SUMS];
+	__shared__ double axis_f[RPB][1 + 4 * CUB_MAX_DIM];
+	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slot = warp / WPR;
+	const int t = (warp % WPR) * 32 + lane;
+	const long long r = (long long)blockIdx.x * RPB + slot;
+	const int dn = rule.dim;
+	__shared__ T c[RPB][CUB_MAX_DIM], h[RPB][CUB_MAX_DIM];
 	double sums[CUB_MAX_SUMS] = {0};
-	T x[CUB_MAX_DIM], c[CUB_MAX_DIM], h[CUB_MAX_DIM];
-	for (int i = 0; i < n; i++) {
-		c[i] = g.c[i * cap + r];
-		h[i] = g.h[i * cap + r];
+	if (r < n && t < dn) {
+		c[slot][t] = g.c[t * cap + r];
+		h[slot][t] = g.h[t * cap + r];
 	}
-	for (int p = threadIdx.x; p < rule.npts; p += blockDim.x) {
-		for (int i = 0; i < n; i++)
-			x[i] = c[i] + h[i] * (T)rule.pts[(size_t)p * n + i];
-		const double f = (double)cub_f_t<T>(fn, x);
-		if (p <= 4 * n)
-			axis_f[p] = f;
-		for (int k = 0; k < rule.nsums; k++)
-			sums[k] += rule.w[(size_t)k * rule.npts + p] * f;
-	}
-	for (int k = 0; k < rule.nsums; k++)
-		part[k][threadIdx.x] = sums[k];
-	__syncthreads();
-	for (int s = blockDim.x / 2; s > 0; s /= 2) {
-		if (threadIdx.x < s)
-			for (int k = 0; k < rule.nsums; k++)
-				part[k][threadIdx.x] += part[k][threadIdx.x + s];
+	if (WPR > 1)
 		__syncthreads();
+	else
+		__syncwarp();
+	if (r < n) {
+		T x[CUB_MAX_DIM];
+		for (int p = t; p < rule.npts; p += 32 * WPR) {
+			for (int i = 0; i < dn; i++)
+				x[i] = c[slot][i] + h[slot][i] * (T)rule.pts[(size_t)p * dn + i];
+			const double f = (double)cub_f_t<T>(fn, x);
+			if (p <= 4 * dn)
+				axis_f[slot][p] = f;
+#pragma unroll
+			for (int k = 0; k < CUB_MAX_SUMS; k++)
+				if (k < rule.nsums)
+					sums[k] += rule.w[(size_t)k * rule.npts + p] * f;
+		}
 	}
-	if (threadIdx.x == 0) {
-		double tot[CUB_MAX_SUMS], hw[CUB_MAX_DIM], vol = 1;
-		for (int k = 0; k < rule.nsums; k++)
-			tot[k] = part[k][0];
-		for (int i = 0; i < n; i++) {
-			hw[i] = (double)h[i];
+#pragma unroll
+	for (int k = 0; k < CUB_MAX_SUMS; k++)
+		for (int off = 16; off > 0; off /= 2)
+			sums[k] += __shfl_down_sync(0xffffffffu, sums[k], off);
+	if (WPR > 1) {
+		if (lane == 0)
+#pragma unroll
+			for (int k = 0; k < CUB_MAX_SUMS; k++)
+				part[warp][k] = sums[k];
+		__syncthreads();
+		if (t == 0)
+			for (int q = 1; q < WPR; q++)
+#pragma unroll
+				for (int k = 0; k < CUB_MAX_SUMS; k++)
+					sums[k] += part[warp + q][k];
+	} else {
+		__syncwarp();
+	}
+	if (r < n && t == 0) {
+		double hw[CUB_MAX_DIM], vol = 1;
+		for (int i = 0; i < dn; i++) {
+			hw[i] = (double)h[slot][i];
 			vol *= hw[i];
 		}
-		est[r] = tot[0] * vol;
-		err[r] = cub_rule_error(&rule, tot, vol);
-		axis[r] = cub_split_axis(&rule, axis_f, hw);
+		est[r] = sums[0] * vol;
+		err[r] = cub_rule_error(&rule, sums, vol);
+		axis[r] = cub_split_axis(&rule, axis_f[slot], hw);
 	}
+}
+
+/* Launches the rule on regions 0..n-1 of g: a region per warp when that fills the device's
+ * sms multiprocessors (2048 threads each), else four warps per region; returns the launch's
+ * error. */
+template <typename T>
+static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
+                                   long long cap, long long n, double *est, double *err, int *axis,
+                                   int sms)
+{
+	if (n * 32 >= (long long)sms * 2048)
+		cub_rule_kernel<T, 1>
+		    <<<(unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32)), RULE_BLOCK>>>(
+		        fn, rule, g, cap, n, est, err, axis);
+	else
+		cub_rule_kernel<T, 4>
+		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+	return cudaGetLastError();
 }
 
 /* DCUHRE's check of the k children of each parent (contiguous) against the parent's
@@ -120,17 +163,16 @@ __global__ void cub_children_kernel(long long nparents, int k, const double *par
 	}
 }
 
-/* Classifies each region: active (to split) or retired. breadth: retired when its error fits
- * its volume's share `share` of the tolerance *tol (so the retired errors sum to at most
- * share * tol); twophase: retired when it also passes the seed's test err < max(abs, rel |est|)
- * (the seed's test alone retires errors that may sum past the tolerance where the integrand
- * changes sign). Retired regions' estimate and error go to ret_est and ret_err (0 for active
- * ones). */
+/* Classifies each region of twophase's phase 1: active (to split) or retired. Retired when its
+ * error fits its volume's share `share` of the tolerance *tol (so the retired errors sum to at
+ * most share * tol) and passes the seed's test err < max(abs, rel |est|) (the seed's test
+ * alone retires errors that may sum past the tolerance where the integrand changes sign).
+ * Retired regions' estimate and error go to ret_est and ret_err (0 for active ones). */
 template <typename T>
 __global__ void cub_classify_kernel(long long n, int dim, cub_list<T> g, long long cap,
                                     const double *est, const double *err, const double *tol,
-                                    double share, double total_vol, int seed_rule, double rel,
-                                    double abs_tol, int *flag, double *ret_est, double *ret_err)
+                                    double share, double total_vol, double rel, double abs_tol,
+                                    int *flag, double *ret_est, double *ret_err)
 {
 	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	if (r >= n)
@@ -139,7 +181,7 @@ __global__ void cub_classify_kernel(long long n, int dim, cub_list<T> g, long lo
 	for (int i = 0; i < dim; i++)
 		vol *= 2 * (double)g.h[i * cap + r];
 	int active = err[r] > share * *tol * vol / total_vol;
-	if (seed_rule && !(err[r] < fmax(abs_tol, rel * fabs(est[r]))))
+	if (!(err[r] < fmax(abs_tol, rel * fabs(est[r]))))
 		active = 1;
 	flag[r] = active;
 	ret_est[r] = active ? 0 : est[r];
@@ -333,11 +375,13 @@ __global__ void cub_tally_kernel(long long n, const double *sums, const int *pos
 	out[5] = (double)pos[n - 1] + flag[n - 1];
 }
 
-/* Bytes one region needs on the device: two lists of centre and half-widths, est, err, parent
- * estimate, retired est and err, axis, flag and position. */
+/* Bytes one region needs on the device, the larger of the variants': breadth's two lists of
+ * centre, half-widths, est, err and axis, its parent estimate, scratch, flag and position
+ * (twophase's two lists of centre and half-widths, est, err, parent estimate, retired est and
+ * err, axis, flag and position fit in it). */
 extern "C" size_t cub_gpu_region_bytes(int dim, enum qx_precision prec)
 {
-	return 4 * (size_t)dim * qx_precision_size(prec) + 5 * sizeof(double) + 3 * sizeof(int);
+	return 4 * (size_t)dim * qx_precision_size(prec) + 6 * sizeof(double) + 4 * sizeof(int);
 }
 
 /* Half the free device memory, 0 when it cannot be read. */
@@ -478,24 +522,22 @@ static int cub_phase2(const struct cub_gpu_job *job, cub_dev<T> &d, const cub_ru
 	return 0;
 }
 
-/* The breadth and twophase runs (see the file's comment). Per iteration the host waits once,
- * for one copy of the tally; the phases are timed with events. */
+/* The twophase run (see the file's comment). Per iteration of phase 1 the host waits once, for
+ * one copy of the tally; the phases are timed with events. */
 template <typename T>
-static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
-                   struct qx_err *e)
+static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *res,
+                            struct qx_timing *t, struct qx_err *e)
 {
 	const struct cub_rule *rule = job->rule;
-	const int dim = rule->dim, twophase = job->algo == CUB_GPU_TWOPHASE;
-	const int k = twophase ? job->d : 2;
-	/* twophase keeps half the budget for phase 2's heaps */
-	const size_t list_budget = twophase ? job->budget / 2 : job->budget;
+	const int dim = rule->dim, k = job->d;
+	/* half the budget stays for phase 2's heaps */
+	const size_t list_budget = job->budget / 2;
 	const long long budget_cap =
 	    (long long)(list_budget / cub_gpu_region_bytes(dim, job->prec)) / 2 * 2;
-	/* the lists never hold more regions than maxeval lets one iteration evaluate (nor than
-	 * twophase's first partition, at most lmax): allocating the whole budget instead cost
-	 * about 0.1 s of cudaMalloc and cudaFree per run */
-	const long long need =
-	    std::max<long long>(job->maxeval / rule->npts, twophase ? job->lmax : 0) + 2 * k;
+	/* phase 1's lists never hold more than lmax regions, nor more than maxeval lets one
+	 * iteration evaluate: allocating the whole budget instead cost about 0.1 s of cudaMalloc
+	 * and cudaFree per run */
+	const long long need = std::min<long long>(job->maxeval / rule->npts, job->lmax) + 2 * k;
 	const long long cap = std::min(budget_cap, need / 2 * 2 + 2);
 	const double total_vol = pow(job->b - job->a, dim);
 	double t0 = qx_now_ms();
@@ -508,17 +550,18 @@ static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct
 		               job->budget / 1048576.0, 2 * k,
 		               cub_gpu_region_bytes(dim, job->prec));
 	cudaEvent_t *ev = gpu_events(EV_COUNT, e);
+	int sms = 0;
 	if (!ev || cub_alloc<T>(job, cap, d, e))
 		return -1;
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	cub_rule dr = *rule;
 	dr.pts = d.pts.ptr;
 	dr.w = d.w.ptr;
-	/* the initial regions: one (breadth) or l^dim (twophase), l the largest with l^dim at
-	 * most lmax / d^2, so that phase 1 refines at least twice before it reaches lmax */
+	/* the initial regions: l^dim, l the largest with l^dim at most lmax / d^2, so that
+	 * phase 1 refines at least twice before it reaches lmax */
 	int l = 1;
-	if (twophase)
-		while (pow(l + 1, dim) * k * k <= job->lmax && pow(l + 1, dim) <= cap)
-			l++;
+	while (pow(l + 1, dim) * k * k <= job->lmax && pow(l + 1, dim) <= cap)
+		l++;
 	long long n = (long long)pow(l, dim);
 	int cur = 0, split_pending = 0;
 	cub_list<T> g = {d.c[0].ptr, d.h[0].ptr};
@@ -536,9 +579,8 @@ static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct
 		const unsigned eb = (unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK);
 		g = {d.c[cur].ptr, d.h[cur].ptr};
 		GPU_TRY(cudaEventRecord(ev[EV_START]));
-		cub_rule_kernel<T><<<(unsigned)n, RULE_BLOCK>>>(job->fn, dr, g, cap, d.est.ptr,
-		                                                d.err.ptr, d.axis.ptr);
-		GPU_TRY(cudaGetLastError());
+		GPU_TRY(cub_rule_launch<T>(job->fn, dr, g, cap, n, d.est.ptr, d.err.ptr, d.axis.ptr,
+		                           sms));
 		if (nparents)
 			cub_children_kernel<<<(unsigned)((nparents + ELEM_BLOCK - 1) / ELEM_BLOCK),
 			                      ELEM_BLOCK>>>(nparents, k, d.parent.ptr, d.est.ptr,
@@ -554,8 +596,8 @@ static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct
 		cub_tol_kernel<<<1, 1>>>(d.sums.ptr, fin_est, job->rel, job->abs, d.sums.ptr + 4);
 		GPU_TRY(cudaGetLastError());
 		cub_classify_kernel<T><<<eb, ELEM_BLOCK>>>(
-		    n, dim, g, cap, d.est.ptr, d.err.ptr, d.sums.ptr + 4, 0.5, total_vol, twophase,
-		    job->rel, job->abs, d.flag.ptr, d.ret_est.ptr, d.ret_err.ptr);
+		    n, dim, g, cap, d.est.ptr, d.err.ptr, d.sums.ptr + 4, 0.5, total_vol, job->rel,
+		    job->abs, d.flag.ptr, d.ret_est.ptr, d.ret_err.ptr);
 		GPU_TRY(cudaGetLastError());
 		size_t bytes = d.tmp_bytes;
 		GPU_TRY(
@@ -585,7 +627,7 @@ static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct
 		}
 		if (fin_err + live_err <= tol || active == 0)
 			break; /* converged, or every region retired: the sums are final */
-		if (twophase && active * k > std::min((long long)job->lmax, cap))
+		if (active * k > std::min((long long)job->lmax, cap))
 			break; /* phase 2 takes the active regions */
 		if (res->evals + active * k * rule->npts > job->maxeval) {
 			res->reason = CUB_MAXEVAL;
@@ -612,7 +654,7 @@ static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct
 		res->peak_bytes = mem > res->peak_bytes ? mem : res->peak_bytes;
 	}
 	res->live = n;
-	if (twophase && res->reason == CUB_CONVERGED && active > 0 && fin_err + live_err > tol) {
+	if (res->reason == CUB_CONVERGED && active > 0 && fin_err + live_err > tol) {
 		/* phase 2: the retired regions' sums are final; the active ones go on */
 		double p2_est = 0, p2_err = 0;
 		int why = 0;
@@ -633,7 +675,388 @@ static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct
 	res->err = fin_err + live_err;
 	if (res->reason == CUB_CONVERGED &&
 	    !(res->err <= fmax(job->abs, job->rel * fabs(res->value))))
-		res->reason = twophase ? CUB_MAXEVAL : CUB_NO_PROGRESS;
+		res->reason = CUB_MAXEVAL;
+	t->total = qx_now_ms() - t_start;
+	return 0;
+}
+
+/* ---- breadth ---- */
+
+static const int HIST_BUCKETS = 256;    /* quarter octaves below the largest error, and one more */
+static const double BREADTH_KEEP = 0.5; /* share of the remaining tolerance unsplit leaves take */
+static const long long BREADTH_FIRST_CAP = 16384; /* leaves a list holds at first; it grows 4x */
+
+/* A breadth list: centres, half-widths, estimates, errors and split axes of cap leaves. */
+template <typename T> struct cub_buf {
+	gpu_owned<T> c, h;
+	gpu_owned<double> est, err;
+	gpu_owned<int> axis;
+	long long cap = 0;
+};
+
+/* The sums breadth reduces per iteration: estimates, errors and the largest error. */
+struct cub_tot {
+	double est, err, max;
+};
+
+/* Leaf r's share of the sums. */
+struct cub_tot_of {
+	const double *est, *err;
+	__host__ __device__ cub_tot operator()(long long r) const
+	{
+		return {est[r], err[r], err[r]};
+	}
+};
+
+/* Adds two partial sums. */
+struct cub_tot_add {
+	__host__ __device__ cub_tot operator()(const cub_tot &a, const cub_tot &b) const
+	{
+		return {a.est + b.est, a.err + b.err, fmax(a.max, b.max)};
+	}
+};
+
+/* 1 when leaf r splits (its error is over *theta, or all split), else 0. */
+struct cub_split_of {
+	const double *err, *theta;
+	int all;
+	__host__ __device__ int operator()(long long r) const
+	{
+		return all || err[r] > *theta;
+	}
+};
+
+/* Frees what o holds and allocates count elements; returns 0 or -1 with e filled. */
+template <typename U> static int cub_realloc(gpu_owned<U> &o, long long count, struct qx_err *e)
+{
+	if (o.ptr)
+		GPU_TRY(cudaFree(o.release()));
+	GPU_TRY(cudaMalloc(&o.ptr, (size_t)count * sizeof(U)));
+	return 0;
+}
+
+/* Gives list b room for at least need leaves (its contents are not kept); returns 0 or -1. */
+template <typename T>
+static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err *e)
+{
+	if (b.cap >= need)
+		return 0;
+	if (cub_realloc(b.c, need * dim, e) || cub_realloc(b.h, need * dim, e) ||
+	    cub_realloc(b.est, need, e) || cub_realloc(b.err, need, e) ||
+	    cub_realloc(b.axis, need, e))
+		return -1;
+	b.cap = need;
+	return 0;
+}
+
+/* hist[k] += the errors of leaves 0..n-1 in bucket k: bucket 0 holds errors at most
+ * max 2^-64 (max = tot->max, the largest), bucket k >= 1 those in
+ * (max 2^-(257-k)/4, max 2^-(256-k)/4]. */
+__global__ void cub_hist_kernel(long long n, const double *err, const cub_tot *tot, double *hist)
+{
+	__shared__ double part[HIST_BUCKETS + 1];
+	for (int k = threadIdx.x; k <= HIST_BUCKETS; k += blockDim.x)
+		part[k] = 0;
+	__syncthreads();
+	const double m = tot->max;
+	for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < n;
+	     r += (long long)gridDim.x * blockDim.x) {
+		const double v = err[r];
+		int k = 0;
+		if (v > m * 0x1p-64)
+			k = HIST_BUCKETS - min((int)floor(4 * log2(m / v)), HIST_BUCKETS - 1);
+		atomicAdd(&part[k], v);
+	}
+	__syncthreads();
+	for (int k = threadIdx.x; k <= HIST_BUCKETS; k += blockDim.x)
+		if (part[k] != 0)
+			atomicAdd(&hist[k], part[k]);
+}
+
+/* One block of HIST_BUCKETS threads, from the sums tot and the error histogram hist: the
+ * tolerance max(abs, rel |fin_est + tot->est|) into *tolp, and the split threshold *theta, the
+ * upper edge of the highest bucket K < HIST_BUCKETS whose buckets 0..K sum to at most
+ * BREADTH_KEEP (tolerance - fin_err), so that the leaves at or under it keep that share of
+ * what the tolerance leaves and the largest error always splits; -1 (split all) when bucket 0
+ * alone is over it. Zeroes hist for the next iteration. */
+__global__ void __launch_bounds__(256)
+    cub_theta_kernel(double *hist, const cub_tot *tot, double fin_est, double fin_err, double rel,
+                     double abs_tol, double *tolp, double *theta)
+{
+	typedef cub::BlockScan<double, 256> scan_t;
+	__shared__ typename scan_t::TempStorage tmp;
+	const double tol = fmax(abs_tol, rel * fabs(fin_est + tot->est));
+	const double budget = BREADTH_KEEP * (tol - fin_err), h0 = hist[0];
+	double cum;
+	scan_t(tmp).InclusiveSum(hist[1 + threadIdx.x], cum);
+	cum += h0;
+	const int k = __syncthreads_count(cum <= budget && threadIdx.x < HIST_BUCKETS - 1);
+	hist[1 + threadIdx.x] = 0;
+	if (threadIdx.x == 0) {
+		hist[0] = 0;
+		*tolp = tol;
+		if (k > 0)
+			*theta = tot->max * exp2(-(HIST_BUCKETS - k) / 4.0);
+		else
+			*theta = h0 <= budget ? tot->max * 0x1p-64 : -1;
+	}
+}
+
+/* out[r] = v[r] for leaves that do not split, 0 for those that do. */
+__global__ void cub_unsplit_kernel(long long n, const double *v, cub_split_of split, double *out)
+{
+	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (r < n)
+		out[r] = split(r) ? 0 : v[r];
+}
+
+/* The next list from leaves 0..n-1 of in: with keep, an unsplit leaf r goes with its results
+ * to r - pos[r] and the children of split leaves follow from base on, else only children are
+ * written from base on; the two children of leaf r (halves along its axis) go to
+ * base + 2 pos[r] and +1, its estimate to parent[pos[r]]. */
+template <typename T>
+__global__ void cub_next_kernel(long long n, int dim, cub_list<T> g, long long cap,
+                                const double *est, const double *err, const int *axis,
+                                cub_split_of split, const int *pos, int keep, long long base,
+                                cub_list<T> out, long long out_cap, double *out_est,
+                                double *out_err, int *out_axis, double *parent)
+{
+	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (r >= n)
+		return;
+	if (!split(r)) {
+		if (!keep)
+			return;
+		const long long q = r - pos[r];
+		for (int i = 0; i < dim; i++) {
+			out.c[i * out_cap + q] = g.c[i * cap + r];
+			out.h[i * out_cap + q] = g.h[i * cap + r];
+		}
+		out_est[q] = est[r];
+		out_err[q] = err[r];
+		out_axis[q] = axis[r];
+		return;
+	}
+	const long long q = base + 2LL * pos[r];
+	const int ax = axis[r];
+	parent[pos[r]] = est[r];
+	for (int i = 0; i < dim; i++) {
+		const T c = g.c[i * cap + r], h = g.h[i * cap + r];
+		const T hh = i == ax ? h / 2 : h;
+		out.c[i * out_cap + q] = i == ax ? c - hh : c;
+		out.c[i * out_cap + q + 1] = i == ax ? c + hh : c;
+		out.h[i * out_cap + q] = hh;
+		out.h[i * out_cap + q + 1] = hh;
+	}
+}
+
+/* What the host needs after a breadth iteration, in one copy: the live estimate and error
+ * sums, the tolerance, the leaves that split and the threshold. */
+__global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot, const double *tol,
+                                         const int *pos, cub_split_of split, double *out)
+{
+	out[0] = tot->est;
+	out[1] = tot->err;
+	out[2] = *tol;
+	out[3] = (double)pos[n - 1] + split(n - 1);
+	out[4] = *split.theta;
+}
+
+/* breadth: the leaves of the partition stay in one list with their results. Each iteration
+ * evaluates the rule on the new leaves (children, checked against their parents), sums
+ * estimates and errors, and splits every leaf whose error is over a threshold chosen from a
+ * histogram of the errors so that the unsplit leaves' errors take at most BREADTH_KEEP of the
+ * tolerance the retired ones leave (the largest always splits): the device-wide form of the
+ * sequential queue's "split the worst". Unsplit leaves are kept, not evaluated again; they
+ * retire (their sums final) only when the list would outgrow the budget. The first region
+ * always splits, so a run converges, when the summed errors meet the tolerance, only once
+ * every leaf's estimate has been checked against its parent's. The lists grow as needed, 4x
+ * at a time. Per iteration the host waits once, for one copy of the tally. */
+template <typename T>
+static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res,
+                           struct qx_timing *t, struct qx_err *e)
+{
+	const struct cub_rule *rule = job->rule;
+	const int dim = rule->dim;
+	/* CUB's int counts bound a list */
+	const long long budget_cap = std::min<long long>(
+	    (long long)(job->budget / cub_gpu_region_bytes(dim, job->prec)), 1LL << 30);
+	const double t_start = qx_now_ms();
+	cub_buf<T> buf[2];
+	gpu_owned<double> parent, scratch, sums, tally, hist, pts, w;
+	gpu_owned<int> pos;
+	gpu_owned<unsigned char> tmp;
+	size_t tmp_bytes = 0;
+	long long wcap = 0, pcap = 0; /* capacity of scratch, pos and tmp; of parent */
+	int sms = 0;
+	*res = (struct cub_result){};
+	res->reason = CUB_CONVERGED;
+	if (budget_cap < 4)
+		return qx_fail(e, "budget %.3g MiB: expected room for 4 regions of %zu bytes",
+		               job->budget / 1048576.0, cub_gpu_region_bytes(dim, job->prec));
+	cudaEvent_t *ev = gpu_events(EV_COUNT, e);
+	if (!ev)
+		return -1;
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	GPU_TRY(cudaMalloc(&sums.ptr, 8 * sizeof(double)));
+	GPU_TRY(cudaMalloc(&tally.ptr, 8 * sizeof(double)));
+	GPU_TRY(cudaMalloc(&hist.ptr, (HIST_BUCKETS + 1) * sizeof(double)));
+	GPU_TRY(cudaMemset(hist.ptr, 0, (HIST_BUCKETS + 1) * sizeof(double)));
+	GPU_TRY(cudaMalloc(&pts.ptr, (size_t)rule->npts * dim * sizeof(double)));
+	GPU_TRY(cudaMalloc(&w.ptr, (size_t)rule->npts * rule->nsums * sizeof(double)));
+	GPU_TRY(cudaMemcpy(pts.ptr, rule->pts, (size_t)rule->npts * dim * sizeof(double),
+	                   cudaMemcpyHostToDevice));
+	GPU_TRY(cudaMemcpy(w.ptr, rule->w, (size_t)rule->npts * rule->nsums * sizeof(double),
+	                   cudaMemcpyHostToDevice));
+	cub_rule dr = *rule;
+	dr.pts = pts.ptr;
+	dr.w = w.ptr;
+	if (cub_buf_reserve(buf[0], dim, std::min(budget_cap, BREADTH_FIRST_CAP), e))
+		return -1;
+	cub_list<T> g = {buf[0].c.ptr, buf[0].h.ptr};
+	cub_init_kernel<T><<<1, 1>>>(1, dim, 1, job->a, job->b, g, buf[0].cap);
+	GPU_TRY(cudaGetLastError());
+	GPU_TRY(cudaDeviceSynchronize());
+	qx_timing_add(t, "alloc", qx_now_ms() - t_start, 0);
+	cub_tot *tot = (cub_tot *)sums.ptr;
+	double *tol_d = sums.ptr + 3, *theta_d = sums.ptr + 4;
+	double fin_est = 0, fin_err = 0, live_est = 0, live_err = 0, tally_h[5] = {0};
+	long long n = 1, fresh = 0, nparents = 0;
+	int cur = 0, split_pending = 0;
+	for (;;) {
+		if (qx_cancelled())
+			return qx_fail(e, "run cancelled");
+		cub_buf<T> &in = buf[cur];
+		g = {in.c.ptr, in.h.ptr};
+		const cub_split_of split = {in.err.ptr, theta_d, res->iterations == 0};
+		auto tot_in = thrust::make_transform_iterator(thrust::make_counting_iterator(0LL),
+		                                              cub_tot_of{in.est.ptr, in.err.ptr});
+		auto split_in =
+		    thrust::make_transform_iterator(thrust::make_counting_iterator(0LL), split);
+		if (wcap < in.cap) {
+			/* the work arrays and CUB's storage follow the largest list */
+			size_t scan = 0, red = 0;
+			wcap = in.cap;
+			if (cub_realloc(scratch, wcap, e) || cub_realloc(pos, wcap, e))
+				return -1;
+			GPU_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan, split_in, pos.ptr,
+			                                      (int)wcap));
+			GPU_TRY(cub::DeviceReduce::Reduce(nullptr, red, tot_in, tot, (int)wcap,
+			                                  cub_tot_add{}, cub_tot{0, 0, 0}));
+			tmp_bytes = std::max(scan, red);
+			if (cub_realloc(tmp, (long long)tmp_bytes, e))
+				return -1;
+		}
+		const unsigned eb = (unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK);
+		const long long nnew = n - fresh;
+		GPU_TRY(cudaEventRecord(ev[EV_START]));
+		cub_list<T> gf = {in.c.ptr + fresh, in.h.ptr + fresh};
+		GPU_TRY(cub_rule_launch<T>(job->fn, dr, gf, in.cap, nnew, in.est.ptr + fresh,
+		                           in.err.ptr + fresh, in.axis.ptr + fresh, sms));
+		if (nparents)
+			cub_children_kernel<<<(unsigned)((nparents + ELEM_BLOCK - 1) / ELEM_BLOCK),
+			                      ELEM_BLOCK>>>(nparents, 2, parent.ptr,
+			                                    in.est.ptr + fresh, in.err.ptr + fresh);
+		GPU_TRY(cudaGetLastError());
+		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
+		res->evals += nnew * rule->npts;
+		res->regions += nnew;
+		res->iterations++;
+		qx_progress_add(nnew * rule->npts);
+		size_t bytes = tmp_bytes;
+		GPU_TRY(cub::DeviceReduce::Reduce(tmp.ptr, bytes, tot_in, tot, (int)n,
+		                                  cub_tot_add{}, cub_tot{0, 0, 0}));
+		cub_hist_kernel<<<std::min(eb, 1024u), ELEM_BLOCK>>>(n, in.err.ptr, tot, hist.ptr);
+		cub_theta_kernel<<<1, HIST_BUCKETS>>>(hist.ptr, tot, fin_est, fin_err, job->rel,
+		                                      job->abs, tol_d, theta_d);
+		GPU_TRY(cudaGetLastError());
+		bytes = tmp_bytes;
+		GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp.ptr, bytes, split_in, pos.ptr, (int)n));
+		cub_breadth_tally_kernel<<<1, 1>>>(n, tot, tol_d, pos.ptr, split, tally.ptr);
+		GPU_TRY(cudaGetLastError());
+		GPU_TRY(cudaEventRecord(ev[EV_CLASSIFY]));
+		GPU_TRY(cudaMemcpy(tally_h, tally.ptr, sizeof tally_h, cudaMemcpyDeviceToHost));
+		GPU_TRY(cudaEventRecord(ev[EV_COPIED]));
+		GPU_TRY(cudaEventSynchronize(ev[EV_COPIED]));
+		qx_timing_add(t, "rules", gpu_elapsed(ev[EV_START], ev[EV_RULES]), 0);
+		qx_timing_add(t, "classify", gpu_elapsed(ev[EV_RULES], ev[EV_CLASSIFY]), 0);
+		qx_timing_add(t, "copies", gpu_elapsed(ev[EV_CLASSIFY], ev[EV_COPIED]), 0);
+		if (split_pending)
+			qx_timing_add(t, "split", gpu_elapsed(ev[EV_SPLIT0], ev[EV_SPLIT1]), 0);
+		split_pending = 0;
+		live_est = tally_h[0];
+		live_err = tally_h[1];
+		const double tol = tally_h[2];
+		const long long nsplit = (long long)tally_h[3];
+		if (res->nhist < CUB_HISTORY) {
+			res->hist_est[res->nhist] = fin_est + live_est;
+			res->hist_err[res->nhist] = fin_err + live_err;
+			res->hist_regions[res->nhist++] = (double)n;
+		}
+		if (fin_err + live_err <= tol && res->iterations > 1)
+			break;
+		if (nsplit == 0) {
+			res->reason = CUB_NO_PROGRESS;
+			break;
+		}
+		if (res->evals + 2 * nsplit * rule->npts > job->maxeval) {
+			res->reason = CUB_MAXEVAL;
+			break;
+		}
+		int keep = 1;
+		if (n + nsplit > budget_cap) {
+			if (2 * nsplit > budget_cap) {
+				res->reason = CUB_BUDGET;
+				break;
+			}
+			/* the list would outgrow the budget: the unsplit leaves retire */
+			double ret[2];
+			keep = 0;
+			for (int k = 0; k < 2; k++) {
+				cub_unsplit_kernel<<<eb, ELEM_BLOCK>>>(
+				    n, k ? in.err.ptr : in.est.ptr, split, scratch.ptr);
+				GPU_TRY(cudaGetLastError());
+				bytes = tmp_bytes;
+				GPU_TRY(cub::DeviceReduce::Sum(tmp.ptr, bytes, scratch.ptr,
+				                               tally.ptr + k, (int)n));
+			}
+			GPU_TRY(cudaMemcpy(ret, tally.ptr, sizeof ret, cudaMemcpyDeviceToHost));
+			fin_est += ret[0];
+			fin_err += ret[1];
+		}
+		const long long nkeep = keep ? n - nsplit : 0, next = nkeep + 2 * nsplit;
+		cub_buf<T> &out = buf[1 - cur];
+		if (next > out.cap &&
+		    cub_buf_reserve(out, dim, std::min(budget_cap, std::max(next, 4 * in.cap)), e))
+			return -1;
+		/* parent's entries of this iteration were read by the children's check */
+		if (pcap < nsplit) {
+			pcap = in.cap;
+			if (cub_realloc(parent, pcap, e))
+				return -1;
+		}
+		GPU_TRY(cudaEventRecord(ev[EV_SPLIT0]));
+		cub_next_kernel<T><<<eb, ELEM_BLOCK>>>(
+		    n, dim, g, in.cap, in.est.ptr, in.err.ptr, in.axis.ptr, split, pos.ptr, keep,
+		    nkeep, cub_list<T>{out.c.ptr, out.h.ptr}, out.cap, out.est.ptr, out.err.ptr,
+		    out.axis.ptr, parent.ptr);
+		GPU_TRY(cudaGetLastError());
+		GPU_TRY(cudaEventRecord(ev[EV_SPLIT1]));
+		split_pending = 1;
+		nparents = nsplit;
+		fresh = nkeep;
+		n = next;
+		cur = 1 - cur;
+		const double mem = (double)(buf[0].cap + buf[1].cap) * (2 * dim * sizeof(T) + 20) +
+		                   (double)(wcap + pcap + wcap / 2) * 8;
+		res->peak_bytes = std::max(res->peak_bytes, mem);
+	}
+	res->live = n;
+	res->value = fin_est + live_est;
+	res->err = fin_err + live_err;
+	if (res->reason == CUB_CONVERGED &&
+	    !(res->err <= fmax(job->abs, job->rel * fabs(res->value))))
+		res->reason = CUB_NO_PROGRESS;
 	t->total = qx_now_ms() - t_start;
 	return 0;
 }
@@ -642,9 +1065,11 @@ static int cub_run(const struct cub_gpu_job *job, struct cub_result *res, struct
 extern "C" int cub_gpu_run(const struct cub_gpu_job *job, struct cub_result *res,
                            struct qx_timing *t, struct qx_err *e)
 {
-	if (job->prec == QX_DOUBLE)
-		return cub_run<double>(job, res, t, e);
-	return cub_run<float>(job, res, t, e);
+	if (job->algo == CUB_GPU_BREADTH)
+		return job->prec == QX_DOUBLE ? cub_run_breadth<double>(job, res, t, e)
+		                              : cub_run_breadth<float>(job, res, t, e);
+	return job->prec == QX_DOUBLE ? cub_run_twophase<double>(job, res, t, e)
+	                              : cub_run_twophase<float>(job, res, t, e);
 }
 
 /* The rule alone on nregions regions (the first nregions of a uniform grid), the median of
@@ -664,9 +1089,11 @@ static int cub_floor(const struct cub_gpu_job *job, long long nregions, int reps
 	while (pow(l + 1, dim) <= nregions)
 		l++;
 	cub_list<T> g = {d.c[0].ptr, d.h[0].ptr};
+	int sms = 0;
 	cub_init_kernel<T><<<(unsigned)((nregions + ELEM_BLOCK - 1) / ELEM_BLOCK), ELEM_BLOCK>>>(
 	    nregions, dim, l, job->a, job->b, g, nregions);
 	GPU_TRY(cudaGetLastError());
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	cudaEvent_t *ev = gpu_events(2, e);
 	if (!ev)
 		return -1;
@@ -674,9 +1101,8 @@ static int cub_floor(const struct cub_gpu_job *job, long long nregions, int reps
 	reps = reps < 64 ? reps : 64;
 	for (int i = -1; i < reps; i++) {
 		GPU_TRY(cudaEventRecord(ev[0]));
-		cub_rule_kernel<T><<<(unsigned)nregions, RULE_BLOCK>>>(
-		    job->fn, dr, g, nregions, d.est.ptr, d.err.ptr, d.axis.ptr);
-		GPU_TRY(cudaGetLastError());
+		GPU_TRY(cub_rule_launch<T>(job->fn, dr, g, nregions, nregions, d.est.ptr, d.err.ptr,
+		                           d.axis.ptr, sms));
 		GPU_TRY(cudaEventRecord(ev[1]));
 		GPU_TRY(cudaEventSynchronize(ev[1]));
 		if (i >= 0)

@@ -40,7 +40,7 @@ struct cub_result {
 	long long iterations, regions, live, evals;
 	double peak_bytes;
 	/* GPU runs: per iteration i < nhist, the estimate and error estimate of the integral
-	 * after it and the regions it evaluated */
+	 * after it and the live regions (every one evaluated, in this or an earlier iteration) */
 	int nhist;
 	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
 };

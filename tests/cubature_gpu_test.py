@@ -101,7 +101,8 @@ class CubatureGpuTest(unittest.TestCase):
     def test_convergence_chart(self):
         """A GPU run leaves its convergence as a chart: per iteration the digits its error
         estimate claims (a line, the last one those of the run's own estimate) and log10 of
-        the regions it evaluated (bars, the first 0: one region), one point per iteration."""
+        the live regions (bars, the first 0: one region; the last the run's live count), one
+        point per iteration."""
         for variant in ("breadth", "twophase"):
             r = self.runs(f"set integrand f4 dim 5 rel 1e-4 precision double variant {variant}; "
                           "run gpu")[0]

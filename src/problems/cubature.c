@@ -682,7 +682,7 @@ static void cub_chart(const struct cub_result *res, struct qx_chart *c)
 	*digits = (struct qx_series){.kind = QX_SERIES_LINE, .npoints = n};
 	*regions = (struct qx_series){.kind = QX_SERIES_BARS, .npoints = n};
 	snprintf(digits->name, sizeof digits->name, "digits: -log10(error est / |estimate|)");
-	snprintf(regions->name, sizeof regions->name, "log10 regions evaluated");
+	snprintf(regions->name, sizeof regions->name, "log10 live regions");
 	for (int i = 0; i < n; i++) {
 		const double scale = fabs(res->hist_est[i]) > 0 ? fabs(res->hist_est[i]) : 1;
 		digits->x[i] = regions->x[i] = i + 1;
