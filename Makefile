@@ -185,7 +185,7 @@ fuzz:
 	  $(FUZZ_DIR)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
 	    -artifact_prefix=$(FUZZ_DIR)/$$f- $(FUZZ_DIR)/corpus/$$f tests/fuzz/corpus/$$f \
 	    < /dev/null > $(FUZZ_DIR)/$$f.log 2>&1 || { tail -40 $(FUZZ_DIR)/$$f.log; exit 1; }; \
-	  runs=$$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' $(FUZZ_DIR)/$$f.log); \
+	  runs=$$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' $(FUZZ_DIR)/$$f.log | tail -n 1); \
 	  echo "fuzz: $$f: $$runs executions in $(FUZZ_SECONDS) s, no crash"; \
 	  total=$$((total + runs)); done; echo "fuzz: $$total executions in total"
 

@@ -56,9 +56,9 @@ template <typename T> struct cub_list {
  * per block): each thread sums its share of the points into the rule sums (double), the axis
  * points' values go to shared memory, the sums are reduced by warp shuffles (and through
  * shared memory across a region's warps), and the region's first thread writes the estimate,
- * error and split axis. */
-template <typename T, int WPR>
-__global__ void __launch_bounds__(RULE_BLOCK)
+ * error and split axis. DN: the dimension, or 0 for rule.dim. */
+template <typename T, int WPR, int DN>
+__global__ void __launch_bounds__(RULE_BLOCK, 6)
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
                     double *est, double *err, int *axis)
 {
@@ -68,7 +68,10 @@ __global__ void __launch_bounds__(RULE_BLOCK)
 	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slot = warp / WPR;
 	const int t = (warp % WPR) * 32 + lane;
 	const long long r = (long long)blockIdx.x * RPB + slot;
-	const int dn = rule.dim;
+	/* DN > 0: the dimension known here, so that the point's coordinates stay in registers */
+	const int dn = DN ? DN : rule.dim;
+	if (DN)
+		fn.dim = DN;
 	__shared__ T c[RPB][CUB_MAX_DIM], h[RPB][CUB_MAX_DIM];
 	double sums[CUB_MAX_SUMS] = {0};
 	if (r < n && t < dn) {
@@ -124,20 +127,33 @@ __global__ void __launch_bounds__(RULE_BLOCK)
 }
 
 /* Launches the rule on regions 0..n-1 of g: a region per warp when that fills the device's
- * sms multiprocessors (2048 threads each), else four warps per region; returns the launch's
- * error. */
+ * sms multiprocessors (2048 threads each), else four warps per region; dimensions 4..7 in
+ * kernels that know theirs (faster there on an H100; dim 8's ran slower: more registers);
+ * returns the launch's error. */
 template <typename T>
 static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                    long long cap, long long n, double *est, double *err, int *axis,
                                    int sms)
 {
-	if (n * 32 >= (long long)sms * 2048)
-		cub_rule_kernel<T, 1>
-		    <<<(unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32)), RULE_BLOCK>>>(
-		        fn, rule, g, cap, n, est, err, axis);
-	else
-		cub_rule_kernel<T, 4>
+	const unsigned blocks = (unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32));
+	if (n * 32 < (long long)sms * 2048)
+		cub_rule_kernel<T, 4, 0>
 		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+	else if (rule.dim == 4)
+		cub_rule_kernel<T, 1, 4>
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+	else if (rule.dim == 5)
+		cub_rule_kernel<T, 1, 5>
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+	else if (rule.dim == 6)
+		cub_rule_kernel<T, 1, 6>
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+	else if (rule.dim == 7)
+		cub_rule_kernel<T, 1, 7>
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+	else
+		cub_rule_kernel<T, 1, 0>
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
 	return cudaGetLastError();
 }
 
@@ -684,13 +700,15 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 
 static const int HIST_BUCKETS = 256;    /* quarter octaves below the largest error, and one more */
 static const double BREADTH_KEEP = 0.5; /* share of the remaining tolerance unsplit leaves take */
-static const long long BREADTH_FIRST_CAP = 16384; /* leaves a list holds at first; it grows 4x */
+static const long long BREADTH_FIRST_CAP = 16384; /* leaves a list holds at first; it grows 8x */
 
-/* A breadth list: centres, half-widths, estimates, errors and split axes of cap leaves. */
+/* A breadth list in one allocation: estimates, errors, centres, half-widths and split axes
+ * of cap leaves. */
 template <typename T> struct cub_buf {
-	gpu_owned<T> c, h;
-	gpu_owned<double> est, err;
-	gpu_owned<int> axis;
+	gpu_owned<unsigned char> mem;
+	double *est = nullptr, *err = nullptr;
+	T *c = nullptr, *h = nullptr;
+	int *axis = nullptr;
 	long long cap = 0;
 };
 
@@ -741,10 +759,13 @@ static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err
 {
 	if (b.cap >= need)
 		return 0;
-	if (cub_realloc(b.c, need * dim, e) || cub_realloc(b.h, need * dim, e) ||
-	    cub_realloc(b.est, need, e) || cub_realloc(b.err, need, e) ||
-	    cub_realloc(b.axis, need, e))
+	if (cub_realloc(b.mem, need * (16 + 2 * dim * (long long)sizeof(T) + 4), e))
 		return -1;
+	b.est = (double *)b.mem.ptr;
+	b.err = b.est + need;
+	b.c = (T *)(b.err + need);
+	b.h = b.c + need * dim;
+	b.axis = (int *)(b.h + need * dim);
 	b.cap = need;
 	return 0;
 }
@@ -868,10 +889,11 @@ __global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot, const 
  * histogram of the errors so that the unsplit leaves' errors take at most BREADTH_KEEP of the
  * tolerance the retired ones leave (the largest always splits): the device-wide form of the
  * sequential queue's "split the worst". Unsplit leaves are kept, not evaluated again; they
- * retire (their sums final) only when the list would outgrow the budget. The first region
- * always splits, so a run converges, when the summed errors meet the tolerance, only once
- * every leaf's estimate has been checked against its parent's. The lists grow as needed, 4x
- * at a time. Per iteration the host waits once, for one copy of the tally. */
+ * retire (their sums final) only when the list would outgrow the budget. The first
+ * partition (2^dim regions, or one) splits whole, so a run converges, when the summed errors
+ * meet the tolerance, only once every leaf's estimate has been checked against its parent's.
+ * The lists grow as needed, 8x at a time. Per iteration the host waits once, for one copy of
+ * the tally. */
 template <typename T>
 static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res,
                            struct qx_timing *t, struct qx_err *e)
@@ -883,11 +905,13 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	    (long long)(job->budget / cub_gpu_region_bytes(dim, job->prec)), 1LL << 30);
 	const double t_start = qx_now_ms();
 	cub_buf<T> buf[2];
-	gpu_owned<double> parent, scratch, sums, tally, hist, pts, w;
-	gpu_owned<int> pos;
-	gpu_owned<unsigned char> tmp;
+	gpu_owned<double> parent, small, rule_d; /* sums, tally and histogram; points and weights */
+	gpu_owned<unsigned char> work; /* scratch, pos and CUB's storage for wcap leaves */
+	double *scratch = nullptr;
+	int *pos = nullptr;
+	void *tmp = nullptr;
 	size_t tmp_bytes = 0;
-	long long wcap = 0, pcap = 0; /* capacity of scratch, pos and tmp; of parent */
+	long long wcap = 0, pcap = 0; /* capacity of work; of parent */
 	int sms = 0;
 	*res = (struct cub_result){};
 	res->reason = CUB_CONVERGED;
@@ -898,65 +922,70 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	if (!ev)
 		return -1;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-	GPU_TRY(cudaMalloc(&sums.ptr, 8 * sizeof(double)));
-	GPU_TRY(cudaMalloc(&tally.ptr, 8 * sizeof(double)));
-	GPU_TRY(cudaMalloc(&hist.ptr, (HIST_BUCKETS + 1) * sizeof(double)));
-	GPU_TRY(cudaMemset(hist.ptr, 0, (HIST_BUCKETS + 1) * sizeof(double)));
-	GPU_TRY(cudaMalloc(&pts.ptr, (size_t)rule->npts * dim * sizeof(double)));
-	GPU_TRY(cudaMalloc(&w.ptr, (size_t)rule->npts * rule->nsums * sizeof(double)));
-	GPU_TRY(cudaMemcpy(pts.ptr, rule->pts, (size_t)rule->npts * dim * sizeof(double),
-	                   cudaMemcpyHostToDevice));
-	GPU_TRY(cudaMemcpy(w.ptr, rule->w, (size_t)rule->npts * rule->nsums * sizeof(double),
-	                   cudaMemcpyHostToDevice));
+	GPU_TRY(cudaMalloc(&small.ptr, (16 + HIST_BUCKETS + 1) * sizeof(double)));
+	double *sums = small.ptr, *tally = small.ptr + 8, *hist = small.ptr + 16;
+	GPU_TRY(cudaMemset(hist, 0, (HIST_BUCKETS + 1) * sizeof(double)));
+	const size_t npd = (size_t)rule->npts * dim, npw = (size_t)rule->npts * rule->nsums;
+	GPU_TRY(cudaMalloc(&rule_d.ptr, (npd + npw) * sizeof(double)));
+	GPU_TRY(cudaMemcpy(rule_d.ptr, rule->pts, npd * sizeof(double), cudaMemcpyHostToDevice));
+	GPU_TRY(
+	    cudaMemcpy(rule_d.ptr + npd, rule->w, npw * sizeof(double), cudaMemcpyHostToDevice));
 	cub_rule dr = *rule;
-	dr.pts = pts.ptr;
-	dr.w = w.ptr;
+	dr.pts = rule_d.ptr;
+	dr.w = rule_d.ptr + npd;
 	if (cub_buf_reserve(buf[0], dim, std::min(budget_cap, BREADTH_FIRST_CAP), e))
 		return -1;
-	cub_list<T> g = {buf[0].c.ptr, buf[0].h.ptr};
-	cub_init_kernel<T><<<1, 1>>>(1, dim, 1, job->a, job->b, g, buf[0].cap);
+	/* the first partition: the box halved along every axis (as dim splits from one region
+	 * would give, in one iteration instead of dim), unless that takes over 1e7 evaluations */
+	const int l = pow(2.0, dim) * rule->npts <= 1e7 ? 2 : 1;
+	long long n = (long long)pow(l, dim);
+	cub_list<T> g = {buf[0].c, buf[0].h};
+	cub_init_kernel<T><<<(unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK), ELEM_BLOCK>>>(
+	    n, dim, l, job->a, job->b, g, buf[0].cap);
 	GPU_TRY(cudaGetLastError());
 	GPU_TRY(cudaDeviceSynchronize());
 	qx_timing_add(t, "alloc", qx_now_ms() - t_start, 0);
-	cub_tot *tot = (cub_tot *)sums.ptr;
-	double *tol_d = sums.ptr + 3, *theta_d = sums.ptr + 4;
+	cub_tot *tot = (cub_tot *)sums;
+	double *tol_d = sums + 3, *theta_d = sums + 4;
 	double fin_est = 0, fin_err = 0, live_est = 0, live_err = 0, tally_h[5] = {0};
-	long long n = 1, fresh = 0, nparents = 0;
+	long long fresh = 0, nparents = 0;
 	int cur = 0, split_pending = 0;
 	for (;;) {
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
 		cub_buf<T> &in = buf[cur];
-		g = {in.c.ptr, in.h.ptr};
-		const cub_split_of split = {in.err.ptr, theta_d, res->iterations == 0};
+		g = {in.c, in.h};
+		const cub_split_of split = {in.err, theta_d, res->iterations == 0};
 		auto tot_in = thrust::make_transform_iterator(thrust::make_counting_iterator(0LL),
-		                                              cub_tot_of{in.est.ptr, in.err.ptr});
+		                                              cub_tot_of{in.est, in.err});
 		auto split_in =
 		    thrust::make_transform_iterator(thrust::make_counting_iterator(0LL), split);
 		if (wcap < in.cap) {
 			/* the work arrays and CUB's storage follow the largest list */
 			size_t scan = 0, red = 0;
 			wcap = in.cap;
-			if (cub_realloc(scratch, wcap, e) || cub_realloc(pos, wcap, e))
-				return -1;
-			GPU_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan, split_in, pos.ptr,
-			                                      (int)wcap));
+			GPU_TRY(
+			    cub::DeviceScan::ExclusiveSum(nullptr, scan, split_in, pos, (int)wcap));
 			GPU_TRY(cub::DeviceReduce::Reduce(nullptr, red, tot_in, tot, (int)wcap,
 			                                  cub_tot_add{}, cub_tot{0, 0, 0}));
 			tmp_bytes = std::max(scan, red);
-			if (cub_realloc(tmp, (long long)tmp_bytes, e))
+			const long long tmp_at = (wcap * 12 + 255) / 256 * 256;
+			if (cub_realloc(work, tmp_at + (long long)tmp_bytes, e))
 				return -1;
+			scratch = (double *)work.ptr;
+			pos = (int *)(scratch + wcap);
+			tmp = work.ptr + tmp_at;
 		}
 		const unsigned eb = (unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK);
 		const long long nnew = n - fresh;
 		GPU_TRY(cudaEventRecord(ev[EV_START]));
-		cub_list<T> gf = {in.c.ptr + fresh, in.h.ptr + fresh};
-		GPU_TRY(cub_rule_launch<T>(job->fn, dr, gf, in.cap, nnew, in.est.ptr + fresh,
-		                           in.err.ptr + fresh, in.axis.ptr + fresh, sms));
+		cub_list<T> gf = {in.c + fresh, in.h + fresh};
+		GPU_TRY(cub_rule_launch<T>(job->fn, dr, gf, in.cap, nnew, in.est + fresh,
+		                           in.err + fresh, in.axis + fresh, sms));
 		if (nparents)
 			cub_children_kernel<<<(unsigned)((nparents + ELEM_BLOCK - 1) / ELEM_BLOCK),
-			                      ELEM_BLOCK>>>(nparents, 2, parent.ptr,
-			                                    in.est.ptr + fresh, in.err.ptr + fresh);
+			                      ELEM_BLOCK>>>(nparents, 2, parent.ptr, in.est + fresh,
+			                                    in.err + fresh);
 		GPU_TRY(cudaGetLastError());
 		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
 		res->evals += nnew * rule->npts;
@@ -964,18 +993,18 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		res->iterations++;
 		qx_progress_add(nnew * rule->npts);
 		size_t bytes = tmp_bytes;
-		GPU_TRY(cub::DeviceReduce::Reduce(tmp.ptr, bytes, tot_in, tot, (int)n,
-		                                  cub_tot_add{}, cub_tot{0, 0, 0}));
-		cub_hist_kernel<<<std::min(eb, 1024u), ELEM_BLOCK>>>(n, in.err.ptr, tot, hist.ptr);
-		cub_theta_kernel<<<1, HIST_BUCKETS>>>(hist.ptr, tot, fin_est, fin_err, job->rel,
+		GPU_TRY(cub::DeviceReduce::Reduce(tmp, bytes, tot_in, tot, (int)n, cub_tot_add{},
+		                                  cub_tot{0, 0, 0}));
+		cub_hist_kernel<<<std::min(eb, 1024u), ELEM_BLOCK>>>(n, in.err, tot, hist);
+		cub_theta_kernel<<<1, HIST_BUCKETS>>>(hist, tot, fin_est, fin_err, job->rel,
 		                                      job->abs, tol_d, theta_d);
 		GPU_TRY(cudaGetLastError());
 		bytes = tmp_bytes;
-		GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp.ptr, bytes, split_in, pos.ptr, (int)n));
-		cub_breadth_tally_kernel<<<1, 1>>>(n, tot, tol_d, pos.ptr, split, tally.ptr);
+		GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, bytes, split_in, pos, (int)n));
+		cub_breadth_tally_kernel<<<1, 1>>>(n, tot, tol_d, pos, split, tally);
 		GPU_TRY(cudaGetLastError());
 		GPU_TRY(cudaEventRecord(ev[EV_CLASSIFY]));
-		GPU_TRY(cudaMemcpy(tally_h, tally.ptr, sizeof tally_h, cudaMemcpyDeviceToHost));
+		GPU_TRY(cudaMemcpy(tally_h, tally, sizeof tally_h, cudaMemcpyDeviceToHost));
 		GPU_TRY(cudaEventRecord(ev[EV_COPIED]));
 		GPU_TRY(cudaEventSynchronize(ev[EV_COPIED]));
 		qx_timing_add(t, "rules", gpu_elapsed(ev[EV_START], ev[EV_RULES]), 0);
@@ -1013,21 +1042,21 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 			double ret[2];
 			keep = 0;
 			for (int k = 0; k < 2; k++) {
-				cub_unsplit_kernel<<<eb, ELEM_BLOCK>>>(
-				    n, k ? in.err.ptr : in.est.ptr, split, scratch.ptr);
+				cub_unsplit_kernel<<<eb, ELEM_BLOCK>>>(n, k ? in.err : in.est,
+				                                       split, scratch);
 				GPU_TRY(cudaGetLastError());
 				bytes = tmp_bytes;
-				GPU_TRY(cub::DeviceReduce::Sum(tmp.ptr, bytes, scratch.ptr,
-				                               tally.ptr + k, (int)n));
+				GPU_TRY(
+				    cub::DeviceReduce::Sum(tmp, bytes, scratch, tally + k, (int)n));
 			}
-			GPU_TRY(cudaMemcpy(ret, tally.ptr, sizeof ret, cudaMemcpyDeviceToHost));
+			GPU_TRY(cudaMemcpy(ret, tally, sizeof ret, cudaMemcpyDeviceToHost));
 			fin_est += ret[0];
 			fin_err += ret[1];
 		}
 		const long long nkeep = keep ? n - nsplit : 0, next = nkeep + 2 * nsplit;
 		cub_buf<T> &out = buf[1 - cur];
 		if (next > out.cap &&
-		    cub_buf_reserve(out, dim, std::min(budget_cap, std::max(next, 4 * in.cap)), e))
+		    cub_buf_reserve(out, dim, std::min(budget_cap, std::max(next, 8 * in.cap)), e))
 			return -1;
 		/* parent's entries of this iteration were read by the children's check */
 		if (pcap < nsplit) {
@@ -1037,9 +1066,8 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		}
 		GPU_TRY(cudaEventRecord(ev[EV_SPLIT0]));
 		cub_next_kernel<T><<<eb, ELEM_BLOCK>>>(
-		    n, dim, g, in.cap, in.est.ptr, in.err.ptr, in.axis.ptr, split, pos.ptr, keep,
-		    nkeep, cub_list<T>{out.c.ptr, out.h.ptr}, out.cap, out.est.ptr, out.err.ptr,
-		    out.axis.ptr, parent.ptr);
+		    n, dim, g, in.cap, in.est, in.err, in.axis, split, pos, keep, nkeep,
+		    cub_list<T>{out.c, out.h}, out.cap, out.est, out.err, out.axis, parent.ptr);
 		GPU_TRY(cudaGetLastError());
 		GPU_TRY(cudaEventRecord(ev[EV_SPLIT1]));
 		split_pending = 1;

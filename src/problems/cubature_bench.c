@@ -115,7 +115,7 @@ static int cb_table(struct session *s, struct qx_err *e)
 		const double rel = cb_rows[i].rel;
 		const long long cap_evals = (long long)(rate * CUB_CAP_MS);
 		const struct run_result *r;
-		double serial_ms = NAN, breadth_ms = NAN;
+		double serial_ms = NAN, breadth_ms = NAN, breadth_evals = NAN;
 		int serial_done = 0;
 		snprintf(words, sizeof words,
 		         "integrand %s dim %d rel %g maxeval 1e8 precision double", cb_rows[i].f,
@@ -128,6 +128,7 @@ static int cb_table(struct session *s, struct qx_err *e)
 			return -1;
 		cb_cell(r, rel, 0, cell[0], sizeof cell[0], &bad_quadx);
 		breadth_ms = r->med.total;
+		breadth_evals = cb_figure(r, "evaluations");
 		if (!(r = cb_run(s, "variant twophase repeat 1 warmup 1", QX_GPU, e)))
 			return -1;
 		cb_cell(r, rel, 0, cell[1], sizeof cell[1], &bad_quadx);
@@ -151,8 +152,9 @@ static int cb_table(struct session *s, struct qx_err *e)
 		char speed[32];
 		if (serial_done)
 			snprintf(speed, sizeof speed, "%.0fx", serial_ms / breadth_ms);
-		else
-			snprintf(speed, sizeof speed, "> %.0fx", serial_ms / breadth_ms);
+		else /* serial capped: its time extrapolated from its rate */
+			snprintf(speed, sizeof speed, "~%.0fx *",
+			         breadth_evals / rate / breadth_ms);
 		printf("| %s | %d | %.0e | %s | %s | %s | %s | %s | %s | %s |\n", cb_rows[i].f,
 		       cb_rows[i].dim, rel, cell[0], cell[1], cell[2], cell[3], cell[4], speed,
 		       cb_rows[i].peer);
@@ -160,13 +162,17 @@ static int cb_table(struct session *s, struct qx_err *e)
 		(void)serial_done;
 		(void)serial_ms;
 		(void)breadth_ms;
+		(void)breadth_evals;
 		printf("| %s | %d | %.0e | %s | %s | %s |\n", cb_rows[i].f, cb_rows[i].dim, rel,
 		       cell[2], cell[3], cell[4]);
 #endif
 		fflush(stdout);
 	}
 	printf("\nMarked cells ('!' or 'E'): quadx %d, hcubature %d. Serial rate for the caps: "
-	       "%.3g evaluations/s. Peers (the issue, H200 and its 16-core host): serial CUBA "
+	       "%.3g evaluations/s; '*': serial stopped at its cap, its time extrapolated as "
+	       "breadth's evaluations at that rate (the sequential queue needs about as many: "
+	       "compare the cpu column's where it converged). Peers (the issue, H200 and its "
+	       "16-core host): serial CUBA "
 	       "Cuhre f4 dim 5 at 1e-6 2676 ms, f5 dim 5 at 1e-9 916 ms; PAGANI 3-6e10 "
 	       "evaluations/s.\n",
 	       bad_quadx, bad_hcub, rate * 1e3);
