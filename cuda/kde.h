@@ -29,11 +29,23 @@ extern "C" {
  *         (double: 19 FP64 operations); each tile's terms summed in T, the tile sums in
  *         double; dimension 1..3. Float 1-D: the tile padded with +inf, read 8 samples at a
  *         time (two float4 broadcasts); the inner loop is FADD, FMUL, MUFU.EX2, FADD per pair.
- * fast:   tiled (1-D, float) with job->fast_share (1/8, 2/8 or 3/8, each a kernel of its
- *         own) of each group of 8 samples through kde_gauss2_poly_f on the FMA pipes instead
- *         of MUFU.EX2, interleaved in the unrolled loop (no branches): 11 instructions a
- *         polynomial pair against 4 and a MUFU slot (8 issue cycles a warp) for ex2, so 2/8
- *         balances the pipes (<= 4e-6 relative per polynomial term).
+ * fast:   1-D, float, past the special-function unit's ceiling: the outputs sorted (CUB
+ *         radix sort, their indices carried along; timed with the run, phase sort), 8
+ *         consecutive ones per thread; in each block whose outputs lie within 1.5 (scaled
+ *         units) of their midpoint c, the pairs factorized, exp2(-(p - s)^2) = 2^(-p'^2)
+ *         2^(-s'^2) 2^(2 p' s') with p' = p - c, s' = s - c, the tile holding s' and
+ *         2^(-s'^2); in its warps whose threads' outputs each lie within 1.4e-3 of the
+ *         thread's middle one (the dense part of the data), one ex2 per sample and thread and
+ *         for the other 7 outputs e^y = 2^((q_r - q_b) s') by its quadratic Taylor polynomial:
+ *         3 FMAs a pair; in its other warps a pair costs FMUL, MUFU.EX2 and an FMA, or for
+ *         job->fast_share of the pairs (1/8, 2/8 or 3/8, each a kernel of its own)
+ *         kde_fact_poly_f's 9 instructions on the FMA pipes, interleaved; 2^(-p'^2) applied in
+ *         double as the sums are scattered back to the outputs' order. Blocks whose outputs
+ *         spread wider (the data's tails) take tiled's loop with the same share of
+ *         kde_gauss2_poly_f. Work items of (block of outputs, slice of samples) in launches of
+ *         whole waves. Error per term <= 3e-6 relative at 4 bandwidth-scaled units from its
+ *         output besides the exponential's own (2^-22, 4e-6 or 2e-7), under 1e-5 in all
+ *         (cuda/kde.cu). m < 2^32.
  * binned: 1-D, at the grid of job->m points over [job->lo, job->hi]: linear binning of the
  *         samples in fixed point (weights to 2^-16, mass kept exactly) through per-block
  *         shared-memory histograms (grids up to 12288 points; global atomics beyond), then
@@ -42,7 +54,7 @@ extern "C" {
  *         CPU. */
 enum kde_gpu_variant { KDE_GPU_SEED, KDE_GPU_NAIVE, KDE_GPU_TILED, KDE_GPU_FAST, KDE_GPU_BINNED };
 
-/* Outputs per thread of tiled and fast. */
+/* Outputs per thread of tiled. */
 #define KDE_GPU_PER_THREAD 4
 /* Most named phases a run reports. */
 #define KDE_GPU_MAX_PHASES 8
@@ -61,7 +73,7 @@ struct kde_gpu_job {
 	double h[3];            /* bandwidth per axis (seed ignores it: bug 4) */
 	double center[3];       /* subtracted before scaling to float (kde_center()); 0 works */
 	int block;              /* threads per block (seed: its "h" argument) */
-	double fast_share;      /* fast: 0.125, 0.25 or 0.375 */
+	double fast_share;      /* fast: 0.125, 0.25 or 0.375 of the per-pair terms by polynomial */
 	double lo, hi;          /* binned: the grid's ends, m points */
 	int (*cancelled)(void); /* polled between chunks; NULL: never */
 };

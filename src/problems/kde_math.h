@@ -36,37 +36,65 @@ KDE_HD double kde_norm(double n, int dim, const double *h)
 
 /* Largest |d| kde_gauss2_poly_f takes: d^2 <= 124.99, so 2^-d^2 stays a normal float. */
 #define KDE_POLY_DMAX 11.18f
+/* 1.5 * 2^23: adding it to x (|x| < 2^22) in float rounds x to the integer j = rint(x), and the
+ * sum's low mantissa bits hold 2^22 + j. */
+#define KDE_POLY_MAGIC 12582912.0f
 
-/* 2^(-d^2) in float on the FMA pipes, the fast GPU variant's share of the exponentials: |d|
- * is clamped to KDE_POLY_DMAX (beyond, the result is 2^-124.99 instead of less: below
- * 1e-30 of any sum it joins, which holds a term >= 2^-9 at the samples and the grid), then
- * e = -d^2 = j + r with j = rint(e) by the 1.5 * 2^23 shift (one FMA) and r = -d^2 - j (one
- * FMA, exact but for one rounding), 2^r by the degree-4 Chebyshev fit on [-1/2, 1/2]
- * (2.8e-6 absolute before rounding; exact at r = 0) in 4 FMAs, and j added to the exponent
- * bits (one shift-and-add). Relative error <= 4e-6 (measured in tests/unit/test_kde.c: 3.5e-6);
- * the fast variant takes a quarter of its terms from it, ex2.approx the rest (2^-22).
- * Costs a min (ALU), 2 FMAs and an add for the reduction, 4 FMAs, and one LEA (ALU): with the
- * pair's subtraction and the accumulation, 11 instructions against ex2's 4 (and a MUFU). */
-KDE_HD float kde_gauss2_poly_f(float d)
+/* 2^r in float for |r| <= 1/2: the degree-4 Chebyshev fit on [-1/2, 1/2] (2.8e-6 absolute
+ * before rounding; exact at r = 0) in 4 FMAs. */
+KDE_HD float kde_exp2_frac_f(float r)
 {
-	const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
-	const float a = fminf(fabsf(d), KDE_POLY_DMAX);
-	const float shifted = fmaf(-a, a, magic);
-	const float j = shifted - magic;
-	const float r = fmaf(-a, a, -j);
-	float p = 9.666368515385448e-3f; /* the Chebyshev fit of 2^r on [-1/2, 1/2], degree 4 */
+	float p = 9.666368515385448e-3f;
 	p = fmaf(p, r, 5.592197584225585e-2f);
 	p = fmaf(p, r, 2.4022349038020361e-1f);
 	p = fmaf(p, r, 6.9312104520342710e-1f);
-	p = fmaf(p, r, 1.0f);
+	return fmaf(p, r, 1.0f);
+}
+
+/* x 2^j for shifted = KDE_POLY_MAGIC + j: j added to x's exponent bits (a shift and an add,
+ * one LEA on the GPU). x 2^j must be a normal float, or x = 0 with j = 0. */
+KDE_HD float kde_scale_shifted_f(float x, float shifted)
+{
 	union {
 		float f;
 		int i;
 	} bits, ji;
-	bits.f = p;
+	bits.f = x;
 	ji.f = shifted; /* low 23 bits: 2^22 + j in two's complement; << 23 leaves j << 23 */
 	bits.i += (int)((unsigned)ji.i << 23);
 	return bits.f;
+}
+
+/* 2^(-d^2) in float on the FMA pipes, the polynomial of the fast GPU variant's blocks whose
+ * outputs spread too far for kde_fact_poly_f: |d| is clamped to KDE_POLY_DMAX (beyond, the
+ * result is 2^-124.99 instead of less: below 1e-30 of any sum it joins, which holds a term >=
+ * 2^-9 at the samples and the grid), then e = -d^2 = j + r with j = rint(e) by the
+ * KDE_POLY_MAGIC shift (one FMA) and r = -d^2 - j (one FMA, exact but for one rounding), 2^r
+ * by kde_exp2_frac_f, and j added to the exponent bits. Relative error <= 4e-6 (measured in
+ * tests/unit/test_kde.c: 3.5e-6). Costs a min (ALU), 2 FMAs and an add for the reduction, 4
+ * FMAs, and one LEA (ALU): with the pair's subtraction and the accumulation, 11 instructions
+ * against ex2's 4 (and a MUFU). */
+KDE_HD float kde_gauss2_poly_f(float d)
+{
+	const float a = fminf(fabsf(d), KDE_POLY_DMAX);
+	const float shifted = fmaf(-a, a, KDE_POLY_MAGIC);
+	const float j = shifted - KDE_POLY_MAGIC;
+	return kde_scale_shifted_f(kde_exp2_frac_f(fmaf(-a, a, -j)), shifted);
+}
+
+/* a 2^(q s) in float on the FMA pipes, the fast GPU variant's factorized polynomial term
+ * (cuda/kde.cu: q = 2 p', s = s', a = 2^(-s'^2)): x = q s = j + r with j = rint(x) by the
+ * KDE_POLY_MAGIC shift fused into one FMA, r = q s - j (one FMA, exact but for one rounding),
+ * 2^r by kde_exp2_frac_f, times a with j added to its exponent. Needs |q s| < 2^22 and a 2^j
+ * a normal float (or a = 0 with q s = 0, giving 0). Relative error <= 4e-6 (measured in
+ * tests/unit/test_kde.c). Costs 2 FMAs and an add, 4 FMAs, one LEA, and the product, which
+ * contracts with the caller's accumulation into one FMA: 9 instructions a pair against the
+ * ex2 pair's FMUL, MUFU.EX2 and FMA. */
+KDE_HD float kde_fact_poly_f(float q, float s, float a)
+{
+	const float shifted = fmaf(q, s, KDE_POLY_MAGIC);
+	const float j = shifted - KDE_POLY_MAGIC;
+	return kde_exp2_frac_f(fmaf(q, s, -j)) * kde_scale_shifted_f(a, shifted);
 }
 
 /* 2^e for e <= 0 in double: j = rint(e), |r| <= 1/2, 2^r by its Taylor polynomial of degree

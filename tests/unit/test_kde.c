@@ -370,8 +370,9 @@ static void test_binned(void **state)
 }
 
 /* The polynomial 2^-d^2 of the fast GPU variant: <= 4e-6 relative in float over |d| <= 11.18
- * (d^2 up to 125); beyond, below 2^-124. The double exp2 of the tiled double kernel: <= 4e-16
- * over [-1021, 0]; 0 below. */
+ * (d^2 up to 125); beyond, below 2^-124; its factorized a 2^(q s) likewise over the fast
+ * kernel's range, and 0 for a sample it drops (a = 0, s = 0). The double exp2 of the tiled
+ * double kernel: <= 4e-16 over [-1021, 0]; 0 below. */
 static void test_exp2_poly(void **state)
 {
 	double wf = 0, wd = 0;
@@ -385,8 +386,21 @@ static void test_exp2_poly(void **state)
 		const long double x = exp2l((long double)ed);
 		wd = fmax(wd, (double)fabsl((kde_exp2_poly_d(ed) - x) / x));
 	}
-	print_message("exp2 polynomial: float %.2g, double %.2g relative\n", wf, wd);
-	assert_true(wf <= 4e-6 && wd <= 4e-16);
+	/* the factorized a 2^(q s) over the fast kernel's range: |q| <= 3 (outputs within 1.5
+	 * of the centre), |s| <= 9.5, a = 2^(-s^2) */
+	double wq = 0;
+	for (int i = 0; i <= 400; i++)
+		for (int k = 0; k <= 2000; k++) {
+			const float q = -3.0f + 6.0f * (float)i / 400.0f;
+			const float sv = -9.5f + 19.0f * (float)k / 2000.0f;
+			const float a = (float)exp2(-(double)sv * sv);
+			const double x = (double)a * exp2((double)q * sv);
+			wq = fmax(wq, fabs(kde_fact_poly_f(q, sv, a) - x) / x);
+		}
+	print_message("exp2 polynomial: float %.2g (factorized %.2g), double %.2g relative\n", wf,
+	              wq, wd);
+	assert_true(wf <= 4e-6 && wq <= 4e-6 && wd <= 4e-16);
+	assert_true(kde_fact_poly_f(0, 0, 0) == 0 && kde_fact_poly_f(2, 0.5f, 0.25f) == 0.5f);
 	assert_true(wf > 0); /* a polynomial: an exact match would be suspect */
 	assert_true(kde_gauss2_poly_f(12.0f) <= 0x1p-124f && kde_gauss2_poly_f(12.0f) > 0);
 	assert_true(kde_gauss2_poly_f(INFINITY) <= 0x1p-124f);
