@@ -472,6 +472,35 @@ static int cub_sum(cub_dev<T> &d, const double *src, long long n, int slot, stru
  * copied, and the split's start and end. */
 enum { EV_START, EV_RULES, EV_CLASSIFY, EV_COPIED, EV_SPLIT0, EV_SPLIT1, EV_COUNT };
 
+/* Ends an iteration's device work: copies count doubles of the tally to the host (the
+ * iteration's one wait) and adds its phases to t (rules, classify, copies and, when
+ * split_pending, the split before it); returns 0 or -1 with e filled. */
+static int cub_tally_copy(const double *tally_d, double *tally_h, size_t count, cudaEvent_t *ev,
+                          int split_pending, struct qx_timing *t, struct qx_err *e)
+{
+	GPU_TRY(cudaEventRecord(ev[EV_CLASSIFY]));
+	GPU_TRY(cudaMemcpy(tally_h, tally_d, count * sizeof *tally_h, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaEventRecord(ev[EV_COPIED]));
+	GPU_TRY(cudaEventSynchronize(ev[EV_COPIED]));
+	qx_timing_add(t, "rules", gpu_elapsed(ev[EV_START], ev[EV_RULES]), 0);
+	qx_timing_add(t, "classify", gpu_elapsed(ev[EV_RULES], ev[EV_CLASSIFY]), 0);
+	qx_timing_add(t, "copies", gpu_elapsed(ev[EV_CLASSIFY], ev[EV_COPIED]), 0);
+	if (split_pending)
+		qx_timing_add(t, "split", gpu_elapsed(ev[EV_SPLIT0], ev[EV_SPLIT1]), 0);
+	return 0;
+}
+
+/* Records an iteration in res's history (while it has room): the integral's estimate and error
+ * estimate after it and the live regions. */
+static void cub_history_add(struct cub_result *res, double est, double err, long long live)
+{
+	if (res->nhist < CUB_HISTORY) {
+		res->hist_est[res->nhist] = est;
+		res->hist_err[res->nhist] = err;
+		res->hist_regions[res->nhist++] = (double)live;
+	}
+}
+
 /* Phase 2 of twophase on the active regions of the n in the current list (flag, pos from the
  * last classification): compacts them with their estimates, then one thread each until each
  * meets its share of the remaining tolerance rem; adds the evaluations to res and returns
@@ -622,25 +651,14 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 			return -1;
 		cub_tally_kernel<<<1, 1>>>(n, d.sums.ptr, d.pos.ptr, d.flag.ptr, d.tally.ptr);
 		GPU_TRY(cudaGetLastError());
-		GPU_TRY(cudaEventRecord(ev[EV_CLASSIFY]));
-		GPU_TRY(cudaMemcpy(tally, d.tally.ptr, sizeof tally, cudaMemcpyDeviceToHost));
-		GPU_TRY(cudaEventRecord(ev[EV_COPIED]));
-		GPU_TRY(cudaEventSynchronize(ev[EV_COPIED]));
-		qx_timing_add(t, "rules", gpu_elapsed(ev[EV_START], ev[EV_RULES]), 0);
-		qx_timing_add(t, "classify", gpu_elapsed(ev[EV_RULES], ev[EV_CLASSIFY]), 0);
-		qx_timing_add(t, "copies", gpu_elapsed(ev[EV_CLASSIFY], ev[EV_COPIED]), 0);
-		if (split_pending)
-			qx_timing_add(t, "split", gpu_elapsed(ev[EV_SPLIT0], ev[EV_SPLIT1]), 0);
+		if (cub_tally_copy(d.tally.ptr, tally, 6, ev, split_pending, t, e))
+			return -1;
 		split_pending = 0;
 		live_est = tally[0];
 		live_err = tally[1];
 		tol = tally[4];
 		active = (long long)tally[5];
-		if (res->nhist < CUB_HISTORY) {
-			res->hist_est[res->nhist] = fin_est + live_est;
-			res->hist_err[res->nhist] = fin_err + live_err;
-			res->hist_regions[res->nhist++] = (double)n;
-		}
+		cub_history_add(res, fin_est + live_est, fin_err + live_err, n);
 		if (fin_err + live_err <= tol || active == 0)
 			break; /* converged, or every region retired: the sums are final */
 		if (active * k > std::min((long long)job->lmax, cap))
@@ -1003,25 +1021,14 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, bytes, split_in, pos, (int)n));
 		cub_breadth_tally_kernel<<<1, 1>>>(n, tot, tol_d, pos, split, tally);
 		GPU_TRY(cudaGetLastError());
-		GPU_TRY(cudaEventRecord(ev[EV_CLASSIFY]));
-		GPU_TRY(cudaMemcpy(tally_h, tally, sizeof tally_h, cudaMemcpyDeviceToHost));
-		GPU_TRY(cudaEventRecord(ev[EV_COPIED]));
-		GPU_TRY(cudaEventSynchronize(ev[EV_COPIED]));
-		qx_timing_add(t, "rules", gpu_elapsed(ev[EV_START], ev[EV_RULES]), 0);
-		qx_timing_add(t, "classify", gpu_elapsed(ev[EV_RULES], ev[EV_CLASSIFY]), 0);
-		qx_timing_add(t, "copies", gpu_elapsed(ev[EV_CLASSIFY], ev[EV_COPIED]), 0);
-		if (split_pending)
-			qx_timing_add(t, "split", gpu_elapsed(ev[EV_SPLIT0], ev[EV_SPLIT1]), 0);
+		if (cub_tally_copy(tally, tally_h, 5, ev, split_pending, t, e))
+			return -1;
 		split_pending = 0;
 		live_est = tally_h[0];
 		live_err = tally_h[1];
 		const double tol = tally_h[2];
 		const long long nsplit = (long long)tally_h[3];
-		if (res->nhist < CUB_HISTORY) {
-			res->hist_est[res->nhist] = fin_est + live_est;
-			res->hist_err[res->nhist] = fin_err + live_err;
-			res->hist_regions[res->nhist++] = (double)n;
-		}
+		cub_history_add(res, fin_est + live_est, fin_err + live_err, n);
 		if (fin_err + live_err <= tol && res->iterations > 1)
 			break;
 		if (nsplit == 0) {

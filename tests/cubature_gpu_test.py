@@ -76,6 +76,34 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertIn("GPU memory", errors[0]["error"])
         self.assertEqual([o for o in out if o.get("type") == "run"], [])
 
+    def test_breadth_evaluates_each_region_once(self):
+        """breadth keeps its leaves and evaluates only new ones: with nothing retired, a run
+        from the 2^dim halves of the box evaluates 2^dim + 2 per split regions and keeps
+        2^dim + 1 per split, so regions = 2 live - 2^dim (a list evaluated whole every
+        iteration, as before, evaluates many times more); and f4 dim 5 at 1e-6, which stopped
+        unconverged at 1e8 evaluations that way, converges within its tolerance."""
+        for f, dim, rel in (("f5", 5, "1e-9"), ("f4", 5, "1e-6"), ("f4", 6, "1e-4")):
+            r = self.runs(f"set integrand {f} dim {dim} rel {rel} variant breadth "
+                          "precision double maxeval 1e9; run gpu")[0]
+            e = r["error"]
+            self.assertEqual(e["converged"], 1, (f, dim, rel, e))
+            self.assertEqual(e["regions"], 2 * e["live"] - 2 ** dim, (f, dim, rel, e))
+            self.assertLess(e["max_rel"], float(rel), (f, dim, rel, e))
+            self.assertEqual(r["over_estimate"], 0, (f, dim, rel))
+
+    def test_f2_no_false_convergence(self):
+        """f2 in dim 8 (cos of a product of cosines up to cos(4^8 x), which no rule resolves)
+        at 1e-3: breadth used to claim convergence after its first region with a true error
+        over both the tolerance and its own estimate; it must not claim a convergence its
+        true error does not meet, nor report an estimate under its true error."""
+        r = self.runs("set integrand f2 dim 8 rel 1e-3 variant breadth precision double "
+                      "maxeval 1e8; run gpu")[0]
+        e = r["error"]
+        if e["converged"]:
+            self.assertLess(e["max_rel"], 1e-3, e)
+        self.assertEqual(r["over_estimate"], 0, e)
+        self.assertGreater(e["evaluations"], 1e4, e)
+
     def test_twophase_phases(self):
         """twophase on f4 dim 5 at 1e-4 goes through phase 2 (its phase is timed), meets the
         tolerance and its estimate covers the true error (converged, or the note says why not:
