@@ -87,7 +87,8 @@ __global__ void __launch_bounds__(RULE_BLOCK, 6)
 		T x[CUB_MAX_DIM];
 		for (int p = t; p < rule.npts; p += 32 * WPR) {
 			for (int i = 0; i < dn; i++)
-				x[i] = c[slot][i] + h[slot][i] * (T)rule.pts[(size_t)i * rule.npts + p];
+				x[i] = c[slot][i] +
+				       h[slot][i] * (T)rule.pts[(size_t)i * rule.npts + p];
 			const double f = (double)cub_f_t<T>(fn, x);
 			if (p <= 4 * dn)
 				axis_f[slot][p] = f;
@@ -424,8 +425,8 @@ static int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &mem, cub
 			host[(size_t)i * np + p] = r->pts[p * r->dim + i];
 	std::copy(r->w, r->w + npw, host.begin() + npd);
 	GPU_TRY(cudaMalloc(&mem.ptr, (npd + npw) * sizeof(double)));
-	GPU_TRY(cudaMemcpy(mem.ptr, host.data(), (npd + npw) * sizeof(double),
-	                   cudaMemcpyHostToDevice));
+	GPU_TRY(
+	    cudaMemcpy(mem.ptr, host.data(), (npd + npw) * sizeof(double), cudaMemcpyHostToDevice));
 	dr = *r;
 	dr.pts = mem.ptr;
 	dr.w = mem.ptr + npd;
@@ -733,7 +734,7 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 
 /* ---- breadth ---- */
 
-static const int HIST_BUCKETS = 256;    /* quarter octaves below the largest error, and one more */
+static const int HIST_BUCKETS = 256; /* quarter octaves below the largest error, and one more */
 /* Share of the remaining tolerance the unsplit leaves may take: near 1, each iteration splits
  * only the leaves that must split (fewer evaluations: on an H100 f1 dim 8 at 1e-4 took 1.27e10
  * at 0.5, 9.2e9 at 0.9) for a few more iterations. */
