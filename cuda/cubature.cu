@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(RULE_BLOCK, 6)
 {
 	constexpr int RPB = RULE_BLOCK / 32 / WPR;
 	__shared__ double part[RULE_BLOCK / 32][CUB_MAX_SUMS];
-	__shared__ double axis_f[RPB][1 + 4 * CUB_MAX_DIM];
+	__shared__ double axis_f[RPB][1 + CUB_MAX_AXIS * CUB_MAX_DIM];
 	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slot = warp / WPR;
 	const int t = (warp % WPR) * 32 + lane;
 	const long long r = (long long)blockIdx.x * RPB + slot;
@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(RULE_BLOCK, 6)
 				x[i] = c[slot][i] +
 				       h[slot][i] * (T)rule.pts[(size_t)i * rule.npts + p];
 			const double f = (double)cub_f_t<T>(fn, x);
-			if (p <= 4 * dn)
+			if (p <= rule.naxis * dn)
 				axis_f[slot][p] = f;
 #pragma unroll
 			for (int k = 0; k < CUB_MAX_SUMS; k++)
@@ -123,8 +123,7 @@ __global__ void __launch_bounds__(RULE_BLOCK, 6)
 			vol *= hw[i];
 		}
 		est[r] = sums[0] * vol;
-		err[r] = cub_rule_error(&rule, sums, vol);
-		axis[r] = cub_split_axis(&rule, axis_f[slot], hw);
+		err[r] = cub_region_error(&rule, sums, axis_f[slot], hw, vol, &axis[r]);
 	}
 }
 
@@ -263,13 +262,14 @@ template <typename T>
 __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_region<T> &g)
 {
 	const int n = rule.dim;
-	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + 4 * CUB_MAX_DIM], hw[CUB_MAX_DIM], vol = 1;
+	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + CUB_MAX_AXIS * CUB_MAX_DIM], hw[CUB_MAX_DIM];
+	double vol = 1;
 	T x[CUB_MAX_DIM];
 	for (int p = 0; p < rule.npts; p++) {
 		for (int i = 0; i < n; i++)
 			x[i] = g.c[i] + g.h[i] * (T)rule.pts[(size_t)i * rule.npts + p];
 		const double f = (double)cub_f_t<T>(fn, x);
-		if (p <= 4 * n)
+		if (p <= rule.naxis * n)
 			axis_f[p] = f;
 		for (int k = 0; k < rule.nsums; k++)
 			sums[k] += rule.w[(size_t)k * rule.npts + p] * f;
@@ -279,8 +279,7 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
 		vol *= hw[i];
 	}
 	g.est = sums[0] * vol;
-	g.err = cub_rule_error(&rule, sums, vol);
-	g.axis = cub_split_axis(&rule, axis_f, hw);
+	g.err = cub_region_error(&rule, sums, axis_f, hw, vol, &g.axis);
 }
 
 /* The phase-2 input of twophase: region r's estimate, error, axis and volume, the regions

@@ -298,13 +298,14 @@ struct cub_region {
 static void cub_apply(const struct cub_rule *r, const struct cub_fn *fn, struct cub_region *g)
 {
 	const int n = r->dim;
-	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + 4 * CUB_MAX_DIM], x[CUB_MAX_DIM], vol = 1;
+	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + CUB_MAX_AXIS * CUB_MAX_DIM], x[CUB_MAX_DIM];
+	double vol = 1;
 	for (int p = 0; p < r->npts; p++) {
 		const double *u = r->pts + (size_t)p * n;
 		for (int i = 0; i < n; i++)
 			x[i] = g->c[i] + g->h[i] * u[i];
 		const double f = cub_f_d(fn, x);
-		if (p <= 4 * n)
+		if (p <= r->naxis * n)
 			axis_f[p] = f;
 		for (int k = 0; k < r->nsums; k++)
 			sums[k] += r->w[(size_t)k * r->npts + p] * f;
@@ -312,8 +313,7 @@ static void cub_apply(const struct cub_rule *r, const struct cub_fn *fn, struct 
 	for (int i = 0; i < n; i++)
 		vol *= g->h[i];
 	g->est = sums[0] * vol;
-	g->err = cub_rule_error(r, sums, vol);
-	g->axis = cub_split_axis(r, axis_f, g->h);
+	g->err = cub_region_error(r, sums, axis_f, g->h, vol, &g->axis);
 }
 
 /* Max-heap on err: moves element k up. */

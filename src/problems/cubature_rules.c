@@ -14,9 +14,9 @@ long cub_rule_points(int degree, int dim)
 	if (dim < 2 || dim > CUB_MAX_DIM)
 		return 0;
 	if (degree == 7)
-		return 1 + 4 * n + 2 * n * (n - 1) + corners;
+		return 1 + 6 * n + 2 * n * (n - 1) + corners;
 	if (degree == 9)
-		return 1 + 8 * n + 6 * n * (n - 1) + 4 * n * (n - 1) * (n - 2) / 3 + corners;
+		return 1 + 10 * n + 6 * n * (n - 1) + 4 * n * (n - 1) * (n - 2) / 3 + corners;
 	return 0;
 }
 
@@ -83,37 +83,46 @@ static void cub_corners(struct cub_builder *b, double g, const double *wk)
 	}
 }
 
-/* The centre, then per axis -a, +a, -b, +b (weights wa, wb), then for rule 9 the remaining
- * one-axis generators c and p (weights wc, wp) on every axis. */
-static void cub_axes(struct cub_builder *b, double a, double bb, const double *wa, const double *wb)
+/* The axis block: per axis the pairs -g[j], +g[j] (weights wk[j]) of the ngen one-axis
+ * generators, then the faces -1, +1 with no weight; sets naxis, the extrapolations to +1
+ * (Lagrange weights over the centre and the pairs, with and without the outermost pair) and
+ * the slab beyond the outermost point. */
+static void cub_axis_block(struct cub_builder *b, int ngen, const double *g,
+                           const double *const *wk)
 {
-	const int n = b->r->dim;
-	double x[CUB_MAX_DIM] = {0};
-	for (int i = 0; i < n; i++) {
-		x[i] = -a;
-		cub_put(b, x, wa);
-		x[i] = a;
-		cub_put(b, x, wa);
-		x[i] = -bb;
-		cub_put(b, x, wb);
-		x[i] = bb;
-		cub_put(b, x, wb);
+	struct cub_rule *r = b->r;
+	const double none[CUB_MAX_SUMS] = {0};
+	double x[CUB_MAX_DIM] = {0}, t[CUB_MAX_AXIS - 1] = {0};
+	int out = 0;
+	for (int i = 0; i < r->dim; i++) {
+		for (int j = 0; j < ngen; j++)
+			for (int s = -1; s <= 1; s += 2) {
+				x[i] = s * g[j];
+				cub_put(b, x, wk[j]);
+			}
+		for (int s = -1; s <= 1; s += 2) {
+			x[i] = s;
+			cub_put(b, x, none);
+		}
 		x[i] = 0;
 	}
-}
-
-/* One-axis points +-g on every axis. */
-static void cub_one_axis(struct cub_builder *b, double g, const double *wk)
-{
-	const int n = b->r->dim;
-	double x[CUB_MAX_DIM] = {0};
-	for (int i = 0; i < n; i++) {
-		x[i] = -g;
-		cub_put(b, x, wk);
-		x[i] = g;
-		cub_put(b, x, wk);
-		x[i] = 0;
+	for (int j = 0; j < ngen; j++) {
+		t[1 + 2 * j] = -g[j];
+		t[2 + 2 * j] = g[j];
+		if (g[j] > g[out])
+			out = j;
 	}
+	r->naxis = 2 * ngen + 2;
+	r->edge_slab = (double)(1L << r->dim) * (1 - g[out]) / 2;
+	for (int row = 0; row < 2; row++)
+		for (int k = 0; k < 1 + 2 * ngen; k++) {
+			const int skip = row && (k - 1) / 2 == out && k > 0;
+			double l = 1;
+			for (int m = 0; m < 1 + 2 * ngen && !skip; m++)
+				if (m != k && !(row && m > 0 && (m - 1) / 2 == out))
+					l *= (1 - t[m]) / (t[k] - t[m]);
+			r->extrap[row][k] = skip ? 0 : l;
+		}
 }
 
 /* Rule 7: the Genz-Malik degree-7 rule and its embedded degree-5 rule, weights scaled to sum
@@ -136,7 +145,7 @@ static void cub_build7(struct cub_builder *b)
 	b->r->ratio = (l4 / l2) * (l4 / l2);
 	b->r->errcof[3] = 5;
 	cub_put(b, (double[CUB_MAX_DIM]){0}, s[0]);
-	cub_axes(b, l2, l4, s[1], s[2]);
+	cub_axis_block(b, 2, (const double[]){l2, l4}, (const double *const[]){s[1], s[2]});
 	cub_two_axis(b, l4, l4, s[3]);
 	cub_corners(b, l5, s[4]);
 }
@@ -247,9 +256,8 @@ static void cub_build9(struct cub_builder *b)
 			col[j][k] = w[k][j];
 	r->ratio = (g2 / g1) * (g2 / g1);
 	cub_put(b, (double[CUB_MAX_DIM]){0}, col[0]);
-	cub_axes(b, g1, g2, col[1], col[2]);
-	cub_one_axis(b, g3, col[3]);
-	cub_one_axis(b, gp, col[4]);
+	cub_axis_block(b, 4, (const double[]){g1, g2, g3, gp},
+	               (const double *const[]){col[1], col[2], col[3], col[4]});
 	cub_two_axis(b, g1, g1, col[5]);
 	cub_two_axis(b, g1, g2, col[6]);
 	if (nd > 2)

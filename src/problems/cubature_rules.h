@@ -2,8 +2,10 @@
  * explicit point lists the CPU and the GPU both walk: rule 7 (Genz-Malik degree 7 with its
  * embedded degree-5 rule, the rule of hcubature) and rule 9 (Genz-Malik degree 9 with four null
  * rules of degrees 7, 7, 5, 3 and the error estimate of DCUHRE/CUHRE). Point 0 is the centre;
- * points 1 + 4i .. 4 + 4i lie on axis i at -a, +a, -b, +b (the fourth difference along axis i
- * that picks the split axis uses them). */
+ * points 1 + naxis i .. naxis (i + 1) lie on axis i: the rule's one-axis generators as pairs
+ * -g, +g (the first two pairs, -a, +a, -b, +b, give the fourth difference that picks the split
+ * axis), then the two face centres -1, +1, which weigh nothing in the sums and feed the edge
+ * term (cub_edge_error). */
 #ifndef QX_CUBATURE_RULES_H
 #define QX_CUBATURE_RULES_H
 
@@ -12,10 +14,18 @@
 
 #define CUB_MAX_SUMS 5 /* the basic rule and up to four null or embedded rules */
 #define CUB_MAX_GENS 9
+#define CUB_MAX_AXIS 10 /* points per axis: rule 9's four generator pairs and the two faces */
+/* The edge term discounts the part of a face's deviation that CUB_EDGE_SMOOTH times the gap
+ * between two extrapolations explains as smooth (see cub_edge_error). */
+#define CUB_EDGE_SMOOTH 2
 
 struct cub_rule {
 	int dim, degree, npts, nsums, ngen;
+	int naxis;                      /* points per axis, faces included */
 	double ratio;                   /* (b/a)^2 of the fourth difference */
+	double edge_slab;               /* 2^dim (1 - outermost axis point) / 2 */
+	double extrap[2][CUB_MAX_AXIS]; /* f(+1) from the centre and the axis pairs: row 0 all
+	                                   pairs, row 1 without the outermost pair */
 	double scales[3][CUB_MAX_GENS]; /* rule 9: the null-rule pair search (DCUHRE) */
 	double norms[3][CUB_MAX_GENS];
 	double errcof[4];
@@ -61,8 +71,8 @@ CUB_HD double cub_rule_error(const struct cub_rule *r, const double *sums, doubl
 }
 
 /* The axis to split: the largest fourth difference |2(1-r) f0 - (f(-b)+f(+b)) + r (f(-a)+f(+a))|
- * over the axes (values f of points 0..4 dim), counted only above rounding; ties and all-zero
- * go to the widest axis first in order. */
+ * over the axes (values f of points 0 .. naxis dim), counted only above rounding; ties and
+ * all-zero go to the widest axis first in order. */
 CUB_HD int cub_split_axis(const struct cub_rule *r, const double *f, const double *hw)
 {
 	int axis = 0;
@@ -71,7 +81,7 @@ CUB_HD int cub_split_axis(const struct cub_rule *r, const double *f, const doubl
 			axis = i;
 	double best = 0;
 	for (int i = 0; i < r->dim; i++) {
-		const double *q = f + 1 + 4 * i;
+		const double *q = f + 1 + r->naxis * i;
 		const double d =
 		    2 * (1 - r->ratio) * f[0] - (q[2] + q[3]) + r->ratio * (q[0] + q[1]);
 		if (f[0] + d / 4 != f[0] && fabs(d) > best) {
@@ -80,6 +90,53 @@ CUB_HD int cub_split_axis(const struct cub_rule *r, const double *f, const doubl
 		}
 	}
 	return axis;
+}
+
+/* The error no rule point can see: a kink or jump of the integrand in the slab between the
+ * outermost axis point (0.956 for rule 9) and a face. On each axis and side the face centre's
+ * value is compared with its extrapolation from the axis points (values f of points
+ * 0 .. naxis dim); the part of that deviation that CUB_EDGE_SMOOTH times the gap between the
+ * extrapolations with and without the outermost pair does not explain as smooth is taken as
+ * the jump over the whole slab. Returns the sum over axes and sides times the slab's volume
+ * share and vol; *axis gets the axis with the largest share. */
+CUB_HD double cub_edge_error(const struct cub_rule *r, const double *f, double vol, int *axis)
+{
+	const int pairs = r->naxis - 2;
+	double total = 0, best = 0;
+	for (int i = 0; i < r->dim; i++) {
+		const double *q = f + 1 + r->naxis * i;
+		double dev = 0;
+		for (int s = 0; s < 2;
+		     s++) { /* s = 0: the face at -1, mirrored onto +1's weights */
+			double all = r->extrap[0][0] * f[0], inner = r->extrap[1][0] * f[0];
+			for (int j = 0; j < pairs; j++) {
+				all += r->extrap[0][1 + j] * q[j ^ !s];
+				inner += r->extrap[1][1 + j] * q[j ^ !s];
+			}
+			const double d =
+			    fabs(q[pairs + s] - all) - CUB_EDGE_SMOOTH * fabs(all - inner);
+			dev += d > 0 ? d : 0;
+		}
+		total += dev;
+		if (dev > best) {
+			best = dev;
+			*axis = i;
+		}
+	}
+	return r->edge_slab * total * vol;
+}
+
+/* A region's error: the rule's estimate (sums as for cub_rule_error) plus the edge term (f the
+ * axis points' values); *axis gets the split axis: the edge term's when that term is the
+ * larger, else the largest fourth difference's. */
+CUB_HD double cub_region_error(const struct cub_rule *r, const double *sums, const double *f,
+                               const double *hw, double vol, int *axis)
+{
+	int edge_axis = 0;
+	const double rule_err = cub_rule_error(r, sums, vol);
+	const double edge = cub_edge_error(r, f, vol, &edge_axis);
+	*axis = edge > rule_err ? edge_axis : cub_split_axis(r, f, hw);
+	return rule_err + edge;
 }
 
 #endif
