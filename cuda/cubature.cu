@@ -56,8 +56,9 @@ template <typename T> struct cub_list {
 /* The rule on regions 0..n-1 of list g, WPR warps per region (RULE_BLOCK / 32 / WPR regions
  * per block): each thread sums its share of the points into the rule sums (double), the axis
  * points' values go to shared memory, the sums are reduced by warp shuffles (and through
- * shared memory across a region's warps), and the region's first thread writes the estimate,
- * error and split axis. DN: the dimension, or 0 for rule.dim. */
+ * shared memory across a region's warps), the region's first warp takes the axes' edge terms
+ * and fourth differences a lane each, and its first thread writes the estimate, error and
+ * split axis. DN: the dimension, or 0 for rule.dim. */
 template <typename T, int WPR, int DN>
 __global__ void __launch_bounds__(RULE_BLOCK, 6)
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
@@ -116,14 +117,41 @@ __global__ void __launch_bounds__(RULE_BLOCK, 6)
 	} else {
 		__syncwarp();
 	}
-	if (r < n && t == 0) {
-		double hw[CUB_MAX_DIM], vol = 1;
-		for (int i = 0; i < dn; i++) {
-			hw[i] = (double)h[slot][i];
-			vol *= hw[i];
+	if (r < n && t < 32) {
+		/* lane i takes axis i's edge term and fourth difference; the warp sums the edge
+		 * terms and keeps the first axis with the largest of each */
+		double edge = 0, edge_best = 0, fourth = 0;
+		int edge_axis = lane, fourth_axis = lane;
+		if (lane < dn) {
+			edge = edge_best = cub_axis_edge(&rule, axis_f[slot], lane);
+			fourth = cub_axis_fourth(&rule, axis_f[slot], lane);
 		}
-		est[r] = sums[0] * vol;
-		err[r] = cub_region_error(&rule, sums, axis_f[slot], hw, vol, &axis[r]);
+		for (int off = 16; off > 0; off /= 2) {
+			edge += __shfl_down_sync(0xffffffffu, edge, off);
+			const double eb = __shfl_down_sync(0xffffffffu, edge_best, off);
+			const double fb = __shfl_down_sync(0xffffffffu, fourth, off);
+			const int ea = __shfl_down_sync(0xffffffffu, edge_axis, off);
+			const int fa = __shfl_down_sync(0xffffffffu, fourth_axis, off);
+			if (eb > edge_best || (eb == edge_best && ea < edge_axis)) {
+				edge_best = eb;
+				edge_axis = ea;
+			}
+			if (fb > fourth || (fb == fourth && fa < fourth_axis)) {
+				fourth = fb;
+				fourth_axis = fa;
+			}
+		}
+		if (t == 0) {
+			double hw[CUB_MAX_DIM], vol = 1;
+			for (int i = 0; i < dn; i++) {
+				hw[i] = (double)h[slot][i];
+				vol *= hw[i];
+			}
+			est[r] = sums[0] * vol;
+			err[r] =
+			    cub_region_combine(&rule, cub_rule_error(&rule, sums, vol), edge,
+			                       edge_axis, fourth, fourth_axis, hw, vol, &axis[r]);
+		}
 	}
 }
 

@@ -70,73 +70,82 @@ CUB_HD double cub_rule_error(const struct cub_rule *r, const double *sums, doubl
 	return err * vol;
 }
 
-/* The axis to split: the largest fourth difference |2(1-r) f0 - (f(-b)+f(+b)) + r (f(-a)+f(+a))|
- * over the axes (values f of points 0 .. naxis dim), counted only above rounding; ties and
- * all-zero go to the widest axis first in order. */
-CUB_HD int cub_split_axis(const struct cub_rule *r, const double *f, const double *hw)
+/* |2(1-r) f0 - (f(-b)+f(+b)) + r (f(-a)+f(+a))|, the fourth difference along axis i (values f
+ * of points 0 .. naxis dim), or 0 where it is below rounding. */
+CUB_HD double cub_axis_fourth(const struct cub_rule *r, const double *f, int i)
 {
-	int axis = 0;
-	for (int i = 1; i < r->dim; i++)
-		if (hw[i] > hw[axis])
-			axis = i;
-	double best = 0;
-	for (int i = 0; i < r->dim; i++) {
-		const double *q = f + 1 + r->naxis * i;
-		const double d =
-		    2 * (1 - r->ratio) * f[0] - (q[2] + q[3]) + r->ratio * (q[0] + q[1]);
-		if (f[0] + d / 4 != f[0] && fabs(d) > best) {
-			best = fabs(d);
-			axis = i;
-		}
-	}
-	return axis;
+	const double *q = f + 1 + r->naxis * i;
+	const double d = 2 * (1 - r->ratio) * f[0] - (q[2] + q[3]) + r->ratio * (q[0] + q[1]);
+	return f[0] + d / 4 != f[0] ? fabs(d) : 0;
 }
 
-/* The error no rule point can see: a kink or jump of the integrand in the slab between the
- * outermost axis point (0.956 for rule 9) and a face. On each axis and side the face centre's
- * value is compared with its extrapolation from the axis points (values f of points
- * 0 .. naxis dim); the part of that deviation that CUB_EDGE_SMOOTH times the gap between the
- * extrapolations with and without the outermost pair does not explain as smooth is taken as
- * the jump over the whole slab. Returns the sum over axes and sides times the slab's volume
- * share and vol; *axis gets the axis with the largest share. */
-CUB_HD double cub_edge_error(const struct cub_rule *r, const double *f, double vol, int *axis)
+/* What no rule point can see on axis i: a kink or jump in the slab between the outermost
+ * axis point (0.956 for rule 9) and a face. On each side the face centre's value is compared
+ * with its extrapolation from the axis points (values f of points 0 .. naxis dim); the part of
+ * that deviation that CUB_EDGE_SMOOTH times the gap between the extrapolations with and without
+ * the outermost pair does not explain as smooth counts. Returns the sum over both sides. */
+CUB_HD double cub_axis_edge(const struct cub_rule *r, const double *f, int i)
 {
 	const int pairs = r->naxis - 2;
-	double total = 0, best = 0;
-	for (int i = 0; i < r->dim; i++) {
-		const double *q = f + 1 + r->naxis * i;
-		double dev = 0;
-		for (int s = 0; s < 2;
-		     s++) { /* s = 0: the face at -1, mirrored onto +1's weights */
-			double all = r->extrap[0][0] * f[0], inner = r->extrap[1][0] * f[0];
-			for (int j = 0; j < pairs; j++) {
-				all += r->extrap[0][1 + j] * q[j ^ !s];
-				inner += r->extrap[1][1 + j] * q[j ^ !s];
-			}
-			const double d =
-			    fabs(q[pairs + s] - all) - CUB_EDGE_SMOOTH * fabs(all - inner);
-			dev += d > 0 ? d : 0;
+	const double *q = f + 1 + r->naxis * i;
+	double dev = 0;
+	for (int s = 0; s < 2; s++) { /* s = 0: the face at -1, mirrored onto +1's weights */
+		double all = r->extrap[0][0] * f[0], inner = r->extrap[1][0] * f[0];
+		for (int j = 0; j < pairs; j++) {
+			all += r->extrap[0][1 + j] * q[j ^ !s];
+			inner += r->extrap[1][1 + j] * q[j ^ !s];
 		}
-		total += dev;
-		if (dev > best) {
-			best = dev;
-			*axis = i;
-		}
+		const double d = fabs(q[pairs + s] - all) - CUB_EDGE_SMOOTH * fabs(all - inner);
+		dev += d > 0 ? d : 0;
 	}
-	return r->edge_slab * total * vol;
+	return dev;
 }
 
-/* A region's error: the rule's estimate (sums as for cub_rule_error) plus the edge term (f the
- * axis points' values); *axis gets the split axis: the edge term's when that term is the
- * larger, else the largest fourth difference's. */
+/* A region's error and split axis from the per-axis figures: rule_err the rule's estimate
+ * (cub_rule_error), edge the sum of cub_axis_edge over the axes and edge_axis the first axis
+ * with the largest, fourth the largest cub_axis_fourth and fourth_axis the first axis with it.
+ * The edge deviation counts as a jump over the whole slab: the error is rule_err plus
+ * edge_slab edge vol. *axis gets edge_axis when that term is the larger, else fourth_axis, or
+ * the first widest axis (half-widths hw) when every fourth difference is 0. */
+CUB_HD double cub_region_combine(const struct cub_rule *r, double rule_err, double edge,
+                                 int edge_axis, double fourth, int fourth_axis, const double *hw,
+                                 double vol, int *axis)
+{
+	const double edge_err = r->edge_slab * edge * vol;
+	if (edge_err > rule_err)
+		*axis = edge_axis;
+	else if (fourth > 0)
+		*axis = fourth_axis;
+	else {
+		*axis = 0;
+		for (int i = 1; i < r->dim; i++)
+			if (hw[i] > hw[*axis])
+				*axis = i;
+	}
+	return rule_err + edge_err;
+}
+
+/* A region's error (the rule's estimate from sums, as for cub_rule_error, plus the edge term)
+ * and split axis (see cub_region_combine), one axis after another; f the axis points' values. */
 CUB_HD double cub_region_error(const struct cub_rule *r, const double *sums, const double *f,
                                const double *hw, double vol, int *axis)
 {
-	int edge_axis = 0;
-	const double rule_err = cub_rule_error(r, sums, vol);
-	const double edge = cub_edge_error(r, f, vol, &edge_axis);
-	*axis = edge > rule_err ? edge_axis : cub_split_axis(r, f, hw);
-	return rule_err + edge;
+	double edge = 0, edge_best = 0, fourth = 0;
+	int edge_axis = 0, fourth_axis = 0;
+	for (int i = 0; i < r->dim; i++) {
+		const double e = cub_axis_edge(r, f, i), d = cub_axis_fourth(r, f, i);
+		edge += e;
+		if (e > edge_best) {
+			edge_best = e;
+			edge_axis = i;
+		}
+		if (d > fourth) {
+			fourth = d;
+			fourth_axis = i;
+		}
+	}
+	return cub_region_combine(r, cub_rule_error(r, sums, vol), edge, edge_axis, fourth,
+	                          fourth_axis, hw, vol, axis);
 }
 
 #endif
