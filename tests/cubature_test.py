@@ -41,6 +41,19 @@ class CubatureTest(unittest.TestCase):
         self.assertLessEqual(r["error"]["evaluations"], 5000)
         self.assertEqual(r["over_estimate"], 0)
 
+    def test_aliasing_not_converged(self):
+        """f2 dim 8 at 1e-3 on the CPU (serial and 4 threads): the whole box's rule aliases f2's
+        factor cos(2^16 x_8) to a tiny error; the run must not claim convergence from it (it
+        did after 1.1e3 evaluations with a true error of 1.4e-3, over its estimate)."""
+        for threads in (1, 4):
+            rc, out, err = quadx("use cubature; set integrand f2 dim 8 rel 1e-3 maxeval 2e6 "
+                                 f"precision double repeat 1 warmup 0 threads {threads}; run cpu")
+            self.assertEqual(rc, 0, err)
+            r = [o for o in out if o.get("type") == "run"][0]
+            self.assertEqual(r["over_estimate"], 0, r)
+            self.assertEqual(r["error"]["converged"], 0, r)
+            self.assertEqual(r["error"]["reason"], 1, r)
+
     def test_bad_input(self):
         """Each bad value: one error naming what is allowed (a script stops there)."""
         for cmd, words in (("set dim 0", "dim"), ("set dim 17", "dim"),

@@ -376,11 +376,13 @@ static size_t cub_host_budget(const struct param_value *p)
 	return avail ? avail / 4 : (size_t)1 << 30;
 }
 
-/* The sequential CUHRE (seed's Algorithm 1): a max-heap of regions by error; each iteration
- * splits the worst region (threads > 1: the 4*threads worst, their children evaluated in
- * parallel) in two along its axis of largest fourth difference until the total error meets
- * max(abs, rel |I|), maxeval would be passed or the list would outgrow the budget. The sums
- * are recomputed from the heap every 256 iterations and at the end. */
+/* The sequential CUHRE (seed's Algorithm 1): a max-heap of regions by error, started as
+ * breadth starts (the box halved along every axis, all of it split once, so that every
+ * estimate is checked against its parent's); each iteration then splits the worst region
+ * (threads > 1: the 4*threads worst, their children evaluated in parallel) in two along its
+ * axis of largest fourth difference until the total error meets max(abs, rel |I|), maxeval
+ * would be passed or the list would outgrow the budget. The sums are recomputed from the
+ * heap every 256 iterations and at the end. */
 static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub_result *res,
                             struct qx_err *e)
 {
@@ -398,27 +400,40 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 		               "budget %.6g MiB is more than the %.1f MiB of host memory available "
 		               "(set budget 0 for a quarter of it)",
 		               p[P_BUDGET].num, avail / 1048576.0);
-	if (cap < 2 + 2 * (size_t)batch)
-		return qx_fail(e, "budget %.3g MiB holds fewer than %d regions of %zu bytes",
-		               p[P_BUDGET].num, 2 + 2 * batch, sizeof(struct cub_region));
-	size_t n = 0, alloc = 1024 < cap ? 1024 : cap;
+	/* the first partition, as breadth's: the box halved along every axis unless that takes
+	 * over 1e7 evaluations (or maxeval); the first iteration splits all of it */
+	const int l = pow(2.0, fn.dim) * r->npts <= fmin(1e7, (double)maxeval) ? 2 : 1;
+	const size_t first = (size_t)1 << (l == 2 ? fn.dim : 0);
+	const size_t wide = first > (size_t)batch ? first : (size_t)batch;
+	if (cap < 2 * first + 2 * (size_t)batch)
+		return qx_fail(e, "budget %.3g MiB holds fewer than %zu regions of %zu bytes",
+		               p[P_BUDGET].num, 2 * first + 2 * batch, sizeof(struct cub_region));
+	size_t n = 0, alloc = 2 * first > 1024 ? 2 * first : 1024;
+	if (alloc > cap)
+		alloc = cap;
 	struct cub_region *heap = malloc(alloc * sizeof *heap);
-	struct cub_region *work = malloc(3 * (size_t)batch * sizeof *work);
+	struct cub_region *work = malloc(3 * wide * sizeof *work);
 	if (!heap || !work) {
 		free(heap);
 		free(work);
 		return qx_fail(e, "cannot allocate the region list");
 	}
 	*res = (struct cub_result){0};
-	for (int i = 0; i < fn.dim; i++) {
-		heap[0].c[i] = (p[P_A].num + p[P_B].num) / 2;
-		heap[0].h[i] = (p[P_B].num - p[P_A].num) / 2;
-	}
-	cub_apply(r, &fn, &heap[0]);
-	n = 1;
-	res->evals = r->npts;
-	res->regions = 1;
-	double est = heap[0].est, err = heap[0].err;
+	for (size_t k = 0; k < first; k++)
+		for (int i = 0; i < fn.dim; i++) {
+			const double hw = (p[P_B].num - p[P_A].num) / (2 * l);
+			heap[k].h[i] = hw;
+			heap[k].c[i] = p[P_A].num + hw * (l == 2 ? 1 + 2 * ((k >> i) & 1) : 1);
+		}
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (first > 1)
+	for (size_t k = 0; k < first; k++)
+		cub_apply(r, &fn, &heap[k]);
+	for (n = 0; n < first; n++)
+		cub_heap_up(heap, n);
+	res->evals = (long long)first * r->npts;
+	res->regions = (long long)first;
+	qx_progress_add((long long)first * r->npts);
+	double est = 0, err = 0;
 	res->reason = CUB_CONVERGED;
 	for (long long it = 0;; it++) {
 		if (it % 256 == 0) {
@@ -428,14 +443,15 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 				err += heap[k].err;
 			}
 		}
-		if (err <= fmax(abs_tol, rel * fabs(est)))
+		/* no estimate is trusted before its region was checked against a parent */
+		if (it > 0 && err <= fmax(abs_tol, rel * fabs(est)))
 			break;
 		if (qx_cancelled()) {
 			free(heap);
 			free(work);
 			return qx_fail(e, "run cancelled");
 		}
-		const int m = (size_t)batch < n ? batch : (int)n;
+		const int m = it == 0 ? (int)n : (size_t)batch < n ? batch : (int)n;
 		if (res->evals + 2LL * m * r->npts > maxeval) {
 			res->reason = CUB_MAXEVAL;
 			break;
@@ -455,20 +471,20 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 			alloc = grow;
 		}
 		for (int j = 0; j < m; j++) {
-			struct cub_region *par = &work[2 * batch + j], *l = &work[2 * j],
+			struct cub_region *par = &work[2 * wide + j], *lt = &work[2 * j],
 			                  *rt = &work[2 * j + 1];
 			cub_heap_pop(heap, &n, par);
-			*l = *rt = *par;
+			*lt = *rt = *par;
 			const int ax = par->axis;
-			l->h[ax] = rt->h[ax] = par->h[ax] / 2;
-			l->c[ax] = par->c[ax] - l->h[ax];
+			lt->h[ax] = rt->h[ax] = par->h[ax] / 2;
+			lt->c[ax] = par->c[ax] - lt->h[ax];
 			rt->c[ax] = par->c[ax] + rt->h[ax];
 		}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (m > 1)
 		for (int j = 0; j < 2 * m; j++)
 			cub_apply(r, &fn, &work[j]);
 		for (int j = 0; j < m; j++) {
-			const struct cub_region *par = &work[2 * batch + j];
+			const struct cub_region *par = &work[2 * wide + j];
 			cub_children_check(par->est, &work[2 * j], &work[2 * j + 1]);
 			est += work[2 * j].est + work[2 * j + 1].est - par->est;
 			err += work[2 * j].err + work[2 * j + 1].err - par->err;
