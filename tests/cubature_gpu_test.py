@@ -67,6 +67,20 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertLessEqual(r["error"]["peak_MiB"], 1.0)
         self.assertEqual(r["over_estimate"], 0)
 
+    def test_tiny_budget_first_partition(self):
+        """A budget of 0.01 MiB on f4 dim 8 (room for some 70 regions) is under the 2^8 halves
+        breadth starts from: it starts from the whole box instead (the first iteration's live
+        count is 1; before, the 256 halves were written past the list's end), stops at the
+        budget (reason 2) and stays honest."""
+        r = self.runs("set integrand f4 dim 8 rel 1e-9 budget 0.01 variant breadth "
+                      "precision double; run gpu")[0]
+        e, regions = r["error"], r["chart"]["series"][1]
+        self.assertAlmostEqual(10 ** regions["y"][0], 1, delta=1e-6)
+        self.assertEqual(e["converged"], 0, e)
+        self.assertEqual(e["reason"], 2, e)
+        self.assertLessEqual(e["peak_MiB"], 0.01, e)
+        self.assertEqual(r["over_estimate"], 0, e)
+
     def test_budget_larger_than_device(self):
         """budget 1e9 MiB is refused before the run with the session's GPU memory error (the
         budget is device memory: the host check does not count it)."""

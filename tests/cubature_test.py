@@ -54,6 +54,26 @@ class CubatureTest(unittest.TestCase):
             self.assertEqual(r["error"]["converged"], 0, r)
             self.assertEqual(r["error"]["reason"], 1, r)
 
+    def test_tiny_budget_starts_whole(self):
+        """A budget of 0.01 MiB (some 37 regions) is under the split 2^8 halves the queue
+        starts from in dim 8: it starts from the whole box instead (it was refused), stops at
+        the budget (reason 2) with its peak within it and stays honest; a budget under what one
+        split needs is still one clear error."""
+        for threads in (1, 2):
+            rc, out, err = quadx("use cubature; set integrand f4 dim 8 rel 1e-9 budget 0.01 "
+                                 f"precision double repeat 1 warmup 0 threads {threads}; run cpu")
+            self.assertEqual(rc, 0, err)
+            r = [o for o in out if o.get("type") == "run"][0]
+            self.assertEqual(r["error"]["reason"], 2, r)
+            self.assertLessEqual(r["error"]["peak_MiB"], 0.01, r)
+            self.assertEqual(r["over_estimate"], 0, r)
+        rc, out, err = quadx("use cubature; set integrand f4 dim 8 budget 0.0001 repeat 1 "
+                             "warmup 0; run cpu")
+        errors = [o for o in out if o.get("type") == "error"]
+        self.assertEqual(len(errors), 1, (out, err))
+        self.assertIn("budget 0.0001 MiB holds fewer than", errors[0]["error"])
+        self.assertEqual([o for o in out if o.get("type") == "run"], [])
+
     def test_bad_input(self):
         """Each bad value: one error naming what is allowed (a script stops there)."""
         for cmd, words in (("set dim 0", "dim"), ("set dim 17", "dim"),

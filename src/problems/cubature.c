@@ -401,8 +401,12 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 		               "(set budget 0 for a quarter of it)",
 		               p[P_BUDGET].num, avail / 1048576.0);
 	/* the first partition, as breadth's: the box halved along every axis unless that takes
-	 * over 1e7 evaluations (or maxeval); the first iteration splits all of it */
-	const int l = pow(2.0, fn.dim) * r->npts <= fmin(1e7, (double)maxeval) ? 2 : 1;
+	 * over 1e7 evaluations (or maxeval) or its split would not fit the budget; the first
+	 * iteration splits all of it */
+	const int l = pow(2.0, fn.dim) * r->npts <= fmin(1e7, (double)maxeval) &&
+	                      (double)cap >= pow(2.0, fn.dim + 1) + 2 * batch
+	                  ? 2
+	                  : 1;
 	const size_t first = (size_t)1 << (l == 2 ? fn.dim : 0);
 	const size_t wide = first > (size_t)batch ? first : (size_t)batch;
 	if (cap < 2 * first + 2 * (size_t)batch)
