@@ -997,9 +997,14 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	if (cub_buf_reserve(buf[0], dim, std::min(budget_cap, BREADTH_FIRST_CAP), e))
 		return -1;
 	/* the first partition: the box halved along every axis (as dim splits from one region
-	 * would give, in one iteration instead of dim), unless that takes over 1e7 evaluations
-	 * or its split leaves would not fit the budget (a tiny budget: one region) */
-	const int l = pow(2.0, dim) * rule->npts <= 1e7 && pow(2.0, dim + 1) <= budget_cap ? 2 : 1;
+	 * would give, in one iteration instead of dim), unless that takes over 1e7 evaluations,
+	 * or it and its split (three times as many) pass maxeval, or its split leaves would not
+	 * fit the budget (a tiny budget: one region) */
+	const double halves = pow(2.0, dim);
+	const int l = halves * rule->npts <= 1e7 && 3 * halves * rule->npts <= job->maxeval &&
+	                      2 * halves <= budget_cap
+	                  ? 2
+	                  : 1;
 	long long n = (long long)pow(l, dim);
 	cub_list<T> g = {buf[0].c, buf[0].h};
 	cub_init_kernel<T><<<(unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK), ELEM_BLOCK>>>(

@@ -68,18 +68,22 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertEqual(r["over_estimate"], 0)
 
     def test_tiny_budget_first_partition(self):
-        """A budget of 0.01 MiB on f4 dim 8 (room for some 70 regions) is under the 2^8 halves
-        breadth starts from: it starts from the whole box instead (the first iteration's live
-        count is 1; before, the 256 halves were written past the list's end), stops at the
-        budget (reason 2) and stays honest."""
-        r = self.runs("set integrand f4 dim 8 rel 1e-9 budget 0.01 variant breadth "
-                      "precision double; run gpu")[0]
-        e, regions = r["error"], r["chart"]["series"][1]
-        self.assertAlmostEqual(10 ** regions["y"][0], 1, delta=1e-6)
-        self.assertEqual(e["converged"], 0, e)
-        self.assertEqual(e["reason"], 2, e)
-        self.assertLessEqual(e["peak_MiB"], 0.01, e)
-        self.assertEqual(r["over_estimate"], 0, e)
+        """A budget of 0.01 MiB on f4 dim 8 (room for 32 regions) is under the 2^8 halves
+        breadth starts from, and maxeval 5e5 under their evaluations and their split's: it
+        starts from the whole box instead (the first iteration's live count is 1; before, the
+        256 halves were written past the list's end, or with the maxeval evaluated and never
+        checked), stops at the budget (reason 2) or maxeval (1) and stays honest."""
+        for limit, reason in (("budget 0.01", 2), ("maxeval 5e5", 1)):
+            r = self.runs(f"set integrand f4 dim 8 rel 1e-9 {limit} variant breadth "
+                          "precision double; run gpu")[0]
+            e, regions = r["error"], r["chart"]["series"][1]
+            self.assertAlmostEqual(10 ** regions["y"][0], 1, delta=1e-6)
+            self.assertGreater(e["iterations"], 1, e)
+            self.assertEqual(e["converged"], 0, e)
+            self.assertEqual(e["reason"], reason, e)
+            self.assertEqual(r["over_estimate"], 0, e)
+            if reason == 2:
+                self.assertLessEqual(e["peak_MiB"], 0.01, e)
 
     def test_budget_larger_than_device(self):
         """budget 1e9 MiB is refused before the run with the session's GPU memory error (the

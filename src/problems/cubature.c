@@ -401,14 +401,16 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 		               "(set budget 0 for a quarter of it)",
 		               p[P_BUDGET].num, avail / 1048576.0);
 	/* the first partition, as breadth's: the box halved along every axis unless that takes
-	 * over 1e7 evaluations (or maxeval) or its split would not fit the budget; the first
-	 * iteration splits all of it */
-	const int l = pow(2.0, fn.dim) * r->npts <= fmin(1e7, (double)maxeval) &&
-	                      (double)cap >= pow(2.0, fn.dim + 1) + 2 * batch
-	                  ? 2
-	                  : 1;
-	const size_t first = (size_t)1 << (l == 2 ? fn.dim : 0);
+	 * over 1e7 evaluations, or it and its split (three times as many) pass maxeval, or the
+	 * split would not fit the budget; the first iteration splits all of it */
+	const double halves = pow(2.0, fn.dim);
+	const int pieces = halves * r->npts <= 1e7 && 3 * halves * r->npts <= (double)maxeval &&
+	                           (double)cap >= 2 * halves + 2 * batch
+	                       ? 2
+	                       : 1;
+	const size_t first = pieces == 2 ? (size_t)halves : 1;
 	const size_t wide = first > (size_t)batch ? first : (size_t)batch;
+	const double hw = (p[P_B].num - p[P_A].num) / (2 * pieces);
 	if (cap < 2 * first + 2 * (size_t)batch)
 		return qx_fail(e, "budget %.3g MiB holds fewer than %zu regions of %zu bytes",
 		               p[P_BUDGET].num, 2 * first + 2 * batch, sizeof(struct cub_region));
@@ -425,9 +427,8 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 	*res = (struct cub_result){0};
 	for (size_t k = 0; k < first; k++)
 		for (int i = 0; i < fn.dim; i++) {
-			const double hw = (p[P_B].num - p[P_A].num) / (2 * l);
 			heap[k].h[i] = hw;
-			heap[k].c[i] = p[P_A].num + hw * (l == 2 ? 1 + 2 * ((k >> i) & 1) : 1);
+			heap[k].c[i] = p[P_A].num + hw * (pieces == 2 ? 1 + 2 * ((k >> i) & 1) : 1);
 		}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (first > 1)
 	for (size_t k = 0; k < first; k++)
