@@ -168,6 +168,21 @@ static int powers_of_two(const struct sweep_axis *axis)
 	return axis->nvalues > 1;
 }
 
+/* Whether every value of the axis is positive and they span at least two decades, as
+ * tolerances do (drawn on a log10 scale, ticks in e-notation). */
+static int spans_decades(const struct sweep_axis *axis)
+{
+	double lo = INFINITY, hi = 0;
+	for (int i = 0; i < axis->nvalues; i++) {
+		double v;
+		if (parse_real(axis->values[i], &v) || v <= 0)
+			return 0;
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	return axis->nvalues > 1 && hi >= 100 * lo;
+}
+
 /* Writes `plot` with one element per series whose keep is 1 (all when keep is NULL): column
  * ycol (and bars from columns 4:5). */
 static void script_plot(FILE *f, const char *data, const char **titles, int nseries,
@@ -260,6 +275,8 @@ static void script_write(const struct sweep *sw, const char *data, const char *i
 	fprintf(f, "set xlabel '%s'\n", xa >= 0 ? sw->axes[xa].name : sw->axes[0].name);
 	if (xa >= 0 && powers_of_two(&sw->axes[xa]))
 		fprintf(f, "set logscale x 2\n");
+	else if (xa >= 0 && spans_decades(&sw->axes[xa]))
+		fprintf(f, "set logscale x 10\nset format x '%%.0e'\n");
 	if (xa < 0)
 		fprintf(f, "set xrange [-0.5:%d.5]\n", sw->axes[0].nvalues - 1);
 	if (lo > 0 && hi / lo > 20)

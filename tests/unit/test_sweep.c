@@ -357,6 +357,39 @@ static void test_plot_text(void **state)
 	free(text);
 }
 
+/* Tolerances spanning two decades or more (1e-3, 1e-5, 1e-7) go on a log10 x axis in
+ * e-notation, as the seed's Figure 2 drew them, not on log2; values within a decade stay
+ * linear. */
+static void test_plot_decades(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	char *text;
+	size_t len = 0;
+	FILE *f;
+	static const char *const rel[3] = {"1e-3", "1e-5", "1e-7"};
+	(void)state;
+	fake_sweep(&sw, rows);
+	snprintf(sw.axes[0].name, SWEEP_WORD, "rel");
+	for (int i = 0; i < 3; i++) {
+		snprintf(sw.axes[0].values[i], SWEEP_WORD, "%s", rel[i]);
+		snprintf(rows[i].values[0], SWEEP_WORD, "%s", rel[i]);
+	}
+	f = open_memstream(&text, &len);
+	plot_write_script(&sw, "'x.dat'", "x.svg", 1, f);
+	fclose(f);
+	assert_non_null(strstr(text, "set logscale x 10\nset format x '%.0e'\n"));
+	assert_null(strstr(text, "set logscale x 2"));
+	free(text);
+	snprintf(sw.axes[0].values[1], SWEEP_WORD, "2e-3"); /* under two decades: linear */
+	snprintf(sw.axes[0].values[2], SWEEP_WORD, "5e-3");
+	f = open_memstream(&text, &len);
+	plot_write_script(&sw, "'x.dat'", "x.svg", 1, f);
+	fclose(f);
+	assert_null(strstr(text, "set logscale x"));
+	free(text);
+}
+
 /* The speedup panel draws only the series that have a speedup (the GPU's, not the CPU's). */
 static void test_plot_speedup_panel(void **state)
 {
@@ -442,17 +475,12 @@ static void test_atomic_write(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_values),
-	    cmocka_unit_test(test_parse_errors),
-	    cmocka_unit_test(test_plan),
-	    cmocka_unit_test(test_pick_best),
-	    cmocka_unit_test(test_table),
-	    cmocka_unit_test(test_table_fits_80_columns),
-	    cmocka_unit_test(test_rows_csv_json),
-	    cmocka_unit_test(test_plot_text),
-	    cmocka_unit_test(test_plot_speedup_panel),
-	    cmocka_unit_test(test_block_scaling),
-	    cmocka_unit_test(test_atomic_write),
+	    cmocka_unit_test(test_parse_values),  cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_plan),          cmocka_unit_test(test_pick_best),
+	    cmocka_unit_test(test_table),         cmocka_unit_test(test_table_fits_80_columns),
+	    cmocka_unit_test(test_rows_csv_json), cmocka_unit_test(test_plot_text),
+	    cmocka_unit_test(test_plot_decades),  cmocka_unit_test(test_plot_speedup_panel),
+	    cmocka_unit_test(test_block_scaling), cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
