@@ -169,7 +169,8 @@ static int powers_of_two(const struct sweep_axis *axis)
 }
 
 /* Whether every value of the axis is positive and they span at least two decades, as
- * tolerances do (drawn on a log10 scale, ticks in e-notation). */
+ * tolerances do (drawn on a log10 scale from the first value to the last, ticks in
+ * e-notation). */
 static int spans_decades(const struct sweep_axis *axis)
 {
 	double lo = INFINITY, hi = 0;
@@ -276,7 +277,7 @@ static void script_write(const struct sweep *sw, const char *data, const char *i
 	if (xa >= 0 && powers_of_two(&sw->axes[xa]))
 		fprintf(f, "set logscale x 2\n");
 	else if (xa >= 0 && spans_decades(&sw->axes[xa]))
-		fprintf(f, "set logscale x 10\nset format x '%%.0e'\n");
+		fprintf(f, "set logscale x 10\nset format x '%%.0e'\nset autoscale xfix\n");
 	if (xa < 0)
 		fprintf(f, "set xrange [-0.5:%d.5]\n", sw->axes[0].nvalues - 1);
 	if (lo > 0 && hi / lo > 20)
