@@ -768,6 +768,8 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 		output_json_num(obj, "max_rel", r->max_rel);
 		cJSON_AddNumberToObject(obj, "over_threshold", (double)r->over);
 	}
+	if (r->ok && r->note)
+		cJSON_AddStringToObject(obj, "note", r->note);
 	if (sweep_block_axis(sw) >= 0) {
 		double eff;
 		const double sp = sweep_block_speedup(sw, (size_t)(r - sw->rows), &eff);
@@ -1056,8 +1058,23 @@ static void grid_key_cols(struct grid *g, const struct sweep *sw)
 	g->nkey = 1 + sw->naxes;
 }
 
+/* Prints, under the table, the note of every row whose run left one, e.g.
+ * "note: rel=1e-9 cpu: not converged: maxeval reached". */
+static void table_notes(const struct sweep *sw, FILE *out)
+{
+	for (size_t i = 0; i < sw->nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		if (!r->ok || !r->note)
+			continue;
+		fputs("note:", out);
+		for (int a = 0; a < sw->naxes; a++)
+			fprintf(out, " %s=%s", sw->axes[a].name, r->values[a]);
+		fprintf(out, " %s: %s\n", qx_backend_name(r->backend), r->note);
+	}
+}
+
 /* Prints the table of sw: per row the totals, the problem's table phases, the throughput, the
- * occupancy, the speedup and the largest relative error. */
+ * occupancy, the speedup and the largest relative error, then the runs' notes. */
 static void table_main(const struct sweep *sw, int cols, FILE *out)
 {
 	const char *const *ph = sw->prob->table_phases;
@@ -1119,6 +1136,7 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 			snprintf(cell[err], GRID_CELL, "ref");
 	}
 	grid_print(&g, cols, out);
+	table_notes(sw, out);
 }
 
 /* Prints the median, min and max of every phase of the rows that have phases (the GPU's), one

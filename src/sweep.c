@@ -317,6 +317,7 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	row->has_error = r->has_error;
 	row->max_rel = r->err.max_rel;
 	row->over = r->err.over;
+	row->note = r->note;
 	if (b == QX_GPU && s->prob->occupancy) {
 		const struct run_request rq = session_request(s);
 		struct qx_err ignore;

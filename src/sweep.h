@@ -41,7 +41,8 @@ struct sweep_row {
 	int has_error; /* max_rel and over are set (not for the reference run itself) */
 	double max_rel;
 	size_t over;
-	int best; /* 1 on the best row */
+	const char *note; /* the run's note ("not converged: ..."), static, or NULL */
+	int best;         /* 1 on the best row */
 };
 
 /* A sweep: its plan (axes, backends) and its rows. From the start of sweep_run it is the

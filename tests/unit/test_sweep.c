@@ -243,7 +243,8 @@ static char *text_of(const struct sweep *sw, int what)
 	return text;
 }
 
-/* The table marks the best row, shows the occupancy and the failure, and names the best. */
+/* The table marks the best row, shows the occupancy and the failure, names the best and prints
+ * a run's note under it. */
 static void test_table(void **state)
 {
 	struct sweep sw;
@@ -251,7 +252,11 @@ static void test_table(void **state)
 	char *text;
 	(void)state;
 	fake_sweep(&sw, rows);
+	rows[0].note = "not converged: maxeval reached";
 	text = text_of(&sw, 0);
+	/* a run's note is printed under the table, naming its row */
+	assert_non_null(strstr(text, "\nnote: block=64 gpu: not converged: maxeval reached\n"));
+	assert_null(strstr(text, "note: block=128"));
 	assert_non_null(strstr(text, "gpu Test GPU"));
 	assert_non_null(strstr(text, "\n* 128   gpu"));
 	assert_non_null(strstr(text, "\n  64    gpu"));
@@ -327,6 +332,11 @@ static void test_rows_csv_json(void **state)
 	    12);
 	assert_true(
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "time_ms"), "total")->valuedouble == 2.0);
+	assert_null(cJSON_GetObjectItem(obj, "note"));
+	cJSON_Delete(obj);
+	rows[1].note = "not converged: maxeval reached";
+	obj = output_sweep_row_json(&sw, &rows[1]);
+	assert_string_equal(cJSON_GetObjectItem(obj, "note")->valuestring, rows[1].note);
 	cJSON_Delete(obj);
 }
 
