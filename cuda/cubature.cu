@@ -4,10 +4,12 @@
  * sharing the points. breadth: the partition's leaves stay in one list with their results;
  * every iteration evaluates the new leaves, checks children against their parent, and splits
  * every leaf whose error is over a threshold taken from a histogram of the errors (the
- * device-wide form of "split the worst"), with a CUB scan for the positions. twophase: the
- * seed's algorithm (phase 1 a loop with the seed's classification and d-way splits from l^dim
- * regions, phase 2 one thread per region with a bounded heap). Sums are CUB reductions; no
- * scan is written by hand. */
+ * device-wide form of "split the worst"), with a CUB scan for the positions; while the list is
+ * small, a batch of iterations is queued at a time, the list's size kept on the device, and
+ * one block classifies (CUB's block reduce and scan). twophase: the seed's algorithm (phase 1
+ * a loop with the seed's classification and d-way splits from l^dim regions, phase 2 one
+ * thread per region with a bounded heap). Sums are CUB reductions; no scan is written by
+ * hand. */
 #include <algorithm>
 #include <vector>
 
@@ -53,23 +55,49 @@ template <typename T> struct cub_list {
 	T *c, *h;
 };
 
+/* breadth's state on the device while it runs ahead of the host (lists of at most
+ * AHEAD_CAP leaves, see cub_breadth_ahead): the coming iteration's list (n leaves, fresh..n-1
+ * new, the children of nparents parents), the split iteration split_iteration's next kernel
+ * makes (leaves 0..split_n-1, children from split_base on), the counts so far, the live sums,
+ * stop: AHEAD_GO, AHEAD_DONE (the run ended, for reason) or AHEAD_HOST (the host goes on from
+ * the coming iteration), and the iterations' history. AHEAD_CAP leaves at most, AHEAD_BATCH
+ * iterations queued between two looks at the state, AHEAD_HISTORY iterations at most. */
+static const int AHEAD_THREADS = 1024, AHEAD_ITEMS = 16, AHEAD_BATCH = 4, AHEAD_HISTORY = 64;
+static const long long AHEAD_CAP = (long long)AHEAD_THREADS * AHEAD_ITEMS;
+struct cub_ahead {
+	long long n, fresh, nparents, split_n, split_base, split_iteration;
+	long long iterations, splits, evals, regions;
+	double est, err, tol, theta;
+	int stop, reason;
+	double history[3][AHEAD_HISTORY]; /* per iteration: estimate, error, live leaves */
+};
+enum { AHEAD_GO, AHEAD_DONE, AHEAD_HOST };
+
 /* The rule on regions 0..n-1 of list g, WPR warps per region (RULE_BLOCK / 32 / WPR regions
  * per block): each thread sums its share of the points into the rule sums (double), the axis
  * points' values go to shared memory, the sums are reduced by warp shuffles (and through
  * shared memory across a region's warps), the region's first warp takes the axes' edge terms
  * and fourth differences a lane each, and its first thread writes the estimate, error and
- * split axis. DN: the dimension, or 0 for rule.dim. */
+ * split axis. DN: the dimension, or 0 for rule.dim. With st (breadth running ahead), the
+ * regions are st->fresh..st->n-1, and none once st->stop is set. */
 template <typename T, int WPR, int DN>
 __global__ void __launch_bounds__(RULE_BLOCK, 6)
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
-                    double *est, double *err, int *axis)
+                    double *est, double *err, int *axis, const cub_ahead *st)
 {
 	constexpr int RPB = RULE_BLOCK / 32 / WPR;
+	long long lo = 0;
+	if (st) {
+		if (st->stop)
+			return;
+		lo = st->fresh;
+		n = st->n;
+	}
 	__shared__ double part[RULE_BLOCK / 32][CUB_MAX_SUMS];
 	__shared__ double axis_f[RPB][1 + CUB_MAX_AXIS * CUB_MAX_DIM];
 	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slot = warp / WPR;
 	const int t = (warp % WPR) * 32 + lane;
-	const long long r = (long long)blockIdx.x * RPB + slot;
+	const long long r = lo + (long long)blockIdx.x * RPB + slot;
 	/* DN > 0: the dimension known here, so that the point's coordinates stay in registers */
 	const int dn = DN ? DN : rule.dim;
 	if (DN)
@@ -155,57 +183,63 @@ __global__ void __launch_bounds__(RULE_BLOCK, 6)
 	}
 }
 
-/* Launches the rule on regions 0..n-1 of g: a region per warp when that fills the device's
- * sms multiprocessors (2048 threads each), else four warps per region; dimensions 4..7 in
- * kernels that know theirs (faster there on an H100; dim 8's ran slower: more registers);
- * returns the launch's error. */
+/* Launches the rule on regions 0..n-1 of g (with st, on st's new leaves, n at most): a region
+ * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
+ * warps per region; dimensions 4..7 in kernels that know theirs (faster there on an H100;
+ * dim 8's ran slower: more registers); returns the launch's error. */
 template <typename T>
 static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                    long long cap, long long n, double *est, double *err, int *axis,
-                                   int sms)
+                                   int sms, const cub_ahead *st = nullptr)
 {
 	const unsigned blocks = (unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32));
 	if (n * 32 < (long long)sms * 2048)
 		cub_rule_kernel<T, 4, 0>
-		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 4)
 		cub_rule_kernel<T, 1, 4>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 5)
 		cub_rule_kernel<T, 1, 5>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 6)
 		cub_rule_kernel<T, 1, 6>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 7)
 		cub_rule_kernel<T, 1, 7>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else
 		cub_rule_kernel<T, 1, 0>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis);
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	return cudaGetLastError();
 }
 
-/* DCUHRE's check of the k children of each parent (contiguous) against the parent's
- * estimate: the children's errors grow by 1 + 0.5 E/(their sum) and by 0.25 E. */
+/* DCUHRE's check of k children (est, err: theirs, contiguous) against their parent's estimate
+ * parent: the children's errors grow by 1 + 0.5 E/(their sum) and by 0.25 E. */
+__device__ void cub_children_check(int k, double parent, const double *__restrict__ est,
+                                   double *__restrict__ err)
+{
+	double s = 0, e = 0;
+	for (int q = 0; q < k; q++) {
+		s += est[q];
+		e += err[q];
+	}
+	const double d = fabs(parent - s);
+	for (int q = 0; q < k; q++) {
+		double v = err[q];
+		if (e > 0)
+			v *= 1 + 0.5 * d / e;
+		err[q] = v + 0.25 * d;
+	}
+}
+
+/* cub_children_check for each of nparents parents, a thread each. */
 __global__ void cub_children_kernel(long long nparents, int k, const double *parent_est,
                                     const double *est, double *err)
 {
 	const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	if (j >= nparents)
-		return;
-	double s = 0, e = 0;
-	for (int q = 0; q < k; q++) {
-		s += est[j * k + q];
-		e += err[j * k + q];
-	}
-	const double d = fabs(parent_est[j] - s);
-	for (int q = 0; q < k; q++) {
-		double v = err[j * k + q];
-		if (e > 0)
-			v *= 1 + 0.5 * d / e;
-		err[j * k + q] = v + 0.25 * d;
-	}
+	if (j < nparents)
+		cub_children_check(k, parent_est[j], est + j * k, err + j * k);
 }
 
 /* Classifies each region of twophase's phase 1: active (to split) or retired. Retired when its
@@ -900,14 +934,22 @@ __global__ void cub_unsplit_kernel(long long n, const double *v, cub_split_of sp
 /* The next list from leaves 0..n-1 of in: with keep, an unsplit leaf r goes with its results
  * to r - pos[r] and the children of split leaves follow from base on, else only children are
  * written from base on; the two children of leaf r (halves along its axis) go to
- * base + 2 pos[r] and +1, its estimate to parent[pos[r]]. */
+ * base + 2 pos[r] and +1, its estimate to parent[pos[r]]. With st (breadth running ahead),
+ * n and base are st's split_n and split_base, and nothing is done unless iteration `it` made
+ * that split. */
 template <typename T>
-__global__ void cub_next_kernel(long long n, int dim, cub_list<T> g, long long cap,
-                                const double *est, const double *err, const int *axis,
-                                cub_split_of split, const int *pos, int keep, long long base,
-                                cub_list<T> out, long long out_cap, double *out_est,
-                                double *out_err, int *out_axis, double *parent)
+__global__ void
+cub_next_kernel(long long n, int dim, cub_list<T> g, long long cap, const double *est,
+                const double *err, const int *axis, cub_split_of split, const int *pos, int keep,
+                long long base, cub_list<T> out, long long out_cap, double *out_est,
+                double *out_err, int *out_axis, double *parent, const cub_ahead *st, long long it)
 {
+	if (st) {
+		if (st->split_iteration != it)
+			return;
+		n = st->split_n;
+		base = st->split_base;
+	}
 	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	if (r >= n)
 		return;
@@ -949,6 +991,193 @@ __global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot, const 
 	out[4] = *split.theta;
 }
 
+/* breadth running ahead, one block after the rule kernel (nothing once st->stop is set):
+ * checks the new leaves fresh..n-1 against their parents, counts their evaluations, sums the
+ * estimates and errors of the n leaves and records the iteration in st's history. Ends the run
+ * (AHEAD_DONE) when converged after the first iteration or when nothing splits; else picks the
+ * leaves to split (all in the first iteration) with cub_theta_kernel's threshold, here found by
+ * bisection over its buckets, writes their positions to pos, and sets st's split and the next
+ * iteration's list, handing over to the host (AHEAD_HOST) when that iteration's split could pass
+ * cap leaves or maxeval evaluations, or the history is full. The caller sees that this iteration's
+ * split fits. */
+__global__ void __launch_bounds__(AHEAD_THREADS)
+    cub_ahead_classify_kernel(cub_ahead *st, const double *parent, const double *est, double *err,
+                              int *pos, double rel, double abs_tol, long long cap, double maxeval,
+                              int npts, int first)
+{
+	typedef cub::BlockReduce<cub_tot, AHEAD_THREADS> reduce_t;
+	typedef cub::BlockReduce<double, AHEAD_THREADS> sum_t;
+	typedef cub::BlockScan<int, AHEAD_THREADS> scan_t;
+	__shared__ union {
+		typename reduce_t::TempStorage tot;
+		typename sum_t::TempStorage sum;
+		typename scan_t::TempStorage scan;
+	} tmp;
+	__shared__ cub_tot all;
+	__shared__ double below;
+	if (st->stop)
+		return;
+	const long long n = st->n, fresh = st->fresh, np = st->nparents;
+	const long long evals = st->evals + (n - fresh) * npts;
+	for (long long j = threadIdx.x; j < np; j += AHEAD_THREADS)
+		cub_children_check(2, parent[j], est + fresh + 2 * j, err + fresh + 2 * j);
+	__syncthreads();
+	double v[AHEAD_ITEMS];
+	cub_tot mine = {0, 0, 0};
+	for (int q = 0; q < AHEAD_ITEMS; q++) {
+		const long long r = (long long)threadIdx.x * AHEAD_ITEMS + q;
+		v[q] = r < n ? err[r] : 0;
+		if (r < n)
+			mine = cub_tot_add{}(mine, cub_tot{est[r], v[q], v[q]});
+	}
+	mine = reduce_t(tmp.tot).Reduce(mine, cub_tot_add{});
+	if (threadIdx.x == 0)
+		all = mine;
+	__syncthreads();
+	const double tol = fmax(abs_tol, rel * fabs(all.est)), budget = BREADTH_KEEP * tol;
+	/* k: the most buckets 1..k (with bucket 0) whose errors sum to at most budget */
+	int lo = 0, hi = HIST_BUCKETS - 1;
+	while (lo < hi) {
+		const int k = (lo + hi + 1) / 2;
+		const double edge = all.max * exp2(-(HIST_BUCKETS - k) / 4.0);
+		double s = 0;
+		for (int q = 0; q < AHEAD_ITEMS; q++)
+			s += v[q] <= edge ? v[q] : 0;
+		s = sum_t(tmp.sum).Sum(s);
+		if (threadIdx.x == 0)
+			below = s;
+		__syncthreads();
+		if (below <= budget)
+			lo = k;
+		else
+			hi = k - 1;
+		__syncthreads();
+	}
+	double theta = all.max * exp2(-(HIST_BUCKETS - lo) / 4.0);
+	if (lo == 0) {
+		double s = 0;
+		for (int q = 0; q < AHEAD_ITEMS; q++)
+			s += v[q] <= theta ? v[q] : 0;
+		s = sum_t(tmp.sum).Sum(s);
+		if (threadIdx.x == 0)
+			below = s;
+		__syncthreads();
+		theta = below <= budget ? theta : -1;
+	}
+	int flag[AHEAD_ITEMS], nsplit;
+	for (int q = 0; q < AHEAD_ITEMS; q++)
+		flag[q] = (long long)threadIdx.x * AHEAD_ITEMS + q < n && (first || v[q] > theta);
+	scan_t(tmp.scan).ExclusiveSum(flag, flag, nsplit);
+	for (int q = 0; q < AHEAD_ITEMS; q++) {
+		const long long r = (long long)threadIdx.x * AHEAD_ITEMS + q;
+		if (r < n)
+			pos[r] = flag[q];
+	}
+	if (threadIdx.x != 0)
+		return;
+	const long long it = st->iterations;
+	st->history[0][it] = all.est;
+	st->history[1][it] = all.err;
+	st->history[2][it] = (double)n;
+	st->iterations = it + 1;
+	st->evals = evals;
+	st->regions += n - fresh;
+	st->est = all.est;
+	st->err = all.err;
+	st->tol = tol;
+	st->theta = theta;
+	if (all.err <= tol && it > 0) {
+		st->stop = AHEAD_DONE;
+		st->reason = CUB_CONVERGED;
+		return;
+	}
+	if (nsplit == 0) {
+		st->stop = AHEAD_DONE;
+		st->reason = CUB_NO_PROGRESS;
+		return;
+	}
+	const long long next = n + nsplit;
+	st->split_n = n;
+	st->split_base = n - nsplit;
+	st->split_iteration = it;
+	st->splits++;
+	st->fresh = n - nsplit;
+	st->n = next;
+	st->nparents = nsplit;
+	if (2 * next > cap || evals + 2.0 * nsplit * npts + 2.0 * next * npts > maxeval ||
+	    it + 1 == AHEAD_HISTORY)
+		st->stop = AHEAD_HOST;
+}
+
+/* Runs breadth's first iterations ahead of the host, from the n0 leaves in buf[0]: per
+ * iteration the rule on the new leaves, cub_ahead_classify_kernel and cub_next_kernel, all
+ * reading the list's size from the state st_d on the device, AHEAD_BATCH iterations queued
+ * before the host looks at the state, so the device does not wait for the host between them.
+ * Lists hold at most cap leaves (both buffers have room for cap; parent and pos too); ev holds
+ * 3 AHEAD_BATCH + 2 events. Adds the iterations to res (counts and history) and their phases
+ * to t; returns 0 with *st the final state (the list in buf[st->splits % 2]), or -1 with e
+ * filled (cancelled, or a CUDA error). */
+template <typename T>
+static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, cub_buf<T> *buf,
+                             long long n0, long long cap, double *parent, int *pos, cub_ahead *st_d,
+                             int sms, cudaEvent_t *ev, struct cub_result *res, struct qx_timing *t,
+                             cub_ahead *st, struct qx_err *e)
+{
+	const int dim = job->rule->dim;
+	long long launched = 0;
+	*st = cub_ahead{};
+	st->n = n0;
+	GPU_TRY(cudaMemcpy(st_d, st, sizeof *st, cudaMemcpyHostToDevice));
+	while (!st->stop) {
+		if (qx_cancelled())
+			return qx_fail(e, "run cancelled");
+		const long long evals = st->evals, done = st->iterations;
+		long long up =
+		    st->n; /* the most leaves the list can hold at the coming iteration */
+		GPU_TRY(cudaEventRecord(ev[0]));
+		for (int b = 0; b < AHEAD_BATCH; b++, launched++) {
+			cub_buf<T> &in = buf[launched % 2], &out = buf[1 - launched % 2];
+			const cub_split_of split = {in.err, &st_d->theta, launched == 0};
+			GPU_TRY(cub_rule_launch<T>(job->fn, dr, cub_list<T>{in.c, in.h}, in.cap, up,
+			                           in.est, in.err, in.axis, sms, st_d));
+			GPU_TRY(cudaEventRecord(ev[3 * b + 1]));
+			cub_ahead_classify_kernel<<<1, AHEAD_THREADS>>>(
+			    st_d, parent, in.est, in.err, pos, job->rel, job->abs, cap,
+			    (double)job->maxeval, job->rule->npts, launched == 0);
+			GPU_TRY(cudaEventRecord(ev[3 * b + 2]));
+			cub_next_kernel<T>
+			    <<<(unsigned)((up + ELEM_BLOCK - 1) / ELEM_BLOCK), ELEM_BLOCK>>>(
+			        0, dim, cub_list<T>{in.c, in.h}, in.cap, in.est, in.err, in.axis,
+			        split, pos, 1, 0, cub_list<T>{out.c, out.h}, out.cap, out.est,
+			        out.err, out.axis, parent, st_d, launched);
+			GPU_TRY(cudaGetLastError());
+			GPU_TRY(cudaEventRecord(ev[3 * b + 3]));
+			up = std::min(2 * up, cap);
+		}
+		GPU_TRY(cudaMemcpy(st, st_d, sizeof *st, cudaMemcpyDeviceToHost));
+		GPU_TRY(cudaEventRecord(ev[3 * AHEAD_BATCH + 1]));
+		GPU_TRY(cudaEventSynchronize(ev[3 * AHEAD_BATCH + 1]));
+		/* the phases of the iterations that ran (the rest of the batch found st->stop) */
+		for (int b = 0; done + b < st->iterations; b++) {
+			qx_timing_add(t, "rules", gpu_elapsed(ev[3 * b], ev[3 * b + 1]), 0);
+			qx_timing_add(t, "classify", gpu_elapsed(ev[3 * b + 1], ev[3 * b + 2]), 0);
+			if (done + b < st->splits)
+				qx_timing_add(t, "split", gpu_elapsed(ev[3 * b + 2], ev[3 * b + 3]),
+				              0);
+		}
+		qx_timing_add(t, "copies",
+		              gpu_elapsed(ev[3 * AHEAD_BATCH], ev[3 * AHEAD_BATCH + 1]), 0);
+		for (long long i = done; i < st->iterations; i++)
+			cub_history_add(res, st->history[0][i], st->history[1][i],
+			                (long long)st->history[2][i]);
+		qx_progress_add(st->evals - evals);
+	}
+	res->iterations = st->iterations;
+	res->evals = st->evals;
+	res->regions = st->regions;
+	return 0;
+}
+
 /* breadth: the leaves of the partition stay in one list with their results. Each iteration
  * evaluates the rule on the new leaves (children, checked against their parents), sums
  * estimates and errors, and splits every leaf whose error is over a threshold chosen from a
@@ -958,8 +1187,9 @@ __global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot, const 
  * retire (their sums final) only when the list would outgrow the budget. The first
  * partition (2^dim regions, or one) splits whole, so a run converges, when the summed errors
  * meet the tolerance, only once every leaf's estimate has been checked against its parent's.
- * The lists grow as needed, 8x at a time. Per iteration the host waits once, for one copy of
- * the tally. */
+ * The lists grow as needed, 8x at a time. While the list is small the iterations run ahead
+ * of the host (cub_breadth_ahead); after that the host waits once per iteration, for one
+ * copy of the tally. */
 template <typename T>
 static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res,
                            struct qx_timing *t, struct qx_err *e)
@@ -971,8 +1201,9 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	    (long long)(job->budget / cub_gpu_region_bytes(dim, job->prec)), 1LL << 30);
 	const double t_start = qx_now_ms();
 	cub_buf<T> buf[2];
-	gpu_owned<double> parent, small, rule_d; /* sums, tally and histogram; points and weights */
-	gpu_owned<unsigned char> work; /* scratch, pos and CUB's storage for wcap leaves */
+	gpu_owned<double> parent, rule_d; /* parents' estimates past acap; points and weights */
+	gpu_owned<unsigned char> small;   /* see below */
+	gpu_owned<unsigned char> work;    /* scratch, pos and CUB's storage for wcap leaves */
 	double *scratch = nullptr;
 	int *pos = nullptr;
 	void *tmp = nullptr;
@@ -984,17 +1215,26 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	if (budget_cap < 4)
 		return qx_fail(e, "budget %.3g MiB: expected room for 4 regions of %zu bytes",
 		               job->budget / 1048576.0, cub_gpu_region_bytes(dim, job->prec));
-	cudaEvent_t *ev = gpu_events(EV_COUNT, e);
+	cudaEvent_t *ev = gpu_events(std::max<int>(EV_COUNT, 3 * AHEAD_BATCH + 2), e);
 	if (!ev)
 		return -1;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-	GPU_TRY(cudaMalloc(&small.ptr, (16 + HIST_BUCKETS + 1) * sizeof(double)));
-	double *sums = small.ptr, *tally = small.ptr + 8, *hist = small.ptr + 16;
+	/* small, one allocation: sums, tally and histogram; the state of running ahead; the
+	 * parents' estimates and the positions of acap leaves (the lists' room while small) */
+	const long long acap = std::min(std::min(budget_cap, BREADTH_FIRST_CAP), AHEAD_CAP);
+	const size_t ahead_at = (16 + HIST_BUCKETS + 1 + 31) / 32 * 32 * sizeof(double),
+	             parent_at = ahead_at + (sizeof(cub_ahead) + 255) / 256 * 256,
+	             pos_at = parent_at + acap * sizeof(double);
+	GPU_TRY(cudaMalloc(&small.ptr, pos_at + acap * sizeof(int)));
+	double *sums = (double *)small.ptr, *tally = sums + 8, *hist = sums + 16;
+	double *parent_p = (double *)(small.ptr + parent_at);
+	pcap = acap;
 	GPU_TRY(cudaMemset(hist, 0, (HIST_BUCKETS + 1) * sizeof(double)));
 	cub_rule dr;
 	if (cub_rule_upload(rule, rule_d, dr, e))
 		return -1;
-	if (cub_buf_reserve(buf[0], dim, std::min(budget_cap, BREADTH_FIRST_CAP), e))
+	if (cub_buf_reserve(buf[0], dim, std::min(budget_cap, BREADTH_FIRST_CAP), e) ||
+	    cub_buf_reserve(buf[1], dim, buf[0].cap, e))
 		return -1;
 	/* the first partition: the box halved along every axis (as dim splits from one region
 	 * would give, in one iteration instead of dim), unless that takes over 1e7 evaluations,
@@ -1015,9 +1255,25 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	cub_tot *tot = (cub_tot *)sums;
 	double *tol_d = sums + 3, *theta_d = sums + 4;
 	double fin_est = 0, fin_err = 0, live_est = 0, live_err = 0, tally_h[5] = {0};
-	long long fresh = 0, nparents = 0;
-	int cur = 0, split_pending = 0;
-	for (;;) {
+	/* the first iterations run ahead of the host while the list is small, if the first
+	 * split fits there; the host goes on from where they hand over */
+	cub_ahead ahead = {};
+	ahead.n = n;
+	ahead.stop = AHEAD_HOST;
+	if (2 * n <= acap && 3.0 * n * rule->npts <= job->maxeval &&
+	    cub_breadth_ahead<T>(job, dr, buf, n, acap, parent_p, (int *)(small.ptr + pos_at),
+	                         (cub_ahead *)(small.ptr + ahead_at), sms, ev, res, t, &ahead, e))
+		return -1;
+	if (ahead.stop == AHEAD_DONE)
+		res->reason = ahead.reason;
+	n = ahead.n;
+	long long fresh = ahead.fresh, nparents = ahead.nparents;
+	live_est = ahead.est;
+	live_err = ahead.err;
+	int cur = (int)(ahead.splits % 2), split_pending = 0;
+	res->peak_bytes = (double)(buf[0].cap + buf[1].cap) * (2 * dim * sizeof(T) + 20) +
+	                  (double)acap * (sizeof(double) + sizeof(int));
+	while (ahead.stop == AHEAD_HOST) {
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
 		cub_buf<T> &in = buf[cur];
@@ -1051,7 +1307,7 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		                           in.err + fresh, in.axis + fresh, sms));
 		if (nparents)
 			cub_children_kernel<<<(unsigned)((nparents + ELEM_BLOCK - 1) / ELEM_BLOCK),
-			                      ELEM_BLOCK>>>(nparents, 2, parent.ptr, in.est + fresh,
+			                      ELEM_BLOCK>>>(nparents, 2, parent_p, in.est + fresh,
 			                                    in.err + fresh);
 		GPU_TRY(cudaGetLastError());
 		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
@@ -1119,11 +1375,13 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 			pcap = in.cap;
 			if (cub_realloc(parent, pcap, e))
 				return -1;
+			parent_p = parent.ptr;
 		}
 		GPU_TRY(cudaEventRecord(ev[EV_SPLIT0]));
-		cub_next_kernel<T><<<eb, ELEM_BLOCK>>>(
-		    n, dim, g, in.cap, in.est, in.err, in.axis, split, pos, keep, nkeep,
-		    cub_list<T>{out.c, out.h}, out.cap, out.est, out.err, out.axis, parent.ptr);
+		cub_next_kernel<T><<<eb, ELEM_BLOCK>>>(n, dim, g, in.cap, in.est, in.err, in.axis,
+		                                       split, pos, keep, nkeep,
+		                                       cub_list<T>{out.c, out.h}, out.cap, out.est,
+		                                       out.err, out.axis, parent_p, nullptr, 0);
 		GPU_TRY(cudaGetLastError());
 		GPU_TRY(cudaEventRecord(ev[EV_SPLIT1]));
 		split_pending = 1;
