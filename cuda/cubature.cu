@@ -35,7 +35,7 @@
 #undef CUB_SUFFIX
 #undef CUB_SUFFIX_IS_FLOAT
 
-static const int RULE_BLOCK = 128; /* threads per region in the rule kernel */
+static const int RULE_BLOCK = 128; /* threads per block of the rule kernel, but on few regions */
 static const int PHASE2_HEAP = 32; /* twophase: regions one thread keeps */
 static const int ELEM_BLOCK = 256; /* threads per block of the per-region kernels */
 
@@ -55,37 +55,40 @@ template <typename T> struct cub_list {
 	T *c, *h;
 };
 
-/* breadth's state on the device while it runs ahead of the host (lists of at most
- * AHEAD_CAP leaves, see cub_breadth_ahead): the coming iteration's list (n leaves, fresh..n-1
- * new, the children of nparents parents), the split iteration split_iteration's next kernel
- * makes (leaves 0..split_n-1, children from split_base on), the counts so far, the live sums,
- * stop: AHEAD_GO, AHEAD_DONE (the run ended, for reason) or AHEAD_HOST (the host goes on from
- * the coming iteration), and the iterations' history. AHEAD_CAP leaves at most, AHEAD_BATCH
- * iterations queued between two looks at the state, AHEAD_HISTORY iterations at most. */
-static const int AHEAD_THREADS = 1024, AHEAD_ITEMS = 16, AHEAD_BATCH = 4, AHEAD_HISTORY = 64;
-static const long long AHEAD_CAP = (long long)AHEAD_THREADS * AHEAD_ITEMS;
+/* breadth's state on the device while it runs ahead of the host (see cub_breadth_ahead):
+ * - the coming iteration's list: n leaves, fresh..n-1 new, the children of nparents parents;
+ * - the split decided by iteration split_iteration (-1: none yet), which that iteration's
+ *   next kernel makes: leaves 0..split_n-1, their children from split_base on;
+ * - the counts so far, the live estimate and error, the split threshold theta;
+ * - stop: AHEAD_GO, AHEAD_DONE (the run ended, for reason) or AHEAD_HOST (the host goes on
+ *   from the coming iteration);
+ * - per iteration its estimate, error and live leaves.
+ * AHEAD_CAP leaves at most, AHEAD_BATCH iterations queued between two looks at the state,
+ * AHEAD_HISTORY iterations at most. */
+static const int AHEAD_ITEMS = 16, AHEAD_BATCH = 4, AHEAD_HISTORY = 64;
+static const long long AHEAD_CAP = 1024LL * AHEAD_ITEMS; /* a block of 1024 threads' leaves */
 struct cub_ahead {
 	long long n, fresh, nparents, split_n, split_base, split_iteration;
 	long long iterations, splits, evals, regions;
-	double est, err, tol, theta;
+	double est, err, theta;
 	int stop, reason;
 	double history[3][AHEAD_HISTORY]; /* per iteration: estimate, error, live leaves */
 };
 enum { AHEAD_GO, AHEAD_DONE, AHEAD_HOST };
 
-/* The rule on regions 0..n-1 of list g, WPR warps per region (RULE_BLOCK / 32 / WPR regions
- * per block): each thread sums its share of the points into the rule sums (double), the axis
- * points' values go to shared memory, the sums are reduced by warp shuffles (and through
- * shared memory across a region's warps), the region's first warp takes the axes' edge terms
- * and fourth differences a lane each, and its first thread writes the estimate, error and
+/* The rule on regions 0..n-1 of list g, BLOCK threads a block, WPR warps per region
+ * (BLOCK / 32 / WPR regions per block): each thread sums its share of the points into the rule sums
+ * (double), the axis points' values go to shared memory, the sums are reduced by warp shuffles (and
+ * through shared memory across a region's warps), the region's first warp takes the axes' edge
+ * terms and fourth differences a lane each, and its first thread writes the estimate, error and
  * split axis. DN: the dimension, or 0 for rule.dim. With st (breadth running ahead), the
  * regions are st->fresh..st->n-1, and none once st->stop is set. */
-template <typename T, int WPR, int DN>
-__global__ void __launch_bounds__(RULE_BLOCK, 6)
+template <typename T, int BLOCK, int WPR, int DN>
+__global__ void __launch_bounds__(BLOCK, 768 / BLOCK)
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
                     double *est, double *err, int *axis, const cub_ahead *st)
 {
-	constexpr int RPB = RULE_BLOCK / 32 / WPR;
+	constexpr int RPB = BLOCK / 32 / WPR;
 	long long lo = 0;
 	if (st) {
 		if (st->stop)
@@ -93,7 +96,7 @@ __global__ void __launch_bounds__(RULE_BLOCK, 6)
 		lo = st->fresh;
 		n = st->n;
 	}
-	__shared__ double part[RULE_BLOCK / 32][CUB_MAX_SUMS];
+	__shared__ double part[BLOCK / 32][CUB_MAX_SUMS];
 	__shared__ double axis_f[RPB][1 + CUB_MAX_AXIS * CUB_MAX_DIM];
 	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slot = warp / WPR;
 	const int t = (warp % WPR) * 32 + lane;
@@ -185,31 +188,40 @@ __global__ void __launch_bounds__(RULE_BLOCK, 6)
 
 /* Launches the rule on regions 0..n-1 of g (with st, on st's new leaves, n at most): a region
  * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
- * warps per region; dimensions 4..7 in kernels that know theirs (faster there on an H100;
- * dim 8's ran slower: more registers); returns the launch's error. */
+ * warps per region, and while regions are so few that a block of 256 or 512 threads per region
+ * still runs at once (a block of 512 a multiprocessor, three of 256: 80 registers a thread),
+ * 8 or 16 warps per region, so that each thread has fewer of the points in turn; dimensions
+ * 4..7 in kernels that know theirs (faster there on an H100; dim 8's ran slower: more
+ * registers); returns the launch's error. */
 template <typename T>
 static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                    long long cap, long long n, double *est, double *err, int *axis,
                                    int sms, const cub_ahead *st = nullptr)
 {
 	const unsigned blocks = (unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32));
-	if (n * 32 < (long long)sms * 2048)
-		cub_rule_kernel<T, 4, 0>
+	if (n <= sms)
+		cub_rule_kernel<T, 512, 16, 0>
+		    <<<(unsigned)n, 512>>>(fn, rule, g, cap, n, est, err, axis, st);
+	else if (n <= 3LL * sms)
+		cub_rule_kernel<T, 256, 8, 0>
+		    <<<(unsigned)n, 256>>>(fn, rule, g, cap, n, est, err, axis, st);
+	else if (n * 32 < (long long)sms * 2048)
+		cub_rule_kernel<T, RULE_BLOCK, 4, 0>
 		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 4)
-		cub_rule_kernel<T, 1, 4>
+		cub_rule_kernel<T, RULE_BLOCK, 1, 4>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 5)
-		cub_rule_kernel<T, 1, 5>
+		cub_rule_kernel<T, RULE_BLOCK, 1, 5>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 6)
-		cub_rule_kernel<T, 1, 6>
+		cub_rule_kernel<T, RULE_BLOCK, 1, 6>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 7)
-		cub_rule_kernel<T, 1, 7>
+		cub_rule_kernel<T, RULE_BLOCK, 1, 7>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else
-		cub_rule_kernel<T, 1, 0>
+		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	return cudaGetLastError();
 }
@@ -460,7 +472,7 @@ __global__ void cub_tally_kernel(long long n, const double *sums, const int *pos
  * err, axis, flag and position fit in it). */
 extern "C" size_t cub_gpu_region_bytes(int dim, enum qx_precision prec)
 {
-	return 4 * (size_t)dim * qx_precision_size(prec) + 6 * sizeof(double) + 4 * sizeof(int);
+	return 4 * (size_t)dim * qx_precision_size(prec) + 7 * sizeof(double) + 5 * sizeof(int);
 }
 
 /* Half the free device memory, 0 when it cannot be read. */
@@ -899,7 +911,8 @@ __global__ void cub_hist_kernel(long long n, const double *err, const cub_tot *t
  * upper edge of the highest bucket K < HIST_BUCKETS whose buckets 0..K sum to at most
  * BREADTH_KEEP (tolerance - fin_err), so that the leaves at or under it keep that share of
  * what the tolerance leaves and the largest error always splits; -1 (split all) when bucket 0
- * alone is over it. Zeroes hist for the next iteration. */
+ * alone is over it. Zeroes hist for the next iteration. (cub_ahead_classify_kernel finds the
+ * same threshold by bisection.) */
 __global__ void __launch_bounds__(256)
     cub_theta_kernel(double *hist, const cub_tot *tot, double fin_est, double fin_err, double rel,
                      double abs_tol, double *tolp, double *theta)
@@ -991,23 +1004,26 @@ __global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot, const 
 	out[4] = *split.theta;
 }
 
-/* breadth running ahead, one block after the rule kernel (nothing once st->stop is set):
+/* breadth running ahead, one block of THREADS after the rule kernel, for at most THREADS
+ * AHEAD_ITEMS leaves (nothing once st->stop is set):
  * checks the new leaves fresh..n-1 against their parents, counts their evaluations, sums the
  * estimates and errors of the n leaves and records the iteration in st's history. Ends the run
  * (AHEAD_DONE) when converged after the first iteration or when nothing splits; else picks the
  * leaves to split (all in the first iteration) with cub_theta_kernel's threshold, here found by
  * bisection over its buckets, writes their positions to pos, and sets st's split and the next
  * iteration's list, handing over to the host (AHEAD_HOST) when that iteration's split could pass
- * cap leaves or maxeval evaluations, or the history is full. The caller sees that this iteration's
- * split fits. */
-__global__ void __launch_bounds__(AHEAD_THREADS)
+ * cap leaves or maxeval evaluations, or the history is full; so this iteration's split fits,
+ * as the previous iteration (or, for the first, the caller) made sure. A NaN error splits every
+ * leaf, as cub_theta_kernel's bucket 0 makes it do. */
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
     cub_ahead_classify_kernel(cub_ahead *st, const double *parent, const double *est, double *err,
                               int *pos, double rel, double abs_tol, long long cap, double maxeval,
                               int npts, int first)
 {
-	typedef cub::BlockReduce<cub_tot, AHEAD_THREADS> reduce_t;
-	typedef cub::BlockReduce<double, AHEAD_THREADS> sum_t;
-	typedef cub::BlockScan<int, AHEAD_THREADS> scan_t;
+	typedef cub::BlockReduce<cub_tot, THREADS> reduce_t;
+	typedef cub::BlockReduce<double, THREADS> sum_t;
+	typedef cub::BlockScan<int, THREADS> scan_t;
 	__shared__ union {
 		typename reduce_t::TempStorage tot;
 		typename sum_t::TempStorage sum;
@@ -1019,7 +1035,7 @@ __global__ void __launch_bounds__(AHEAD_THREADS)
 		return;
 	const long long n = st->n, fresh = st->fresh, np = st->nparents;
 	const long long evals = st->evals + (n - fresh) * npts;
-	for (long long j = threadIdx.x; j < np; j += AHEAD_THREADS)
+	for (long long j = threadIdx.x; j < np; j += THREADS)
 		cub_children_check(2, parent[j], est + fresh + 2 * j, err + fresh + 2 * j);
 	__syncthreads();
 	double v[AHEAD_ITEMS];
@@ -1064,6 +1080,8 @@ __global__ void __launch_bounds__(AHEAD_THREADS)
 		__syncthreads();
 		theta = below <= budget ? theta : -1;
 	}
+	if (isnan(all.err))
+		theta = -1;
 	int flag[AHEAD_ITEMS], nsplit;
 	for (int q = 0; q < AHEAD_ITEMS; q++)
 		flag[q] = (long long)threadIdx.x * AHEAD_ITEMS + q < n && (first || v[q] > theta);
@@ -1084,7 +1102,6 @@ __global__ void __launch_bounds__(AHEAD_THREADS)
 	st->regions += n - fresh;
 	st->est = all.est;
 	st->err = all.err;
-	st->tol = tol;
 	st->theta = theta;
 	if (all.err <= tol && it > 0) {
 		st->stop = AHEAD_DONE;
@@ -1127,23 +1144,37 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 	long long launched = 0;
 	*st = cub_ahead{};
 	st->n = n0;
+	st->split_iteration = -1;
 	GPU_TRY(cudaMemcpy(st_d, st, sizeof *st, cudaMemcpyHostToDevice));
-	while (!st->stop) {
+	while (st->stop == AHEAD_GO) {
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
 		const long long evals = st->evals, done = st->iterations;
-		long long up =
-		    st->n; /* the most leaves the list can hold at the coming iteration */
+		/* the most leaves in the list, and new ones, at the coming iteration */
+		long long up = st->n, up_new = st->n - st->fresh;
 		GPU_TRY(cudaEventRecord(ev[0]));
 		for (int b = 0; b < AHEAD_BATCH; b++, launched++) {
 			cub_buf<T> &in = buf[launched % 2], &out = buf[1 - launched % 2];
 			const cub_split_of split = {in.err, &st_d->theta, launched == 0};
-			GPU_TRY(cub_rule_launch<T>(job->fn, dr, cub_list<T>{in.c, in.h}, in.cap, up,
-			                           in.est, in.err, in.axis, sms, st_d));
+			GPU_TRY(cub_rule_launch<T>(job->fn, dr, cub_list<T>{in.c, in.h}, in.cap,
+			                           up_new, in.est, in.err, in.axis, sms, st_d));
 			GPU_TRY(cudaEventRecord(ev[3 * b + 1]));
-			cub_ahead_classify_kernel<<<1, AHEAD_THREADS>>>(
-			    st_d, parent, in.est, in.err, pos, job->rel, job->abs, cap,
-			    (double)job->maxeval, job->rule->npts, launched == 0);
+			/* a block as small as the list allows: its fixed work is per warp */
+			const double rel = job->rel, abs_tol = job->abs,
+			             maxeval = (double)job->maxeval;
+			const int npts = job->rule->npts, first = launched == 0;
+			if (up <= 128 * AHEAD_ITEMS)
+				cub_ahead_classify_kernel<128>
+				    <<<1, 128>>>(st_d, parent, in.est, in.err, pos, rel, abs_tol,
+				                 cap, maxeval, npts, first);
+			else if (up <= 512 * AHEAD_ITEMS)
+				cub_ahead_classify_kernel<512>
+				    <<<1, 512>>>(st_d, parent, in.est, in.err, pos, rel, abs_tol,
+				                 cap, maxeval, npts, first);
+			else
+				cub_ahead_classify_kernel<1024>
+				    <<<1, 1024>>>(st_d, parent, in.est, in.err, pos, rel, abs_tol,
+				                  cap, maxeval, npts, first);
 			GPU_TRY(cudaEventRecord(ev[3 * b + 2]));
 			cub_next_kernel<T>
 			    <<<(unsigned)((up + ELEM_BLOCK - 1) / ELEM_BLOCK), ELEM_BLOCK>>>(
@@ -1153,6 +1184,7 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 			GPU_TRY(cudaGetLastError());
 			GPU_TRY(cudaEventRecord(ev[3 * b + 3]));
 			up = std::min(2 * up, cap);
+			up_new = up;
 		}
 		GPU_TRY(cudaMemcpy(st, st_d, sizeof *st, cudaMemcpyDeviceToHost));
 		GPU_TRY(cudaEventRecord(ev[3 * AHEAD_BATCH + 1]));
@@ -1202,8 +1234,9 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	const double t_start = qx_now_ms();
 	cub_buf<T> buf[2];
 	gpu_owned<double> parent, rule_d; /* parents' estimates past acap; points and weights */
-	gpu_owned<unsigned char> small;   /* see below */
-	gpu_owned<unsigned char> work;    /* scratch, pos and CUB's storage for wcap leaves */
+	gpu_owned<unsigned char>
+	    small; /* sums, tally, histogram; running ahead's state and arrays */
+	gpu_owned<unsigned char> work; /* scratch, pos and CUB's storage for wcap leaves */
 	double *scratch = nullptr;
 	int *pos = nullptr;
 	void *tmp = nullptr;
@@ -1305,12 +1338,13 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		cub_list<T> gf = {in.c + fresh, in.h + fresh};
 		GPU_TRY(cub_rule_launch<T>(job->fn, dr, gf, in.cap, nnew, in.est + fresh,
 		                           in.err + fresh, in.axis + fresh, sms));
+		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
+		/* the children's check counts as classification, as when running ahead */
 		if (nparents)
 			cub_children_kernel<<<(unsigned)((nparents + ELEM_BLOCK - 1) / ELEM_BLOCK),
 			                      ELEM_BLOCK>>>(nparents, 2, parent_p, in.est + fresh,
 			                                    in.err + fresh);
 		GPU_TRY(cudaGetLastError());
-		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
 		res->evals += nnew * rule->npts;
 		res->regions += nnew;
 		res->iterations++;
@@ -1389,8 +1423,11 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		fresh = nkeep;
 		n = next;
 		cur = 1 - cur;
+		/* the lists, work, parents, and running ahead's arrays (its parents' too once
+		 * parent took over) */
 		const double mem = (double)(buf[0].cap + buf[1].cap) * (2 * dim * sizeof(T) + 20) +
-		                   (double)(wcap + pcap + wcap / 2) * 8;
+		                   (double)(wcap + pcap + wcap / 2) * 8 +
+		                   (double)acap * (sizeof(int) + (parent.ptr ? sizeof(double) : 0));
 		res->peak_bytes = std::max(res->peak_bytes, mem);
 	}
 	res->live = n;

@@ -45,7 +45,8 @@ struct cub_result {
 	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
 };
 
-/* Bytes of one region on the device (list entry and its work arrays) for dim and prec. */
+/* Bytes of one region on the device (its entries in breadth's two lists, their work arrays and
+ * those of running ahead) for dim and prec. */
 size_t cub_gpu_region_bytes(int dim, enum qx_precision prec);
 /* The default budget: half the free device memory; 0 when it cannot be read. */
 size_t cub_gpu_default_budget(void);

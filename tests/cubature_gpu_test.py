@@ -68,7 +68,7 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertEqual(r["over_estimate"], 0)
 
     def test_tiny_budget_first_partition(self):
-        """A budget of 0.01 MiB on f4 dim 8 (room for 32 regions) is under the 2^8 halves
+        """A budget of 0.01 MiB on f4 dim 8 (room for 31 regions) is under the 2^8 halves
         breadth starts from, and maxeval 5e5 under their evaluations and their split's: it
         starts from the whole box instead (the first iteration's live count is 1; before, the
         256 halves were written past the list's end, or with the maxeval evaluated and never
@@ -84,6 +84,17 @@ class CubatureGpuTest(unittest.TestCase):
             self.assertEqual(r["over_estimate"], 0, e)
             if reason == 2:
                 self.assertLessEqual(e["peak_MiB"], 0.01, e)
+
+    def test_budget_holds_running_ahead(self):
+        """A budget of 1 MiB in dim 5 (room for about 4400 regions): breadth runs ahead of the
+        host in it, hands over when its list could outgrow it, and then retires leaves; the
+        run's peak memory, running ahead's arrays included, stays within the budget."""
+        r = self.runs("set integrand f4 dim 5 rel 1e-7 budget 1 maxeval 1e9 variant breadth "
+                      "precision double; run gpu")[0]
+        e = r["error"]
+        self.assertLessEqual(e["peak_MiB"], 1, e)
+        self.assertLess(r["phase_counts"]["copies"], e["iterations"], r["phase_counts"])
+        self.assertEqual(r["over_estimate"], 0, e)
 
     def test_budget_larger_than_device(self):
         """budget 1e9 MiB is refused before the run with the session's GPU memory error (the
