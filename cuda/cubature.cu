@@ -1,7 +1,7 @@
 /* cubature.cu - problem cubature on the GPU. The rule's points and weights are uploaded once
  * per run; the region lists (centre and half-widths, structure of arrays) stay on the device.
- * The rule is evaluated with one warp (or, while regions are few, four) per region, the threads
- * sharing the points. breadth: the partition's leaves stay in one list with their results;
+ * The rule is evaluated with one warp (while regions are few, 4, 8 or 16) per region, the
+ * threads sharing the points. breadth: the partition's leaves stay in one list with their results;
  * every iteration evaluates the new leaves, checks children against their parent, and splits
  * every leaf whose error is over a threshold taken from a histogram of the errors (the
  * device-wide form of "split the worst"), with a CUB scan for the positions; while the list is
@@ -84,7 +84,7 @@ enum { AHEAD_GO, AHEAD_DONE, AHEAD_HOST };
  * split axis. DN: the dimension, or 0 for rule.dim. With st (breadth running ahead), the
  * regions are st->fresh..st->n-1, and none once st->stop is set. */
 template <typename T, int BLOCK, int WPR, int DN>
-__global__ void __launch_bounds__(BLOCK, 768 / BLOCK)
+__global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 as before */
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
                     double *est, double *err, int *axis, const cub_ahead *st)
 {
@@ -189,7 +189,8 @@ __global__ void __launch_bounds__(BLOCK, 768 / BLOCK)
 /* Launches the rule on regions 0..n-1 of g (with st, on st's new leaves, n at most): a region
  * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
  * warps per region, and while regions are so few that a block of 256 or 512 threads per region
- * still runs at once (a block of 512 a multiprocessor, three of 256: 80 registers a thread),
+ * still runs at once (a block of 512 a multiprocessor, three of 256, at up to 128 and 85
+ * registers a thread),
  * 8 or 16 warps per region, so that each thread has fewer of the points in turn; dimensions
  * 4..7 in kernels that know theirs (faster there on an H100; dim 8's ran slower: more
  * registers); returns the launch's error. */
@@ -467,9 +468,10 @@ __global__ void cub_tally_kernel(long long n, const double *sums, const int *pos
 }
 
 /* Bytes one region needs on the device, the larger of the variants': breadth's two lists of
- * centre, half-widths, est, err and axis, its parent estimate, scratch, flag and position
- * (twophase's two lists of centre and half-widths, est, err, parent estimate, retired est and
- * err, axis, flag and position fit in it). */
+ * centre, half-widths, est, err and axis, its parent estimate, scratch and position, and
+ * running ahead's parent estimate and position (twophase's two lists of centre and
+ * half-widths, est, err, parent estimate, retired est and err, axis, flag and position fit in
+ * it). */
 extern "C" size_t cub_gpu_region_bytes(int dim, enum qx_precision prec)
 {
 	return 4 * (size_t)dim * qx_precision_size(prec) + 7 * sizeof(double) + 5 * sizeof(int);
@@ -717,12 +719,13 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 		GPU_TRY(cudaEventRecord(ev[EV_START]));
 		GPU_TRY(cub_rule_launch<T>(job->fn, dr, g, cap, n, d.est.ptr, d.err.ptr, d.axis.ptr,
 		                           sms));
+		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
+		/* the children's check counts as classification, as in breadth */
 		if (nparents)
 			cub_children_kernel<<<(unsigned)((nparents + ELEM_BLOCK - 1) / ELEM_BLOCK),
 			                      ELEM_BLOCK>>>(nparents, k, d.parent.ptr, d.est.ptr,
 			                                    d.err.ptr);
 		GPU_TRY(cudaGetLastError());
-		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
 		res->evals += n * rule->npts;
 		res->regions += n;
 		res->iterations++;
@@ -1004,8 +1007,8 @@ __global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot, const 
 	out[4] = *split.theta;
 }
 
-/* breadth running ahead, one block of THREADS after the rule kernel, for at most THREADS
- * AHEAD_ITEMS leaves (nothing once st->stop is set):
+/* breadth running ahead, one block of THREADS after the rule kernel, for at most
+ * THREADS * AHEAD_ITEMS leaves (nothing once st->stop is set):
  * checks the new leaves fresh..n-1 against their parents, counts their evaluations, sums the
  * estimates and errors of the n leaves and records the iteration in st's history. Ends the run
  * (AHEAD_DONE) when converged after the first iteration or when nothing splits; else picks the
@@ -1013,8 +1016,9 @@ __global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot, const 
  * bisection over its buckets, writes their positions to pos, and sets st's split and the next
  * iteration's list, handing over to the host (AHEAD_HOST) when that iteration's split could pass
  * cap leaves or maxeval evaluations, or the history is full; so this iteration's split fits,
- * as the previous iteration (or, for the first, the caller) made sure. A NaN error splits every
- * leaf, as cub_theta_kernel's bucket 0 makes it do. */
+ * as the previous iteration (or, for the first, the caller) made sure. A NaN error anywhere
+ * sets the threshold to -1, as cub_theta_kernel's bucket 0 does: every leaf whose error is a
+ * number splits. */
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS)
     cub_ahead_classify_kernel(cub_ahead *st, const double *parent, const double *est, double *err,
@@ -1130,7 +1134,8 @@ __global__ void __launch_bounds__(THREADS)
  * iteration the rule on the new leaves, cub_ahead_classify_kernel and cub_next_kernel, all
  * reading the list's size from the state st_d on the device, AHEAD_BATCH iterations queued
  * before the host looks at the state, so the device does not wait for the host between them.
- * Lists hold at most cap leaves (both buffers have room for cap; parent and pos too); ev holds
+ * Lists hold at most cap <= AHEAD_CAP leaves (both buffers have room for cap; parent and pos
+ * too); ev holds
  * 3 AHEAD_BATCH + 2 events. Adds the iterations to res (counts and history) and their phases
  * to t; returns 0 with *st the final state (the list in buf[st->splits % 2]), or -1 with e
  * filled (cancelled, or a CUDA error). */
@@ -1140,7 +1145,8 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
                              int sms, cudaEvent_t *ev, struct cub_result *res, struct qx_timing *t,
                              cub_ahead *st, struct qx_err *e)
 {
-	const int dim = job->rule->dim;
+	const int dim = job->rule->dim, npts = job->rule->npts;
+	const double rel = job->rel, abs_tol = job->abs, maxeval = (double)job->maxeval;
 	long long launched = 0;
 	*st = cub_ahead{};
 	st->n = n0;
@@ -1160,9 +1166,7 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 			                           up_new, in.est, in.err, in.axis, sms, st_d));
 			GPU_TRY(cudaEventRecord(ev[3 * b + 1]));
 			/* a block as small as the list allows: its fixed work is per warp */
-			const double rel = job->rel, abs_tol = job->abs,
-			             maxeval = (double)job->maxeval;
-			const int npts = job->rule->npts, first = launched == 0;
+			const int first = launched == 0;
 			if (up <= 128 * AHEAD_ITEMS)
 				cub_ahead_classify_kernel<128>
 				    <<<1, 128>>>(st_d, parent, in.est, in.err, pos, rel, abs_tol,
@@ -1304,8 +1308,6 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	live_est = ahead.est;
 	live_err = ahead.err;
 	int cur = (int)(ahead.splits % 2), split_pending = 0;
-	res->peak_bytes = (double)(buf[0].cap + buf[1].cap) * (2 * dim * sizeof(T) + 20) +
-	                  (double)acap * (sizeof(double) + sizeof(int));
 	while (ahead.stop == AHEAD_HOST) {
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
@@ -1423,13 +1425,13 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		fresh = nkeep;
 		n = next;
 		cur = 1 - cur;
-		/* the lists, work, parents, and running ahead's arrays (its parents' too once
-		 * parent took over) */
-		const double mem = (double)(buf[0].cap + buf[1].cap) * (2 * dim * sizeof(T) + 20) +
-		                   (double)(wcap + pcap + wcap / 2) * 8 +
-		                   (double)acap * (sizeof(int) + (parent.ptr ? sizeof(double) : 0));
-		res->peak_bytes = std::max(res->peak_bytes, mem);
 	}
+	/* the region arrays only grow: the two lists, work (scratch and positions), the parents'
+	 * estimates, and running ahead's positions and parents (these counted in pcap until
+	 * parent took over) */
+	res->peak_bytes = (double)(buf[0].cap + buf[1].cap) * (2 * dim * sizeof(T) + 20) +
+	                  (double)(wcap + wcap / 2 + pcap) * sizeof(double) +
+	                  (double)acap * (sizeof(int) + (parent.ptr ? sizeof(double) : 0));
 	res->live = n;
 	res->value = fin_est + live_est;
 	res->err = fin_err + live_err;

@@ -86,15 +86,21 @@ class CubatureGpuTest(unittest.TestCase):
                 self.assertLessEqual(e["peak_MiB"], 0.01, e)
 
     def test_budget_holds_running_ahead(self):
-        """A budget of 1 MiB in dim 5 (room for about 4400 regions): breadth runs ahead of the
-        host in it, hands over when its list could outgrow it, and then retires leaves; the
-        run's peak memory, running ahead's arrays included, stays within the budget."""
-        r = self.runs("set integrand f4 dim 5 rel 1e-7 budget 1 maxeval 1e9 variant breadth "
-                      "precision double; run gpu")[0]
-        e = r["error"]
-        self.assertLessEqual(e["peak_MiB"], 1, e)
-        self.assertLess(r["phase_counts"]["copies"], e["iterations"], r["phase_counts"])
-        self.assertEqual(r["over_estimate"], 0, e)
+        """Budgets that breadth runs ahead in and then outgrows: 1 MiB in dim 5 (room for
+        about 4400 regions) and 12 MiB in dim 8 (about 38000, past running ahead's 16384, so
+        that the host's parents' array joins running ahead's): the run hands over to the host,
+        which then retires leaves or stops at the budget, and its peak memory, running ahead's
+        arrays included, stays within the budget (12 MiB in dim 8 did not with 64 bytes a region
+        beside the lists)."""
+        for dim, rel, budget in ((5, "1e-7", 1), (8, "1e-9", 12)):
+            r = self.runs(f"set integrand f4 dim {dim} rel {rel} budget {budget} maxeval 1e10 "
+                          "variant breadth precision double; run gpu")[0]
+            e = r["error"]
+            self.assertLessEqual(e["peak_MiB"], budget, e)
+            # the budget was reached: leaves retired (regions over 2 live - 2^dim) or it stopped
+            self.assertTrue(e["reason"] == 2 or e["regions"] > 2 * e["live"] - 2 ** dim, e)
+            self.assertLess(r["phase_counts"]["copies"], e["iterations"], r["phase_counts"])
+            self.assertEqual(r["over_estimate"], 0, e)
 
     def test_budget_larger_than_device(self):
         """budget 1e9 MiB is refused before the run with the session's GPU memory error (the
