@@ -1055,11 +1055,8 @@ __global__ void __launch_bounds__(THREADS)
 		all = mine;
 	__syncthreads();
 	const double tol = fmax(abs_tol, rel * fabs(all.est)), budget = BREADTH_KEEP * tol;
-	/* k: the most buckets 1..k (with bucket 0) whose errors sum to at most budget */
-	int lo = 0, hi = HIST_BUCKETS - 1;
-	while (lo < hi) {
-		const int k = (lo + hi + 1) / 2;
-		const double edge = all.max * exp2(-(HIST_BUCKETS - k) / 4.0);
+	/* the block's sum of the errors at most edge (every thread gets it) */
+	auto sum_below = [&](double edge) {
 		double s = 0;
 		for (int q = 0; q < AHEAD_ITEMS; q++)
 			s += v[q] <= edge ? v[q] : 0;
@@ -1067,23 +1064,22 @@ __global__ void __launch_bounds__(THREADS)
 		if (threadIdx.x == 0)
 			below = s;
 		__syncthreads();
-		if (below <= budget)
+		s = below;
+		__syncthreads();
+		return s;
+	};
+	/* k: the most buckets 1..k (with bucket 0) whose errors sum to at most budget */
+	int lo = 0, hi = HIST_BUCKETS - 1;
+	while (lo < hi) {
+		const int k = (lo + hi + 1) / 2;
+		if (sum_below(all.max * exp2(-(HIST_BUCKETS - k) / 4.0)) <= budget)
 			lo = k;
 		else
 			hi = k - 1;
-		__syncthreads();
 	}
 	double theta = all.max * exp2(-(HIST_BUCKETS - lo) / 4.0);
-	if (lo == 0) {
-		double s = 0;
-		for (int q = 0; q < AHEAD_ITEMS; q++)
-			s += v[q] <= theta ? v[q] : 0;
-		s = sum_t(tmp.sum).Sum(s);
-		if (threadIdx.x == 0)
-			below = s;
-		__syncthreads();
-		theta = below <= budget ? theta : -1;
-	}
+	if (lo == 0 && !(sum_below(theta) <= budget))
+		theta = -1;
 	if (isnan(all.err))
 		theta = -1;
 	int flag[AHEAD_ITEMS], nsplit;
