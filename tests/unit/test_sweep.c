@@ -225,8 +225,8 @@ static void fake_sweep(struct sweep *sw, struct sweep_row *rows)
 	sw->best = sweep_pick_best(rows, 3);
 }
 
-/* What sw prints as a table (what 0), gnuplot data (1) or a script drawing $d into x.png (2);
- * a malloc'd string. */
+/* What sw prints as a table (what 0), gnuplot data (1), a script drawing $d into x.png (2) or
+ * one drawing 'x.dat' into x.svg with error bars (3); a malloc'd string. */
 static char *text_of(const struct sweep *sw, int what)
 {
 	char *text = NULL;
@@ -237,8 +237,10 @@ static char *text_of(const struct sweep *sw, int what)
 		output_sweep_table(sw, f, 200);
 	else if (what == 1)
 		assert_int_equal(plot_write_data(sw, f), 1);
-	else
+	else if (what == 2)
 		plot_write_script(sw, "$d", "x.png", 0, f);
+	else
+		plot_write_script(sw, "'x.dat'", "x.svg", 1, f);
 	fclose(f);
 	return text;
 }
@@ -347,8 +349,6 @@ static void test_plot_text(void **state)
 	struct sweep sw;
 	struct sweep_row rows[3];
 	char *text;
-	size_t len = 0;
-	FILE *f;
 	(void)state;
 	fake_sweep(&sw, rows);
 	text = text_of(&sw, 1);
@@ -356,9 +356,7 @@ static void test_plot_text(void **state)
 	    strstr(text, "\n64 \"64\" 4 3.6 4.8 NaN NaN\n128 \"128\" 2 1.8 2.4 NaN NaN\n"));
 	assert_null(strstr(text, "1024"));
 	free(text);
-	f = open_memstream(&text, &len);
-	plot_write_script(&sw, "'x.dat'", "x.svg", 1, f);
-	fclose(f);
+	text = text_of(&sw, 3);
 	assert_non_null(strstr(text, "set terminal svg"));
 	assert_non_null(strstr(text, "set output 'x.svg'"));
 	assert_non_null(strstr(text, "set logscale x 2"));
@@ -375,8 +373,6 @@ static void test_plot_decades(void **state)
 	struct sweep sw;
 	struct sweep_row rows[3];
 	char *text;
-	size_t len = 0;
-	FILE *f;
 	static const char *const rel[3] = {"1e-3", "1e-5", "1e-7"};
 	(void)state;
 	fake_sweep(&sw, rows);
@@ -385,17 +381,13 @@ static void test_plot_decades(void **state)
 		snprintf(sw.axes[0].values[i], SWEEP_WORD, "%s", rel[i]);
 		snprintf(rows[i].values[0], SWEEP_WORD, "%s", rel[i]);
 	}
-	f = open_memstream(&text, &len);
-	plot_write_script(&sw, "'x.dat'", "x.svg", 1, f);
-	fclose(f);
+	text = text_of(&sw, 3);
 	assert_non_null(strstr(text, "set logscale x 10\nset format x '%.0e'\n"));
 	assert_null(strstr(text, "set logscale x 2"));
 	free(text);
 	snprintf(sw.axes[0].values[1], SWEEP_WORD, "2e-3"); /* under two decades: linear */
 	snprintf(sw.axes[0].values[2], SWEEP_WORD, "5e-3");
-	f = open_memstream(&text, &len);
-	plot_write_script(&sw, "'x.dat'", "x.svg", 1, f);
-	fclose(f);
+	text = text_of(&sw, 3);
 	assert_null(strstr(text, "set logscale x"));
 	free(text);
 }
