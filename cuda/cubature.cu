@@ -56,10 +56,10 @@ template <typename T> struct cub_list {
 };
 
 /* breadth's state on the device while it runs ahead of the host (see cub_breadth_ahead):
- * - the coming iteration's list: n leaves, fresh..n-1 new, the children of nparents parents;
- * - the split decided by iteration split_iteration (-1: none yet), which that iteration's
- *   next kernel makes: leaves 0..split_n-1, their children from split_base on;
- * - the counts so far, the live estimate and error, the split threshold theta;
+ * - the coming iteration's list: n leaves, fresh..n-1 new, the children of nparents parents
+ *   (so the last iteration, unless it ended the run, split leaves 0..n-nparents-1 and put
+ *   their children from fresh on);
+ * - the iterations and evaluations so far, the live estimate and error, the threshold theta;
  * - stop: AHEAD_GO, AHEAD_DONE (the run ended, for reason) or AHEAD_HOST (the host goes on
  *   from the coming iteration);
  * - per iteration its estimate, error and live leaves.
@@ -68,13 +68,18 @@ template <typename T> struct cub_list {
 static const int AHEAD_ITEMS = 16, AHEAD_BATCH = 4, AHEAD_HISTORY = 64;
 static const long long AHEAD_CAP = 1024LL * AHEAD_ITEMS; /* a block of 1024 threads' leaves */
 struct cub_ahead {
-	long long n, fresh, nparents, split_n, split_base, split_iteration;
-	long long iterations, splits, evals, regions;
+	long long n, fresh, nparents, iterations, evals;
 	double est, err, theta;
 	int stop, reason;
 	double history[3][AHEAD_HISTORY]; /* per iteration: estimate, error, live leaves */
 };
 enum { AHEAD_GO, AHEAD_DONE, AHEAD_HOST };
+
+/* The iterations of st that split: all but one that ended the run. */
+static long long cub_ahead_splits(const cub_ahead *st)
+{
+	return st->iterations - (st->stop == AHEAD_DONE);
+}
 
 /* The rule on regions 0..n-1 of list g, BLOCK threads a block, WPR warps per region
  * (BLOCK / 32 / WPR regions per block): each thread sums its share of the points into the rule sums
@@ -188,12 +193,11 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 as 
 
 /* Launches the rule on regions 0..n-1 of g (with st, on st's new leaves, n at most): a region
  * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
- * warps per region, and while regions are so few that a block of 256 or 512 threads per region
- * still runs at once (a block of 512 a multiprocessor, three of 256, at up to 128 and 85
- * registers a thread),
- * 8 or 16 warps per region, so that each thread has fewer of the points in turn; dimensions
- * 4..7 in kernels that know theirs (faster there on an H100; dim 8's ran slower: more
- * registers); returns the launch's error. */
+ * warps per region, or 8 or 16 while regions are so few that blocks of 256 or 512 threads all
+ * run at once (three of 256 or one of 512 a multiprocessor, at up to 85 and 128 registers a
+ * thread), so that each thread takes fewer of the points in turn; dimensions 4..7 in kernels
+ * that know theirs (faster there on an H100; dim 8's ran slower: more registers); returns the
+ * launch's error. */
 template <typename T>
 static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                    long long cap, long long n, double *est, double *err, int *axis,
@@ -951,8 +955,7 @@ __global__ void cub_unsplit_kernel(long long n, const double *v, cub_split_of sp
  * to r - pos[r] and the children of split leaves follow from base on, else only children are
  * written from base on; the two children of leaf r (halves along its axis) go to
  * base + 2 pos[r] and +1, its estimate to parent[pos[r]]. With st (breadth running ahead),
- * n and base are st's split_n and split_base, and nothing is done unless iteration `it` made
- * that split. */
+ * the split is the one iteration `it` decided, if it was the last and did not end the run. */
 template <typename T>
 __global__ void
 cub_next_kernel(long long n, int dim, cub_list<T> g, long long cap, const double *est,
@@ -961,10 +964,10 @@ cub_next_kernel(long long n, int dim, cub_list<T> g, long long cap, const double
                 double *out_err, int *out_axis, double *parent, const cub_ahead *st, long long it)
 {
 	if (st) {
-		if (st->split_iteration != it)
+		if (st->iterations != it + 1 || st->stop == AHEAD_DONE)
 			return;
-		n = st->split_n;
-		base = st->split_base;
+		n = st->n - st->nparents;
+		base = st->fresh;
 	}
 	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	if (r >= n)
@@ -1099,7 +1102,6 @@ __global__ void __launch_bounds__(THREADS)
 	st->history[2][it] = (double)n;
 	st->iterations = it + 1;
 	st->evals = evals;
-	st->regions += n - fresh;
 	st->est = all.est;
 	st->err = all.err;
 	st->theta = theta;
@@ -1114,10 +1116,6 @@ __global__ void __launch_bounds__(THREADS)
 		return;
 	}
 	const long long next = n + nsplit;
-	st->split_n = n;
-	st->split_base = n - nsplit;
-	st->split_iteration = it;
-	st->splits++;
 	st->fresh = n - nsplit;
 	st->n = next;
 	st->nparents = nsplit;
@@ -1131,10 +1129,9 @@ __global__ void __launch_bounds__(THREADS)
  * reading the list's size from the state st_d on the device, AHEAD_BATCH iterations queued
  * before the host looks at the state, so the device does not wait for the host between them.
  * Lists hold at most cap <= AHEAD_CAP leaves (both buffers have room for cap; parent and pos
- * too); ev holds
- * 3 AHEAD_BATCH + 2 events. Adds the iterations to res (counts and history) and their phases
- * to t; returns 0 with *st the final state (the list in buf[st->splits % 2]), or -1 with e
- * filled (cancelled, or a CUDA error). */
+ * too); ev holds 3 AHEAD_BATCH + 2 events. Adds the iterations to res (counts and history)
+ * and their phases to t; returns 0 with *st the final state (the list in
+ * buf[cub_ahead_splits(st) % 2]), or -1 with e filled (cancelled, or a CUDA error). */
 template <typename T>
 static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, cub_buf<T> *buf,
                              long long n0, long long cap, double *parent, int *pos, cub_ahead *st_d,
@@ -1146,7 +1143,6 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 	long long launched = 0;
 	*st = cub_ahead{};
 	st->n = n0;
-	st->split_iteration = -1;
 	GPU_TRY(cudaMemcpy(st_d, st, sizeof *st, cudaMemcpyHostToDevice));
 	while (st->stop == AHEAD_GO) {
 		if (qx_cancelled())
@@ -1193,7 +1189,7 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 		for (int b = 0; done + b < st->iterations; b++) {
 			qx_timing_add(t, "rules", gpu_elapsed(ev[3 * b], ev[3 * b + 1]), 0);
 			qx_timing_add(t, "classify", gpu_elapsed(ev[3 * b + 1], ev[3 * b + 2]), 0);
-			if (done + b < st->splits)
+			if (done + b < cub_ahead_splits(st))
 				qx_timing_add(t, "split", gpu_elapsed(ev[3 * b + 2], ev[3 * b + 3]),
 				              0);
 		}
@@ -1206,7 +1202,7 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 	}
 	res->iterations = st->iterations;
 	res->evals = st->evals;
-	res->regions = st->regions;
+	res->regions = st->evals / npts;
 	return 0;
 }
 
@@ -1234,9 +1230,8 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	const double t_start = qx_now_ms();
 	cub_buf<T> buf[2];
 	gpu_owned<double> parent, rule_d; /* parents' estimates past acap; points and weights */
-	gpu_owned<unsigned char>
-	    small; /* sums, tally, histogram; running ahead's state and arrays */
-	gpu_owned<unsigned char> work; /* scratch, pos and CUB's storage for wcap leaves */
+	gpu_owned<unsigned char> small;   /* sums, tally, histogram; running ahead's */
+	gpu_owned<unsigned char> work;    /* scratch, pos and CUB's storage for wcap leaves */
 	double *scratch = nullptr;
 	int *pos = nullptr;
 	void *tmp = nullptr;
@@ -1303,7 +1298,7 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	long long fresh = ahead.fresh, nparents = ahead.nparents;
 	live_est = ahead.est;
 	live_err = ahead.err;
-	int cur = (int)(ahead.splits % 2), split_pending = 0;
+	int cur = (int)(cub_ahead_splits(&ahead) % 2), split_pending = 0;
 	while (ahead.stop == AHEAD_HOST) {
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
