@@ -117,9 +117,9 @@ static void usage(FILE *f)
 	        "On a terminal quadx starts an interactive prompt (type help). Otherwise it reads\n"
 	        "commands from stdin, or runs each -f FILE and -e in the order given, stopping at\n"
 	        "the first error unless --keep-going; --tui opens the full-screen dashboard\n"
-	        "instead. The third form is the coursework's: one expint run, then exit\n"
-	        "(-c skips the CPU, -g the GPU, -t prints times, -v values, -d uses double on the\n"
-	        "GPU, -h prints this).\n");
+	        "instead. The third form is the coursework's (help coursework): one run, then\n"
+	        "exit (-c skips the CPU, -g the GPU, -t prints times, -v values, -d uses double\n"
+	        "on the GPU, -h prints this).\n");
 }
 
 /* Refuses, with one line on stderr, options that would be ignored together: the coursework
