@@ -83,13 +83,14 @@ static long long cub_ahead_splits(const cub_ahead *st)
 
 /* The rule on regions 0..n-1 of list g, BLOCK threads a block, WPR warps per region
  * (BLOCK / 32 / WPR regions per block): each thread sums its share of the points into the rule sums
- * (double), the axis points' values go to shared memory, the sums are reduced by warp shuffles (and
- * through shared memory across a region's warps), the region's first warp takes the axes' edge
+ * (double; past the axis block it sums f over each run of equal weights and weighs the run's
+ * sum once), the axis points' values go to shared memory, the sums are reduced by warp shuffles
+ * (and through shared memory across a region's warps), the region's first warp takes the axes' edge
  * terms and fourth differences a lane each, and its first thread writes the estimate, error and
  * split axis. DN: the dimension, or 0 for rule.dim. With st (breadth running ahead), the
  * regions are st->fresh..st->n-1, and none once st->stop is set. */
 template <typename T, int BLOCK, int WPR, int DN>
-__global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 as before */
+__global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
                     double *est, double *err, int *axis, const cub_ahead *st)
 {
@@ -108,10 +109,10 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 as 
 	const long long r = lo + (long long)blockIdx.x * RPB + slot;
 	/* DN > 0: the dimension known here, so that the point's coordinates stay in registers */
 	const int dn = DN ? DN : rule.dim;
-	if (DN)
-		fn.dim = DN;
 	__shared__ T c[RPB][CUB_MAX_DIM], h[RPB][CUB_MAX_DIM];
 	double sums[CUB_MAX_SUMS] = {0};
+	double run_sum = 0; /* f summed over this thread's points of run `run` */
+	int run = 0;
 	if (r < n && t < dn) {
 		c[slot][t] = g.c[t * cap + r];
 		h[slot][t] = g.h[t * cap + r];
@@ -126,14 +127,34 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 as 
 			for (int i = 0; i < dn; i++)
 				x[i] = c[slot][i] +
 				       h[slot][i] * (T)rule.pts[(size_t)i * rule.npts + p];
+			/* set here, next to the call, the compiler knows the integrand's loop
+			 * counts and unrolls them (set once above the loop, it did not) */
+			if (DN)
+				fn.dim = DN;
 			const double f = (double)cub_f_t<T>(fn, x);
-			if (p <= rule.naxis * dn)
+			if (p <= rule.naxis * dn) {
 				axis_f[slot][p] = f;
 #pragma unroll
-			for (int k = 0; k < CUB_MAX_SUMS; k++)
-				if (k < rule.nsums)
-					sums[k] += rule.w[(size_t)k * rule.npts + p] * f;
+				for (int k = 0; k < CUB_MAX_SUMS; k++)
+					if (k < rule.nsums)
+						sums[k] += rule.w[(size_t)k * rule.npts + p] * f;
+				continue;
+			}
+			/* past the axis block the weights are the same over a run: sum f there
+			 * and weigh the sum once */
+			for (; p >= rule.run_end[run]; run++) {
+#pragma unroll
+				for (int k = 0; k < CUB_MAX_SUMS; k++)
+					if (k < rule.nsums)
+						sums[k] += rule.run_w[run][k] * run_sum;
+				run_sum = 0;
+			}
+			run_sum += f;
 		}
+#pragma unroll
+		for (int k = 0; k < CUB_MAX_SUMS; k++)
+			if (k < rule.nsums)
+				sums[k] += rule.run_w[run][k] * run_sum;
 	}
 #pragma unroll
 	for (int k = 0; k < CUB_MAX_SUMS; k++)
@@ -195,9 +216,8 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 as 
  * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
  * warps per region, or 8 or 16 while regions are so few that blocks of 256 or 512 threads all
  * run at once (three of 256 or one of 512 a multiprocessor, at up to 85 and 128 registers a
- * thread), so that each thread takes fewer of the points in turn; dimensions 4..7 in kernels
- * that know theirs (faster there on an H100; dim 8's ran slower: more registers); returns the
- * launch's error. */
+ * thread), so that each thread takes fewer of the points in turn; dimensions 4..8 in kernels
+ * that know theirs, whose points stay in registers; returns the launch's error. */
 template <typename T>
 static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                    long long cap, long long n, double *est, double *err, int *axis,
@@ -224,6 +244,9 @@ static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_l
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if (rule.dim == 7)
 		cub_rule_kernel<T, RULE_BLOCK, 1, 7>
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
+	else if (rule.dim == 8)
+		cub_rule_kernel<T, RULE_BLOCK, 1, 8>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else
 		cub_rule_kernel<T, RULE_BLOCK, 1, 0>

@@ -265,6 +265,28 @@ static void cub_build9(struct cub_builder *b)
 	cub_corners(b, g0, col[8]);
 }
 
+/* Groups the points after the axis block into runs of equal weights (r->nruns, run_end,
+ * run_w); returns 0, or -1 with e when there are more than CUB_MAX_RUNS. */
+static int cub_rule_runs(struct cub_rule *r, struct qx_err *e)
+{
+	for (int p = 1 + r->naxis * r->dim; p < r->npts; p++) {
+		int same = r->nruns > 0;
+		for (int k = 0; k < r->nsums && same; k++)
+			same = r->w[(size_t)k * r->npts + p] == r->run_w[r->nruns - 1][k];
+		if (!same) {
+			if (r->nruns == CUB_MAX_RUNS)
+				return qx_fail(
+				    e, "rule %d in dim %d has over %d runs of equal weights",
+				    r->degree, r->dim, CUB_MAX_RUNS);
+			for (int k = 0; k < r->nsums; k++)
+				r->run_w[r->nruns][k] = r->w[(size_t)k * r->npts + p];
+			r->nruns++;
+		}
+		r->run_end[r->nruns - 1] = p + 1;
+	}
+	return 0;
+}
+
 /* Builds rule `degree` for dim into r; returns 0 or -1 with e. */
 int cub_rule_build(int degree, int dim, struct cub_rule *r, struct qx_err *e)
 {
@@ -290,6 +312,10 @@ int cub_rule_build(int degree, int dim, struct cub_rule *r, struct qx_err *e)
 		cub_build7(&b);
 	else
 		cub_build9(&b);
+	if (cub_rule_runs(r, e)) {
+		cub_rule_free(r);
+		return -1;
+	}
 	return 0;
 }
 

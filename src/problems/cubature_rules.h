@@ -15,6 +15,7 @@
 #define CUB_MAX_SUMS 5 /* the basic rule and up to four null or embedded rules */
 #define CUB_MAX_GENS 9
 #define CUB_MAX_AXIS 10 /* points per axis: rule 9's four generator pairs and the two faces */
+#define CUB_MAX_RUNS 4  /* runs of equal weights after the axis block: rule 9 has four */
 /* The edge term discounts the part of a face's deviation that CUB_EDGE_SMOOTH times the gap
  * between two extrapolations explains as smooth (see cub_edge_error). */
 #define CUB_EDGE_SMOOTH 2
@@ -29,6 +30,11 @@ struct cub_rule {
 	double scales[3][CUB_MAX_GENS]; /* rule 9: the null-rule pair search (DCUHRE) */
 	double norms[3][CUB_MAX_GENS];
 	double errcof[4];
+	/* the points after the axis block (1 + naxis dim ..) in runs of equal weights, the
+	 * multi-axis generators: run j ends before point run_end[j] and weighs run_w[j] */
+	int nruns;
+	int run_end[CUB_MAX_RUNS];
+	double run_w[CUB_MAX_RUNS][CUB_MAX_SUMS];
 	double *pts; /* npts * dim coordinates in [-1, 1] */
 	double *w;   /* nsums * npts weights: sum k of point p is w[k * npts + p] */
 };

@@ -92,6 +92,32 @@ static void test_rules_exact(void **state)
 	assert_non_null(strstr(e.msg, "rule 9 needs dim 2..16"));
 }
 
+/* The runs of equal weights (what the GPU's rule kernel weighs once per run) cover every
+ * point after the axis block in order, each point's weights are its run's, and the runs
+ * are the multi-axis generators: rule 9 four (three in dim 2), rule 7 two; dims 2..16. */
+static void test_rule_runs(void **state)
+{
+	(void)state;
+	for (int deg = 7; deg <= 9; deg += 2)
+		for (int dim = 2; dim <= CUB_MAX_DIM; dim++) {
+			struct cub_rule r;
+			struct qx_err e;
+			assert_int_equal(cub_rule_build(deg, dim, &r, &e), 0);
+			assert_int_equal(r.nruns, deg == 7 ? 2 : dim == 2 ? 3 : 4);
+			int run = 0;
+			for (int p = 1 + r.naxis * dim; p < r.npts; p++) {
+				while (p >= r.run_end[run])
+					run++;
+				assert_true(run < r.nruns);
+				for (int k = 0; k < r.nsums; k++)
+					assert_true(r.w[(size_t)k * r.npts + p] == r.run_w[run][k]);
+			}
+			assert_int_equal(run, r.nruns - 1);
+			assert_int_equal(r.run_end[r.nruns - 1], r.npts);
+			cub_rule_free(&r);
+		}
+}
+
 /* Sets the cubature parameters: defaults, then NAME VALUE pairs. */
 static const struct problem *cub_params(struct param_value *v, const char *words)
 {
@@ -341,7 +367,7 @@ int main(void)
 	    cmocka_unit_test(test_rules_exact),     cmocka_unit_test(test_exact_values),
 	    cmocka_unit_test(test_adaptive_honest), cmocka_unit_test(test_hcubature),
 	    cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_edge_term),
-	    cmocka_unit_test(test_f3_reference),
+	    cmocka_unit_test(test_f3_reference),    cmocka_unit_test(test_rule_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
