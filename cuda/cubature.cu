@@ -81,15 +81,40 @@ static long long cub_ahead_splits(const cub_ahead *st)
 	return st->iterations - (st->stop == AHEAD_DONE);
 }
 
+/* cub_rule_error of the sums (every lane holds them) over a unit volume, by the warp: lane k
+ * takes generator k of the three pairs of null rules, the warp keeps each pair's largest
+ * (what cub_rule_error's loop keeps: NaN never, none below 0); every lane returns it. */
+__device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, int lane)
+{
+	if (rule.nsums == 2)
+		return cub_rule_error(&rule, sums, 1);
+	double null[3];
+	for (int i = 0; i < 3; i++) {
+		double best = 0;
+		if (lane < rule.ngen) {
+			const double v = fabs(sums[i + 2] + rule.scales[i][lane] * sums[i + 1]) *
+			                 rule.norms[i][lane];
+			best = v > 0 ? v : 0;
+		}
+		for (int off = 8; off > 0; off /= 2) { /* CUB_MAX_GENS <= 16 lanes */
+			const double o = __shfl_xor_sync(0xffffffffu, best, off);
+			best = o > best ? o : best;
+		}
+		null[i] = best;
+	}
+	return cub_rule_error_null(&rule, null);
+}
+
 /* The rule on regions 0..n-1 of list g, BLOCK threads a block, WPR warps per region
  * (BLOCK / 32 / WPR regions per block): each thread sums its share of the points into the rule sums
  * (double; past the axis block it sums f over each run of equal weights and weighs the run's
  * sum once), the axis points' values go to shared memory, the sums are reduced by warp shuffles
  * (and through shared memory across a region's warps), the region's first warp takes the axes' edge
  * terms and fourth differences a lane each, and its first thread writes the estimate, error and
- * split axis. DN: the dimension, or 0 for rule.dim. With st (breadth running ahead), the
- * regions are st->fresh..st->n-1, and none once st->stop is set. */
-template <typename T, int BLOCK, int WPR, int DN>
+ * split axis. DN: the dimension, or 0 for rule.dim; KIND: the integrand, or -1 for fn.kind.
+ * With st (breadth running ahead), the regions are st->fresh..st->n-1, and none once st->stop
+ * is set. */
+template <typename T, int BLOCK, int WPR, int DN, int KIND = -1>
 __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
                     double *est, double *err, int *axis, const cub_ahead *st)
@@ -127,10 +152,12 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 			for (int i = 0; i < dn; i++)
 				x[i] = c[slot][i] +
 				       h[slot][i] * (T)rule.pts[(size_t)i * rule.npts + p];
-			/* set here, next to the call, the compiler knows the integrand's loop
-			 * counts and unrolls them (set once above the loop, it did not) */
+			/* set here, next to the call, the compiler knows the integrand and its
+			 * loop counts, and unrolls them (set once above the loop, it did not) */
 			if (DN)
 				fn.dim = DN;
+			if (KIND >= 0)
+				fn.kind = KIND;
 			const double f = (double)cub_f_t<T>(fn, x);
 			if (p <= rule.naxis * dn) {
 				axis_f[slot][p] = f;
@@ -159,14 +186,14 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 #pragma unroll
 	for (int k = 0; k < CUB_MAX_SUMS; k++)
 		for (int off = 16; off > 0; off /= 2)
-			sums[k] += __shfl_down_sync(0xffffffffu, sums[k], off);
+			sums[k] += __shfl_xor_sync(0xffffffffu, sums[k], off);
 	if (WPR > 1) {
 		if (lane == 0)
 #pragma unroll
 			for (int k = 0; k < CUB_MAX_SUMS; k++)
 				part[warp][k] = sums[k];
 		__syncthreads();
-		if (t == 0)
+		if (t < 32)
 			for (int q = 1; q < WPR; q++)
 #pragma unroll
 				for (int k = 0; k < CUB_MAX_SUMS; k++)
@@ -175,6 +202,9 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 		__syncwarp();
 	}
 	if (r < n && t < 32) {
+		double vol = 1;
+		for (int i = 0; i < dn; i++)
+			vol *= (double)h[slot][i];
 		/* lane i takes axis i's edge term and fourth difference; the warp sums the edge
 		 * terms and keeps the first axis with the largest of each */
 		double edge = 0, edge_best = 0, fourth = 0;
@@ -183,7 +213,10 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 			edge = edge_best = cub_axis_edge(&rule, axis_f[slot], lane);
 			fourth = cub_axis_fourth(&rule, axis_f[slot], lane);
 		}
-		for (int off = 16; off > 0; off /= 2) {
+		const double rule_err = cub_rule_error_warp(rule, sums, lane) * vol;
+		/* lanes 0..2 top - 1 hold every axis */
+		const int top = dn > 8 ? 8 : dn > 4 ? 4 : dn > 2 ? 2 : 1;
+		for (int off = top; off > 0; off /= 2) {
 			edge += __shfl_down_sync(0xffffffffu, edge, off);
 			const double eb = __shfl_down_sync(0xffffffffu, edge_best, off);
 			const double fb = __shfl_down_sync(0xffffffffu, fourth, off);
@@ -199,16 +232,41 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 			}
 		}
 		if (t == 0) {
-			double hw[CUB_MAX_DIM], vol = 1;
-			for (int i = 0; i < dn; i++) {
+			double hw[CUB_MAX_DIM];
+			for (int i = 0; i < dn; i++)
 				hw[i] = (double)h[slot][i];
-				vol *= hw[i];
-			}
 			est[r] = sums[0] * vol;
-			err[r] =
-			    cub_region_combine(&rule, cub_rule_error(&rule, sums, vol), edge,
-			                       edge_axis, fourth, fourth_axis, hw, vol, &axis[r]);
+			err[r] = cub_region_combine(&rule, rule_err, edge, edge_axis, fourth,
+			                            fourth_axis, hw, vol, &axis[r]);
 		}
+	}
+}
+
+/* Launches the rule a warp a region in dimension DN (at least 4) with the kernel made for
+ * fn.kind (KIND and up) and DN, or for DN in general above 8; returns false when the kernel
+ * would not know the dimension (dim below DN). */
+template <typename T, int DN, int KIND = 0>
+static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
+                                  long long cap, long long n, double *est, double *err, int *axis,
+                                  const cub_ahead *st)
+{
+	const unsigned blocks = (unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32));
+	if constexpr (DN > 8) {
+		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
+		return true;
+	} else if constexpr (KIND == CUB_NINTEGRANDS) {
+		return false;
+	} else if (rule.dim != DN) {
+		return rule.dim > DN &&
+		       cub_rule_launch_known<T, DN + 1>(fn, rule, g, cap, n, est, err, axis, st);
+	} else if (fn.kind != KIND) {
+		return cub_rule_launch_known<T, DN, KIND + 1>(fn, rule, g, cap, n, est, err, axis,
+		                                              st);
+	} else {
+		cub_rule_kernel<T, RULE_BLOCK, 1, DN, KIND>
+		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
+		return true;
 	}
 }
 
@@ -216,8 +274,10 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
  * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
  * warps per region, or 8 or 16 while regions are so few that blocks of 256 or 512 threads all
  * run at once (three of 256 or one of 512 a multiprocessor, at up to 85 and 128 registers a
- * thread), so that each thread takes fewer of the points in turn; dimensions 4..8 in kernels
- * that know theirs, whose points stay in registers; returns the launch's error. */
+ * thread), so that each thread takes fewer of the points in turn; a warp a region in
+ * dimensions 4..8 with kernels made for the dimension and the integrand, whose points stay in
+ * registers and whose registers are the integrand's own (cub_rule_launch_known); returns the
+ * launch's error. */
 template <typename T>
 static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                    long long cap, long long n, double *est, double *err, int *axis,
@@ -233,22 +293,7 @@ static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_l
 	else if (n * 32 < (long long)sms * 2048)
 		cub_rule_kernel<T, RULE_BLOCK, 4, 0>
 		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if (rule.dim == 4)
-		cub_rule_kernel<T, RULE_BLOCK, 1, 4>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if (rule.dim == 5)
-		cub_rule_kernel<T, RULE_BLOCK, 1, 5>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if (rule.dim == 6)
-		cub_rule_kernel<T, RULE_BLOCK, 1, 6>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if (rule.dim == 7)
-		cub_rule_kernel<T, RULE_BLOCK, 1, 7>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if (rule.dim == 8)
-		cub_rule_kernel<T, RULE_BLOCK, 1, 8>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else
+	else if (!cub_rule_launch_known<T, 4>(fn, rule, g, cap, n, est, err, axis, st))
 		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	return cudaGetLastError();
@@ -977,9 +1022,11 @@ __global__ void cub_unsplit_kernel(long long n, const double *v, cub_split_of sp
 /* The next list from leaves 0..n-1 of in: with keep, an unsplit leaf r goes with its results
  * to r - pos[r] and the children of split leaves follow from base on, else only children are
  * written from base on; the two children of leaf r (halves along its axis) go to
- * base + 2 pos[r] and +1, its estimate to parent[pos[r]]. With st (breadth running ahead),
- * the split is the one iteration `it` decided, if it was the last and did not end the run. */
-template <typename T>
+ * base + 2 pos[r] and +1, its estimate to parent[pos[r]]. DN: the dimension, or 0 for dim
+ * (known, the leaf stays in registers and every load is issued before the first store). With
+ * st (breadth running ahead), the split is the one iteration `it` decided, if it was the last
+ * and did not end the run. */
+template <typename T, int DN = 0>
 __global__ void
 cub_next_kernel(long long n, int dim, cub_list<T> g, long long cap, const double *est,
                 const double *err, const int *axis, cub_split_of split, const int *pos, int keep,
@@ -995,30 +1042,58 @@ cub_next_kernel(long long n, int dim, cub_list<T> g, long long cap, const double
 	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	if (r >= n)
 		return;
+	const int d = DN ? DN : dim;
+	T c[DN ? DN : CUB_MAX_DIM], h[DN ? DN : CUB_MAX_DIM];
+	for (int i = 0; i < d; i++) {
+		c[i] = g.c[i * cap + r];
+		h[i] = g.h[i * cap + r];
+	}
+	const double e = est[r];
+	const int ax = axis[r];
 	if (!split(r)) {
 		if (!keep)
 			return;
 		const long long q = r - pos[r];
-		for (int i = 0; i < dim; i++) {
-			out.c[i * out_cap + q] = g.c[i * cap + r];
-			out.h[i * out_cap + q] = g.h[i * cap + r];
+		for (int i = 0; i < d; i++) {
+			out.c[i * out_cap + q] = c[i];
+			out.h[i * out_cap + q] = h[i];
 		}
-		out_est[q] = est[r];
+		out_est[q] = e;
 		out_err[q] = err[r];
-		out_axis[q] = axis[r];
+		out_axis[q] = ax;
 		return;
 	}
 	const long long q = base + 2LL * pos[r];
-	const int ax = axis[r];
-	parent[pos[r]] = est[r];
-	for (int i = 0; i < dim; i++) {
-		const T c = g.c[i * cap + r], h = g.h[i * cap + r];
-		const T hh = i == ax ? h / 2 : h;
-		out.c[i * out_cap + q] = i == ax ? c - hh : c;
-		out.c[i * out_cap + q + 1] = i == ax ? c + hh : c;
+	parent[pos[r]] = e;
+	for (int i = 0; i < d; i++) {
+		const T hh = i == ax ? h[i] / 2 : h[i];
+		out.c[i * out_cap + q] = i == ax ? c[i] - hh : c[i];
+		out.c[i * out_cap + q + 1] = i == ax ? c[i] + hh : c[i];
 		out.h[i * out_cap + q] = hh;
 		out.h[i * out_cap + q + 1] = hh;
 	}
+}
+
+/* Launches cub_next_kernel (the host loop's split, one leaf a thread) with the kernel made for
+ * dims 4..8, else the general one; returns the launch's error. */
+template <typename T, int DN = 4>
+static cudaError_t cub_next_launch(long long n, int dim, cub_list<T> g, long long cap,
+                                   const double *est, const double *err, const int *axis,
+                                   cub_split_of split, const int *pos, int keep, long long base,
+                                   cub_list<T> out, long long out_cap, double *out_est,
+                                   double *out_err, int *out_axis, double *parent)
+{
+	const unsigned eb = (unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK);
+	if constexpr (DN <= 8) {
+		if (dim != DN)
+			return cub_next_launch<T, DN + 1>(n, dim, g, cap, est, err, axis, split,
+			                                  pos, keep, base, out, out_cap, out_est,
+			                                  out_err, out_axis, parent);
+	}
+	cub_next_kernel<T, DN <= 8 ? DN : 0>
+	    <<<eb, ELEM_BLOCK>>>(n, dim, g, cap, est, err, axis, split, pos, keep, base, out,
+	                         out_cap, out_est, out_err, out_axis, parent, nullptr, 0);
+	return cudaGetLastError();
 }
 
 /* What the host needs after a breadth iteration, in one copy: the live estimate and error
@@ -1428,11 +1503,9 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 			parent_p = parent.ptr;
 		}
 		GPU_TRY(cudaEventRecord(ev[EV_SPLIT0]));
-		cub_next_kernel<T><<<eb, ELEM_BLOCK>>>(n, dim, g, in.cap, in.est, in.err, in.axis,
-		                                       split, pos, keep, nkeep,
-		                                       cub_list<T>{out.c, out.h}, out.cap, out.est,
-		                                       out.err, out.axis, parent_p, nullptr, 0);
-		GPU_TRY(cudaGetLastError());
+		GPU_TRY(cub_next_launch<T>(n, dim, g, in.cap, in.est, in.err, in.axis, split, pos,
+		                           keep, nkeep, cub_list<T>{out.c, out.h}, out.cap, out.est,
+		                           out.err, out.axis, parent_p));
 		GPU_TRY(cudaEventRecord(ev[EV_SPLIT1]));
 		split_pending = 1;
 		nparents = nsplit;

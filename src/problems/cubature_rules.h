@@ -47,11 +47,22 @@ long cub_rule_points(int degree, int dim);
 int cub_rule_build(int degree, int dim, struct cub_rule *r, struct qx_err *e);
 void cub_rule_free(struct cub_rule *r);
 
+/* Rule 9's error over a unit volume from null[i], the largest value of the null rules in the
+ * span of pair i (DCUHRE's heuristic coefficients: null[0] where the three decrease fast
+ * enough, else 5 times the largest). */
+CUB_HD double cub_rule_error_null(const struct cub_rule *r, const double *null)
+{
+	if (r->errcof[0] * null[0] <= null[1] && r->errcof[1] * null[1] <= null[2])
+		return r->errcof[2] * null[0];
+	const double err = null[0] > null[1] ? null[0] : null[1];
+	return r->errcof[3] * (err > null[2] ? err : null[2]);
+}
+
 /* The rule's error estimate from its sums (sums[0] the basic rule, then the null or embedded
  * rules, all times the half-widths' product vol): rule 7 5 |basic - embedded| (hcubature's
  * estimate times DCUHRE's factor 5 for estimates it cannot trust; without it the discontinuous
  * family misses its estimate), rule 9 DCUHRE's search over pairs of null rules with its
- * heuristic coefficients. */
+ * heuristic coefficients (cub_rule_error_null). */
 CUB_HD double cub_rule_error(const struct cub_rule *r, const double *sums, double vol)
 {
 	if (r->nsums == 2)
@@ -66,14 +77,7 @@ CUB_HD double cub_rule_error(const struct cub_rule *r, const double *sums, doubl
 		}
 		null[i] = best;
 	}
-	double err;
-	if (r->errcof[0] * null[0] <= null[1] && r->errcof[1] * null[1] <= null[2])
-		err = r->errcof[2] * null[0];
-	else {
-		err = null[0] > null[1] ? null[0] : null[1];
-		err = r->errcof[3] * (err > null[2] ? err : null[2]);
-	}
-	return err * vol;
+	return cub_rule_error_null(r, null) * vol;
 }
 
 /* |2(1-r) f0 - (f(-b)+f(+b)) + r (f(-a)+f(+a))|, the fourth difference along axis i (values f
