@@ -81,9 +81,10 @@ static long long cub_ahead_splits(const cub_ahead *st)
 	return st->iterations - (st->stop == AHEAD_DONE);
 }
 
-/* cub_rule_error of the sums (every lane holds them) over a unit volume, by the warp: lane k
- * takes generator k of the three pairs of null rules, the warp keeps each pair's largest
- * (what cub_rule_error's loop keeps: NaN never, none below 0); every lane returns it. */
+/* cub_rule_error of the sums (every lane holds them) over a unit volume, by the region's 16
+ * or 32 lanes (lane: the region's lane): lane k takes generator k of the three pairs of null
+ * rules, the lanes keep each pair's largest (what cub_rule_error's loop keeps: NaN never, none
+ * below 0); every lane returns it. */
 __device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, int lane)
 {
 	if (rule.nsums == 2)
@@ -106,20 +107,22 @@ __device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, 
 }
 
 /* The rule on regions 0..n-1 of list g, BLOCK threads a block, WPR warps per region
- * (BLOCK / 32 / WPR regions per block): each thread sums its share of the points into the rule sums
- * (double; past the axis block it sums f over each run of equal weights and weighs the run's
- * sum once), the axis points' values go to shared memory, the sums are reduced by warp shuffles
- * (and through shared memory across a region's warps), the region's first warp takes the axes' edge
- * terms and fourth differences a lane each, and its first thread writes the estimate, error and
- * split axis. DN: the dimension, or 0 for rule.dim; KIND: the integrand, or -1 for fn.kind.
- * With st (breadth running ahead), the regions are st->fresh..st->n-1, and none once st->stop
- * is set. */
-template <typename T, int BLOCK, int WPR, int DN, int KIND = -1>
+ * (BLOCK / 32 / WPR regions per block), or with LPR 16 half a warp a region (two a warp, the
+ * end of a region's work shared by its warp with the other's): each thread sums its share of the
+ * points into the rule sums (double; past the axis block it sums f over each run of equal weights
+ * and weighs the run's sum once), the axis points' values go to shared memory, the sums are reduced
+ * by warp shuffles (and through shared memory across a region's warps), the region's first warp
+ * takes the axes' edge terms and fourth differences a lane each, and its first thread writes the
+ * estimate, error and split axis. DN: the dimension, or 0 for rule.dim; KIND: the integrand, or -1
+ * for fn.kind. With st (breadth running ahead), the regions are st->fresh..st->n-1, and none once
+ * st->stop is set. */
+template <typename T, int BLOCK, int WPR, int DN, int KIND = -1, int LPR = 32>
 __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
                     double *est, double *err, int *axis, const cub_ahead *st)
 {
-	constexpr int RPB = BLOCK / 32 / WPR;
+	static_assert(LPR == 32 || (LPR == 16 && WPR == 1 && DN > 0 && DN <= 16), "half warps");
+	constexpr int RPB = BLOCK / 32 / WPR * (32 / LPR);
 	long long lo = 0;
 	if (st) {
 		if (st->stop)
@@ -129,8 +132,9 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 	}
 	__shared__ double part[BLOCK / 32][CUB_MAX_SUMS];
 	__shared__ double axis_f[RPB][1 + CUB_MAX_AXIS * CUB_MAX_DIM];
-	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slot = warp / WPR;
-	const int t = (warp % WPR) * 32 + lane;
+	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+	const int slot = LPR == 32 ? warp / WPR : (int)threadIdx.x / LPR;
+	const int t = LPR == 32 ? (warp % WPR) * 32 + lane : lane % LPR; /* the region's thread */
 	const long long r = lo + (long long)blockIdx.x * RPB + slot;
 	/* DN > 0: the dimension known here, so that the point's coordinates stay in registers */
 	const int dn = DN ? DN : rule.dim;
@@ -148,7 +152,7 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 		__syncwarp();
 	if (r < n) {
 		T x[CUB_MAX_DIM];
-		for (int p = t; p < rule.npts; p += 32 * WPR) {
+		for (int p = t; p < rule.npts; p += LPR * WPR) {
 			for (int i = 0; i < dn; i++)
 				x[i] = c[slot][i] +
 				       h[slot][i] * (T)rule.pts[(size_t)i * rule.npts + p];
@@ -185,7 +189,7 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 	}
 #pragma unroll
 	for (int k = 0; k < CUB_MAX_SUMS; k++)
-		for (int off = 16; off > 0; off /= 2)
+		for (int off = LPR / 2; off > 0; off /= 2)
 			sums[k] += __shfl_xor_sync(0xffffffffu, sums[k], off);
 	if (WPR > 1) {
 		if (lane == 0)
@@ -201,20 +205,21 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 	} else {
 		__syncwarp();
 	}
-	if (r < n && t < 32) {
+	/* a half warp past n still takes its part in the shuffles, and writes nothing */
+	if ((LPR < 32 || r < n) && t < 32) {
 		double vol = 1;
 		for (int i = 0; i < dn; i++)
 			vol *= (double)h[slot][i];
-		/* lane i takes axis i's edge term and fourth difference; the warp sums the edge
-		 * terms and keeps the first axis with the largest of each */
+		/* thread i takes axis i's edge term and fourth difference; the region's threads sum
+		 * the edge terms and keep the first axis with the largest of each */
 		double edge = 0, edge_best = 0, fourth = 0;
-		int edge_axis = lane, fourth_axis = lane;
-		if (lane < dn) {
-			edge = edge_best = cub_axis_edge(&rule, axis_f[slot], lane);
-			fourth = cub_axis_fourth(&rule, axis_f[slot], lane);
+		int edge_axis = t, fourth_axis = t;
+		if (t < dn) {
+			edge = edge_best = cub_axis_edge(&rule, axis_f[slot], t);
+			fourth = cub_axis_fourth(&rule, axis_f[slot], t);
 		}
-		const double rule_err = cub_rule_error_warp(rule, sums, lane) * vol;
-		/* lanes 0..2 top - 1 hold every axis */
+		const double rule_err = cub_rule_error_warp(rule, sums, t) * vol;
+		/* threads 0..2 top - 1 hold every axis (within the half warp: top <= 8) */
 		const int top = dn > 8 ? 8 : dn > 4 ? 4 : dn > 2 ? 2 : 1;
 		for (int off = top; off > 0; off /= 2) {
 			edge += __shfl_down_sync(0xffffffffu, edge, off);
@@ -231,7 +236,7 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 				fourth_axis = fa;
 			}
 		}
-		if (t == 0) {
+		if (t == 0 && r < n) {
 			double hw[CUB_MAX_DIM];
 			for (int i = 0; i < dn; i++)
 				hw[i] = (double)h[slot][i];
@@ -242,15 +247,17 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 	}
 }
 
-/* Launches the rule a warp a region in dimension DN (at least 4) with the kernel made for
- * fn.kind (KIND and up) and DN, or for DN in general above 8; returns false when the kernel
- * would not know the dimension (dim below DN). */
+/* Launches the rule in dimension DN (at least 4) with the kernel made for fn.kind (KIND and
+ * up) and DN, half a warp a region up to dimension 6 (where a region's few points left the
+ * end of its work a sixth of the kernel) and a warp in 7 and 8, or a warp a region in general
+ * above 8; returns false when the kernel would not know the dimension (dim below DN). */
 template <typename T, int DN, int KIND = 0>
 static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                   long long cap, long long n, double *est, double *err, int *axis,
                                   const cub_ahead *st)
 {
-	const unsigned blocks = (unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32));
+	constexpr int LPR = DN <= 6 ? 16 : 32, RPB = RULE_BLOCK / LPR;
+	const unsigned blocks = (unsigned)((n + RPB - 1) / RPB);
 	if constexpr (DN > 8) {
 		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
@@ -264,7 +271,7 @@ static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_li
 		return cub_rule_launch_known<T, DN, KIND + 1>(fn, rule, g, cap, n, est, err, axis,
 		                                              st);
 	} else {
-		cub_rule_kernel<T, RULE_BLOCK, 1, DN, KIND>
+		cub_rule_kernel<T, RULE_BLOCK, 1, DN, KIND, LPR>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 		return true;
 	}
@@ -274,10 +281,10 @@ static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_li
  * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
  * warps per region, or 8 or 16 while regions are so few that blocks of 256 or 512 threads all
  * run at once (three of 256 or one of 512 a multiprocessor, at up to 85 and 128 registers a
- * thread), so that each thread takes fewer of the points in turn; a warp a region in
- * dimensions 4..8 with kernels made for the dimension and the integrand, whose points stay in
- * registers and whose registers are the integrand's own (cub_rule_launch_known); returns the
- * launch's error. */
+ * thread), so that each thread takes fewer of the points in turn; half a warp or a warp a
+ * region in dimensions 4..8 with kernels made for the dimension and the integrand, whose points
+ * stay in registers and whose registers are the integrand's own (cub_rule_launch_known); returns
+ * the launch's error. */
 template <typename T>
 static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                    long long cap, long long n, double *est, double *err, int *axis,
