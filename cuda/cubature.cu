@@ -49,6 +49,17 @@ template <> __device__ __forceinline__ float cub_f_t<float>(const cub_fn &fn, co
 {
 	return cub_f_f(&fn, x);
 }
+/* The integrand in precision T where the host has found every cosine's argument within
+ * cub_cos_reduced's range: in double, evaluated once, with no branch to the C library's cos. */
+__device__ __forceinline__ double cub_f_in_range(const cub_fn &fn, const double *x)
+{
+	int wide = 0;
+	return cub_f_body_d(&fn, x, &wide);
+}
+__device__ __forceinline__ float cub_f_in_range(const cub_fn &fn, const float *x)
+{
+	return cub_f_f(&fn, x);
+}
 
 /* A region list on the device: centres c and half-widths h, dim arrays of cap each. */
 template <typename T> struct cub_list {
@@ -114,10 +125,12 @@ __device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, 
  * by warp shuffles (and through shared memory across a region's warps), the region's first warp
  * takes the axes' edge terms and fourth differences a lane each, and its first thread writes the
  * estimate, error and split axis. DN: the dimension, or 0 for rule.dim; KIND: the integrand, or -1
- * for fn.kind. With st (breadth running ahead), the regions are st->fresh..st->n-1, and none once
- * st->stop is set. */
+ * for fn.kind (with KIND, the launch has checked its cosines' range: cub_f_in_range). With st
+ * (breadth running ahead), the regions are st->fresh..st->n-1, and none once st->stop is set.
+ * Blocks of 128 run 5 a multiprocessor (96 registers: the asin kernels do not spill; on an H100
+ * f4 dim 8 at 1e-3 took 68 ms against 72 at 6 blocks, f5 dim 8 at 1e-9 the same or 1% less). */
 template <typename T, int BLOCK, int WPR, int DN, int KIND = -1, int LPR = 32>
-__global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
+__global__ void __launch_bounds__(BLOCK, BLOCK == 128 ? 5 : 6 * 128 / BLOCK)
     cub_rule_kernel(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n,
                     double *est, double *err, int *axis, const cub_ahead *st)
 {
@@ -160,9 +173,13 @@ __global__ void __launch_bounds__(BLOCK, 6 * 128 / BLOCK) /* 6 blocks of 128 */
 			 * loop counts, and unrolls them (set once above the loop, it did not) */
 			if (DN)
 				fn.dim = DN;
-			if (KIND >= 0)
+			double f;
+			if constexpr (KIND >= 0) {
 				fn.kind = KIND;
-			const double f = (double)cub_f_t<T>(fn, x);
+				f = (double)cub_f_in_range(fn, x);
+			} else {
+				f = (double)cub_f_t<T>(fn, x);
+			}
 			if (p <= rule.naxis * dn) {
 				axis_f[slot][p] = f;
 #pragma unroll
@@ -283,13 +300,15 @@ static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_li
  * run at once (three of 256 or one of 512 a multiprocessor, at up to 85 and 128 registers a
  * thread), so that each thread takes fewer of the points in turn; half a warp or a warp a
  * region in dimensions 4..8 with kernels made for the dimension and the integrand, whose points
- * stay in registers and whose registers are the integrand's own (cub_rule_launch_known); returns
- * the launch's error. */
+ * stay in registers and whose registers are the integrand's own (cub_rule_launch_known, where
+ * the integrand's cosines stay in cub_cos_reduced's range on the box); returns the launch's error.
+ */
 template <typename T>
-static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
-                                   long long cap, long long n, double *est, double *err, int *axis,
-                                   int sms, const cub_ahead *st = nullptr)
+static cudaError_t cub_rule_launch(const struct cub_gpu_job *job, const cub_rule &rule,
+                                   cub_list<T> g, long long cap, long long n, double *est,
+                                   double *err, int *axis, int sms, const cub_ahead *st = nullptr)
 {
+	const cub_fn &fn = job->fn;
 	const unsigned blocks = (unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32));
 	if (n <= sms)
 		cub_rule_kernel<T, 512, 16, 0>
@@ -300,7 +319,9 @@ static cudaError_t cub_rule_launch(const cub_fn &fn, const cub_rule &rule, cub_l
 	else if (n * 32 < (long long)sms * 2048)
 		cub_rule_kernel<T, RULE_BLOCK, 4, 0>
 		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if (!cub_rule_launch_known<T, 4>(fn, rule, g, cap, n, est, err, axis, st))
+	else if ((sizeof(T) == sizeof(double) &&
+	          cub_cos_arg_bound(&fn, job->a, job->b) > CUB_COS_LIMIT) ||
+	         !cub_rule_launch_known<T, 4>(fn, rule, g, cap, n, est, err, axis, st))
 		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	return cudaGetLastError();
@@ -796,8 +817,8 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 		const unsigned eb = (unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK);
 		g = {d.c[cur].ptr, d.h[cur].ptr};
 		GPU_TRY(cudaEventRecord(ev[EV_START]));
-		GPU_TRY(cub_rule_launch<T>(job->fn, dr, g, cap, n, d.est.ptr, d.err.ptr, d.axis.ptr,
-		                           sms));
+		GPU_TRY(
+		    cub_rule_launch<T>(job, dr, g, cap, n, d.est.ptr, d.err.ptr, d.axis.ptr, sms));
 		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
 		/* the children's check counts as classification, as in breadth */
 		if (nparents)
@@ -1259,8 +1280,8 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 		for (int b = 0; b < AHEAD_BATCH; b++, launched++) {
 			cub_buf<T> &in = buf[launched % 2], &out = buf[1 - launched % 2];
 			const cub_split_of split = {in.err, &st_d->theta, launched == 0};
-			GPU_TRY(cub_rule_launch<T>(job->fn, dr, cub_list<T>{in.c, in.h}, in.cap,
-			                           up_new, in.est, in.err, in.axis, sms, st_d));
+			GPU_TRY(cub_rule_launch<T>(job, dr, cub_list<T>{in.c, in.h}, in.cap, up_new,
+			                           in.est, in.err, in.axis, sms, st_d));
 			GPU_TRY(cudaEventRecord(ev[3 * b + 1]));
 			/* a block as small as the list allows: its fixed work is per warp */
 			const int first = launched == 0;
@@ -1434,7 +1455,7 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		const long long nnew = n - fresh;
 		GPU_TRY(cudaEventRecord(ev[EV_START]));
 		cub_list<T> gf = {in.c + fresh, in.h + fresh};
-		GPU_TRY(cub_rule_launch<T>(job->fn, dr, gf, in.cap, nnew, in.est + fresh,
+		GPU_TRY(cub_rule_launch<T>(job, dr, gf, in.cap, nnew, in.est + fresh,
 		                           in.err + fresh, in.axis + fresh, sms));
 		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
 		/* the children's check counts as classification, as when running ahead */
@@ -1574,7 +1595,7 @@ static int cub_floor(const struct cub_gpu_job *job, long long nregions, int reps
 	reps = reps < 64 ? reps : 64;
 	for (int i = -1; i < reps; i++) {
 		GPU_TRY(cudaEventRecord(ev[0]));
-		GPU_TRY(cub_rule_launch<T>(job->fn, dr, g, nregions, nregions, d.est.ptr, d.err.ptr,
+		GPU_TRY(cub_rule_launch<T>(job, dr, g, nregions, nregions, d.est.ptr, d.err.ptr,
 		                           d.axis.ptr, sms));
 		GPU_TRY(cudaEventRecord(ev[1]));
 		GPU_TRY(cudaEventSynchronize(ev[1]));

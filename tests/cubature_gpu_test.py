@@ -167,6 +167,20 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertEqual(r["over_estimate"], 0, e)
         self.assertGreater(e["evaluations"], 1e4, e)
 
+    def test_cos_range(self):
+        """f5 on boxes whose cosines' arguments reach 9.99e4 (within cub_cos_reduced's range:
+        the kernels made for f5) and 2e5 (past it: the general kernel, whose integrand falls
+        back to the C library's cos) in double: both converge at 1e-7 with the true error
+        under the tolerance and the estimate, as the CPU does."""
+        for a, b in (("9990", "9991"), ("19999", "20000")):
+            for backend in ("cpu", "gpu"):
+                r = self.runs(f"set integrand f5 dim 6 a {a} b {b} rel 1e-7 variant breadth "
+                              f"precision double threads 4; run {backend}")[0]
+                e = r["error"]
+                self.assertEqual(e["converged"], 1, (a, backend, e))
+                self.assertLess(e["max_rel"], 1e-7, (a, backend, e))
+                self.assertEqual(r["over_estimate"], 0, (a, backend, e))
+
     def test_twophase_phases(self):
         """twophase on f4 dim 5 at 1e-4 goes through phase 2 (its phase is timed), meets the
         tolerance and its estimate covers the true error (converged, or the note says why not:

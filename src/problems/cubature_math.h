@@ -6,6 +6,7 @@
 #define QX_CUBATURE_MATH_H
 
 #include <math.h>
+#include <string.h>
 
 #ifdef __CUDACC__
 #define CUB_HD __host__ __device__ __forceinline__
@@ -41,6 +42,78 @@ struct cub_fn {
 	double c[CUB_MAX_DIM], w[CUB_MAX_DIM];
 };
 
+/* cub_cos_reduced's constants (from tests/gen_cubature_cos.py --constants): 1/pi; pi in two
+ * parts, the first of 38 bits (q times it is exact for |q| < 2^15, where x - q times it is
+ * exact too); the coefficients, c8 first, of cos(sqrt(s)) on [0, (pi/2)^2] as a polynomial of
+ * degree 8 (mpmath's Chebyshev fit, error 3.9e-18). On the GPU they sit in constant memory. */
+#define CUB_COS_CONSTANTS                                                                          \
+	1 / CUB_PI, 3.1415926535846666, 5.126688303189038e-12, 4.608977003001797e-14,              \
+	    -1.1462901901757276e-11, 2.0876561839933163e-09, -2.755731639102575e-07,               \
+	    2.4801587277414926e-05, -0.001388888888877299, 0.04166666666666388,                    \
+	    -0.4999999999999997, 1.0
+#define CUB_COS_LIMIT 1e5 /* under 2^15 pi */
+static const double cub_cos_host[] = {CUB_COS_CONSTANTS};
+#ifdef __CUDACC__
+static __constant__ double cub_cos_dev[] = {CUB_COS_CONSTANTS};
+#endif
+
+/* cos(x) in double for the integrands, for |x| <= CUB_COS_LIMIT: x less the nearest multiple
+ * q pi is r in [-pi/2, pi/2] (Cody and Waite's reduction, its product exact), and cos(x) =
+ * (-1)^q P(r^2). Absolute error under 4e-16 against mpmath (tests/data/cubature_cos_ref.csv).
+ * Beyond the limit the value is meaningless and *wide is set: the integrand is then evaluated
+ * again with the C library's cos (cub_f_d), or, in the GPU's kernels made for an integrand,
+ * the host has checked the arguments' range (cub_cos_arg_bound). Without a branch of its own,
+ * the GPU evaluates it in 13 double operations and no table, and an integrand's cosines
+ * interleave; CUDA's cos reduces by pi/2, converts q twice, loads its coefficients from memory
+ * and branches for every call (f5's eight cosines a point were most of its rule kernel's
+ * instructions). */
+CUB_HD double cub_cos_reduced(double x, int *wide)
+{
+#ifdef __CUDA_ARCH__
+	const double *k = cub_cos_dev;
+#else
+	const double *k = cub_cos_host;
+#endif
+	*wide |= !(fabs(x) <= CUB_COS_LIMIT);
+	/* the nearest integer to x / pi: 1.5 2^52 has unit spacing, so t's last bit is q's */
+	const double t = x * k[0] + 0x1.8p52, q = t - 0x1.8p52;
+	const double r = x - q * k[1] - q * k[2], s = r * r;
+	double p = k[3];
+	for (int i = 4; i < 12; i++)
+		p = p * s + k[i];
+	unsigned long long tb, pb;
+	memcpy(&tb, &t, sizeof tb);
+	memcpy(&pb, &p, sizeof pb);
+	pb ^= tb << 63;
+	memcpy(&p, &pb, sizeof p);
+	return p;
+}
+
+/* The largest |argument| fn's cosines can take on the box [a, b]^dim (0 for the integrands
+ * without one): the GPU's kernels made for an integrand use cub_cos_reduced without the
+ * second evaluation when it is within CUB_COS_LIMIT. */
+static inline double cub_cos_arg_bound(const struct cub_fn *fn, double a, double b)
+{
+	const double m = fmax(fabs(a), fabs(b));
+	double s = 0;
+	switch (fn->kind) {
+	case CUB_F1:
+	case CUB_F1P2:
+		return fn->dim * m * m;
+	case CUB_F2: /* cos(4^i x_i), then the cosine of their product, at most 1 */
+		return fmax(ldexp(m, 2 * fn->dim), 1.0);
+	case CUB_F5:
+		return 10 * m;
+	case CUB_OSC:
+		s = 2 * CUB_PI * fabs(fn->w[0]);
+		for (int i = 0; i < fn->dim; i++)
+			s += fabs(fn->c[i]) * m;
+		return s;
+	default:
+		return 0;
+	}
+}
+
 /* A 64-bit mix of (seed, k) (splitmix64's finalizer). */
 CUB_HD unsigned long long cub_hash(unsigned long long seed, unsigned long long k)
 {
@@ -58,13 +131,20 @@ CUB_HD unsigned long long cub_hash(unsigned long long seed, unsigned long long k
 #define CUB_FN(name) CUB_CAT(name, CUB_SUFFIX)
 #if CUB_SUFFIX_IS_FLOAT
 #define CUB_M(fn) fn##f
+#define CUB_COS(v) cosf(v)
 #else
 #define CUB_M(fn) fn
+#define CUB_COS(v) (wide ? cub_cos_reduced(v, wide) : cos(v))
 #endif
 
-/* The integrand fn at the point x (fn->dim coordinates), in precision CUB_REAL. */
-CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
+/* The integrand fn at the point x (fn->dim coordinates), in precision CUB_REAL; in double with
+ * wide, its cosines are cub_cos_reduced's (which set *wide past their range), without it the
+ * C library's. */
+CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, int *wide)
 {
+#if CUB_SUFFIX_IS_FLOAT
+	(void)wide;
+#endif
 	const int n = fn->dim;
 	CUB_REAL s = 0, p = 1;
 	switch (fn->kind) {
@@ -72,14 +152,14 @@ CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
 	case CUB_F1P2: {
 		for (int i = 0; i < n; i++)
 			s += x[i] * x[i];
-		const CUB_REAL c = CUB_M(cos)(s), g = 1 / ((CUB_REAL)0.1 + c * c);
+		const CUB_REAL c = CUB_COS(s), g = 1 / ((CUB_REAL)0.1 + c * c);
 		return fn->kind == CUB_F1 ? g : g * g;
 	}
 	case CUB_F2: {
 		CUB_REAL f = 4;
 		for (int i = 0; i < n; i++, f *= 4)
-			p *= CUB_M(cos)(f * x[i]);
-		return CUB_M(cos)(p);
+			p *= CUB_COS(f * x[i]);
+		return CUB_COS(p);
 	}
 	case CUB_F3:
 		for (int i = 0; i < n; i++) {
@@ -95,13 +175,13 @@ CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
 		return CUB_M(sin)(p);
 	case CUB_F5:
 		for (int i = 0; i < n; i++)
-			s += CUB_M(cos)(10 * x[i]);
+			s += CUB_COS(10 * x[i]);
 		return s * (CUB_REAL)(0.5 / CUB_F5_BETA);
 	case CUB_OSC:
 		s = (CUB_REAL)(2 * CUB_PI * fn->w[0]);
 		for (int i = 0; i < n; i++)
 			s += (CUB_REAL)fn->c[i] * x[i];
-		return CUB_M(cos)(s);
+		return CUB_COS(s);
 	case CUB_PRODUCT_PEAK:
 		for (int i = 0; i < n; i++) {
 			const CUB_REAL c = (CUB_REAL)fn->c[i], d = x[i] - (CUB_REAL)fn->w[i];
@@ -134,8 +214,23 @@ CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
 	}
 }
 
+/* The integrand fn at the point x (fn->dim coordinates), in precision CUB_REAL: in double with
+ * cub_cos_reduced, evaluated again with the C library's cos if an argument was past its
+ * range. */
+CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
+{
+#if CUB_SUFFIX_IS_FLOAT
+	return CUB_FN(cub_f_body)(fn, x, NULL);
+#else
+	int wide = 0;
+	const double v = CUB_FN(cub_f_body)(fn, x, &wide);
+	return wide ? CUB_FN(cub_f_body)(fn, x, NULL) : v;
+#endif
+}
+
 #undef CUB_CAT2
 #undef CUB_CAT
 #undef CUB_FN
 #undef CUB_M
+#undef CUB_COS
 #endif
