@@ -265,15 +265,16 @@ __global__ void __launch_bounds__(BLOCK, BLOCK == 128 ? 5 : 6 * 128 / BLOCK)
 }
 
 /* Launches the rule in dimension DN (at least 4) with the kernel made for fn.kind (KIND and
- * up) and DN, half a warp a region up to dimension 6 (where a region's few points left the
- * end of its work a sixth of the kernel) and a warp in 7 and 8, or a warp a region in general
- * above 8; returns false when the kernel would not know the dimension (dim below DN). */
+ * up) and DN, half a warp a region (two regions share the end of their work: in dim 6 it was
+ * a sixth of the kernel; in dims 7 and 8, on an H100, f5 dim 8 at 1e-9 took 629 ms against
+ * 661 with a warp a region, f4 dim 8 at 1e-3 with rule 7 45 against 50), or a warp a region in
+ * general above 8; returns false when the kernel would not know the dimension (dim below DN). */
 template <typename T, int DN, int KIND = 0>
 static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
                                   long long cap, long long n, double *est, double *err, int *axis,
                                   const cub_ahead *st)
 {
-	constexpr int LPR = DN <= 6 ? 16 : 32, RPB = RULE_BLOCK / LPR;
+	constexpr int LPR = DN <= 8 ? 16 : 32, RPB = RULE_BLOCK / LPR;
 	const unsigned blocks = (unsigned)((n + RPB - 1) / RPB);
 	if constexpr (DN > 8) {
 		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
@@ -298,7 +299,7 @@ static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_li
  * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
  * warps per region, or 8 or 16 while regions are so few that blocks of 256 or 512 threads all
  * run at once (three of 256 or one of 512 a multiprocessor, at up to 85 and 128 registers a
- * thread), so that each thread takes fewer of the points in turn; half a warp or a warp a
+ * thread), so that each thread takes fewer of the points in turn; half a warp a
  * region in dimensions 4..8 with kernels made for the dimension and the integrand, whose points
  * stay in registers and whose registers are the integrand's own (cub_rule_launch_known, where
  * the integrand's cosines stay in cub_cos_reduced's range on the box); returns the launch's error.
