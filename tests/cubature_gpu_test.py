@@ -168,10 +168,13 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertGreater(e["evaluations"], 1e4, e)
 
     def test_cos_range(self):
-        """f5 on boxes whose cosines' arguments reach 9.99e4 (within cub_cos_reduced's range:
-        the kernels made for f5) and 2e5 (past it: the general kernel, whose integrand falls
-        back to the C library's cos) in double: both converge at 1e-7 with the true error
-        under the tolerance and the estimate, as the CPU does."""
+        """f5 on boxes either side of the launch's range check: cosine arguments up to 9.99e4
+        (within CUB_COS_LIMIT: the kernels made for f5, no fallback) and 2e5 (past it: the
+        general kernel, whose integrand keeps the fallback to the C library's cos), double,
+        CPU and GPU: each converges at 1e-7 with the true error under the tolerance and the
+        estimate. This covers both launch paths; it cannot tell a missing fallback from a
+        working one (the reduction is still exact at 2e5, and past ~1e7 double's own rounding
+        of the points swamps the tolerance): test_cos_reference checks the fallback's values."""
         for a, b in (("9990", "9991"), ("19999", "20000")):
             for backend in ("cpu", "gpu"):
                 r = self.runs(f"set integrand f5 dim 6 a {a} b {b} rel 1e-7 variant breadth "
