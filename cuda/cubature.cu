@@ -1334,6 +1334,38 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 	return 0;
 }
 
+/* The pieces per axis of breadth's first partition, l^dim regions: job->init, or -1 with e
+ * naming the limit when those regions and their split (three times as many evaluations,
+ * twice as many leaves) would pass maxeval or the budget's budget_cap regions; for init 0 the
+ * box halved along every axis (as dim splits from one region would give, in one iteration
+ * instead of dim), or the whole box when that takes over 1e7 evaluations or does not fit. */
+static int cub_breadth_pieces(const struct cub_gpu_job *job, long long budget_cap, struct qx_err *e)
+{
+	const int dim = job->rule->dim;
+	const double npts = (double)job->rule->npts;
+	if (job->init) {
+		const double n = pow(job->init, dim);
+		if (!(2 * n <= (double)budget_cap))
+			return qx_fail(
+			    e,
+			    "init %d: %.4g regions in dim %d and their split need room for "
+			    "%.4g; the budget holds %lld",
+			    job->init, n, dim, 2 * n, budget_cap);
+		if (!(3 * n * npts <= (double)job->maxeval))
+			return qx_fail(
+			    e,
+			    "init %d: %.4g regions of %.0f points and their split take %.4g "
+			    "evaluations; maxeval is %lld",
+			    job->init, n, npts, 3 * n * npts, job->maxeval);
+		return job->init;
+	}
+	const double halves = pow(2.0, dim);
+	return halves * npts <= 1e7 && 3 * halves * npts <= (double)job->maxeval &&
+	               2 * halves <= (double)budget_cap
+	           ? 2
+	           : 1;
+}
+
 /* breadth: the leaves of the partition stay in one list with their results. Each iteration
  * evaluates the rule on the new leaves (children, checked against their parents), sums
  * estimates and errors, and splits every leaf whose error is over a threshold chosen from a
@@ -1341,7 +1373,7 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
  * tolerance the retired ones leave (the largest always splits): the device-wide form of the
  * sequential queue's "split the worst". Unsplit leaves are kept, not evaluated again; they
  * retire (their sums final) only when the list would outgrow the budget. The first
- * partition (2^dim regions, or one) splits whole, so a run converges, when the summed errors
+ * partition (cub_breadth_pieces) splits whole, so a run converges, when the summed errors
  * meet the tolerance, only once every leaf's estimate has been checked against its parent's.
  * The lists grow as needed, 8x at a time. While the list is small the iterations run ahead
  * of the host (cub_breadth_ahead); after that the host waits once per iteration, for one
@@ -1371,6 +1403,9 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	if (budget_cap < 4)
 		return qx_fail(e, "budget %.3g MiB: expected room for 4 regions of %zu bytes",
 		               job->budget / 1048576.0, cub_gpu_region_bytes(dim, job->prec));
+	const int l = cub_breadth_pieces(job, budget_cap, e);
+	if (l < 0)
+		return -1;
 	cudaEvent_t *ev = gpu_events(std::max<int>(EV_COUNT, 3 * AHEAD_BATCH + 2), e);
 	if (!ev)
 		return -1;
@@ -1389,19 +1424,10 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	cub_rule dr;
 	if (cub_rule_upload(rule, rule_d, dr, e))
 		return -1;
-	if (cub_buf_reserve(buf[0], dim, std::min(budget_cap, BREADTH_FIRST_CAP), e) ||
+	long long n = (long long)pow(l, dim);
+	if (cub_buf_reserve(buf[0], dim, std::min(budget_cap, std::max(BREADTH_FIRST_CAP, n)), e) ||
 	    cub_buf_reserve(buf[1], dim, buf[0].cap, e))
 		return -1;
-	/* the first partition: the box halved along every axis (as dim splits from one region
-	 * would give, in one iteration instead of dim), unless that takes over 1e7 evaluations,
-	 * or it and its split (three times as many) pass maxeval, or its split leaves would not
-	 * fit the budget (a tiny budget: one region) */
-	const double halves = pow(2.0, dim);
-	const int l = halves * rule->npts <= 1e7 && 3 * halves * rule->npts <= job->maxeval &&
-	                      2 * halves <= budget_cap
-	                  ? 2
-	                  : 1;
-	long long n = (long long)pow(l, dim);
 	cub_list<T> g = {buf[0].c, buf[0].h};
 	cub_init_kernel<T><<<(unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK), ELEM_BLOCK>>>(
 	    n, dim, l, job->a, job->b, g, buf[0].cap);

@@ -16,15 +16,16 @@ enum cub_gpu_algo { CUB_GPU_BREADTH = 0, CUB_GPU_TWOPHASE = 1 };
 enum cub_reason { CUB_CONVERGED = 0, CUB_MAXEVAL = 1, CUB_BUDGET = 2, CUB_NO_PROGRESS = 3 };
 
 /* One adaptive integration on the GPU: the integrand over the box [a, b]^dim with the rule
- * (built on the host; its points and weights are uploaded), tolerances, limits and, for
- * twophase, the seed's split factor d and list length lmax. budget: bytes the region lists may
- * take on the device. */
+ * (built on the host; its points and weights are uploaded), tolerances, limits, for breadth
+ * the pieces per axis of its first partition (init; 0: its choice) and, for twophase, the
+ * seed's split factor d and list length lmax. budget: bytes the region lists may take on the
+ * device. */
 struct cub_gpu_job {
 	struct cub_fn fn;
 	double a, b, rel, abs;
 	long long maxeval;
 	size_t budget;
-	int algo, d, lmax;
+	int algo, init, d, lmax;
 	enum qx_precision prec;
 	const struct cub_rule *rule;
 };

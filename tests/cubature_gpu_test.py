@@ -126,6 +126,42 @@ class CubatureGpuTest(unittest.TestCase):
             self.assertLess(e["max_rel"], float(rel), (f, dim, rel, e))
             self.assertEqual(r["over_estimate"], 0, (f, dim, rel))
 
+    def test_breadth_init(self):
+        """init sets breadth's first partition: f5 dim 8 at 1e-6 with init 3 evaluates the
+        3^8 regions and their split once (regions = 3 * 3^8, evaluations = regions * 1121
+        points, two iterations; the default's 2^8 halves need 11), converged and honest, the
+        first chart point 3^8 regions; init 1 starts from the whole box. An init whose regions
+        and split would pass maxeval (init 4 in dim 8 with maxeval 1e8) or the budget (init 3
+        with budget 1 MiB) is refused before the run with one error naming it, and the session
+        goes on (the next run works)."""
+        r = self.runs("set integrand f5 dim 8 rel 1e-6 variant breadth precision double "
+                      "init 3; run gpu")[0]
+        e = r["error"]
+        self.assertEqual(e["converged"], 1, e)
+        self.assertEqual(e["regions"], 3 * 3 ** 8, e)
+        self.assertEqual(e["evaluations"], 3 * 3 ** 8 * 1121, e)
+        self.assertEqual(e["iterations"], 2, e)
+        self.assertAlmostEqual(10 ** r["chart"]["series"][1]["y"][0], 3 ** 8, delta=0.01)
+        self.assertLess(e["max_rel"], 1e-6, e)
+        self.assertEqual(r["over_estimate"], 0, e)
+        r = self.runs("set integrand f4 dim 5 rel 1e-4 variant breadth precision double "
+                      "init 1; run gpu")[0]
+        self.assertAlmostEqual(10 ** r["chart"]["series"][1]["y"][0], 1, delta=1e-6)
+        self.assertEqual(r["error"]["converged"], 1, r["error"])
+        for setting, word in (("init 4", "maxeval is 100000000"), ("init 3 budget 1", "budget")):
+            p = qxtest.commands("use cubature; set repeat 1 warmup 0 integrand f5 dim 8 "
+                                f"rel 1e-6 {setting}; run gpu; set init 0 budget 0; run gpu",
+                                "--json", "--keep-going")
+            self.assertEqual(p.returncode, 1, p.stderr)
+            out = qxtest.json_lines(p.stdout)
+            errors = [o for o in out if o.get("type") == "error"]
+            self.assertEqual(len(errors), 1, (out, p.stderr))
+            self.assertIn(f"init {setting.split()[1]}: ", errors[0]["error"])
+            self.assertIn(word, errors[0]["error"])
+            runs = [o for o in out if o.get("type") == "run"]
+            self.assertEqual(len(runs), 1, out)
+            self.assertEqual(runs[0]["error"]["converged"], 1, runs[0])
+
     def test_breadth_runs_ahead(self):
         """While its list is small, breadth queues its iterations a batch at a time and the
         host waits once per batch (its copies), not once per iteration: f4 dim 5 at 1e-3

@@ -52,6 +52,7 @@ enum {
 	P_MAXEVAL,
 	P_BUDGET,
 	P_RULE,
+	P_INIT,
 	P_D,
 	P_LMAX,
 	P_SEED,
@@ -85,6 +86,10 @@ static const struct param_def cub_params_def[P_COUNT] = {
                   0},
     [P_RULE] = {"rule", PARAM_ENUM, 0, 0, 0, RULE_9, 0, rule_names,
                 "7: Genz-Malik degree 7/5 (hcubature); 9: degree 9 with null rules (CUHRE)", 0},
+    [P_INIT] = {"init", PARAM_INT, 0, 64, 0, 0, 0, NULL,
+                "breadth on the GPU: pieces per axis of the first partition, init^dim "
+                "regions (0: 2, or 1 where that does not fit)",
+                QX_ON_GPU},
     [P_D] = {"d", PARAM_INT, 2, 16, 0, 2, 0, NULL,
              "twophase: pieces a bad region is split into in phase 1", QX_ON_GPU},
     [P_LMAX] = {"lmax", PARAM_INT, 1, 1 << 24, 0, 32768, 0, NULL,
@@ -680,6 +685,7 @@ static struct cub_gpu_job cub_job(const struct param_value *p, enum qx_precision
 	    .budget = p[P_BUDGET].num > 0 ? (size_t)(p[P_BUDGET].num * 1048576.0)
 	                                  : cub_gpu_default_budget(),
 	    .algo = variant == V_TWOPHASE ? CUB_GPU_TWOPHASE : CUB_GPU_BREADTH,
+	    .init = (int)p[P_INIT].num,
 	    .d = (int)p[P_D].num,
 	    .lmax = (int)p[P_LMAX].num,
 	    .prec = prec,

@@ -244,11 +244,54 @@ static int cb_floor(struct session *s, struct qx_err *e)
 	fflush(stdout);
 	return 0;
 }
+
+/* breadth from first partitions of init^dim regions, against twophase (whose 3^8 start
+ * converges on f5 dim 8 at 1e-6 with no split): median ms, evaluations, iterations. */
+static int cb_init(struct session *s, struct qx_err *e)
+{
+	static const struct {
+		const char *row;
+		int inits[2];
+	} rows[] = {{"f5 dim 8 rel 1e-6", {2, 3}},
+	            {"f5 dim 5 rel 1e-9", {2, 4}},
+	            {"f4 dim 8 rel 1e-3", {2, 3}},
+	            {"f1 dim 8 rel 1e-4", {2, 3}}};
+	printf("\n### breadth's first partition (`init`; double, rule 9; cells: median ms, "
+	       "evaluations, iterations)\n\n"
+	       "| row | init 2 (the default) | larger init | twophase |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		char words[160], cell[3][96];
+		for (int k = 0; k < 3; k++) {
+			const struct run_result *r;
+			if (k < 2)
+				snprintf(
+				    words, sizeof words,
+				    "integrand %s variant breadth init %d rule 9 precision double "
+				    "maxeval " CB_GPU_MAXEVAL " repeat 3 warmup 1",
+				    rows[i].row, rows[i].inits[k]);
+			else
+				snprintf(words, sizeof words, "variant twophase");
+			if (!(r = cb_run(s, words, QX_GPU, e)))
+				return -1;
+			char init[16] = "";
+			if (k == 1)
+				snprintf(init, sizeof init, "init %d: ", rows[i].inits[1]);
+			snprintf(cell[k], sizeof cell[k], "%s%.4g ms, %.3g, %.0f%s", init,
+			         r->med.total, cb_figure(r, "evaluations"),
+			         cb_figure(r, "iterations"),
+			         cb_figure(r, "converged") == 1 ? "" : " nc");
+		}
+		printf("| %s | %s | %s | %s |\n", rows[i].row, cell[0], cell[1], cell[2]);
+		fflush(stdout);
+	}
+	return 0;
+}
 #endif
 
 int cubature_bench(struct session *s, struct qx_err *e); /* cubature.c's bench hook */
 
-/* The cubature section: the Figure 2 table and, with a GPU, the floor. */
+/* The cubature section: the Figure 2 table and, with a GPU, the floor and the first
+ * partitions. */
 int cubature_bench(struct session *s, struct qx_err *e)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -258,7 +301,7 @@ int cubature_bench(struct session *s, struct qx_err *e)
 	if (gpu_init(&info, e))
 		return -1;
 	printf("\nDevice: %s\n", info.name);
-	return cb_table(s, e) || cb_floor(s, e) ? -1 : 0;
+	return cb_table(s, e) || cb_floor(s, e) || cb_init(s, e) ? -1 : 0;
 #else
 	return cb_table(s, e);
 #endif
