@@ -89,67 +89,6 @@ CUB_HD double cub_cos_reduced(double x, int *wide)
 	return p;
 }
 
-/* cub_asin_reduced's constants (from tests/gen_cubature_asin.py --constants): pi/2 as the
- * double nearest it and the rest; the coefficients, c12 first, of P(z) = (asin(sqrt(z)) -
- * sqrt(z)) / z^1.5 on [0, 1/4] as a polynomial of degree 12 (mpmath's Chebyshev fit, error
- * 1.5e-17). On the GPU they sit in constant memory. */
-#define CUB_ASIN_CONSTANTS                                                                         \
-	1.5707963267948966, 6.123233995736766e-17, 0.028757851367421566, -0.014851887071247204,    \
-	    0.01740087944269402, 0.005457506718640358, 0.01032281435018578, 0.011479177415184906,  \
-	    0.013971212973552933, 0.017352392720869973, 0.02237217294214989, 0.030381944138531247, \
-	    0.04464285714635543, 0.07499999999998433, 0.16666666666666669
-static const double cub_asin_host[] = {CUB_ASIN_CONSTANTS};
-#ifdef __CUDACC__
-static __constant__ double cub_asin_dev[] = {CUB_ASIN_CONSTANTS};
-#endif
-
-/* sqrt(w), correctly rounded, for w = 0 or in [2^-54, 1/2] (cub_asin_reduced's), and NaN for
- * w < 0. On the GPU it takes the steps of CUDA's sqrt for positive normal w (the reciprocal
- * square root's approximation, one correction of it, the root and the correction of its
- * residual) without that sqrt's test and branch to its slow path for the other arguments;
- * w = 0 is a select. */
-CUB_HD double cub_sqrt_asin(double w)
-{
-#ifdef __CUDA_ARCH__
-	double y;
-	asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(w));
-	const double e = fma(-w, y * y, 1.0);
-	y = fma(fma(e, 0.375, 0.5), y * e, y);
-	const double s = w * y, root = fma(fma(-s, s, w), 0.5 * y, s);
-	return w == 0 ? 0.0 : root;
-#else
-	return sqrt(w);
-#endif
-}
-
-/* asin(x) in double for f3 and f4, NaN for |x| > 1. With t = |x|, s is t up to 1/2 and
- * sqrt((1 - t) / 2) past it, where asin(t) = pi/2 - 2 asin(s); asin(s) = s + s z P(z) with
- * z = s^2 in [0, 1/4], and pi/2 - 2 asin(s) adds pi/2's second part and the rounding error of
- * pi/2 - 2s (exact by Dekker's Fast2Sum, 2s <= 1) to the rest. At the 1649 points of
- * tests/data/cubature_asin_ref.csv its error against mpmath is at most 1.6e-16 absolute, 2.1e-16
- * relative and 0.99 units in the last place. CUDA's asin branches between its two halves at
- * every call, so a warp whose lanes hold points on both sides of its switch (|x| = 0.575 in
- * CUDA 13) runs both; this one computes the square root and both halves' results always and
- * selects between values (nvcc compiled a ternary between expressions as a branch), so the
- * GPU runs it without one. */
-CUB_HD double cub_asin_reduced(double x)
-{
-#ifdef __CUDA_ARCH__
-	const double *k = cub_asin_dev;
-#else
-	const double *k = cub_asin_host;
-#endif
-	const double t = fabs(x), w = (1 - t) * 0.5, root = cub_sqrt_asin(w);
-	const int big = t > 0.5;
-	const double s = big ? root : t, z = big ? w : t * t;
-	double p = k[2];
-	for (int i = 3; i < 15; i++)
-		p = p * z + k[i];
-	const double q = s * z * p, h = k[0] - 2 * s, e = (k[0] - h) - 2 * s;
-	const double past = h + (k[1] - 2 * q + e), upto = s + q;
-	return copysign(big ? past : upto, x);
-}
-
 /* The largest |argument| fn's cosines can take on the box [a, b]^dim (0 for the integrands
  * without one): the GPU's kernels made for an integrand use cub_cos_reduced without the
  * second evaluation when it is within CUB_COS_LIMIT. */
@@ -193,16 +132,14 @@ CUB_HD unsigned long long cub_hash(unsigned long long seed, unsigned long long k
 #if CUB_SUFFIX_IS_FLOAT
 #define CUB_M(fn) fn##f
 #define CUB_COS(v) cosf(v)
-#define CUB_ASIN(v) asinf(v)
 #else
 #define CUB_M(fn) fn
 #define CUB_COS(v) (wide ? cub_cos_reduced(v, wide) : cos(v))
-#define CUB_ASIN(v) cub_asin_reduced(v)
 #endif
 
 /* The integrand fn at the point x (fn->dim coordinates), in precision CUB_REAL; in double with
  * wide, its cosines are cub_cos_reduced's (which set *wide past their range), without it the
- * C library's; in double its asins (f3, f4) are cub_asin_reduced's, in float asinf's. */
+ * C library's. */
 CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, int *wide)
 {
 #if CUB_SUFFIX_IS_FLOAT
@@ -229,12 +166,12 @@ CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, i
 			CUB_REAL xi = 1;
 			for (int k = 0; k <= i; k++)
 				xi *= x[i];
-			p *= (CUB_REAL)(i + 1) * CUB_ASIN(xi);
+			p *= (CUB_REAL)(i + 1) * CUB_M(asin)(xi);
 		}
 		return CUB_M(sin)(p);
 	case CUB_F4:
 		for (int i = 0; i < n; i++)
-			p *= CUB_ASIN(x[i]);
+			p *= CUB_M(asin)(x[i]);
 		return CUB_M(sin)(p);
 	case CUB_F5:
 		for (int i = 0; i < n; i++)
@@ -296,5 +233,4 @@ CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
 #undef CUB_FN
 #undef CUB_M
 #undef CUB_COS
-#undef CUB_ASIN
 #endif
