@@ -133,7 +133,7 @@ class CubatureGpuTest(unittest.TestCase):
         first chart point 3^8 regions; init 1 starts from the whole box. An init whose regions
         and split would pass maxeval (init 4 in dim 8 with maxeval 1e8) or the budget (init 3
         with budget 1 MiB) is refused before the run with one error naming it, and the session
-        goes on (the next run works)."""
+        goes on (the next run, from the default start in dim 5, converges)."""
         r = self.runs("set integrand f5 dim 8 rel 1e-6 variant breadth precision double "
                       "init 3; run gpu")[0]
         e = r["error"]
@@ -150,7 +150,8 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertEqual(r["error"]["converged"], 1, r["error"])
         for setting, word in (("init 4", "maxeval is 100000000"), ("init 3 budget 1", "budget")):
             p = qxtest.commands("use cubature; set repeat 1 warmup 0 integrand f5 dim 8 "
-                                f"rel 1e-6 {setting}; run gpu; set init 0 budget 0; run gpu",
+                                f"rel 1e-6 precision double {setting}; run gpu; "
+                                "set init 0 budget 0 dim 5; run gpu",
                                 "--json", "--keep-going")
             self.assertEqual(p.returncode, 1, p.stderr)
             out = qxtest.json_lines(p.stdout)
