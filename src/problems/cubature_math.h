@@ -89,6 +89,68 @@ CUB_HD double cub_cos_reduced(double x, int *wide)
 	return p;
 }
 
+/* cub_asin_reduced's constants (from tests/gen_cubature_asin.py --constants): pi/2 as the
+ * double nearest it and the rest; the coefficients, c12 first, of P(z) = (asin(sqrt(z)) -
+ * sqrt(z)) / z^1.5 on [0, 1/4] as a polynomial of degree 12 (mpmath's Chebyshev fit, error
+ * 1.5e-17). On the GPU they sit in constant memory. */
+#define CUB_ASIN_CONSTANTS                                                                         \
+	1.5707963267948966, 6.123233995736766e-17, 0.028757851367421566, -0.014851887071247204,    \
+	    0.01740087944269402, 0.005457506718640358, 0.01032281435018578, 0.011479177415184906,  \
+	    0.013971212973552933, 0.017352392720869973, 0.02237217294214989, 0.030381944138531247, \
+	    0.04464285714635543, 0.07499999999998433, 0.16666666666666669
+static const double cub_asin_host[] = {CUB_ASIN_CONSTANTS};
+#ifdef __CUDACC__
+static __constant__ double cub_asin_dev[] = {CUB_ASIN_CONSTANTS};
+#endif
+
+/* 1/sqrt(w) for w in [2^-54, 1/2] (cub_asin_reduced's), and NaN for w < 0: on the GPU the
+ * reciprocal square root's hardware approximation (good to about 2^-22), on the host 1 /
+ * sqrt(w); one step of the third-order Newton iteration y (1 + e/2 + 3e^2/8), e = 1 - w y^2,
+ * cubes its relative error, so the GPU's result is as good as the host's and the host's tests
+ * check the GPU's arithmetic. 5 double operations and no branch (CUDA's sqrt tests its
+ * argument and branches to a slow path at every call). */
+CUB_HD double cub_rsqrt_asin(double w)
+{
+#ifdef __CUDA_ARCH__
+	double y;
+	asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(w));
+#else
+	double y = 1 / sqrt(w);
+#endif
+	const double e = fma(-w, y * y, 1.0);
+	return fma(fma(e, 0.375, 0.5), y * e, y);
+}
+
+/* asin(x) in double for f3 and f4, NaN for |x| > 1. With t = |x|, s is t up to 1/2 and
+ * sqrt((1 - t) / 2) past it, where asin(t) = pi/2 - 2 asin(s); asin(s) = s + s z P(z) with
+ * z = s^2 in [0, 1/4], and past 1/2 the result is (pi/2 - 2s) + (pi/2's second part - 2 s z
+ * P(z)). Every lane computes the square root (cub_rsqrt_asin, then one correction of the
+ * root's residual) and the polynomial once, on the z its t selects, and selects between
+ * values: 29 double operations and no branch, so that a point's asins interleave (CUDA's asin
+ * branches between its halves at every call: about 15 operations below 0.575 and 26 above, both
+ * where a warp's lanes disagree, and the branches keep a point's asins apart). At the 1649
+ * points of tests/data/cubature_asin_ref.csv its error against mpmath is at most 2.2e-16
+ * absolute and 2.1e-16 relative (without the root's correction 4.1e-16 relative). */
+CUB_HD double cub_asin_reduced(double x)
+{
+#ifdef __CUDA_ARCH__
+	const double *k = cub_asin_dev;
+#else
+	const double *k = cub_asin_host;
+#endif
+	const double t = fabs(x), w = fma(-0.5, t, 0.5);
+	const int big = t > 0.5;
+	const double y = cub_rsqrt_asin(w), r0 = w * y, root = fma(fma(-r0, r0, w), 0.5 * y, r0);
+	/* w = 0 (t = 1): root is NaN from 0 * inf, and asin(1) = pi/2 */
+	const double s = big ? (w == 0 ? 0.0 : root) : t, z = big ? w : t * t;
+	double p = k[2];
+	for (int i = 3; i < 15; i++)
+		p = p * z + k[i];
+	const double q = s * z * p;
+	const double past = fma(-2.0, s, k[0]) + fma(-2.0, q, k[1]), upto = s + q;
+	return copysign(big ? past : upto, x);
+}
+
 /* The largest |argument| fn's cosines can take on the box [a, b]^dim (0 for the integrands
  * without one): the GPU's kernels made for an integrand use cub_cos_reduced without the
  * second evaluation when it is within CUB_COS_LIMIT. */
@@ -132,14 +194,16 @@ CUB_HD unsigned long long cub_hash(unsigned long long seed, unsigned long long k
 #if CUB_SUFFIX_IS_FLOAT
 #define CUB_M(fn) fn##f
 #define CUB_COS(v) cosf(v)
+#define CUB_ASIN(v) asinf(v)
 #else
 #define CUB_M(fn) fn
 #define CUB_COS(v) (wide ? cub_cos_reduced(v, wide) : cos(v))
+#define CUB_ASIN(v) cub_asin_reduced(v)
 #endif
 
 /* The integrand fn at the point x (fn->dim coordinates), in precision CUB_REAL; in double with
  * wide, its cosines are cub_cos_reduced's (which set *wide past their range), without it the
- * C library's. */
+ * C library's; in double its asins (f3, f4) are cub_asin_reduced's, in float asinf's. */
 CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, int *wide)
 {
 #if CUB_SUFFIX_IS_FLOAT
@@ -166,12 +230,12 @@ CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, i
 			CUB_REAL xi = 1;
 			for (int k = 0; k <= i; k++)
 				xi *= x[i];
-			p *= (CUB_REAL)(i + 1) * CUB_M(asin)(xi);
+			p *= (CUB_REAL)(i + 1) * CUB_ASIN(xi);
 		}
 		return CUB_M(sin)(p);
 	case CUB_F4:
 		for (int i = 0; i < n; i++)
-			p *= CUB_M(asin)(x[i]);
+			p *= CUB_ASIN(x[i]);
 		return CUB_M(sin)(p);
 	case CUB_F5:
 		for (int i = 0; i < n; i++)
@@ -233,4 +297,5 @@ CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
 #undef CUB_FN
 #undef CUB_M
 #undef CUB_COS
+#undef CUB_ASIN
 #endif
