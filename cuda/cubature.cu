@@ -49,8 +49,9 @@ template <> __device__ __forceinline__ float cub_f_t<float>(const cub_fn &fn, co
 {
 	return cub_f_f(&fn, x);
 }
-/* The integrand in precision T where the host has found every cosine's argument within
- * cub_cos_reduced's range: in double, evaluated once, with no branch to the C library's cos. */
+/* The integrand in precision T where the host has found every cosine's (and f4's sine's)
+ * argument within cub_cos_reduced's range: in double, evaluated once, with no branch to the C
+ * library's cos or sin. */
 __device__ __forceinline__ double cub_f_in_range(const cub_fn &fn, const double *x)
 {
 	int wide = 0;
@@ -125,9 +126,9 @@ __device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, 
  * by warp shuffles (and through shared memory across a region's warps), the region's first warp
  * takes the axes' edge terms and fourth differences a lane each, and its first thread writes the
  * estimate, error and split axis. DN: the dimension, or 0 for rule.dim; KIND: the integrand, or -1
- * for fn.kind (with KIND, the launch has checked its cosines' range: cub_f_in_range). With st
- * (breadth running ahead), the regions are st->fresh..st->n-1, and none once st->stop is set.
- * Blocks of 128 run 5 a multiprocessor (96 registers: on an H100 f4 dim 8 at 1e-3 took 68 ms
+ * for fn.kind (with KIND, the launch has checked its cos and sin arguments' range: cub_f_in_range).
+ * With st (breadth running ahead), the regions are st->fresh..st->n-1, and none once st->stop is
+ * set. Blocks of 128 run 5 a multiprocessor (96 registers: on an H100 f4 dim 8 at 1e-3 took 68 ms
  * against 72 at 6 blocks, f5 dim 8 at 1e-9 the same or 1% less; with cub_asin_reduced f3 and f4
  * no longer spill, by ptxas for sm_90, and with its first version (4d55484) 6 blocks measured the
  * same as 5 on an H200). */
@@ -304,7 +305,8 @@ static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_li
  * thread), so that each thread takes fewer of the points in turn; half a warp a
  * region in dimensions 4..8 with kernels made for the dimension and the integrand, whose points
  * stay in registers and whose registers are the integrand's own (cub_rule_launch_known, where
- * the integrand's cosines stay in cub_cos_reduced's range on the box); returns the launch's error.
+ * the integrand's cos and sin arguments stay in cub_cos_reduced's range on the box); returns the
+ * launch's error.
  */
 template <typename T>
 static cudaError_t cub_rule_launch(const struct cub_gpu_job *job, const cub_rule &rule,
@@ -323,7 +325,7 @@ static cudaError_t cub_rule_launch(const struct cub_gpu_job *job, const cub_rule
 		cub_rule_kernel<T, RULE_BLOCK, 4, 0>
 		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
 	else if ((sizeof(T) == sizeof(double) &&
-	          cub_cos_arg_bound(&fn, job->a, job->b) > CUB_COS_LIMIT) ||
+	          cub_trig_arg_bound(&fn, job->a, job->b) > CUB_COS_LIMIT) ||
 	         !cub_rule_launch_known<T, 4>(fn, rule, g, cap, n, est, err, axis, st))
 		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
 		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);

@@ -57,17 +57,23 @@ static const double cub_cos_host[] = {CUB_COS_CONSTANTS};
 static __constant__ double cub_cos_dev[] = {CUB_COS_CONSTANTS};
 #endif
 
-/* cos(x) in double for the integrands, for |x| <= CUB_COS_LIMIT: x less the nearest multiple
- * q pi is r in [-pi/2, pi/2] (Cody and Waite's reduction, its product exact), and cos(x) =
- * (-1)^q P(r^2). Absolute error under 4e-16 against mpmath (tests/data/cubature_cos_ref.csv).
- * Beyond the limit the value is meaningless and *wide is set: the integrand is then evaluated
- * again with the C library's cos (cub_f_d), or, in the GPU's kernels made for an integrand,
- * the host has checked the arguments' range (cub_cos_arg_bound). Without a branch of its own,
- * the GPU evaluates it in 13 double operations and no table, and an integrand's cosines
- * interleave; CUDA's cos reduces by pi/2, converts q twice, loads its coefficients from memory
- * and branches for every call (f5's eight cosines a point were most of its rule kernel's
- * instructions). */
-CUB_HD double cub_cos_reduced(double x, int *wide)
+/* cub_sin_reduced's coefficients (tests/gen_cubature_cos.py --constants), c7 first, of
+ * S(s) = (sin(sqrt(s)) - sqrt(s)) / s^1.5 on [0, (pi/2)^2] as a polynomial of degree 7
+ * (mpmath's Chebyshev fit, error 3.4e-19); sin(r) = r + r s S(s), s = r^2. */
+#define CUB_SIN_CONSTANTS                                                                          \
+	2.7314447669863995e-15, -7.643970296798572e-13, 1.6058977312464087e-10,                    \
+	    -2.5052107616996182e-08, 2.7557319219163234e-06, -0.00019841269841254974,              \
+	    0.008333333333333316, -0.16666666666666666
+static const double cub_sin_host[] = {CUB_SIN_CONSTANTS};
+#ifdef __CUDACC__
+static __constant__ double cub_sin_dev[] = {CUB_SIN_CONSTANTS};
+#endif
+
+/* x less the nearest multiple q pi, into *r (in [-pi/2, pi/2]; Cody and Waite's reduction
+ * with cub_cos_reduced's constants, its product exact for |x| <= CUB_COS_LIMIT), setting *wide
+ * past that limit; returns q's parity as a sign bit (0 or 1 << 63): cos(x) = (-1)^q cos(r) and
+ * sin(x) = (-1)^q sin(r). */
+CUB_HD unsigned long long cub_pi_reduce(double x, double *r, int *wide)
 {
 #ifdef __CUDA_ARCH__
 	const double *k = cub_cos_dev;
@@ -77,16 +83,65 @@ CUB_HD double cub_cos_reduced(double x, int *wide)
 	*wide |= !(fabs(x) <= CUB_COS_LIMIT);
 	/* the nearest integer to x / pi: 1.5 2^52 has unit spacing, so t's last bit is q's */
 	const double t = x * k[0] + 0x1.8p52, q = t - 0x1.8p52;
-	const double r = x - q * k[1] - q * k[2], s = r * r;
+	*r = x - q * k[1] - q * k[2];
+	unsigned long long tb;
+	memcpy(&tb, &t, sizeof tb);
+	return tb << 63;
+}
+
+/* v with its sign bit flipped by sign (0 or 1 << 63). */
+CUB_HD double cub_flip_sign(double v, unsigned long long sign)
+{
+	unsigned long long vb;
+	memcpy(&vb, &v, sizeof vb);
+	vb ^= sign;
+	memcpy(&v, &vb, sizeof v);
+	return v;
+}
+
+/* cos(x) in double for the integrands, for |x| <= CUB_COS_LIMIT: x less the nearest multiple
+ * q pi is r in [-pi/2, pi/2] (cub_pi_reduce), and cos(x) = (-1)^q P(r^2). Absolute error under
+ * 4e-16 against mpmath (tests/data/cubature_cos_ref.csv). Beyond the limit the value is
+ * meaningless and *wide is set: the integrand is then evaluated again with the C library's cos
+ * (cub_f_d), or, in the GPU's kernels made for an integrand, the host has checked the
+ * arguments' range (cub_trig_arg_bound). Without a branch of its own, the GPU evaluates it in
+ * 13 double operations and no table, and an integrand's cosines interleave; CUDA's cos reduces
+ * by pi/2, converts q twice, loads its coefficients from memory and branches for every call
+ * (f5's eight cosines a point were most of its rule kernel's instructions). */
+CUB_HD double cub_cos_reduced(double x, int *wide)
+{
+#ifdef __CUDA_ARCH__
+	const double *k = cub_cos_dev;
+#else
+	const double *k = cub_cos_host;
+#endif
+	double r;
+	const unsigned long long sign = cub_pi_reduce(x, &r, wide);
+	const double s = r * r;
 	double p = k[3];
 	for (int i = 4; i < 12; i++)
 		p = p * s + k[i];
-	unsigned long long tb, pb;
-	memcpy(&tb, &t, sizeof tb);
-	memcpy(&pb, &p, sizeof pb);
-	pb ^= tb << 63;
-	memcpy(&p, &pb, sizeof p);
-	return p;
+	return cub_flip_sign(p, sign);
+}
+
+/* sin(x) in double for f4, for |x| <= CUB_COS_LIMIT, as cub_cos_reduced: (-1)^q (r + r s
+ * S(s)), s = r^2, r and q from cub_pi_reduce (*wide set past the limit). Error under 4e-16,
+ * relative where |sin x| >= 1e-3 and absolute elsewhere, against mpmath (the reference file's
+ * third column). */
+CUB_HD double cub_sin_reduced(double x, int *wide)
+{
+#ifdef __CUDA_ARCH__
+	const double *k = cub_sin_dev;
+#else
+	const double *k = cub_sin_host;
+#endif
+	double r;
+	const unsigned long long sign = cub_pi_reduce(x, &r, wide);
+	const double s = r * r;
+	double p = k[0];
+	for (int i = 1; i < 8; i++)
+		p = p * s + k[i];
+	return cub_flip_sign(r + r * s * p, sign);
 }
 
 /* cub_asin_reduced's constants (from tests/gen_cubature_asin.py --constants): pi/2 as the
@@ -151,10 +206,11 @@ CUB_HD double cub_asin_reduced(double x)
 	return copysign(big ? past : upto, x);
 }
 
-/* The largest |argument| fn's cosines can take on the box [a, b]^dim (0 for the integrands
- * without one): the GPU's kernels made for an integrand use cub_cos_reduced without the
- * second evaluation when it is within CUB_COS_LIMIT. */
-static inline double cub_cos_arg_bound(const struct cub_fn *fn, double a, double b)
+/* The largest |argument| fn's cosines (and f4's sine) can take on the box [a, b]^dim (0 for
+ * the integrands without one; infinite for f4 past [-1, 1], where asin is NaN): the GPU's
+ * kernels made for an integrand use cub_cos_reduced and cub_sin_reduced without the second
+ * evaluation when it is within CUB_COS_LIMIT. */
+static inline double cub_trig_arg_bound(const struct cub_fn *fn, double a, double b)
 {
 	const double m = fmax(fabs(a), fabs(b));
 	double s = 0;
@@ -164,6 +220,8 @@ static inline double cub_cos_arg_bound(const struct cub_fn *fn, double a, double
 		return fn->dim * m * m;
 	case CUB_F2: /* cos(4^i x_i), then the cosine of their product, at most 1 */
 		return fmax(ldexp(m, 2 * fn->dim), 1.0);
+	case CUB_F4: /* |asin| <= pi/2 */
+		return m <= 1 ? pow(CUB_PI / 2, fn->dim) : INFINITY;
 	case CUB_F5:
 		return 10 * m;
 	case CUB_OSC:
@@ -194,16 +252,19 @@ CUB_HD unsigned long long cub_hash(unsigned long long seed, unsigned long long k
 #if CUB_SUFFIX_IS_FLOAT
 #define CUB_M(fn) fn##f
 #define CUB_COS(v) cosf(v)
+#define CUB_SIN(v) sinf(v)
 #define CUB_ASIN(v) asinf(v)
 #else
 #define CUB_M(fn) fn
 #define CUB_COS(v) (wide ? cub_cos_reduced(v, wide) : cos(v))
+#define CUB_SIN(v) (wide ? cub_sin_reduced(v, wide) : sin(v))
 #define CUB_ASIN(v) cub_asin_reduced(v)
 #endif
 
 /* The integrand fn at the point x (fn->dim coordinates), in precision CUB_REAL; in double with
- * wide, its cosines are cub_cos_reduced's (which set *wide past their range), without it the
- * C library's; in double its asins (f3, f4) are cub_asin_reduced's, in float asinf's. */
+ * wide, its cosines (and f4's sine) are cub_cos_reduced's and cub_sin_reduced's (which set
+ * *wide past their range), without it the C library's; in double its asins (f3, f4) are
+ * cub_asin_reduced's, in float asinf's. */
 CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, int *wide)
 {
 #if CUB_SUFFIX_IS_FLOAT
@@ -236,7 +297,7 @@ CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, i
 	case CUB_F4:
 		for (int i = 0; i < n; i++)
 			p *= CUB_ASIN(x[i]);
-		return CUB_M(sin)(p);
+		return CUB_SIN(p);
 	case CUB_F5:
 		for (int i = 0; i < n; i++)
 			s += CUB_COS(10 * x[i]);
@@ -279,8 +340,8 @@ CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, i
 }
 
 /* The integrand fn at the point x (fn->dim coordinates), in precision CUB_REAL: in double with
- * cub_cos_reduced, evaluated again with the C library's cos if an argument was past its
- * range. */
+ * cub_cos_reduced and cub_sin_reduced, evaluated again with the C library's cos and sin if an
+ * argument was past their range. */
 CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
 {
 #if CUB_SUFFIX_IS_FLOAT
@@ -297,5 +358,6 @@ CUB_HD CUB_REAL CUB_FN(cub_f)(const struct cub_fn *fn, const CUB_REAL *x)
 #undef CUB_FN
 #undef CUB_M
 #undef CUB_COS
+#undef CUB_SIN
 #undef CUB_ASIN
 #endif

@@ -365,45 +365,69 @@ static void test_bad_input(void **state)
 	assert_int_equal(param_parse(&p->params[m], "0", &v[m], &e), -1);
 }
 
-/* The integrands' cos in double against mpmath's cos at the points of
+/* The integrands' cos and sin in double against mpmath's at the points of
  * tests/data/cubature_cos_ref.csv (gen_cubature_cos.py: random points up to 1e5, points next to
- * multiples of pi/2, either side of the reduction's limit and beyond), through the oscillatory
- * integrand in dim 1 with c = 1, w = 0 (its value is cos(x)): the absolute error is at most
- * 4e-16 (under two units in the last place of 1) everywhere, cub_cos_reduced flags exactly the
- * points past CUB_COS_LIMIT, and there the C library's cos takes over. Fails if the reduction
- * loses the multiple's parity, a coefficient is wrong or the hand-off misses. */
+ * multiples of pi/2, either side of the reduction's limit and beyond). cos through the
+ * oscillatory integrand in dim 1 with c = 1, w = 0 (its value is cos(x)): the absolute error is
+ * at most 4e-16 (under two units in the last place of 1) everywhere, cub_cos_reduced flags
+ * exactly the points past CUB_COS_LIMIT, and there the C library's cos takes over. sin by
+ * cub_sin_reduced within the limit: at most 4e-16 relative where |sin x| >= 1e-3 and absolute
+ * elsewhere, flagged past it alike; and f4 in dim 1 at x in [0, 1] is sin(asin(x)) through it
+ * (exactly cub_sin_reduced of cub_asin_reduced, at points where the C library's sin differs
+ * too). Fails if the reduction loses the multiple's
+ * parity, a coefficient is wrong, the hand-off misses or f4 calls another sin. */
 static void test_cos_reference(void **state)
 {
 	(void)state;
 	FILE *f = fopen("tests/data/cubature_cos_ref.csv", "r");
 	assert_non_null(f);
-	const struct cub_fn fn = {.kind = CUB_OSC, .dim = 1, .c = {1}, .w = {0}};
+	const struct cub_fn fn = {.kind = CUB_OSC, .dim = 1, .c = {1}, .w = {0}},
+	                    f4 = {.kind = CUB_F4, .dim = 1};
 	char line[256];
-	int n = 0, nwide = 0;
-	double worst = 0, worst_x = 0;
+	int n = 0, nwide = 0, nsin = 0;
+	double worst = 0, worst_x = 0, worst_sin = 0, worst_sin_x = 0;
 	while (fgets(line, sizeof line, f)) {
-		char *end;
+		char *end, *end2;
 		const double x = strtod(line, &end);
 		if (line[0] == '#' || end == line)
 			continue;
 		assert_int_equal(*end, ',');
-		int wide = 0;
+		int wide = 0, swide = 0;
 		(void)cub_cos_reduced(x, &wide);
 		assert_int_equal(wide, !(fabs(x) <= CUB_COS_LIMIT));
 		nwide += wide;
-		const double ref = strtod(end + 1, NULL), d = fabs(cub_f_d(&fn, &x) - ref);
+		const double ref = strtod(end + 1, &end2), d = fabs(cub_f_d(&fn, &x) - ref);
 		if (d > worst) {
 			worst = d;
 			worst_x = x;
 		}
+		assert_int_equal(*end2, ',');
+		const double sref = strtod(end2 + 1, NULL), sv = cub_sin_reduced(x, &swide);
+		assert_int_equal(swide, wide);
+		if (!wide) {
+			const double e = fabs(sv - sref) / fmax(fabs(sref), 1e-3);
+			if (e > worst_sin) {
+				worst_sin = e;
+				worst_sin_x = x;
+			}
+			nsin++;
+		}
 		n++;
 	}
 	fclose(f);
+	int nlib = 0;
+	for (int i = 0; i <= 1000; i++) {
+		const double x = i / 1000.0, a = cub_asin_reduced(x), v = cub_f_d(&f4, &x);
+		int wide = 0;
+		assert_true(v == cub_sin_reduced(a, &wide) && !wide);
+		nlib += v != sin(a);
+	}
 	printf("cos: %d points (%d past the reduction's limit), largest absolute error %.3g at "
-	       "x = %.17g\n",
-	       n, nwide, worst, worst_x);
-	assert_true(n >= 1800 && nwide >= 4);
-	assert_true(worst <= 4e-16);
+	       "x = %.17g; sin: %d points, largest error %.3g at x = %.17g; f4 unlike with the C "
+	       "library's sin at %d of 1001\n",
+	       n, nwide, worst, worst_x, nsin, worst_sin, worst_sin_x, nlib);
+	assert_true(n >= 1800 && nwide >= 4 && nsin >= 1800 && nlib >= 5);
+	assert_true(worst <= 4e-16 && worst_sin <= 4e-16);
 }
 
 /* The integrands' asin in double against mpmath's asin at the points of
@@ -411,8 +435,9 @@ static void test_cos_reference(void **state)
  * dense near 0, the doubles either side of +-1/2 where cub_asin_reduced's halves meet,
  * 1 - 2^-k up to k = 52, +-1 and tiny x): the absolute and the relative error are at most 4e-16
  * (about two units in the last place) everywhere; f4 in dim 1 (sin(asin(x))) is within 1e-15
- * of sin of the reference at the first points and is sin(cub_asin_reduced(x)) exactly at all,
- * among them points where the C library's asin gives another value, so the integrand uses it;
+ * of sin of the reference at the first points and is cub_sin_reduced(cub_asin_reduced(x))
+ * exactly at all, among them points where the C library's asin gives another value, so the
+ * integrand uses it;
  * past [-1, 1] it is NaN. Fails if a coefficient is wrong, a half is taken on the wrong side
  * or the integrand calls another asin. */
 static void test_asin_reference(void **state)
@@ -441,12 +466,14 @@ static void test_asin_reference(void **state)
 			worst_rel = d / fabs(ref);
 			worst_rel_x = x;
 		}
-		const double f4 = cub_f_d(&fn, &x), mine = sin(cub_asin_reduced(x));
+		int wide = 0;
+		const double f4 = cub_f_d(&fn, &x),
+		             mine = cub_sin_reduced(cub_asin_reduced(x), &wide);
 		if ((n < 20 && fabs(f4 - sin(ref)) > 1e-15) || f4 != mine)
 			fail_msg("f4 dim 1 at %.17g: %.17g, sin of cub_asin_reduced %.17g, of the "
 			         "reference %.17g",
 			         x, f4, mine, sin(ref));
-		nlib += mine != sin(asin(x));
+		nlib += mine != cub_sin_reduced(asin(x), &wide);
 		n++;
 	}
 	fclose(f);
