@@ -243,14 +243,22 @@ static int cub_degree(const struct param_value *p)
 	return p[P_RULE].num == RULE_7 ? 7 : 9;
 }
 
-/* Rejects a box with a >= b, a tolerance outside 0 < rel < 1 (and abs < 0, by its range), and
- * a dim the rule has no points for. */
+/* Rejects a box with a >= b, f3 or f4 on a box past [-1, 1] (asin's domain: every value NaN),
+ * a tolerance outside 0 < rel < 1 (and abs < 0, by its range), and a dim the rule has no points
+ * for. */
 static int cub_check(const struct param_value *p, struct qx_err *e)
 {
 	const int dim = (int)p[P_DIM].num, deg = cub_degree(p);
 	if (!(p[P_A].num < p[P_B].num))
 		return qx_fail(e, "the box needs a < b; got a = %g, b = %g", p[P_A].num,
 		               p[P_B].num);
+	if ((p[P_INTEGRAND].num == CUB_F3 || p[P_INTEGRAND].num == CUB_F4) &&
+	    !(p[P_A].num >= -1 && p[P_B].num <= 1))
+		return qx_fail(
+		    e,
+		    "integrand %s takes asin of the coordinates: the box must lie within "
+		    "[-1, 1]; got a = %g, b = %g",
+		    integrand_names[(int)p[P_INTEGRAND].num], p[P_A].num, p[P_B].num);
 	if (!(p[P_REL].num > 0 && p[P_REL].num < 1))
 		return qx_fail(e, "rel must be in (0, 1); got %g", p[P_REL].num);
 	if (!cub_rule_points(deg, dim))

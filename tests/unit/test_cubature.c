@@ -346,7 +346,8 @@ static void test_hcubature(void **state)
 	}
 }
 
-/* Bad input: rel outside (0, 1), dim 1 for the rules, a >= b: one clear error each. */
+/* Bad input: rel outside (0, 1), dim 1 for the rules, a >= b, f3 or f4 past [-1, 1]: one clear
+ * error each. */
 static void test_bad_input(void **state)
 {
 	(void)state;
@@ -358,6 +359,13 @@ static void test_bad_input(void **state)
 	p = cub_params(v, "a 1 b 1");
 	assert_int_equal(p->check(v, &e), -1);
 	assert_non_null(strstr(e.msg, "a < b"));
+	p = cub_params(v, "integrand f4 b 2");
+	assert_int_equal(p->check(v, &e), -1);
+	assert_non_null(strstr(e.msg, "within [-1, 1]; got a = 0, b = 2"));
+	p = cub_params(v, "integrand f3 a -1.5");
+	assert_int_equal(p->check(v, &e), -1);
+	p = cub_params(v, "integrand f4 a -1 b 1");
+	assert_int_equal(p->check(v, &e), 0);
 	const int k = param_find(p->params, p->nparams, "rel");
 	assert_int_equal(param_parse(&p->params[k], "0", &v[k], &e), -1);
 	assert_int_equal(param_parse(&p->params[k], "1.5", &v[k], &e), -1);
