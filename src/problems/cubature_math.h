@@ -57,6 +57,22 @@ static const double cub_cos_host[] = {CUB_COS_CONSTANTS};
 static __constant__ double cub_cos_dev[] = {CUB_COS_CONSTANTS};
 #endif
 
+/* The host's or the GPU's copy of a table of constants NAME_host / NAME_dev. */
+#ifdef __CUDA_ARCH__
+#define CUB_TABLE(name) name##_dev
+#else
+#define CUB_TABLE(name) name##_host
+#endif
+
+/* The polynomial of coefficients k[0..n-1], highest degree first, at s (Horner's rule). */
+CUB_HD double cub_horner(const double *k, int n, double s)
+{
+	double p = k[0];
+	for (int i = 1; i < n; i++)
+		p = p * s + k[i];
+	return p;
+}
+
 /* cub_sin_reduced's coefficients (tests/gen_cubature_cos.py --constants), c7 first, of
  * S(s) = (sin(sqrt(s)) - sqrt(s)) / s^1.5 on [0, (pi/2)^2] as a polynomial of degree 7
  * (mpmath's Chebyshev fit, error 3.4e-19); sin(r) = r + r s S(s), s = r^2. */
@@ -75,11 +91,7 @@ static __constant__ double cub_sin_dev[] = {CUB_SIN_CONSTANTS};
  * sin(x) = (-1)^q sin(r). */
 CUB_HD unsigned long long cub_pi_reduce(double x, double *r, int *wide)
 {
-#ifdef __CUDA_ARCH__
-	const double *k = cub_cos_dev;
-#else
-	const double *k = cub_cos_host;
-#endif
+	const double *k = CUB_TABLE(cub_cos);
 	*wide |= !(fabs(x) <= CUB_COS_LIMIT);
 	/* the nearest integer to x / pi: 1.5 2^52 has unit spacing, so t's last bit is q's */
 	const double t = x * k[0] + 0x1.8p52, q = t - 0x1.8p52;
@@ -110,18 +122,9 @@ CUB_HD double cub_flip_sign(double v, unsigned long long sign)
  * (f5's eight cosines a point were most of its rule kernel's instructions). */
 CUB_HD double cub_cos_reduced(double x, int *wide)
 {
-#ifdef __CUDA_ARCH__
-	const double *k = cub_cos_dev;
-#else
-	const double *k = cub_cos_host;
-#endif
 	double r;
 	const unsigned long long sign = cub_pi_reduce(x, &r, wide);
-	const double s = r * r;
-	double p = k[3];
-	for (int i = 4; i < 12; i++)
-		p = p * s + k[i];
-	return cub_flip_sign(p, sign);
+	return cub_flip_sign(cub_horner(CUB_TABLE(cub_cos) + 3, 9, r * r), sign);
 }
 
 /* sin(x) in double for f4, for |x| <= CUB_COS_LIMIT, as cub_cos_reduced: (-1)^q (r + r s
@@ -130,18 +133,10 @@ CUB_HD double cub_cos_reduced(double x, int *wide)
  * third column). */
 CUB_HD double cub_sin_reduced(double x, int *wide)
 {
-#ifdef __CUDA_ARCH__
-	const double *k = cub_sin_dev;
-#else
-	const double *k = cub_sin_host;
-#endif
 	double r;
 	const unsigned long long sign = cub_pi_reduce(x, &r, wide);
 	const double s = r * r;
-	double p = k[0];
-	for (int i = 1; i < 8; i++)
-		p = p * s + k[i];
-	return cub_flip_sign(r + r * s * p, sign);
+	return cub_flip_sign(r + r * s * cub_horner(CUB_TABLE(cub_sin), 8, s), sign);
 }
 
 /* cub_asin_reduced's constants (from tests/gen_cubature_asin.py --constants): pi/2 as the
@@ -188,20 +183,13 @@ CUB_HD double cub_rsqrt_asin(double w)
  * absolute and 2.1e-16 relative (without the root's correction 4.1e-16 relative). */
 CUB_HD double cub_asin_reduced(double x)
 {
-#ifdef __CUDA_ARCH__
-	const double *k = cub_asin_dev;
-#else
-	const double *k = cub_asin_host;
-#endif
+	const double *k = CUB_TABLE(cub_asin);
 	const double t = fabs(x), w = fma(-0.5, t, 0.5);
 	const int big = t > 0.5;
 	const double y = cub_rsqrt_asin(w), r0 = w * y, root = fma(fma(-r0, r0, w), 0.5 * y, r0);
 	/* w = 0 (t = 1): root is NaN from 0 * inf, and asin(1) = pi/2 */
 	const double s = big ? (w == 0 ? 0.0 : root) : t, z = big ? w : t * t;
-	double p = k[2];
-	for (int i = 3; i < 15; i++)
-		p = p * z + k[i];
-	const double q = s * z * p;
+	const double q = s * z * cub_horner(k + 2, 13, z);
 	const double past = fma(-2.0, s, k[0]) + fma(-2.0, q, k[1]), upto = s + q;
 	return copysign(big ? past : upto, x);
 }
