@@ -1352,7 +1352,7 @@ static int cub_breadth_pieces(const struct cub_gpu_job *job, long long budget_ca
 			return qx_fail(
 			    e,
 			    "init %d: %.4g regions in dim %d and their split need room for "
-			    "%.4g; the budget holds %lld",
+			    "%.4g; the budget (at most 2^30 regions) holds %lld",
 			    job->init, n, dim, 2 * n, budget_cap);
 		if (!(3 * n * npts <= (double)job->maxeval))
 			return qx_fail(

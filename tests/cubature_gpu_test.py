@@ -130,7 +130,9 @@ class CubatureGpuTest(unittest.TestCase):
         """init sets breadth's first partition: f5 dim 8 at 1e-6 with init 3 evaluates the
         3^8 regions and their split once (regions = 3 * 3^8, evaluations = regions * 1121
         points, two iterations; the default's 2^8 halves need 11), converged and honest, the
-        first chart point 3^8 regions; init 1 starts from the whole box. An init whose regions
+        first chart point 3^8 regions; init 4 (4^8 regions, past running ahead's room, so
+        the host's path from the start) converges with 3 * 4^8; init 1 starts from the whole
+        box. An init whose regions
         and split would pass maxeval (init 4 in dim 8 with maxeval 1e8) or the budget (init 3
         with budget 1 MiB) is refused before the run with one error naming it, and the session
         goes on (the next run, from the default start in dim 5, converges)."""
@@ -144,8 +146,14 @@ class CubatureGpuTest(unittest.TestCase):
         self.assertAlmostEqual(10 ** r["chart"]["series"][1]["y"][0], 3 ** 8, delta=0.01)
         self.assertLess(e["max_rel"], 1e-6, e)
         self.assertEqual(r["over_estimate"], 0, e)
+        # 4^8 regions: past running ahead's 16384, the host's path from the first iteration
+        r = self.runs("set integrand f5 dim 8 rel 1e-6 variant breadth precision double "
+                      "init 4 maxeval 3e8; run gpu")[0]
+        self.assertEqual(r["error"]["converged"], 1, r["error"])
+        self.assertEqual(r["error"]["regions"], 3 * 4 ** 8, r["error"])
+        self.assertEqual(r["over_estimate"], 0, r["error"])
         r = self.runs("set integrand f4 dim 5 rel 1e-4 variant breadth precision double "
-                      "init 1; run gpu")[0]
+                      "init 1 maxeval 1e8; run gpu")[0]
         self.assertAlmostEqual(10 ** r["chart"]["series"][1]["y"][0], 1, delta=1e-6)
         self.assertEqual(r["error"]["converged"], 1, r["error"])
         for setting, word in (("init 4", "maxeval is 100000000"), ("init 3 budget 1", "budget")):
@@ -211,7 +219,7 @@ class CubatureGpuTest(unittest.TestCase):
         CPU and GPU: each converges at 1e-7 with the true error under the tolerance and the
         estimate. This covers both launch paths; it cannot tell a missing fallback from a
         working one (the reduction is still exact at 2e5, and past ~1e7 double's own rounding
-        of the points swamps the tolerance): test_cos_reference checks the fallback's values."""
+        of the points swamps the tolerance): test_trig_reference checks the fallback's values."""
         for a, b in (("9990", "9991"), ("19999", "20000")):
             for backend in ("cpu", "gpu"):
                 r = self.runs(f"set integrand f5 dim 6 a {a} b {b} rel 1e-7 variant breadth "

@@ -90,7 +90,7 @@ def main():
     if "--constants" in sys.argv:
         print("/* pi = %r + %r (%d and 53 bits) */" % (hi, lo, SPLIT_BITS))
         print("/* cos(sqrt(s)) on [0, (pi/2)^2], chebyfit degree %d, error %s */" % (DEGREE, mpmath.nstr(err, 3)))
-        print(", ".join(repr(c) for c in coef))
+        print(", ".join(repr(c) for c in reversed(coef)))
         scoef, serr = sin_constants()
         print("/* (sin(sqrt(s)) - sqrt(s)) / s^1.5 on [0, (pi/2)^2], chebyfit degree %d, error %s */" % (SIN_DEGREE, mpmath.nstr(serr, 3)))
         print(", ".join(repr(c) for c in reversed(scoef)))
