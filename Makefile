@@ -45,6 +45,22 @@ else
   CU_OBJ     :=
 endif
 
+# Problem cubature's kernels for a user's integrand, in LTO-IR: one fatbin a precision (d, f) and
+# kernel (the rule kernel for dimension 0 (any) or 4..8, twophase's phase 2: p2), linked at run
+# time with the integrand that NVRTC compiles (cuda/cubature/user_kernels.cuh), embedded by
+# cuda/cubature/user_embed.S.
+ifeq ($(GPU_BUILD),yes)
+CUB_USER_KERNELS := $(foreach s,d f,$(foreach k,0 4 5 6 7 8 p2,$(s)_$(k)))
+CUB_USER_FATBINS := $(CUB_USER_KERNELS:%=$(BUILD)/cuda/cubature/user_%.fatbin)
+CU_OBJ   += $(BUILD)/cuda/cubature/user_embed.o
+endif
+LTO_NVCCFLAGS := -O3 -std=c++17 -rdc=true -fatbin -gencode arch=compute_80,code=lto_80 \
+                 -gencode arch=compute_90,code=lto_90 -Xcompiler -Wall,-Wextra,-Werror
+cub_user_prec  = $(word 1,$(subst _, ,$1))
+cub_user_flags = -DCUB_USER_S=$(call cub_user_prec,$1) \
+	-DCUB_USER_T=$(if $(filter d,$(call cub_user_prec,$1)),double,float) \
+	$(if $(filter p2,$(word 2,$(subst _, ,$1))),,-DCUB_USER_RULE_DN=$(word 2,$(subst _, ,$1)))
+
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -94,6 +110,16 @@ $(BUILD)/%.o: %.cu | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(shell sed -n 's|^// nvccflags: ||p' $<) -c -o $@ $<
 
+$(BUILD)/cuda/cubature/user_%.fatbin: cuda/cubature/user_kernels.cu cuda/cubature/user_kernels.cuh \
+	cuda/cubature/rule_kernel.cuh cuda/cubature.h src/problems/cubature_math.h \
+	src/problems/cubature_rules.h | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(NVCC) $(LTO_NVCCFLAGS) $(call cub_user_flags,$*) -o $@ $<
+
+$(BUILD)/cuda/cubature/user_embed.o: cuda/cubature/user_embed.S $(CUB_USER_FATBINS)
+	@mkdir -p $(dir $@)
+	$(CC) -c -Wa,-I$(BUILD)/cuda/cubature -o $@ $<
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
@@ -128,7 +154,8 @@ test: all format-check test-unit test-script test-asan test-valgrind fuzz
 	@set -e; for t in $(GPU_TESTS); do echo "== $$t"; $(PYTHON) $$t; done
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
-FORMAT_SRC := $(wildcard src/*.[ch] src/problems/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h \
+FORMAT_SRC := $(wildcard src/*.[ch] src/problems/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
+	cuda/*/*.cuh \
 	tests/unit/*.[ch] tests/fuzz/*.[ch])
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)

@@ -20,8 +20,18 @@ enum cub_reason { CUB_CONVERGED = 0, CUB_MAXEVAL = 1, CUB_BUDGET = 2, CUB_NO_PRO
  * the pieces per axis of its first partition (init; 0: its choice) and, for twophase, the
  * seed's split factor d and list length lmax. budget: bytes the region lists may take on the
  * device. */
+/* The kernels linked at run time for a user's integrand (cudaKernel_t handles): the rule kernel
+ * for the run's dimension (dn: 4..8, half a warp a region, else 0: a warp a region) and
+ * twophase's phase 2 (NULL when the run is breadth's). */
+enum { CUB_UK_RULE, CUB_UK_PHASE2, CUB_UK_COUNT };
+struct cub_user_kernels {
+	void *kernel[CUB_UK_COUNT];
+	int dn;
+};
+
 struct cub_gpu_job {
 	struct cub_fn fn;
+	const struct cub_user_kernels *user; /* NULL: fn is built in, else its kernels */
 	double a, b, rel, abs;
 	long long maxeval;
 	size_t budget;

@@ -54,6 +54,14 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 		snprintf(buf, len, "a file name (printable, up to %d bytes) or none",
 		         PARAM_PATH_MAX);
 		break;
+	case PARAM_EXPR:
+		buf[0] = '\0';
+		for (size_t i = 0; def->choices[i]; i++)
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s|",
+			                         def->choices[i]);
+		snprintf(buf + (used < len ? used : len - 1), used < len ? len - used : 1,
+		         "an expression (up to %d bytes; see help expressions)", PARAM_EXPR_MAX);
+		break;
 	case PARAM_RANGE:
 		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI <= %g", def->min,
 		         def->min_open ? "<" : "<=", def->max);
@@ -92,6 +100,31 @@ const char *param_path(struct param_value v)
 {
 	const size_t i = (size_t)v.num;
 	return i >= 1 && i <= param_npaths ? param_paths[i - 1] : NULL;
+}
+
+/* The texts PARAM_EXPR values have named, each once, kept for the process's life: at most
+ * PARAM_EXPR_COUNT of them, so that a script (or a fuzzer) cannot grow the table without bound,
+ * and a search stays short. */
+static char *param_exprs[PARAM_EXPR_COUNT];
+static size_t param_nexprs;
+
+/* The index of text in the texts seen, added when new; -1 when the table is full or memory is
+ * out. */
+static long param_expr_intern(const char *text)
+{
+	for (size_t i = 0; i < param_nexprs; i++)
+		if (!strcmp(param_exprs[i], text))
+			return (long)i;
+	if (param_nexprs == PARAM_EXPR_COUNT || !(param_exprs[param_nexprs] = strdup(text)))
+		return -1;
+	return (long)param_nexprs++;
+}
+
+/* The expression of a PARAM_EXPR value, or NULL for a choice. */
+const char *param_expr(struct param_value v)
+{
+	const double i = -1 - v.num;
+	return v.num < 0 && i < (double)param_nexprs ? param_exprs[(size_t)i] : NULL;
 }
 
 /* 1 when v of def shows as a number. */
@@ -135,6 +168,24 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 				return 0;
 			}
 		return param_reject(def, word, e);
+	case PARAM_EXPR: {
+		for (size_t i = 0; def->choices[i]; i++)
+			if (strcmp(word, def->choices[i]) == 0) {
+				*out = (struct param_value){(double)i, 0};
+				return 0;
+			}
+		if (strlen(word) > PARAM_EXPR_MAX)
+			return qx_fail(e, "the expression for %s is %zu bytes long: at most %d",
+			               def->name, strlen(word), PARAM_EXPR_MAX);
+		const long k = param_expr_intern(word);
+		if (k < 0)
+			return qx_fail(e,
+			               "too many distinct expressions in this session (%d): reuse "
+			               "one, or start quadx again",
+			               PARAM_EXPR_COUNT);
+		v.num = -1.0 - (double)k;
+		break;
+	}
 	case PARAM_INT:
 		if (parse_real(word, &v.num) || v.num != floor(v.num) ||
 		    param_in_bounds(def, v.num))
@@ -205,6 +256,12 @@ void param_format(const struct param_def *def, struct param_value v, char *buf, 
 		break;
 	case PARAM_PATH:
 		snprintf(buf, len, "%s", param_path(v) ? param_path(v) : "none");
+		break;
+	case PARAM_EXPR:
+		if (v.num >= 0)
+			snprintf(buf, len, "%s", def->choices[(int)v.num]);
+		else
+			snprintf(buf, len, "%s", param_expr(v) ? param_expr(v) : "?");
 		break;
 	case PARAM_RANGE: {
 		char lo[32], hi[32];

@@ -9,11 +9,15 @@ enum param_type {
 	PARAM_REAL,  /* a finite real number */
 	PARAM_ENUM,  /* one word of choices[] */
 	PARAM_RANGE, /* LO:HI reals (a single number means LO = HI) */
-	PARAM_PATH   /* a file name, or none; num: its index in the names seen (param_path) */
+	PARAM_PATH,  /* a file name, or none; num: its index in the names seen (param_path) */
+	PARAM_EXPR   /* one word of choices[] (num: its index), or an expression the problem checks
+	              * (num: -1 - its index in the texts seen, param_expr) */
 };
 
-#define PARAM_PATH_MAX 255 /* longest file name of a PARAM_PATH */
-#define PARAM_TEXT_LEN 264 /* bytes param_format may write (a PARAM_PATH is the longest) */
+#define PARAM_PATH_MAX 255   /* longest file name of a PARAM_PATH */
+#define PARAM_EXPR_MAX 4096  /* longest text of a PARAM_EXPR */
+#define PARAM_EXPR_COUNT 512 /* distinct PARAM_EXPR texts a process keeps */
+#define PARAM_TEXT_LEN 4104  /* bytes param_format may write (a PARAM_EXPR is the longest) */
 
 /* One parameter: its name, type, allowed values, default and one-line help. */
 struct param_def {
@@ -46,6 +50,9 @@ void param_format(const struct param_def *def, struct param_value v, char *buf, 
 
 /* The file name a PARAM_PATH value stands for, or NULL for none. */
 const char *param_path(struct param_value v);
+
+/* The expression a PARAM_EXPR value stands for, or NULL when it is one of the choices. */
+const char *param_expr(struct param_value v);
 
 /* 1 when v of def is a number as shown (INT, or REAL other than one of its words), else 0:
  * it is then a word as param_format writes it. */

@@ -15,6 +15,7 @@
 #define QX_PROBLEM_H
 
 #include "param.h"
+#include "userdefs.h"
 
 #define QX_MAX_PARAMS 16
 #define QX_MAX_PROBLEM_SETTINGS 4
@@ -39,6 +40,8 @@ struct run_request {
 	int variant; /* index into the problem's variants */
 	int block;   /* GPU threads per block */
 	int threads; /* CPU threads */
+	const struct user_defs *user; /* the user's parameters, bounds and exact value */
+	void **jit; /* the session's compiled integrands (created on first use; jit_free) */
 };
 
 struct gpu_occupancy; /* cuda/quadx_cuda.h */
@@ -140,6 +143,12 @@ struct problem {
 	                               const char **name);
 	int has_estimates; /* 1: runs fill o->estimates (count doubles, the caller's) */
 
+	/* Optional: for a problem that takes the user's own integrand, checks it (its text in a
+	 * PARAM_EXPR parameter) against the user's parameters and bounds; returns 0 or -1 with e
+	 * naming the column and what was expected. Its presence enables `set param`, `set bounds`
+	 * and `set exact`. */
+	int (*user_integrand)(const struct param_value *p, const struct user_defs *u,
+	                      struct qx_err *e);
 	/* Checks relations between parameters (a < b...); returns 0 or -1 with e filled. */
 	int (*check)(const struct param_value *p, struct qx_err *e);
 	/* Number of result values a run produces. */
@@ -157,10 +166,11 @@ struct problem {
 	/* Computes all results on the GPU into the host array o->values, with its phases in
 	 * o->time; NULL in builds without CUDA. */
 	int (*run_gpu)(const struct run_request *rq, struct run_output *o, struct qx_err *e);
-	/* The reference values in double: for QX_REF_CPU every value (idx NULL, n = count); for
+	/* The reference values in double (u: the user's definitions, for a problem that takes
+	 * the user's integrand): for QX_REF_CPU every value (idx NULL, n = count); for
 	 * QX_REF_SAMPLE ref[idx[i]] for i < n; unused for QX_REF_GPU (may be NULL). */
-	int (*reference)(const struct param_value *p, int threads, const size_t *idx, size_t n,
-	                 double *ref, struct qx_err *e);
+	int (*reference)(const struct param_value *p, const struct user_defs *u, int threads,
+	                 const size_t *idx, size_t n, double *ref, struct qx_err *e);
 	/* Whether the run of (backend, prec, variant) is itself the reference. */
 	int (*is_reference)(enum qx_backend b, enum qx_precision prec, int variant);
 	/* Optional: figures of a finished run that need its reference (a remainder bound, how
@@ -185,8 +195,9 @@ struct problem {
 	/* Evaluates one instance given the eval args (each representable in prec); returns 0, 1
 	 * when backend b has no evaluation (NULL run_gpu), QX_EVAL_UNREPRESENTABLE with e saying
 	 * why when the result overflows or underflows prec, or -1 with e filled. */
-	int (*eval)(const double *args, const struct param_value *p, enum qx_backend b,
-	            enum qx_precision prec, struct eval_result *out, struct qx_err *e);
+	int (*eval)(const double *args, const struct param_value *p, const struct user_defs *u,
+	            enum qx_backend b, enum qx_precision prec, struct eval_result *out,
+	            struct qx_err *e);
 	/* Optional: the problem's `make bench` section (src/problems/NAME_bench.c, linked into
 	 * build/quadx-bench only), run in a session of its own; prints Markdown on stdout and
 	 * progress on stderr. Returns 0 or -1 with e filled. */
@@ -194,6 +205,13 @@ struct problem {
 };
 
 #define QX_EVAL_UNREPRESENTABLE 2
+
+/* Frees the compiled integrands a session keeps (run_request.jit); NULL is a no-op. */
+void problem_jit_free(void *jit);
+
+/* 1 when name belongs to the expression language (a variable, constant or function), so that
+ * no user parameter may take it. */
+int problem_name_reserved(const char *name);
 
 /* All problems, NULL-terminated; the first is the one a session starts with. */
 extern const struct problem *const qx_problems[];

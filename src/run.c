@@ -85,11 +85,11 @@ static int reference_compute(const struct session *s, const struct problem *p,
 			ref[i] = NAN;
 		for (size_t i = 0; i < k; i++)
 			idx[i] = (size_t)((double)i * (double)count / (double)k);
-		rc = p->reference(params, omp_get_num_procs(), idx, k, ref, e);
+		rc = p->reference(params, &s->user, omp_get_num_procs(), idx, k, ref, e);
 		free(idx);
 		return rc;
 	}
-	return p->reference(params, omp_get_num_procs(), NULL, count, ref, e);
+	return p->reference(params, &s->user, omp_get_num_procs(), NULL, count, ref, e);
 }
 
 /* Returns the reference values for params, computing them when not cached. */
@@ -355,6 +355,8 @@ struct run_request session_request(const struct session *s)
 	    .variant = (int)session_setting(s, S_VARIANT),
 	    .block = (int)session_setting(s, S_BLOCK),
 	    .threads = (int)session_setting(s, S_THREADS),
+	    .user = &s->user,
+	    .jit = (void **)&s->jit,
 	};
 	return rq;
 }

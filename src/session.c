@@ -68,6 +68,7 @@ void session_init(struct session *s, FILE *out)
 		s->settings[k] = param_default(&settings_defs[k]);
 	s->prob = qx_problems[0];
 	s->cpu_serial.total_ms = s->cpu_threads.total_ms = NAN;
+	user_defs_init(&s->user);
 }
 
 /* Releases the session's buffers. */
@@ -83,6 +84,8 @@ void session_free(struct session *s)
 	free(s->cpu_values);
 	free(s->estimates);
 	free(s->ref);
+	problem_jit_free(s->jit);
+	s->jit = NULL;
 	s->runs = NULL;
 	s->nruns = s->runs_cap = 0;
 	s->sweep = NULL;
@@ -139,10 +142,35 @@ int session_find_name(const struct session *s, const char *name, struct param_de
 		return 1;
 	}
 	k = param_find(settings_defs, S_COUNT, name);
+	if (k >= 0) {
+		session_setting_def(s, (enum setting)k, def, names);
+		return 1;
+	}
+	k = user_param_find(&s->user, name);
 	if (k < 0)
 		return 0;
-	session_setting_def(s, (enum setting)k, def, names);
+	*def = (struct param_def){.name = s->user.param_name[k],
+	                          .type = PARAM_REAL,
+	                          .min = -1e300,
+	                          .max = 1e300,
+	                          .help = "a parameter of your integrand (set param)"};
 	return 1;
+}
+
+/* Whether name is taken for a user's parameter: a name set already accepts (but the user's own
+ * parameters) or one of the expression language's. */
+static int session_name_taken(const char *name, const void *arg)
+{
+	const struct session *s = arg;
+	struct param_def def;
+	const char *names[QX_MAX_VARIANTS + 1];
+	static const char *const words[] = {"param", "bounds", "exact", NULL};
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(name, words[i]))
+			return 1;
+	if (user_param_find(&s->user, name) < 0 && session_find_name(s, name, &def, names))
+		return 1;
+	return problem_name_reserved(name);
 }
 
 /* Writes the names `set` accepts: parameters, the problem's settings, the session's. */
@@ -158,6 +186,10 @@ void session_names(const struct session *s, char *buf, size_t len)
 	for (int j = 0; j < S_COUNT && used < len; j++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", settings_defs[j].name,
 		                         j + 1 < S_COUNT ? ", " : "");
+	if (p->user_integrand && used < len)
+		used += (size_t)snprintf(buf + used, len - used, ", param, bounds, exact");
+	for (int j = 0; j < s->user.nparams && used < len; j++)
+		used += (size_t)snprintf(buf + used, len - used, ", %s", s->user.param_name[j]);
 }
 
 /* Applies NAME VALUE pairs to copies, checks them together, then commits. */
@@ -167,17 +199,50 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	struct param_value params[QX_MAX_PARAMS], settings[S_COUNT];
 	struct param_value psettings[QX_MAX_PROBLEM_SETTINGS];
 	int variant = s->variant[s->prob_index];
+	struct user_defs user = s->user;
 
-	if (argc % 2)
-		return qx_fail(e,
-		               "set: '%.64s' has no value (usage: set NAME VALUE [NAME VALUE...])",
-		               argv[argc - 1]);
 	memcpy(params, s->params[s->prob_index], sizeof params);
 	memcpy(psettings, s->psettings[s->prob_index], sizeof psettings);
 	memcpy(settings, s->settings, sizeof settings);
 	for (int i = 0; i < argc; i += 2) {
-		const char *name = argv[i], *word = argv[i + 1];
-		int k = param_find(p->params, p->nparams, name);
+		const char *name = argv[i], *word = i + 1 < argc ? argv[i + 1] : NULL;
+		if (p->user_integrand && !strcmp(name, "bounds")) {
+			int n = 0; /* the LO:HI words that follow */
+			while (i + 1 + n < argc && strchr(argv[i + 1 + n], ':'))
+				n++;
+			if (user_bounds_parse(&user, n, argv + i + 1, e))
+				return -1;
+			i += n - 1;
+			continue;
+		}
+		if (!word)
+			return qx_fail(
+			    e, "set: '%.64s' has no value (usage: set NAME VALUE [NAME VALUE...])",
+			    name);
+		if (p->user_integrand && !strcmp(name, "param")) {
+			if (i + 2 >= argc)
+				return qx_fail(e, "usage: set param NAME VALUE");
+			if (user_param_define(&user, argv[i + 1], argv[i + 2], session_name_taken,
+			                      s, e))
+				return -1;
+			i++;
+			continue;
+		}
+		if (p->user_integrand && !strcmp(name, "exact")) {
+			if (user_exact_parse(&user, word, e))
+				return -1;
+			continue;
+		}
+		int k = user_param_find(&user, name);
+		if (k >= 0) {
+			if (parse_real(word, &user.param_value[k]))
+				return qx_fail(e,
+				               "bad value '%.64s' for parameter %s: expected a finite "
+				               "number",
+				               word, name);
+			continue;
+		}
+		k = param_find(p->params, p->nparams, name);
 		if (k >= 0) {
 			if (param_parse(&p->params[k], word, &params[k], e))
 				return -1;
@@ -209,6 +274,8 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	}
 	if (p->check && p->check(params, e))
 		return -1;
+	if (p->user_integrand && p->user_integrand(params, &user, e))
+		return -1;
 	if (p->gpu_block) {
 		const struct run_request rq = {.params = params,
 		                               .settings = psettings,
@@ -223,6 +290,7 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	memcpy(s->psettings[s->prob_index], psettings, sizeof psettings);
 	memcpy(s->settings, settings, sizeof settings);
 	s->variant[s->prob_index] = variant;
+	s->user = user;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "problem.h"
 #include "stats.h"
+#include "userdefs.h"
 
 #define QX_MAX_PROBLEMS 8
 #define QX_MAX_VARIANTS 8
@@ -96,6 +97,9 @@ struct session {
 	char ref_key[512];
 
 	struct cpu_timing cpu_serial, cpu_threads;
+
+	struct user_defs user; /* the user's parameters, bounds and exact value (their integrand) */
+	void *jit;             /* compiled integrands, kept for the session (problem.h's jit_free) */
 
 	struct sweep *sweep; /* the last sweep, NULL before the first */
 	/* Called by sweep_run as the sweep grows (see sweep.h), with sweep_observer_arg; the

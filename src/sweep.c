@@ -260,7 +260,7 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 			    sweep_parse_values(specs[a], axis->values, SWEEP_MAX_VALUES, e);
 			if (axis->nvalues < 0)
 				return -1;
-		} else if (defs[a].type == PARAM_ENUM) {
+		} else if (defs[a].type == PARAM_ENUM || defs[a].type == PARAM_EXPR) {
 			axis_all_choices(s, &defs[a], plan->backends, axis);
 		} else {
 			return qx_fail(e, "sweep: axis '%s' needs values: %s", axis->name,

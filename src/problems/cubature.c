@@ -31,6 +31,7 @@
 #undef CUB_SUFFIX_IS_FLOAT
 #include "cubature_ref.h"
 #include "cubature_rules.h"
+#include "user_integrand.h"
 
 #ifdef QX_HAVE_CUDA
 #include "../../cuda/cubature.h"
@@ -69,12 +70,12 @@ static const char *const rule_names[] = {"7", "9", NULL};
 enum { RULE_7, RULE_9 };
 
 static const struct param_def cub_params_def[P_COUNT] = {
-    [P_INTEGRAND] = {"integrand", PARAM_ENUM, 0, 0, 0, CUB_F5, 0, integrand_names,
-                     "f1..f5 (the seed's Table I; f1p2: f1 with the paper's exponent -2) or "
-                     "a Genz family",
+    [P_INTEGRAND] = {"integrand", PARAM_EXPR, 0, 0, 0, CUB_F5, 0, integrand_names,
+                     "f1..f5 (the seed's Table I; f1p2: f1 with the paper's exponent -2), "
+                     "a Genz family, or your own expression in x1..xdim (help expressions)",
                      0},
     [P_DIM] = {"dim", PARAM_INT, 1, CUB_MAX_DIM, 0, 5, 0, NULL,
-               "dimensions (rules 7 and 9 need 2..16)", 0},
+               "dimensions (1: Gauss-Kronrod 7/15; rules 7 and 9 from 2)", 0},
     [P_REL] = {"rel", PARAM_REAL, 0, 1, 1, 1e-6, 0, NULL,
                "relative tolerance, 0 < rel < 1: stop when error <= max(abs, rel |I|)", 0},
     [P_ABS] = {"abs", PARAM_REAL, 0, 1e300, 0, 0, 0, NULL, "absolute tolerance (0: none)", 0},
@@ -135,13 +136,20 @@ static const double cub_f4_known[5] = {0.0999091341286321, 0.0578210493298577, 0
 static const double genz_h[6] = {110, 600, 600, 100, 150, 100};
 static const double genz_expo[6] = {1.5, 2, 2, 1, 2, 2};
 
+/* The integrand's kind: a built-in one, or CUB_USER for an expression. */
+static int cub_kind(const struct param_value *p)
+{
+	return p[P_INTEGRAND].num < 0 ? CUB_USER : (int)p[P_INTEGRAND].num;
+}
+
 /* The integrand of parameters p: kind, dim and, for Genz's families, c and w drawn uniformly
- * in [0, 1) from seed, c normalised to Genz's difficulty. */
+ * in [0, 1) from seed, c normalised to Genz's difficulty. A user's integrand still needs its
+ * code and data (cub_bind). */
 static struct cub_fn cub_make_fn(const struct param_value *p)
 {
-	struct cub_fn fn = {.kind = (int)p[P_INTEGRAND].num, .dim = (int)p[P_DIM].num};
+	struct cub_fn fn = {.kind = cub_kind(p), .dim = (int)p[P_DIM].num};
 	const unsigned long long seed = (unsigned long long)p[P_SEED].num;
-	if (fn.kind >= CUB_OSC) {
+	if (fn.kind >= CUB_OSC && fn.kind < CUB_USER) {
 		const int fam = fn.kind - CUB_OSC;
 		double sum = 0;
 		for (int i = 0; i < fn.dim; i++) {
@@ -224,7 +232,7 @@ static double cub_exact(const struct cub_fn *fn, double a, double b)
 	default:
 		break;
 	}
-	if (!unit)
+	if (!unit || fn->kind == CUB_USER)
 		return NAN;
 	if (fn->kind == CUB_F2 && n >= 4 && n <= 8)
 		return cub_f2_known[n - 4];
@@ -266,6 +274,21 @@ static int cub_check(const struct param_value *p, struct qx_err *e)
 		               "rule %d needs dim 2..%d: its two-axis generators define the "
 		               "degree (got dim %d)",
 		               deg, CUB_MAX_DIM, dim);
+	return 0;
+}
+
+/* The user's integrand of p checked against u: its text parsed in x1..xdim and u's
+ * parameters, u's bounds against dim. Built-in integrands pass. */
+static int cub_user_check(const struct param_value *p, const struct user_defs *u,
+                          struct qx_err *e)
+{
+	struct user_integrand ui;
+	if (cub_kind(p) != CUB_USER)
+		return 0;
+	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), (int)p[P_DIM].num, NULL, 0, u,
+	                         p[P_A].num, p[P_B].num, &ui, e))
+		return -1;
+	user_integrand_free(&ui);
 	return 0;
 }
 
@@ -396,10 +419,10 @@ static size_t cub_host_budget(const struct param_value *p)
  * axis of largest fourth difference until the total error meets max(abs, rel |I|), maxeval
  * would be passed or the list would outgrow the budget. The sums are recomputed from the
  * heap every 256 iterations and at the end. */
-static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub_result *res,
-                            struct qx_err *e)
+static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fnp, int threads,
+                            struct cub_result *res, struct qx_err *e)
 {
-	const struct cub_fn fn = cub_make_fn(p);
+	const struct cub_fn fn = *fnp;
 	const struct cub_rule *r = cub_rule_for(cub_degree(p), fn.dim, e);
 	const double rel = p[P_REL].num, abs_tol = p[P_ABS].num;
 	const long long maxeval = (long long)p[P_MAXEVAL].num;
@@ -562,13 +585,14 @@ static int cub_hcubature_counted(unsigned ndim, const double *x, void *fdata, un
 }
 
 /* Runs hcubature (its rule is Genz-Malik 7/5 for dim >= 2, Gauss-Kronrod for dim 1). */
-static int cub_cpu_hcubature(const struct param_value *p, struct cub_result *res, struct qx_err *e)
+static int cub_cpu_hcubature(const struct param_value *p, const struct cub_fn *fn,
+                             struct cub_result *res, struct qx_err *e)
 {
-	struct cub_counted c = {cub_make_fn(p), 0};
+	struct cub_counted c = {*fn, 0};
 	double lo[CUB_MAX_DIM], hi[CUB_MAX_DIM];
-	for (int i = 0; i < c.fn.dim; i++) {
-		lo[i] = p[P_A].num;
-		hi[i] = p[P_B].num;
+	for (int i = 0; i < c.fn.dim; i++) { /* a user's integrand maps the unit cube itself */
+		lo[i] = fn->kind == CUB_USER ? 0 : p[P_A].num;
+		hi[i] = fn->kind == CUB_USER ? 1 : p[P_B].num;
 	}
 	*res = (struct cub_result){0};
 	const int rc = hcubature(1, cub_hcubature_counted, &c, (unsigned)c.fn.dim, lo, hi,
@@ -627,36 +651,71 @@ static void cub_output(const struct cub_result *res, enum qx_precision prec, str
 	o->note = cub_reason_note(res->reason);
 }
 
+/* Records what compiling the user's integrand took as figures of o: the compiler's and the
+ * linker's milliseconds when this run built it, and whether the session had it already. */
+static void cub_compile_figures(const struct user_compile_times *t, struct run_output *o)
+{
+	run_output_figure(o, "compile_ms", t->compile_ms);
+	if (t->link_ms > 0)
+		run_output_figure(o, "link_ms", t->link_ms);
+	run_output_figure(o, "compile_cached", t->cached);
+}
+
+/* The integrand of request rq for the CPU into *fn: a built-in one, or the user's, parsed and
+ * compiled (or found in the session's cache) with its parameters and box in fn->user. */
+static int cub_bind_cpu(const struct run_request *rq, struct cub_fn *fn, struct run_output *o,
+                        struct qx_err *e)
+{
+	const struct param_value *p = rq->params;
+	struct user_integrand ui;
+	struct user_compile_times t;
+	*fn = cub_make_fn(p);
+	if (fn->kind != CUB_USER)
+		return 0;
+	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), fn->dim, NULL, 0, rq->user,
+	                         p[P_A].num, p[P_B].num, &ui, e))
+		return -1;
+	user_integrand_data(&ui, rq->user, p[P_A].num, p[P_B].num, fn->user);
+	const int rc = user_integrand_cpu(rq->jit, &ui, &fn->user_d, &fn->user_f, &t, e);
+	user_integrand_free(&ui);
+	if (rc)
+		return -1;
+	if (o)
+		cub_compile_figures(&t, o);
+	return 0;
+}
+
 /* run_cpu: the adaptive queue (variant breadth) or hcubature, in double (a float run
  * rounds the double result and adds the rounding to the error estimate). */
 static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	struct cub_result res;
-	if (cub_check(rq->params, e))
+	struct cub_fn fn;
+	if (cub_check(rq->params, e) || cub_bind_cpu(rq, &fn, o, e))
 		return -1;
 	if (rq->variant == V_HCUBATURE) {
 		if (rq->prec == QX_FLOAT)
 			return qx_fail(e,
 			               "variant hcubature computes in double only: set precision "
 			               "double");
-		if (cub_cpu_hcubature(rq->params, &res, e))
+		if (cub_cpu_hcubature(rq->params, &fn, &res, e))
 			return -1;
-	} else if (cub_cpu_adaptive(rq->params, rq->threads, &res, e))
+	} else if (cub_cpu_adaptive(rq->params, &fn, rq->threads, &res, e))
 		return -1;
 	cub_output(&res, rq->prec, o);
 	return 0;
 }
 
 /* reference: the exact value (NaN where none is known). */
-static int cub_reference(const struct param_value *p, int threads, const size_t *idx, size_t n,
-                         double *ref, struct qx_err *e)
+static int cub_reference(const struct param_value *p, const struct user_defs *u, int threads,
+                         const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
 	(void)threads;
 	(void)idx;
 	(void)n;
 	(void)e;
 	const struct cub_fn fn = cub_make_fn(p);
-	ref[0] = cub_exact(&fn, p[P_A].num, p[P_B].num);
+	ref[0] = fn.kind == CUB_USER ? (u ? u->exact : NAN) : cub_exact(&fn, p[P_A].num, p[P_B].num);
 	return 0;
 }
 
@@ -726,6 +785,65 @@ static void cub_chart(const struct cub_result *res, struct qx_chart *c)
 	}
 }
 
+/* The LTO-IR fatbins of the user-integrand kernels (cuda/cubature/user_embed.S): per precision
+ * (float, double) the rule kernel for any dimension, for dimensions 4..8, and phase 2. */
+#define CUB_LTO(name) extern const unsigned char qx_lto_cub_##name[], qx_lto_cub_##name##_end[];
+CUB_LTO(f_0) CUB_LTO(f_4) CUB_LTO(f_5) CUB_LTO(f_6) CUB_LTO(f_7) CUB_LTO(f_8) CUB_LTO(f_p2)
+CUB_LTO(d_0) CUB_LTO(d_4) CUB_LTO(d_5) CUB_LTO(d_6) CUB_LTO(d_7) CUB_LTO(d_8) CUB_LTO(d_p2)
+#undef CUB_LTO
+#define CUB_LTO_ROW(s)                                                                             \
+	{                                                                                          \
+		{qx_lto_cub_##s##_0, qx_lto_cub_##s##_0_end},                                      \
+		    {qx_lto_cub_##s##_4, qx_lto_cub_##s##_4_end},                                  \
+		    {qx_lto_cub_##s##_5, qx_lto_cub_##s##_5_end},                                  \
+		    {qx_lto_cub_##s##_6, qx_lto_cub_##s##_6_end},                                  \
+		    {qx_lto_cub_##s##_7, qx_lto_cub_##s##_7_end},                                  \
+		    {qx_lto_cub_##s##_8, qx_lto_cub_##s##_8_end},                                  \
+		{                                                                                  \
+			qx_lto_cub_##s##_p2, qx_lto_cub_##s##_p2_end                               \
+		}                                                                                  \
+	}
+static const unsigned char *const cub_lto[2][7][2] = {CUB_LTO_ROW(f), CUB_LTO_ROW(d)};
+#undef CUB_LTO_ROW
+
+/* The user's integrand of rq for the GPU: fn's data, and uk's kernels linked at run time for
+ * the run's precision and dimension (the rule kernel, and phase 2 for twophase). */
+static int cub_bind_gpu(const struct run_request *rq, struct cub_fn *fn,
+                        struct cub_user_kernels *uk, struct run_output *o, struct qx_err *e)
+{
+	const struct param_value *p = rq->params;
+	const int dim = (int)p[P_DIM].num, dn = dim >= 4 && dim <= 8 ? dim : 0;
+	const int q = rq->prec == QX_DOUBLE;
+	const char *suffix = q ? "d" : "f";
+	struct user_integrand ui;
+	struct user_compile_times t = {0, 0, 1}, tk;
+	char name[2][32], kind[2][16];
+	*uk = (struct cub_user_kernels){.dn = dn};
+	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), dim, NULL, 0, rq->user, p[P_A].num,
+	                         p[P_B].num, &ui, e))
+		return -1;
+	user_integrand_data(&ui, rq->user, p[P_A].num, p[P_B].num, fn->user);
+	snprintf(name[0], sizeof name[0], "qx_cub_rule_%s", suffix);
+	snprintf(name[1], sizeof name[1], "qx_cub_phase2_%s", suffix);
+	snprintf(kind[0], sizeof kind[0], "rule%d", dn);
+	snprintf(kind[1], sizeof kind[1], "phase2");
+	const int nk = rq->variant == V_TWOPHASE ? 2 : 1;
+	int rc = 0;
+	for (int k = 0; k < nk && !rc; k++) {
+		const unsigned char *const *bin = cub_lto[q][k ? 6 : dn ? dn - 3 : 0];
+		rc = user_integrand_gpu(rq->jit, &ui, rq->prec, kind[k], bin[0],
+		                        (size_t)(bin[1] - bin[0]), name[k], &uk->kernel[k], &tk, e);
+		t.compile_ms += tk.compile_ms;
+		t.link_ms += tk.link_ms;
+		t.cached &= tk.cached;
+	}
+	user_integrand_free(&ui);
+	if (rc)
+		return -1;
+	cub_compile_figures(&t, o);
+	return 0;
+}
+
 /* run_gpu: the adaptive integration on the GPU, its phases in o->time, its convergence in
  * o->chart. */
 static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
@@ -735,7 +853,13 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	if (cub_check(rq->params, e) ||
 	    !(r = cub_rule_for(cub_degree(rq->params), (int)rq->params[P_DIM].num, e)))
 		return -1;
-	const struct cub_gpu_job job = cub_job(rq->params, rq->prec, rq->variant, r);
+	struct cub_gpu_job job = cub_job(rq->params, rq->prec, rq->variant, r);
+	struct cub_user_kernels uk;
+	if (job.fn.kind == CUB_USER) {
+		if (cub_bind_gpu(rq, &job.fn, &uk, o, e))
+			return -1;
+		job.user = &uk;
+	}
 	if (cub_gpu_run(&job, &res, &o->time, e))
 		return -1;
 	cub_output(&res, rq->prec, o);
@@ -756,10 +880,10 @@ static size_t cub_device_bytes(const struct run_request *rq)
 
 /* eval X1..Xdim: the integrand at the point of exactly dim coordinates (the arguments not
  * given are NaN) in precision prec, with the exact integral over the box as a figure. */
-static int cub_eval(const double *args, const struct param_value *p, enum qx_backend b,
+static int cub_eval(const double *args, const struct param_value *p, const struct user_defs *u, enum qx_backend b,
                     enum qx_precision prec, struct eval_result *out, struct qx_err *e)
 {
-	const struct cub_fn fn = cub_make_fn(p);
+	struct cub_fn fn = cub_make_fn(p);
 	int given = 0;
 	while (given < CUB_MAX_DIM && !isnan(args[given]))
 		given++;
@@ -768,6 +892,19 @@ static int cub_eval(const double *args, const struct param_value *p, enum qx_bac
 		               given);
 	if (b == QX_GPU)
 		return 1;
+	if (fn.kind == CUB_USER) {
+		struct user_integrand ui;
+		if (user_integrand_parse(param_expr(p[P_INTEGRAND]), fn.dim, NULL, 0, u, p[P_A].num,
+		                         p[P_B].num, &ui, e))
+			return -1;
+		const int rc = user_integrand_eval(&ui, u, args, prec, &out->value, e);
+		user_integrand_free(&ui);
+		if (rc)
+			return -1;
+		out->nfigures = 1;
+		out->figure[0] = (struct qx_figure){"integral", u->exact};
+		return 0;
+	}
 	if (prec == QX_DOUBLE)
 		out->value = cub_f_d(&fn, args);
 	else {
@@ -805,6 +942,7 @@ const struct problem cubature_problem = {
     .ref_name = "exact value",
     .has_estimates = 1,
     .check = cub_check,
+    .user_integrand = cub_user_check,
     .count = cub_count,
     .host_bytes = cub_host_bytes,
     .point = cub_point,

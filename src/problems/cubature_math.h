@@ -33,13 +33,24 @@ enum cub_integrand {
 	CUB_GAUSSIAN,
 	CUB_C0,
 	CUB_DISCONTINUOUS,
-	CUB_NINTEGRANDS
+	CUB_NINTEGRANDS,
+	CUB_USER = CUB_NINTEGRANDS /* an expression the user typed, compiled at run time */
 };
 
-/* One integrand: its kind and dimension, Genz's difficulty c and shift w (unused by f1..f5). */
+/* What a user's integrand is given besides the point: its parameters, then each axis's bounds
+ * (lo, hi) from which its code maps the unit cube. */
+#define CUB_USER_PARAMS 16
+#define CUB_USER_DATA (CUB_USER_PARAMS + 2 * CUB_MAX_DIM)
+
+/* One integrand: its kind and dimension, Genz's difficulty c and shift w (unused by f1..f5);
+ * for CUB_USER the data its compiled code reads and, on the host, that code (user_d, user_f:
+ * double and float; the GPU's is linked into kernels of its own). */
 struct cub_fn {
 	int kind, dim;
 	double c[CUB_MAX_DIM], w[CUB_MAX_DIM];
+	double user[CUB_USER_DATA];
+	double (*user_d)(const double *x, const double *p);
+	float (*user_f)(const float *x, const double *p);
 };
 
 /* cub_cos_reduced's constants (from tests/gen_cubature_cos.py --constants): 1/pi; pi in two
@@ -319,6 +330,14 @@ CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, i
 		for (int i = 0; i < n; i++)
 			s += (CUB_REAL)fn->c[i] * CUB_M(fabs)(x[i] - (CUB_REAL)fn->w[i]);
 		return CUB_M(exp)(-s);
+#ifndef __CUDA_ARCH__
+	case CUB_USER: /* the host's compiled code; the GPU's kernels for it call theirs */
+#if CUB_SUFFIX_IS_FLOAT
+		return fn->user_f(x, fn->user);
+#else
+		return fn->user_d(x, fn->user);
+#endif
+#endif
 	default: /* CUB_DISCONTINUOUS */
 		if (x[0] > (CUB_REAL)fn->w[0] || (n > 1 && x[1] > (CUB_REAL)fn->w[1]))
 			return 0;

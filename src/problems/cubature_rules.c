@@ -11,6 +11,8 @@
 long cub_rule_points(int degree, int dim)
 {
 	const long n = dim, corners = 1L << dim;
+	if (dim == 1)
+		return 15; /* Gauss-Kronrod 7/15, whatever the degree asked */
 	if (dim < 2 || dim > CUB_MAX_DIM)
 		return 0;
 	if (degree == 7)
@@ -265,6 +267,41 @@ static void cub_build9(struct cub_builder *b)
 	cub_corners(b, g0, col[8]);
 }
 
+/* Gauss-Kronrod 7/15 on [-1, 1] (QUADPACK's qk15): the Kronrod nodes from the outermost in,
+ * the centre last, with their weights, and the 7-point Gauss rule's weights on every other
+ * node (its nodes are Kronrod nodes 1, 3, 5 and the centre). */
+static const double gk15_x[8] = {
+    0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
+    0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
+    0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
+    0.207784955007898467600689403773245, 0};
+static const double gk15_wk[8] = {
+    0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
+    0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
+    0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
+    0.204432940075298892414161999234649, 0.209482141084727828012999174891714};
+static const double gk15_wg[8] = {0, 0.129484966168869693270611432679082,
+                                  0, 0.279705391489276667901467771423780,
+                                  0, 0.381830050505118944950369775488975,
+                                  0, 0.417959183673469387755102040816327};
+
+/* The one-dimensional rule: the centre, then the 7 pairs -x, +x as the axis block (naxis 14,
+ * no face points: a face is where an integrand may be singular), sums 0 (Kronrod) and 1
+ * (Gauss); the error |Kronrod - Gauss| (errcof[3] 1), which bounds the Kronrod estimate's own
+ * error for the integrands the rule resolves, and no edge term (cub_axis_edge). */
+static void cub_build_gk15(struct cub_builder *b)
+{
+	struct cub_rule *r = b->r;
+	r->naxis = 14;
+	r->errcof[3] = 1;
+	r->ratio = (gk15_x[1] / gk15_x[0]) * (gk15_x[1] / gk15_x[0]);
+	cub_put(b, (double[CUB_MAX_DIM]){0}, (const double[]){gk15_wk[7], gk15_wg[7]});
+	for (int j = 0; j < 7; j++)
+		for (int s = -1; s <= 1; s += 2)
+			cub_put(b, (double[CUB_MAX_DIM]){s * gk15_x[j]},
+			        (const double[]){gk15_wk[j], gk15_wg[j]});
+}
+
 /* Groups the points after the axis block into runs of equal weights (r->nruns, run_end,
  * run_w); returns 0, or -1 with e when there are more than CUB_MAX_RUNS. */
 static int cub_rule_runs(struct cub_rule *r, struct qx_err *e)
@@ -298,7 +335,7 @@ int cub_rule_build(int degree, int dim, struct cub_rule *r, struct qx_err *e)
 	r->dim = dim;
 	r->degree = degree;
 	r->npts = (int)npts;
-	r->nsums = degree == 7 ? 2 : 5;
+	r->nsums = degree == 7 || dim == 1 ? 2 : 5;
 	r->ngen = CUB_MAX_GENS;
 	r->pts = malloc((size_t)npts * dim * sizeof *r->pts);
 	r->w = malloc((size_t)npts * r->nsums * sizeof *r->w);
@@ -308,7 +345,9 @@ int cub_rule_build(int degree, int dim, struct cub_rule *r, struct qx_err *e)
 		               npts);
 	}
 	struct cub_builder b = {r, 0};
-	if (degree == 7)
+	if (dim == 1)
+		cub_build_gk15(&b);
+	else if (degree == 7)
 		cub_build7(&b);
 	else
 		cub_build9(&b);

@@ -5,7 +5,8 @@
  * points 1 + naxis i .. naxis (i + 1) lie on axis i: the rule's one-axis generators as pairs
  * -g, +g (the first two pairs, -a, +a, -b, +b, give the fourth difference that picks the split
  * axis), then the two face centres -1, +1, which weigh nothing in the sums and feed the edge
- * term (cub_edge_error). */
+ * term (cub_edge_error). In one dimension both are Gauss-Kronrod 7/15 (QUADPACK's QAG rule):
+ * the centre and seven pairs, no face points. */
 #ifndef QX_CUBATURE_RULES_H
 #define QX_CUBATURE_RULES_H
 
@@ -96,6 +97,8 @@ CUB_HD double cub_axis_fourth(const struct cub_rule *r, const double *f, int i)
  * the outermost pair does not explain as smooth counts. Returns the sum over both sides. */
 CUB_HD double cub_axis_edge(const struct cub_rule *r, const double *f, int i)
 {
+	if (r->dim == 1) /* Gauss-Kronrod: no face points */
+		return 0;
 	const int pairs = r->naxis - 2;
 	const double *q = f + 1 + r->naxis * i;
 	double dev = 0;

@@ -87,7 +87,7 @@ static double eval1(const struct param_value *v, enum qx_precision prec, double 
 	struct eval_result r = {0};
 	struct qx_err e;
 	const double args[2] = {lam, om};
-	if (P->eval(args, v, QX_CPU, prec, &r, &e))
+	if (P->eval(args, v, NULL, QX_CPU, prec, &r, &e))
 		fail_msg("eval %g %g: %s", lam, om, e.msg);
 	assert_int_equal(r.nfigures, 3);
 	assert_string_equal(r.figure[0].name, "exact");
@@ -266,7 +266,7 @@ static void test_batch(void **state)
 	assert_int_equal(setp(v, &e, words), 0);
 	assert_int_equal(P->count(v), 12);
 	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
-	assert_int_equal(P->reference(v, 2, NULL, 12, ref, &e), 0);
+	assert_int_equal(P->reference(v, NULL, 2, NULL, 12, ref, &e), 0);
 	for (size_t i = 0; i < 12; i++) {
 		const char *names[4];
 		double c[4], exact, bound;
@@ -337,7 +337,7 @@ static void test_qawf(void **state)
 	assert_string_equal(P->variants[rq.variant].name, "qawf");
 	assert_int_equal(setp(v, &e, words), 0);
 	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
-	assert_int_equal(P->reference(v, 1, NULL, 9, ref, &e), 0);
+	assert_int_equal(P->reference(v, NULL, 1, NULL, 9, ref, &e), 0);
 	for (int i = 0; i < 9; i++)
 		assert_true(fabs(out[i] - ref[i]) < 1e-10);
 	rq.prec = QX_FLOAT;
@@ -394,7 +394,7 @@ static void test_validation(void **state)
 	const double args[2] = {0, 3};
 	struct eval_result r;
 	assert_int_equal(setp(v, &e, NULL), 0);
-	assert_int_equal(P->eval(args, v, QX_CPU, QX_DOUBLE, &r, &e), -1);
+	assert_int_equal(P->eval(args, v, NULL, QX_CPU, QX_DOUBLE, &r, &e), -1);
 	assert_non_null(strstr(e.msg, "lambda must be > 0"));
 }
 

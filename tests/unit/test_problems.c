@@ -94,7 +94,7 @@ static void test_tiny_runs(void **state)
 			set[k] = param_default(&p->settings[k]);
 		for (size_t k = 0; k < count; k++)
 			idx[k] = k;
-		if (p->ref_kind != QX_REF_GPU && p->reference(v, 1, idx, count, ref, &e))
+		if (p->ref_kind != QX_REF_GPU && p->reference(v, NULL, 1, idx, count, ref, &e))
 			fail_msg("%s: reference: %s", p->name, e.msg);
 		for (size_t n = 0; n < p->nvariants; n++) {
 			const struct variant_def *var = &p->variants[n];
@@ -182,7 +182,7 @@ static void test_default_run_is_clean(void **state)
 			set[k] = param_default(&p->settings[k]);
 		for (size_t k = 0; k < count; k++)
 			idx[k] = k;
-		if (p->reference(v, 1, idx, count, ref, &e) || p->run_cpu(&rq, &o, &e))
+		if (p->reference(v, NULL, 1, idx, count, ref, &e) || p->run_cpu(&rq, &o, &e))
 			fail_msg("%s: %s", p->name, e.msg);
 		for (size_t k = 0; k < count; k++) {
 			const double x = value_at(out, prec, k);
