@@ -236,8 +236,8 @@ static int run_compiler(const char *cc, const char *src, const char *so, const c
 		first_lines(msg);
 		if (WIFEXITED(status))
 			return qx_fail(
-			    e, "cannot compile the integrand on the CPU: %s failed (exit %d): %s",
-			    cc, WEXITSTATUS(status), msg);
+			    e, "cannot compile the integrand on the CPU: %s failed (exit %d)%s%s",
+			    cc, WEXITSTATUS(status), msg[0] ? ": " : "", msg);
 		return qx_fail(e,
 		               "cannot compile the integrand on the CPU: %s stopped by signal %d",
 		               cc, WTERMSIG(status));

@@ -130,14 +130,14 @@ static int fail_unexpected(struct parser *ps, const char *expected)
 	return qx_fail(ps->e, "unexpected character 0x%02x at column %d", c, col);
 }
 
-/* Fails at the position with "'TOKEN' expected at column N", or with the character there when
- * it starts no token (that error comes first). Returns -1. */
-static int fail_expected(struct parser *ps, const char *tok)
+/* Fails at the position with "WHAT expected at column N" (what: "')'", "an index name"), or
+ * with the character there when it starts no token (that error comes first). Returns -1. */
+static int fail_expected(struct parser *ps, const char *what)
 {
 	const char *t = ps->s + ps->pos;
 	if (*t && number_len(t) == 0 && name_len(t) == 0 && op_len(t) == 0)
-		return fail_unexpected(ps, tok);
-	return qx_fail(ps->e, "'%s' expected at column %d", tok, ps->pos + 1);
+		return fail_unexpected(ps, what);
+	return qx_fail(ps->e, "%s expected at column %d", what, ps->pos + 1);
 }
 
 /* Consumes the operator op when it comes next (after blanks) and is not the start of a longer
@@ -155,7 +155,11 @@ static int accept(struct parser *ps, const char *op)
 /* Consumes the operator op or fails with "'op' expected"; returns 0 or -1. */
 static int expect(struct parser *ps, const char *op)
 {
-	return accept(ps, op) ? 0 : fail_expected(ps, op);
+	char what[8];
+	if (accept(ps, op))
+		return 0;
+	snprintf(what, sizeof what, "'%s'", op);
+	return fail_expected(ps, what);
 }
 
 /* Appends a node of op with nargs children at text position pos; fails when out of memory or
@@ -361,7 +365,7 @@ static int parse_loop(struct parser *ps, int pos, enum expr_op op)
 	ipos = ps->pos;
 	ilen = name_len(ps->s + ipos);
 	if (ilen == 0)
-		return fail_expected(ps, "index name");
+		return fail_expected(ps, "an index name");
 	what = reserved(ps->sc, ps->s + ipos, ilen);
 	if (!what && find_name(ps->sc->extra, ps->sc->nextra, ps->s + ipos, ilen) >= 0)
 		what = "a variable";
@@ -434,7 +438,7 @@ static int parse_subscript(struct parser *ps, int pos)
 	ipos = ps->pos;
 	ilen = name_len(ps->s + ipos);
 	if (ilen == 0)
-		return fail_expected(ps, "index name");
+		return fail_expected(ps, "an index name");
 	level = find_index(ps, ipos, ilen);
 	if (level < 0)
 		return qx_fail(ps->e, "'x[%.*s]' at column %d is outside a sum or prod over %.*s",
@@ -475,7 +479,7 @@ static int parse_name(struct parser *ps)
 	if (span_is(ps, pos, len, "pi") || span_is(ps, pos, len, "e"))
 		return mk_leaf(ps, pos, E_CONST, len == 1);
 	if (reserved(sc, w, len))
-		return fail_expected(ps, "(");
+		return fail_expected(ps, "'('");
 	if (next == '(')
 		return qx_fail(ps->e, "unknown function '%.*s' at column %d", len > 40 ? 40 : len,
 		               w, pos + 1);
