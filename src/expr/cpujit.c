@@ -184,6 +184,23 @@ static void first_lines(char *msg)
 		}
 }
 
+/* Sets up attr for the compiler: its own process group, so that a Ctrl-C at the terminal
+ * reaches quadx (which cancels, killing the compiler) rather than the compiler; no signal
+ * blocked and SIGPIPE at its default, whatever the calling thread has. */
+static void spawn_attr_init(posix_spawnattr_t *attr)
+{
+	sigset_t none, def;
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	posix_spawnattr_init(attr);
+	posix_spawnattr_setpgroup(attr, 0);
+	posix_spawnattr_setsigmask(attr, &none);
+	posix_spawnattr_setsigdefault(attr, &def);
+	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+	                                   POSIX_SPAWN_SETSIGDEF);
+}
+
 /* Runs the compiler at cc on src, writing the shared object so; its messages go into msg.
  * Returns 0, or -1 with the reason in e. */
 static int run_compiler(const char *cc, const char *src, const char *so, const char *dir, char *msg,
@@ -195,6 +212,7 @@ static int run_compiler(const char *cc, const char *src, const char *so, const c
 	char tmpvar[4200];
 	int sv[2], ep[2], status = 0, rc = -1;
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
 	char **env;
 	pid_t pid;
 	snprintf(tmpvar, sizeof tmpvar, "TMPDIR=%s", dir);
@@ -215,7 +233,9 @@ static int run_compiler(const char *cc, const char *src, const char *so, const c
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
 	posix_spawn_file_actions_adddup2(&fa, ep[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
-	int err = posix_spawn(&pid, cc, &fa, NULL, argv, env);
+	spawn_attr_init(&attr);
+	int err = posix_spawn(&pid, cc, &fa, &attr, argv, env);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
 	close(sv[1]);
