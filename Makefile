@@ -24,9 +24,9 @@ TEST_PKGS  := python3 tmux gnuplot-nox valgrind clang libclang-rt-dev
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CFLAGS   ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
-LDLIBS   := -lreadline -lncursesw -lcjson -lcubature -lgsl -lgslcblas -lsleef -lfftw3 -lm -fopenmp -pthread
+LDLIBS   := -lreadline -lncursesw -lcjson -lcubature -lgsl -lgslcblas -lsleef -lfftw3 -lm -ldl -fopenmp -pthread
 
-SRC      := $(wildcard src/*.c src/problems/*.c)
+SRC      := $(wildcard src/*.c src/problems/*.c src/expr/*.c)
 MAIN_SRC := src/main.c src/bench.c
 CU_SRC   := $(wildcard cuda/*.cu)
 
@@ -154,8 +154,8 @@ test: all format-check test-unit test-script test-asan test-valgrind fuzz
 	@set -e; for t in $(GPU_TESTS); do echo "== $$t"; $(PYTHON) $$t; done
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
-FORMAT_SRC := $(wildcard src/*.[ch] src/problems/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
-	cuda/*/*.cuh \
+FORMAT_SRC := $(wildcard src/*.[ch] src/*/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
+	cuda/*/*.cuh cuda/*/*.h \
 	tests/unit/*.[ch] tests/fuzz/*.[ch])
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
@@ -239,7 +239,7 @@ test-gpu: $(BUILT) $(if $(BUILT),$(FAULT_BIN))
 
 # The GPU build with fault injection, for the GPU fault tests: the C sources compiled again
 # with the define, linked with the same CUDA objects (their hook calls qx_fault()).
-$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/problems/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
+$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/problems/*.h src/expr/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FAULTS) -o $@ src/main.c $(LIB_SRC) $(CU_OBJ) \
 	  $(LDLIBS)
