@@ -308,7 +308,8 @@ static struct jit_entry *lookup(struct expr_jit_cache *c, const char *src)
 
 /* Adds a loaded object for src to c and fills its functions. Returns the entry, or NULL with
  * the reason in e (the object is then closed). */
-static struct jit_entry *add_entry(struct expr_jit_cache *c, char *src, void *h, struct qx_err *e)
+static struct jit_entry *add_entry(struct expr_jit_cache *c, char *src, void *h,
+                                   const char *name_d, const char *name_f, struct qx_err *e)
 {
 	struct jit_entry *en;
 	void *sym_d, *sym_f;
@@ -325,8 +326,8 @@ static struct jit_entry *add_entry(struct expr_jit_cache *c, char *src, void *h,
 	}
 	en = &c->e[c->n];
 	memset(en, 0, sizeof *en);
-	sym_d = dlsym(h, EXPR_CPU_NAME_D);
-	sym_f = dlsym(h, EXPR_CPU_NAME_F);
+	sym_d = dlsym(h, name_d);
+	sym_f = dlsym(h, name_f);
 	memcpy(&en->fn.d, &sym_d, sizeof sym_d);
 	memcpy(&en->fn.f, &sym_f, sizeof sym_f);
 	if (!en->fn.d || !en->fn.f) {
@@ -340,35 +341,52 @@ static struct jit_entry *add_entry(struct expr_jit_cache *c, char *src, void *h,
 	return en;
 }
 
-int expr_cpu_compile(struct expr_jit_cache *c, const struct expr *x, struct expr_cpu_fn *out,
-                     struct qx_err *e)
+int expr_cpu_compile_source(struct expr_jit_cache *c, const char *src, const char *name_d,
+                            const char *name_f, struct expr_cpu_fn *out, struct qx_err *e)
 {
 	double start = qx_now_ms();
 	struct jit_entry *en;
-	char *src = expr_emit_unit(x);
 	void *h;
+	/* the cache's key: the functions' names, then the source they come from */
+	const size_t n = strlen(name_d) + strlen(name_f) + strlen(src) + 3;
+	char *key = malloc(n);
 	memset(out, 0, sizeof *out);
-	if (!src)
+	if (!key)
 		return qx_fail(e, "out of memory writing the integrand's source");
-	en = lookup(c, src);
+	snprintf(key, n, "%s\n%s\n%s", name_d, name_f, src);
+	en = lookup(c, key);
 	if (en) {
-		free(src);
+		free(key);
 		*out = en->fn;
 		out->cached = 1;
 		out->compile_ms = qx_now_ms() - start;
 		return 0;
 	}
 	if (c->n >= EXPR_JIT_CACHE_MAX) {
-		free(src);
+		free(key);
 		return qx_fail(e, "too many integrands compiled in this session (%d)",
 		               EXPR_JIT_CACHE_MAX);
 	}
 	h = compile_and_load(src, e);
-	if (!h || !(en = add_entry(c, src, h, e))) {
-		free(src);
+	if (!h || !(en = add_entry(c, key, h, name_d, name_f, e))) {
+		free(key);
 		return -1;
 	}
 	en->fn.compile_ms = qx_now_ms() - start;
 	*out = en->fn;
 	return 0;
+}
+
+int expr_cpu_compile(struct expr_jit_cache *c, const struct expr *x, struct expr_cpu_fn *out,
+                     struct qx_err *e)
+{
+	char *src = expr_emit_unit(x);
+	int rc;
+	if (!src) {
+		memset(out, 0, sizeof *out);
+		return qx_fail(e, "out of memory writing the integrand's source");
+	}
+	rc = expr_cpu_compile_source(c, src, EXPR_CPU_NAME_D, EXPR_CPU_NAME_F, out, e);
+	free(src);
+	return rc;
 }

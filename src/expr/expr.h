@@ -40,6 +40,10 @@ struct expr; /* a checked tree */
 int expr_parse(const char *text, const struct expr_scope *scope, struct expr **out,
                struct qx_err *e);
 
+/* Returns 1 when name is a variable x, y, z, x1..x16, a constant or a function of the language,
+ * so that no user parameter may take it; else 0. */
+int expr_name_reserved(const char *name);
+
 /* Frees a tree (NULL is fine). */
 void expr_free(struct expr *x);
 
@@ -98,6 +102,12 @@ void expr_jit_cache_free(struct expr_jit_cache *c);
 
 /* Returns how many compiled integrands c holds. */
 int expr_jit_cache_count(const struct expr_jit_cache *c);
+
+/* Compiles the C translation unit src (or finds it in c) and loads its functions name_d and
+ * name_f into out, as expr_cpu_compile does for an expression's own unit: for a caller that
+ * adds code of its own around expr_emit's functions. Returns 0, or -1 with the reason in e. */
+int expr_cpu_compile_source(struct expr_jit_cache *c, const char *src, const char *name_d,
+                            const char *name_f, struct expr_cpu_fn *out, struct qx_err *e);
 
 /* Compiles x for the CPU with the system C compiler ($QUADX_CC, else cc on PATH) into a shared
  * object and loads it, or finds it in c when the same source was compiled before. No file is

@@ -310,6 +310,13 @@ static const char *reserved(const struct expr_scope *sc, const char *w, int len)
 	return NULL;
 }
 
+/* 1 when name is a variable (in the largest dim, 16), constant or function of the language. */
+int expr_name_reserved(const char *name)
+{
+	const struct expr_scope sc = {.dim = 16};
+	return reserved(&sc, name, (int)strlen(name)) != NULL;
+}
+
 /* Fails with "unknown name" at pos, listing the variables and parameters of the scope.
  * Returns -1. */
 static int fail_unknown(struct parser *ps, int pos, int len)
