@@ -26,22 +26,31 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
 LDLIBS   := -lreadline -lncursesw -lcjson -lcubature -lgsl -lgslcblas -lsleef -lfftw3 -lm -fopenmp -pthread
 
-SRC      := $(wildcard src/*.c src/problems/*.c)
+SRC      := $(wildcard src/*.c src/problems/*.c src/gpujit/*.c)
 MAIN_SRC := src/main.c src/bench.c
-CU_SRC   := $(wildcard cuda/*.cu)
+# A cuda/.../NAME.lto.cu holds kernels that are linked at run time with a user's integrand
+# (src/gpujit): nvcc compiles it to a fatbin of LTO-IR, $(BUILD)/.../NAME.fatbin, which
+# cuda/lto_embed.S embeds into the binary as the bytes qx_lto_NAME .. qx_lto_NAME_end
+# (GPUJIT_FATBIN_DECLARE in src/gpujit/gpujit.h); the normal .cu rule leaves these files alone.
+LTO_SRC  := $(filter %.lto.cu,$(wildcard cuda/*.cu cuda/*/*.cu))
+CU_SRC   := $(filter-out %.lto.cu,$(wildcard cuda/*.cu cuda/*/*.cu))
 
 ifneq ($(strip $(NVCC)),)
   GPU_BUILD  := yes
-  override CFLAGS += -DQX_HAVE_CUDA
-  LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpu_none.c,$(SRC))
-  CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o)
+  override CFLAGS += -DQX_HAVE_CUDA -isystem $(CUDA_HOME)/include
+  LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpu_none.c src/gpujit/gpujit_none.c,$(SRC))
+  CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o) $(LTO_SRC:%.lto.cu=$(BUILD)/%.fatbin.o)
   NVCCFLAGS  ?= -O3 -std=c++17 -lineinfo
+  # LTO-IR for sm_80 and sm_90 (nvJitLink also links it for later GPUs); code=lto_XX is what
+  # asks for LTO-IR (nvcc refuses -dlto beside -gencode).
+  LTO_NVCCFLAGS := $(NVCCFLAGS) -rdc=true -fatbin -gencode arch=compute_80,code=lto_80 \
+                -gencode arch=compute_90,code=lto_90 -Xcompiler -Wall,-Wextra,-Werror
   NVCCFLAGS  += -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
                 -gencode arch=compute_90,code=compute_90 -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
   LDLIBS     += -L$(CUDA_HOME)/lib64 -lcufft -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -ldl -lrt -lpthread
 else
   GPU_BUILD  := no
-  LIB_SRC    := $(filter-out $(MAIN_SRC),$(SRC))
+  LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpujit/gpujit.c,$(SRC))
   CU_OBJ     :=
 endif
 
@@ -94,9 +103,31 @@ $(BUILD)/%.o: %.cu | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(shell sed -n 's|^// nvccflags: ||p' $<) -c -o $@ $<
 
+# A NAME.lto.cu (see LTO_SRC) to its fatbin of LTO-IR, with the `// nvccflags:` line too.
+$(BUILD)/%.fatbin: %.lto.cu | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(NVCC) $(LTO_NVCCFLAGS) $(shell sed -n 's|^// nvccflags: ||p' $<) -MMD -MP -MF $@.d -MT $@ \
+	  -o $@ $<
+
+# The fatbins stay for inspection (cuobjdump) and so that a make -n shows nothing to redo.
+.PRECIOUS: $(BUILD)/%.fatbin
+
+# A fatbin into an object that exports it as qx_lto_NAME .. qx_lto_NAME_end; NAME must be a C
+# identifier.
+$(BUILD)/%.fatbin.o: $(BUILD)/%.fatbin cuda/lto_embed.S
+	@case '$(notdir $*)' in *[!A-Za-z0-9_]* | [0-9]*) \
+	  echo "$*.lto.cu: the name before .lto.cu must be a C identifier"; exit 1;; esac
+	$(CC) -c -x assembler-with-cpp -DQX_LTO_NAME=qx_lto_$(notdir $*) -DQX_LTO_FILE='"$<"' \
+	  -o $@ cuda/lto_embed.S
+
+# A unit test links the library and the objects its own line below adds (test kernels).
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lcmocka $(LDLIBS)
+
+ifeq ($(GPU_BUILD),yes)
+$(BUILD)/tests/test_gpujit: $(BUILD)/tests/unit/gpujit_kernel.fatbin.o
+endif
 
 run: all
 	./quadx
@@ -128,8 +159,8 @@ test: all format-check test-unit test-script test-asan test-valgrind fuzz
 	@set -e; for t in $(GPU_TESTS); do echo "== $$t"; $(PYTHON) $$t; done
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
-FORMAT_SRC := $(wildcard src/*.[ch] src/problems/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h \
-	tests/unit/*.[ch] tests/fuzz/*.[ch])
+FORMAT_SRC := $(wildcard src/*.[ch] src/problems/*.[ch] src/gpujit/*.[ch] cuda/*.cu cuda/*.cuh \
+	cuda/*.h cuda/*/*.cu cuda/*/*.h tests/unit/*.[ch] tests/unit/*.cu tests/fuzz/*.[ch])
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
 

@@ -1,0 +1,374 @@
+/* test_gpujit.c - the run-time GPU compiler (src/gpujit): an integrand's source through NVRTC
+ * to LTO-IR and through nvJitLink with the test kernel's embedded fatbin
+ * (gpujit_kernel.lto.cu) to a cubin for sm_90 and sm_80, which needs no GPU; NVRTC's and
+ * nvJitLink's errors; the missing-library message; the cache; and, with a GPU, the kernel
+ * launched against the host's value of the same function. The GPU part skips without a GPU
+ * unless QUADX_REQUIRE_GPU is set. In a build without CUDA: the API's error. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <elf.h>
+
+#include "../../cuda/quadx_cuda.h"
+#include "../../src/gpujit/gpujit.h"
+
+#ifdef QX_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "gpu_fixture.h"
+
+GPUJIT_FATBIN_DECLARE(gpujit_kernel);
+
+/* The test integrand, written once: the host evaluates it as C, NVRTC compiles its text. */
+#define TEST_F(x, p) (exp(-(p)[0] * (x)[0] * (x)[0]) * sin((x)[1]) + sqrt(1.0 + (x)[0] * (x)[1]))
+#define STR_(a) #a
+#define STR(a) STR_(a)
+#define TEST_F_SIG "extern \"C\" __device__ double qx_test_f(const double *x, const double *p)"
+
+static const char good_src[] = TEST_F_SIG "\n{\n\treturn " STR(TEST_F(x, p)) ";\n}\n";
+static const char syntax_src[] = TEST_F_SIG "\n{\n\treturn x[0] +* ;\n}\n";
+static const char other_src[] =
+    "extern \"C\" __device__ double qx_other_f(const double *x)\n{\n\treturn x[0];\n}\n";
+
+/* The host's value of the test integrand. */
+static double host_f(const double *x, const double *p)
+{
+	return TEST_F(x, p);
+}
+
+/* Builds src for arch with the test kernels; returns gpujit_build's status. */
+static int build(const char *src, int arch, void **cubin, size_t *size, struct gpujit_times *t,
+                 struct qx_err *e)
+{
+	return gpujit_build(src, arch, GPUJIT_FATBIN(gpujit_kernel),
+	                    GPUJIT_FATBIN_SIZE(gpujit_kernel), cubin, size, t, e);
+}
+
+/* In a child process with the environment variable env set to path, returns the message of
+ * gpujit_available's failure (empty when it succeeded) in msg[len]. A child keeps the
+ * libraries this process may have loaded out of the test. */
+static void available_with(const char *env, const char *path, char *msg, size_t len)
+{
+	int fd[2];
+	assert_int_equal(pipe(fd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct qx_err e;
+		close(fd[0]);
+		setenv(env, path, 1);
+		e.msg[0] = '\0';
+		size_t n = gpujit_available(&e) ? strlen(e.msg) : 0;
+		_exit(write(fd[1], e.msg, n) == (ssize_t)n ? 0 : 1);
+	}
+	close(fd[1]);
+	size_t got = 0;
+	ssize_t r;
+	while (got + 1 < len && (r = read(fd[0], msg + got, len - 1 - got)) > 0)
+		got += (size_t)r;
+	msg[got] = '\0';
+	close(fd[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A missing NVRTC or nvJitLink gives one message saying why and what to install. */
+static void test_missing_library(void **state)
+{
+	char msg[QX_ERR_LEN + 1];
+	(void)state;
+	available_with("QUADX_NVRTC", "/nonexistent/libnvrtc.so", msg, sizeof msg);
+	print_message("missing NVRTC: %s\n", msg);
+	assert_non_null(strstr(msg, "GPU integrands are unavailable"));
+	assert_non_null(strstr(msg, "NVRTC"));
+	assert_non_null(strstr(msg, "/nonexistent/libnvrtc.so"));
+	assert_non_null(strstr(msg, "install"));
+	available_with("QUADX_NVJITLINK", "/nonexistent/libnvJitLink.so", msg, sizeof msg);
+	print_message("missing nvJitLink: %s\n", msg);
+	assert_non_null(strstr(msg, "GPU integrands are unavailable"));
+	assert_non_null(strstr(msg, "nvJitLink"));
+	assert_non_null(strstr(msg, "install"));
+	/* A library that loads but is not NVRTC: its missing functions are named. */
+	available_with("QUADX_NVRTC", "libm.so.6", msg, sizeof msg);
+	assert_non_null(strstr(msg, "lacks nvrtc"));
+}
+
+/* The toolkit that built this binary has NVRTC and nvJitLink. */
+static void test_available(void **state)
+{
+	struct qx_err e;
+	(void)state;
+	if (gpujit_available(&e))
+		fail_msg("%s", e.msg);
+}
+
+/* Returns the ELF symbol type (STT_FUNC...) of the symbol name in the 64-bit ELF image
+ * img[size], or -1 when its symbol tables lack it. */
+static int symbol_type(const unsigned char *img, size_t size, const char *name)
+{
+	Elf64_Ehdr h;
+	memcpy(&h, img, sizeof h);
+	assert_true(h.e_shentsize == sizeof(Elf64_Shdr) &&
+	            h.e_shoff + (size_t)h.e_shnum * sizeof(Elf64_Shdr) <= size);
+	for (int i = 0; i < h.e_shnum; i++) {
+		Elf64_Shdr sh, str;
+		memcpy(&sh, img + h.e_shoff + (size_t)i * sizeof sh, sizeof sh);
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		assert_true(sh.sh_link < h.e_shnum && sh.sh_offset + sh.sh_size <= size);
+		memcpy(&str, img + h.e_shoff + (size_t)sh.sh_link * sizeof str, sizeof str);
+		for (size_t k = 0; k + 1 <= sh.sh_size / sizeof(Elf64_Sym); k++) {
+			Elf64_Sym sym;
+			memcpy(&sym, img + sh.sh_offset + k * sizeof sym, sizeof sym);
+			assert_true(sym.st_name < str.sh_size);
+			if (strcmp((const char *)img + str.sh_offset + sym.st_name, name) == 0)
+				return ELF64_ST_TYPE(sym.st_info);
+		}
+	}
+	return -1;
+}
+
+/* The cubin is a 64-bit ELF for the CUDA machine and for sm_<arch> (the second byte of its
+ * flags) whose function qx_test_kernel has the integrand inlined: LTO leaves no symbol
+ * qx_test_f (its name stays only in the line information). */
+static void check_cubin(const void *cubin, size_t size, int arch)
+{
+	const unsigned char *b = cubin;
+	Elf64_Ehdr h;
+	assert_true(size > 1024);
+	assert_memory_equal(b, ELFMAG, SELFMAG);
+	memcpy(&h, b, sizeof h);
+	assert_int_equal(h.e_ident[EI_CLASS], ELFCLASS64);
+	assert_int_equal(h.e_machine, EM_CUDA);
+	assert_int_equal(h.e_flags >> 8 & 0xff, arch);
+	assert_int_equal(symbol_type(b, size, "qx_test_kernel"), STT_FUNC);
+	assert_int_equal(symbol_type(b, size, "qx_test_f"), -1);
+}
+
+/* The integrand compiles to LTO-IR and links with the kernels into a cubin for sm_90 and sm_80;
+ * prints the times. */
+static void test_build(void **state)
+{
+	static const int archs[] = {90, 80};
+	struct qx_err e;
+	(void)state;
+	for (size_t i = 0; i < sizeof archs / sizeof *archs; i++) {
+		void *cubin = NULL;
+		size_t size = 0;
+		struct gpujit_times t = {-1, -1, -1};
+		if (build(good_src, archs[i], &cubin, &size, &t, &e))
+			fail_msg("%s", e.msg);
+		check_cubin(cubin, size, archs[i]);
+		assert_int_equal(t.cached, 0);
+		assert_true(t.compile_ms > 0 && t.link_ms > 0);
+		print_message("sm_%d: NVRTC %.1f ms, nvJitLink %.1f ms, cubin %zu bytes\n",
+		              archs[i], t.compile_ms, t.link_ms, size);
+		free(cubin);
+	}
+}
+
+/* Building src for arch fails, leaves no cubin and says both want1 and want2. */
+static void expect_build_error(const char *src, int arch, const char *want1, const char *want2)
+{
+	struct qx_err e;
+	void *cubin = NULL;
+	size_t size = 0;
+	assert_int_equal(build(src, arch, &cubin, &size, NULL, &e), -1);
+	print_message("error: %s\n", e.msg);
+	assert_null(cubin);
+	assert_non_null(strstr(e.msg, want1));
+	assert_non_null(strstr(e.msg, want2));
+}
+
+/* A syntax error fails in NVRTC with its log's first lines; a source without the function the
+ * kernels call fails in nvJitLink, which names it; an architecture that is not one fails
+ * before any compiler runs. */
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_build_error(syntax_src, 90, "NVRTC could not compile", "integrand.cu(3): error");
+	expect_build_error(other_src, 90, "nvJitLink could not link", "qx_test_f");
+	expect_build_error(good_src, 0, "gpujit:", "not a compute capability");
+}
+
+/* Asks c for key at arch with the test kernels and no kernel handles (no GPU needed). */
+static int get(struct gpujit_cache *c, const char *key, const char *src, int arch,
+               struct gpujit_times *t, struct qx_err *e)
+{
+	return gpujit_get(c, key, src, arch, GPUJIT_FATBIN(gpujit_kernel),
+	                  GPUJIT_FATBIN_SIZE(gpujit_kernel), NULL, 0, NULL, t, e);
+}
+
+/* The second request of a key and arch compiles nothing; another key or arch builds; a failed
+ * build is not kept. */
+static void test_cache(void **state)
+{
+	struct gpujit_cache *c = gpujit_cache_new();
+	struct gpujit_times t;
+	struct qx_err e;
+	int count;
+	size_t bytes;
+	(void)state;
+	assert_non_null(c);
+	if (get(c, "f dim 2 double", good_src, 90, &t, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(t.cached, 0);
+	assert_true(t.compile_ms > 0 && t.link_ms > 0);
+	print_message("first get: NVRTC %.1f ms, nvJitLink %.1f ms\n", t.compile_ms, t.link_ms);
+	/* The key alone decides: the broken source is never compiled. */
+	double t0 = qx_now_ms();
+	if (get(c, "f dim 2 double", syntax_src, 90, &t, &e))
+		fail_msg("%s", e.msg);
+	double hit_ms = qx_now_ms() - t0;
+	print_message("second get: %.3f ms\n", hit_ms);
+	assert_int_equal(t.cached, 1);
+	assert_true(t.compile_ms == 0 && t.link_ms == 0);
+	assert_true(hit_ms < 5);
+	gpujit_cache_stats(c, &count, &bytes);
+	assert_int_equal(count, 1);
+	assert_true(bytes > 1024);
+	if (get(c, "f dim 2 double", good_src, 80, &t, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(t.cached, 0);
+	if (get(c, "f dim 3 double", good_src, 90, &t, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(t.cached, 0);
+	assert_int_equal(get(c, "broken", syntax_src, 90, &t, &e), -1);
+	assert_int_equal(t.cached, 0);
+	assert_non_null(strstr(e.msg, "NVRTC could not compile"));
+	assert_int_equal(get(c, "broken", syntax_src, 90, &t, &e), -1);
+	assert_int_equal(t.cached, 0);
+	gpujit_cache_stats(c, &count, &bytes);
+	assert_int_equal(count, 3);
+	gpujit_cache_free(c);
+}
+
+/* Fails the test with the CUDA call's message when it did not succeed. */
+#define CUDA_OK(call)                                                                              \
+	do {                                                                                       \
+		cudaError_t err_ = (call);                                                         \
+		if (err_ != cudaSuccess)                                                           \
+			fail_msg("%s: %s", #call, cudaGetErrorString(err_));                       \
+	} while (0)
+
+/* The linked kernel, loaded from the cache, computes the host's values at a few points; the
+ * second get returns the same kernel without compiling; an unknown kernel name is an error. */
+static void test_launch(void **state)
+{
+	enum { N = 7, DIM = 2 };
+	static const char *const names[] = {"qx_test_kernel"};
+	static const char *const bad_names[] = {"no_such_kernel"};
+	double x[N * DIM], p[1] = {1.5}, y[N];
+	double *dx, *dp, *dy;
+	void *kernel = NULL, *again = NULL, *none = NULL;
+	struct gpujit_times t;
+	struct qx_err e;
+	int arch, n = N, dim = DIM;
+	(void)state;
+	if (!fixture_have_gpu)
+		skip();
+	if (gpujit_device_arch(&arch, &e))
+		fail_msg("%s", e.msg);
+	struct gpujit_cache *c = gpujit_cache_new();
+	assert_non_null(c);
+	if (gpujit_get(c, "test", good_src, arch, GPUJIT_FATBIN(gpujit_kernel),
+	               GPUJIT_FATBIN_SIZE(gpujit_kernel), names, 1, &kernel, &t, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(t.cached, 0);
+	print_message("sm_%d: NVRTC %.1f ms, nvJitLink %.1f ms\n", arch, t.compile_ms, t.link_ms);
+	for (int i = 0; i < N * DIM; i++)
+		x[i] = -1.0 + 0.3 * i;
+	CUDA_OK(cudaMalloc((void **)&dx, sizeof x));
+	CUDA_OK(cudaMalloc((void **)&dp, sizeof p));
+	CUDA_OK(cudaMalloc((void **)&dy, sizeof y));
+	CUDA_OK(cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice));
+	CUDA_OK(cudaMemcpy(dp, p, sizeof p, cudaMemcpyHostToDevice));
+	void *args[] = {&dx, &dp, &dy, &n, &dim};
+	dim3 grid = {1, 1, 1}, block = {32, 1, 1};
+	CUDA_OK(cudaLaunchKernel((const void *)kernel, grid, block, args, 0, 0));
+	CUDA_OK(cudaMemcpy(y, dy, sizeof y, cudaMemcpyDeviceToHost));
+	for (int i = 0; i < N; i++) {
+		const double want = host_f(x + i * DIM, p);
+		print_message("f(%g, %g) = %.17g (host %.17g)\n", x[i * DIM], x[i * DIM + 1], y[i],
+		              want);
+		assert_true(fabs(y[i] - want) <= 1e-14 * fabs(want));
+	}
+	if (gpujit_get(c, "test", good_src, arch, GPUJIT_FATBIN(gpujit_kernel),
+	               GPUJIT_FATBIN_SIZE(gpujit_kernel), names, 1, &again, &t, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(t.cached, 1);
+	assert_ptr_equal(again, kernel);
+	assert_int_equal(gpujit_get(c, "test", good_src, arch, GPUJIT_FATBIN(gpujit_kernel),
+	                            GPUJIT_FATBIN_SIZE(gpujit_kernel), bad_names, 1, &none, &t, &e),
+	                 -1);
+	assert_non_null(strstr(e.msg, "no_such_kernel"));
+	CUDA_OK(cudaFree(dx));
+	CUDA_OK(cudaFree(dp));
+	CUDA_OK(cudaFree(dy));
+	gpujit_cache_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest build_tests[] = {
+	    cmocka_unit_test(test_missing_library), cmocka_unit_test(test_available),
+	    cmocka_unit_test(test_build),           cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_cache),
+	};
+	const struct CMUnitTest gpu_tests[] = {
+	    cmocka_unit_test(test_launch),
+	};
+	int rc = cmocka_run_group_tests_name("gpujit build", build_tests, NULL, NULL);
+	rc |= cmocka_run_group_tests_name("gpujit gpu", gpu_tests, fixture_open_gpu, NULL);
+	gpu_release();
+	return rc;
+}
+
+#else
+
+/* Without CUDA every call says that GPU integrands need a CUDA build; the cache still exists. */
+static void test_no_cuda(void **state)
+{
+	struct qx_err e;
+	struct gpujit_times t = {1, 1, 1};
+	void *cubin = NULL, *kernel = NULL;
+	size_t size = 0;
+	int arch = 0, count = -1;
+	(void)state;
+	assert_int_equal(gpujit_available(&e), -1);
+	assert_non_null(strstr(e.msg, "GPU integrands need a build with CUDA"));
+	assert_int_equal(gpujit_build("", 90, NULL, 0, &cubin, &size, &t, &e), -1);
+	assert_non_null(strstr(e.msg, "GPU integrands need a build with CUDA"));
+	assert_int_equal(gpujit_device_arch(&arch, &e), -1);
+	struct gpujit_cache *c = gpujit_cache_new();
+	assert_non_null(c);
+	const char *names[] = {"k"};
+	assert_int_equal(gpujit_get(c, "k", "", 90, NULL, 0, names, 1, &kernel, &t, &e), -1);
+	assert_non_null(strstr(e.msg, "GPU integrands need a build with CUDA"));
+	assert_int_equal(t.cached, 0);
+	gpujit_cache_stats(c, &count, &size);
+	assert_int_equal(count, 0);
+	gpujit_cache_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_no_cuda),
+	};
+	printf("test_gpujit: a build without CUDA: only its errors are tested\n");
+	if (getenv("QUADX_REQUIRE_GPU"))
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif
