@@ -500,8 +500,8 @@ int gpujit_get(struct gpujit_cache *c, const char *key, const char *src, int arc
 {
 	struct gpujit_times tt = {0, 0, 1};
 	int rc = 0;
-	if (!c || !key)
-		return qx_fail(e, "gpujit: no cache or no key");
+	if (!c || !key || (n > 0 && (!names || !kernels)))
+		return qx_fail(e, "gpujit: no cache, no key, or no kernel names or slots");
 	pthread_mutex_lock(&c->lock);
 	struct jit_entry *x = find_entry(c, key, arch);
 	if (!x) {

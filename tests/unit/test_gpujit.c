@@ -159,8 +159,17 @@ static void check_cubin(const void *cubin, size_t size, int arch)
 static void test_build(void **state)
 {
 	static const int archs[] = {90, 80};
+	const unsigned char *fatbin = GPUJIT_FATBIN(gpujit_kernel);
 	struct qx_err e;
 	(void)state;
+	/* The embedded bytes are the whole fatbin: its magic, and the size its header gives. */
+	assert_int_equal(fatbin[0] | fatbin[1] << 8 | fatbin[2] << 16 | (unsigned)fatbin[3] << 24,
+	                 0xba55ed50u);
+	uint16_t header;
+	uint64_t body;
+	memcpy(&header, fatbin + 6, sizeof header);
+	memcpy(&body, fatbin + 8, sizeof body);
+	assert_int_equal(GPUJIT_FATBIN_SIZE(gpujit_kernel), header + body);
 	for (size_t i = 0; i < sizeof archs / sizeof *archs; i++) {
 		void *cubin = NULL;
 		size_t size = 0;
@@ -319,6 +328,7 @@ static void test_launch(void **state)
 
 int main(void)
 {
+	/* test_missing_library first: its child processes must inherit no loaded library. */
 	const struct CMUnitTest build_tests[] = {
 	    cmocka_unit_test(test_missing_library), cmocka_unit_test(test_available),
 	    cmocka_unit_test(test_build),           cmocka_unit_test(test_errors),
