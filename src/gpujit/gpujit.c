@@ -242,14 +242,18 @@ static void log_head(const char *log, char *out, size_t len)
 	}
 }
 
-/* Compiles src with NVRTC for compute_<arch> to LTO-IR, malloc'd into *ir of *n bytes; returns
- * 0, or -1 with NVRTC's error and its log's first lines in e. */
-static int compile_ltoir(const char *src, int arch, char **ir, size_t *n, struct qx_err *e)
+/* Compiles src with NVRTC for compute_<arch> to LTO-IR, malloc'd into *ir of *n bytes, with
+ * --fmad=false under GPUJIT_NO_FMAD in flags; returns 0, or -1 with NVRTC's error and its
+ * log's first lines in e. */
+static int compile_ltoir(const char *src, int arch, unsigned flags, char **ir, size_t *n,
+                         struct qx_err *e)
 {
 	nvrtcProgram prog;
 	char archopt[48], head[400];
-	const char *opts[] = {archopt, "-dlto", "-std=c++17", "-default-device"};
+	const char *opts[] = {archopt, "-dlto", "-std=c++17", "-default-device", "--fmad=true"};
 	snprintf(archopt, sizeof archopt, "--gpu-architecture=compute_%d", arch);
+	if (flags & GPUJIT_NO_FMAD)
+		opts[4] = "--fmad=false";
 	nvrtcResult r = api.rtc_create(&prog, src, "integrand.cu", 0, NULL, NULL);
 	if (r != NVRTC_SUCCESS)
 		return qx_fail(e, "NVRTC: nvrtcCreateProgram: %s", api.rtc_error(r));
@@ -302,17 +306,40 @@ static int link_fail(nvJitLinkHandle *h, const char *what, int arch, nvJitLinkRe
 	               arch, what, (int)r, head[0] ? head : "no log");
 }
 
-/* Links the LTO-IR ir[n] with kernels (a fatbin, may be NULL) for sm_<arch> with -lto -O3 into
- * a malloc'd *cubin of *size bytes; returns 0, or -1 with nvJitLink's log in e. */
+/* Links the LTO-IR ir[n] with kernels (a fatbin, may be NULL) for sm_<arch> with -lto -O3 and
+ * the options of o into a malloc'd *cubin of *size bytes; returns 0, or -1 with nvJitLink's
+ * log in e. */
 static int link_cubin(const char *ir, size_t n, const void *kernels, size_t kernels_size, int arch,
-                      void **cubin, size_t *size, struct qx_err *e)
+                      const struct gpujit_opts *o, void **cubin, size_t *size, struct qx_err *e)
 {
 	nvJitLinkHandle h = NULL;
 	char archopt[32];
-	const char *opts[] = {archopt, "-lto", "-O3"};
-	nvJitLinkResult r;
+	const int nopts = 4 + o->nkernels;
+	const char **opts = malloc((size_t)nopts * sizeof *opts);
+	char **used = calloc((size_t)o->nkernels + 1, sizeof *used);
+	nvJitLinkResult r = NVJITLINK_SUCCESS;
 	snprintf(archopt, sizeof archopt, "-arch=sm_%d", arch);
-	r = api.link_create(&h, (uint32_t)(sizeof opts / sizeof *opts), opts);
+	for (int i = 0; used && i < o->nkernels; i++)
+		if (asprintf(&used[i], "-kernels-used=%s", o->kernels[i]) < 0)
+			used[i] = NULL;
+	int ok = opts && used;
+	for (int i = 0; ok && i < o->nkernels; i++)
+		ok = used[i] != NULL;
+	if (ok) {
+		opts[0] = archopt;
+		opts[1] = "-lto";
+		opts[2] = "-O3";
+		opts[3] = o->flags & GPUJIT_NO_FMAD ? "-fma=0" : "-fma=1";
+		for (int i = 0; i < o->nkernels; i++)
+			opts[4 + i] = used[i];
+		r = api.link_create(&h, (uint32_t)nopts, opts);
+	}
+	for (int i = 0; used && i < o->nkernels; i++)
+		free(used[i]);
+	free(used);
+	free(opts);
+	if (!ok)
+		return qx_fail(e, "nvJitLink: out of memory for its options");
 	if (r != NVJITLINK_SUCCESS)
 		return link_fail(&h, "nvJitLinkCreate", arch, r, e);
 	r = api.link_add(h, NVJITLINK_INPUT_LTOIR, ir, n, "integrand");
@@ -344,12 +371,18 @@ static int link_cubin(const char *ir, size_t n, const void *kernels, size_t kern
 }
 
 /* Compiles then links, timing each step (the times of a failed step are not reported). */
-int gpujit_build(const char *src, int arch, const void *kernels_fatbin, size_t fatbin_size,
-                 void **cubin, size_t *size, struct gpujit_times *t, struct qx_err *e)
+int gpujit_build_opts(const char *src, int arch, const void *kernels_fatbin, size_t fatbin_size,
+                      const struct gpujit_opts *o, void **cubin, size_t *size,
+                      struct gpujit_times *t, struct qx_err *e)
 {
+	static const struct gpujit_opts none = {0, NULL, 0};
 	char *ir;
 	size_t irn;
 	struct gpujit_times tt = {0, 0, 0};
+	if (!o)
+		o = &none;
+	if (o->nkernels < 0 || (o->nkernels > 0 && !o->kernels))
+		return qx_fail(e, "gpujit: a kernel count without kernel names");
 	if (!src || arch < 10 || arch > 9999)
 		return qx_fail(e,
 		               "gpujit: no source, or arch %d is not a compute capability (90 "
@@ -358,16 +391,23 @@ int gpujit_build(const char *src, int arch, const void *kernels_fatbin, size_t f
 	if (load_api(e))
 		return -1;
 	double t0 = qx_now_ms();
-	if (compile_ltoir(src, arch, &ir, &irn, e))
+	if (compile_ltoir(src, arch, o->flags, &ir, &irn, e))
 		return -1;
 	double t1 = qx_now_ms();
-	int rc = link_cubin(ir, irn, kernels_fatbin, fatbin_size, arch, cubin, size, e);
+	int rc = link_cubin(ir, irn, kernels_fatbin, fatbin_size, arch, o, cubin, size, e);
 	free(ir);
 	tt.compile_ms = t1 - t0;
 	tt.link_ms = qx_now_ms() - t1;
 	if (t)
 		*t = tt;
 	return rc;
+}
+
+/* Builds with no options. */
+int gpujit_build(const char *src, int arch, const void *kernels_fatbin, size_t fatbin_size,
+                 void **cubin, size_t *size, struct gpujit_times *t, struct qx_err *e)
+{
+	return gpujit_build_opts(src, arch, kernels_fatbin, fatbin_size, NULL, cubin, size, t, e);
 }
 
 /* One kernel of a loaded entry, resolved on the first request for its name. */
@@ -380,6 +420,8 @@ struct jit_kernel {
 struct jit_entry {
 	char *key;
 	int arch;
+	unsigned flags;
+	char *used; /* the kernels kept, joined by newlines; "" for all */
 	void *cubin;
 	size_t size;
 	void *lib; /* NULL until a request with kernels loads it */
@@ -414,6 +456,7 @@ void gpujit_cache_free(struct gpujit_cache *c)
 			free(x->kernels[i].name);
 		free(x->kernels);
 		free(x->cubin);
+		free(x->used);
 		free(x->key);
 		free(x);
 	}
@@ -436,32 +479,56 @@ void gpujit_cache_stats(struct gpujit_cache *c, int *count, size_t *bytes)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Returns the entry of key and arch in c, or NULL. */
-static struct jit_entry *find_entry(struct gpujit_cache *c, const char *key, int arch)
+/* Returns names[0..n) joined by newlines ("" for none) in a malloc'd string, or NULL when out
+ * of memory. */
+static char *join_names(const char *const *names, int n)
+{
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += strlen(names[i]) + 1;
+	char *s = malloc(len), *p = s;
+	for (int i = 0; s && i < n; i++)
+		p += sprintf(p, "%s%s", i ? "\n" : "", names[i]);
+	if (s)
+		*p = '\0';
+	return s;
+}
+
+/* Returns the entry of c built for key, arch, flags and the kernels used, or NULL. */
+static struct jit_entry *find_entry(struct gpujit_cache *c, const char *key, int arch,
+                                    unsigned flags, const char *used)
 {
 	for (struct jit_entry *x = c->head; x; x = x->next)
-		if (x->arch == arch && strcmp(x->key, key) == 0)
+		if (x->arch == arch && x->flags == flags && strcmp(x->key, key) == 0 &&
+		    strcmp(x->used, used) == 0)
 			return x;
 	return NULL;
 }
 
-/* Builds the cubin of key and arch and adds it to c; returns the entry, or NULL with e. */
+/* Builds the cubin of key, arch, flags and the kernels names[0..n) (all when n = 0) and adds it
+ * to c, taking used (their joined names); returns the entry, or NULL with e (used freed). */
 static struct jit_entry *add_entry(struct gpujit_cache *c, const char *key, const char *src,
-                                   int arch, const void *fatbin, size_t fatbin_size,
+                                   int arch, const void *fatbin, size_t fatbin_size, unsigned flags,
+                                   const char *const *names, int n, char *used,
                                    struct gpujit_times *t, struct qx_err *e)
 {
+	const struct gpujit_opts o = {flags, names, n};
 	struct jit_entry *x = calloc(1, sizeof *x);
 	if (!x || !(x->key = strdup(key))) {
 		free(x);
+		free(used);
 		qx_fail(e, "gpujit: out of memory");
 		return NULL;
 	}
-	if (gpujit_build(src, arch, fatbin, fatbin_size, &x->cubin, &x->size, t, e)) {
+	if (gpujit_build_opts(src, arch, fatbin, fatbin_size, &o, &x->cubin, &x->size, t, e)) {
 		free(x->key);
 		free(x);
+		free(used);
 		return NULL;
 	}
 	x->arch = arch;
+	x->flags = flags;
+	x->used = used;
 	x->next = c->head;
 	c->head = x;
 	return x;
@@ -494,18 +561,25 @@ static int entry_kernel(struct jit_entry *x, const char *name, void **kernel, st
 
 /* Finds or builds the entry under the cache's lock, then loads it and resolves the kernels
  * when asked for any; a failed load keeps the cubin, so a retry compiles nothing. */
-int gpujit_get(struct gpujit_cache *c, const char *key, const char *src, int arch,
-               const void *kernels_fatbin, size_t fatbin_size, const char *const *names, int n,
-               void **kernels, struct gpujit_times *t, struct qx_err *e)
+int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, int arch,
+                     const void *kernels_fatbin, size_t fatbin_size, unsigned flags,
+                     const char *const *names, int n, void **kernels, struct gpujit_times *t,
+                     struct qx_err *e)
 {
 	struct gpujit_times tt = {0, 0, 1};
 	int rc = 0;
-	if (!c || !key || (n > 0 && (!names || !kernels)))
+	if (!c || !key || n < 0 || (n > 0 && (!names || !kernels)))
 		return qx_fail(e, "gpujit: no cache, no key, or no kernel names or slots");
+	char *used = join_names(names, n);
+	if (!used)
+		return qx_fail(e, "gpujit: out of memory");
 	pthread_mutex_lock(&c->lock);
-	struct jit_entry *x = find_entry(c, key, arch);
-	if (!x) {
-		x = add_entry(c, key, src, arch, kernels_fatbin, fatbin_size, &tt, e);
+	struct jit_entry *x = find_entry(c, key, arch, flags, used);
+	if (x) {
+		free(used);
+	} else {
+		x = add_entry(c, key, src, arch, kernels_fatbin, fatbin_size, flags, names, n, used,
+		              &tt, e);
 		tt.cached = 0;
 	}
 	if (t)
@@ -524,4 +598,13 @@ int gpujit_get(struct gpujit_cache *c, const char *key, const char *src, int arc
 out:
 	pthread_mutex_unlock(&c->lock);
 	return rc;
+}
+
+/* Gets with no build flags. */
+int gpujit_get(struct gpujit_cache *c, const char *key, const char *src, int arch,
+               const void *kernels_fatbin, size_t fatbin_size, const char *const *names, int n,
+               void **kernels, struct gpujit_times *t, struct qx_err *e)
+{
+	return gpujit_get_flags(c, key, src, arch, kernels_fatbin, fatbin_size, 0, names, n,
+	                        kernels, t, e);
 }

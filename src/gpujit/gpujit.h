@@ -47,6 +47,25 @@ int gpujit_available(struct qx_err *e);
 int gpujit_build(const char *src, int arch, const void *kernels_fatbin, size_t fatbin_size,
                  void **cubin, size_t *size, struct gpujit_times *t, struct qx_err *e);
 
+/* Flags of a build. GPUJIT_NO_FMAD: the arithmetic as written, no contraction of a * b + c
+ * into a fused multiply-add (NVRTC --fmad=false, nvJitLink -fma=false), so that +, -, *, / and
+ * sqrt give the host's bits. */
+#define GPUJIT_NO_FMAD 1u
+
+/* How to build: flags (GPUJIT_NO_FMAD) and the kernels to keep, kernels[0..nkernels) (nvJitLink
+ * -kernels-used: the others are dropped before LTO compiles them, which saves link time when
+ * the fatbin holds many); nkernels = 0 keeps them all. */
+struct gpujit_opts {
+	unsigned flags;
+	const char *const *kernels;
+	int nkernels;
+};
+
+/* gpujit_build with options o (NULL: none). */
+int gpujit_build_opts(const char *src, int arch, const void *kernels_fatbin, size_t fatbin_size,
+                      const struct gpujit_opts *o, void **cubin, size_t *size,
+                      struct gpujit_times *t, struct qx_err *e);
+
 /* A cache of built cubins keyed by a caller's string and the architecture; a lock inside makes
  * its calls safe from several threads (a build holds it). */
 struct gpujit_cache;
@@ -69,6 +88,14 @@ void gpujit_cache_free(struct gpujit_cache *c);
 int gpujit_get(struct gpujit_cache *c, const char *key, const char *src, int arch,
                const void *kernels_fatbin, size_t fatbin_size, const char *const *names, int n,
                void **kernels, struct gpujit_times *t, struct qx_err *e);
+
+/* gpujit_get with build flags (GPUJIT_NO_FMAD), which are part of the entry's identity; with
+ * n > 0 the cubin keeps only the kernels names[0..n) (-kernels-used), so a request for other
+ * names, or with n = 0, is another entry. gpujit_get is gpujit_get_flags with flags 0. */
+int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, int arch,
+                     const void *kernels_fatbin, size_t fatbin_size, unsigned flags,
+                     const char *const *names, int n, void **kernels, struct gpujit_times *t,
+                     struct qx_err *e);
 
 /* Returns in *count how many cubins c holds, and their total bytes in *bytes. */
 void gpujit_cache_stats(struct gpujit_cache *c, int *count, size_t *bytes);

@@ -32,6 +32,15 @@ int gpujit_build(const char *src, int arch, const void *kernels_fatbin, size_t f
 	return qx_fail(e, NO_CUDA);
 }
 
+/* Always fails: no NVRTC in this build. */
+int gpujit_build_opts(const char *src, int arch, const void *kernels_fatbin, size_t fatbin_size,
+                      const struct gpujit_opts *o, void **cubin, size_t *size,
+                      struct gpujit_times *t, struct qx_err *e)
+{
+	(void)o;
+	return gpujit_build(src, arch, kernels_fatbin, fatbin_size, cubin, size, t, e);
+}
+
 /* Returns an empty cache (NULL when out of memory), which gpujit_get always refuses. */
 struct gpujit_cache *gpujit_cache_new(void)
 {
@@ -61,6 +70,16 @@ int gpujit_get(struct gpujit_cache *c, const char *key, const char *src, int arc
 	if (t)
 		t->compile_ms = t->link_ms = 0, t->cached = 0;
 	return qx_fail(e, NO_CUDA);
+}
+
+/* Always fails: no NVRTC in this build. */
+int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, int arch,
+                     const void *kernels_fatbin, size_t fatbin_size, unsigned flags,
+                     const char *const *names, int n, void **kernels, struct gpujit_times *t,
+                     struct qx_err *e)
+{
+	(void)flags;
+	return gpujit_get(c, key, src, arch, kernels_fatbin, fatbin_size, names, n, kernels, t, e);
 }
 
 /* The cache is always empty. */

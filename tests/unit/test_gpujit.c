@@ -1,9 +1,10 @@
 /* test_gpujit.c - the run-time GPU compiler (src/gpujit): an integrand's source through NVRTC
  * to LTO-IR and through nvJitLink with the test kernel's embedded fatbin
- * (gpujit_kernel.lto.cu) to a cubin for sm_90 and sm_80, which needs no GPU; NVRTC's and
- * nvJitLink's errors; the missing-library message; the cache; and, with a GPU, the kernel
- * launched against the host's value of the same function. The GPU part skips without a GPU
- * unless QUADX_REQUIRE_GPU is set. In a build without CUDA: the API's error. */
+ * (gpujit_kernel.lto.cu) to a cubin for sm_90 and sm_80, which needs no GPU; the kernels kept
+ * and the fma flag; NVRTC's and nvJitLink's errors; the missing-library message; the cache;
+ * and, with a GPU, the kernels launched against the host's values of the same function. The GPU
+ * part skips without a GPU unless QUADX_REQUIRE_GPU is set. In a build without CUDA: the API's
+ * error. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +36,10 @@ GPUJIT_FATBIN_DECLARE(gpujit_kernel);
 
 static const char good_src[] = TEST_F_SIG "\n{\n\treturn " STR(TEST_F(x, p)) ";\n}\n";
 static const char syntax_src[] = TEST_F_SIG "\n{\n\treturn x[0] +* ;\n}\n";
+/* An integrand of +, *, / and sqrt only: built with GPUJIT_NO_FMAD the GPU gives the host's
+ * bits, since each operation is correctly rounded on both. */
+#define EXACT_F(x, p) (((x)[0] * (x)[1] + (p)[0]) / sqrt(1.0 + (x)[0] * (x)[0]))
+static const char exact_src[] = TEST_F_SIG "\n{\n\treturn " STR(EXACT_F(x, p)) ";\n}\n";
 static const char other_src[] =
     "extern \"C\" __device__ double qx_other_f(const double *x)\n{\n\treturn x[0];\n}\n";
 
@@ -42,6 +47,14 @@ static const char other_src[] =
 static double host_f(const double *x, const double *p)
 {
 	return TEST_F(x, p);
+}
+
+/* The host's value of the exact integrand, each product rounded on its own (volatile: no
+ * contraction into an fma, whatever the host compiler's flags). */
+static double host_exact_f(const double *x, const double *p)
+{
+	volatile double xy = x[0] * x[1], xx = x[0] * x[0];
+	return (xy + p[0]) / sqrt(1.0 + xx);
 }
 
 /* Builds src for arch with the test kernels; returns gpujit_build's status. */
@@ -185,6 +198,54 @@ static void test_build(void **state)
 	}
 }
 
+/* Builds src for sm_90 with the test kernels and options o into a malloc'd cubin. */
+static void *build_opts(const char *src, const struct gpujit_opts *o, size_t *size,
+                        struct gpujit_times *t)
+{
+	struct qx_err e;
+	void *cubin = NULL;
+	if (gpujit_build_opts(src, 90, GPUJIT_FATBIN(gpujit_kernel),
+	                      GPUJIT_FATBIN_SIZE(gpujit_kernel), o, &cubin, size, t, &e))
+		fail_msg("%s", e.msg);
+	return cubin;
+}
+
+/* Every kernel stays by default; -kernels-used keeps only those named. */
+static void test_kernels_used(void **state)
+{
+	static const char *const one[] = {"qx_test_kernel"};
+	const struct gpujit_opts o = {0, one, 1};
+	struct gpujit_times t_all, t_one;
+	size_t n_all, n_one;
+	(void)state;
+	unsigned char *all = build_opts(good_src, NULL, &n_all, &t_all);
+	unsigned char *kept = build_opts(good_src, &o, &n_one, &t_one);
+	print_message("both kernels: link %.1f ms; one: %.1f ms\n", t_all.link_ms, t_one.link_ms);
+	assert_int_equal(symbol_type(all, n_all, "qx_test_kernel"), STT_FUNC);
+	assert_int_equal(symbol_type(all, n_all, "qx_test_negated"), STT_FUNC);
+	assert_int_equal(symbol_type(kept, n_one, "qx_test_kernel"), STT_FUNC);
+	assert_int_equal(symbol_type(kept, n_one, "qx_test_negated"), -1);
+	free(all);
+	free(kept);
+}
+
+/* A build is repeatable to the byte, and GPUJIT_NO_FMAD changes the code of x0 * x1 + p0 (no
+ * fused multiply-add). */
+static void test_no_fmad(void **state)
+{
+	const struct gpujit_opts exact = {GPUJIT_NO_FMAD, NULL, 0};
+	size_t n1, n2, n3;
+	(void)state;
+	unsigned char *a = build_opts(exact_src, NULL, &n1, NULL);
+	unsigned char *b = build_opts(exact_src, NULL, &n2, NULL);
+	unsigned char *c = build_opts(exact_src, &exact, &n3, NULL);
+	assert_true(n1 == n2 && memcmp(a, b, n1) == 0);
+	assert_true(n1 != n3 || memcmp(a, c, n1) != 0);
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* Building src for arch fails, leaves no cubin and says both want1 and want2. */
 static void expect_build_error(const char *src, int arch, const char *want1, const char *want2)
 {
@@ -269,60 +330,96 @@ static void test_cache(void **state)
 			fail_msg("%s: %s", #call, cudaGetErrorString(err_));                       \
 	} while (0)
 
-/* The linked kernel, loaded from the cache, computes the host's values at a few points; the
- * second get returns the same kernel without compiling; an unknown kernel name is an error. */
-static void test_launch(void **state)
+enum { NPTS = 7, DIM = 2 };
+
+/* Points spread over [-1, 2.9]^2 (every 1 + x0 * x1 positive), and the parameter. */
+static void points(double *x, double *p)
 {
-	enum { N = 7, DIM = 2 };
-	static const char *const names[] = {"qx_test_kernel"};
-	static const char *const bad_names[] = {"no_such_kernel"};
-	double x[N * DIM], p[1] = {1.5}, y[N];
-	double *dx, *dp, *dy;
-	void *kernel = NULL, *again = NULL, *none = NULL;
-	struct gpujit_times t;
-	struct qx_err e;
-	int arch, n = N, dim = DIM;
-	(void)state;
-	if (!fixture_have_gpu)
-		skip();
-	if (gpujit_device_arch(&arch, &e))
-		fail_msg("%s", e.msg);
-	struct gpujit_cache *c = gpujit_cache_new();
-	assert_non_null(c);
-	if (gpujit_get(c, "test", good_src, arch, GPUJIT_FATBIN(gpujit_kernel),
-	               GPUJIT_FATBIN_SIZE(gpujit_kernel), names, 1, &kernel, &t, &e))
-		fail_msg("%s", e.msg);
-	assert_int_equal(t.cached, 0);
-	print_message("sm_%d: NVRTC %.1f ms, nvJitLink %.1f ms\n", arch, t.compile_ms, t.link_ms);
-	for (int i = 0; i < N * DIM; i++)
+	for (int i = 0; i < NPTS * DIM; i++)
 		x[i] = -1.0 + 0.3 * i;
-	CUDA_OK(cudaMalloc((void **)&dx, sizeof x));
-	CUDA_OK(cudaMalloc((void **)&dp, sizeof p));
-	CUDA_OK(cudaMalloc((void **)&dy, sizeof y));
-	CUDA_OK(cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice));
-	CUDA_OK(cudaMemcpy(dp, p, sizeof p, cudaMemcpyHostToDevice));
+	p[0] = 1.5;
+}
+
+/* Launches kernel (a cudaKernel_t from the cache) on the NPTS points x with parameter p and
+ * copies its NPTS values into y. */
+static void launch(void *kernel, const double *x, const double *p, double *y)
+{
+	double *dx, *dp, *dy;
+	int n = NPTS, dim = DIM;
+	CUDA_OK(cudaMalloc((void **)&dx, NPTS * DIM * sizeof *x));
+	CUDA_OK(cudaMalloc((void **)&dp, sizeof *p));
+	CUDA_OK(cudaMalloc((void **)&dy, NPTS * sizeof *y));
+	CUDA_OK(cudaMemcpy(dx, x, NPTS * DIM * sizeof *x, cudaMemcpyHostToDevice));
+	CUDA_OK(cudaMemcpy(dp, p, sizeof *p, cudaMemcpyHostToDevice));
 	void *args[] = {&dx, &dp, &dy, &n, &dim};
 	dim3 grid = {1, 1, 1}, block = {32, 1, 1};
 	CUDA_OK(cudaLaunchKernel((const void *)kernel, grid, block, args, 0, 0));
-	CUDA_OK(cudaMemcpy(y, dy, sizeof y, cudaMemcpyDeviceToHost));
-	for (int i = 0; i < N; i++) {
+	CUDA_OK(cudaMemcpy(y, dy, NPTS * sizeof *y, cudaMemcpyDeviceToHost));
+	CUDA_OK(cudaFree(dx));
+	CUDA_OK(cudaFree(dp));
+	CUDA_OK(cudaFree(dy));
+}
+
+/* Gets the kernels names[0..n) of src with flags from c for this GPU; returns the call's
+ * status, with the times in *t. */
+static int get_kernels(struct gpujit_cache *c, const char *key, const char *src, unsigned flags,
+                       const char *const *names, int n, void **kernels, struct gpujit_times *t,
+                       struct qx_err *e)
+{
+	int arch;
+	if (gpujit_device_arch(&arch, e))
+		return -1;
+	return gpujit_get_flags(c, key, src, arch, GPUJIT_FATBIN(gpujit_kernel),
+	                        GPUJIT_FATBIN_SIZE(gpujit_kernel), flags, names, n, kernels, t, e);
+}
+
+/* Both linked kernels, loaded from the cache, compute the host's values (to rounding: the
+ * GPU's exp and sin are not glibc's); the second get returns the same kernels without
+ * compiling; a kernel the cubin lacks is an error that names it; without fmas the exact
+ * integrand gives the host's bits. */
+static void test_launch(void **state)
+{
+	static const char *const names[] = {"qx_test_kernel", "qx_test_negated"};
+	static const char *const bad_names[] = {"no_such_kernel"};
+	double x[NPTS * DIM], p[1], y[NPTS], yneg[NPTS];
+	void *kernels[2], *again[2], *none;
+	struct gpujit_times t;
+	struct qx_err e;
+	(void)state;
+	if (!fixture_have_gpu)
+		skip();
+	struct gpujit_cache *c = gpujit_cache_new();
+	assert_non_null(c);
+	if (get_kernels(c, "test", good_src, 0, names, 2, kernels, &t, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(t.cached, 0);
+	print_message("this GPU: NVRTC %.1f ms, nvJitLink %.1f ms\n", t.compile_ms, t.link_ms);
+	points(x, p);
+	launch(kernels[0], x, p, y);
+	launch(kernels[1], x, p, yneg);
+	for (int i = 0; i < NPTS; i++) {
 		const double want = host_f(x + i * DIM, p);
 		print_message("f(%g, %g) = %.17g (host %.17g)\n", x[i * DIM], x[i * DIM + 1], y[i],
 		              want);
 		assert_true(fabs(y[i] - want) <= 1e-14 * fabs(want));
+		assert_true(yneg[i] == -y[i]);
 	}
-	if (gpujit_get(c, "test", good_src, arch, GPUJIT_FATBIN(gpujit_kernel),
-	               GPUJIT_FATBIN_SIZE(gpujit_kernel), names, 1, &again, &t, &e))
+	if (get_kernels(c, "test", good_src, 0, names, 2, again, &t, &e))
 		fail_msg("%s", e.msg);
 	assert_int_equal(t.cached, 1);
-	assert_ptr_equal(again, kernel);
-	assert_int_equal(gpujit_get(c, "test", good_src, arch, GPUJIT_FATBIN(gpujit_kernel),
-	                            GPUJIT_FATBIN_SIZE(gpujit_kernel), bad_names, 1, &none, &t, &e),
-	                 -1);
+	assert_true(again[0] == kernels[0] && again[1] == kernels[1]);
+	assert_int_equal(get_kernels(c, "test", good_src, 0, bad_names, 1, &none, &t, &e), -1);
+	print_message("no such kernel: %s\n", e.msg);
 	assert_non_null(strstr(e.msg, "no_such_kernel"));
-	CUDA_OK(cudaFree(dx));
-	CUDA_OK(cudaFree(dp));
-	CUDA_OK(cudaFree(dy));
+	/* Built with GPUJIT_NO_FMAD, correctly rounded operations give the host's bits. */
+	if (get_kernels(c, "exact", exact_src, GPUJIT_NO_FMAD, names, 1, kernels, NULL, &e))
+		fail_msg("%s", e.msg);
+	launch(kernels[0], x, p, y);
+	for (int i = 0; i < NPTS; i++) {
+		const double want = host_exact_f(x + i * DIM, p);
+		print_message("exact f = %a (host %a)\n", y[i], want);
+		assert_memory_equal(&y[i], &want, sizeof want);
+	}
 	gpujit_cache_free(c);
 }
 
@@ -331,7 +428,8 @@ int main(void)
 	/* test_missing_library first: its child processes must inherit no loaded library. */
 	const struct CMUnitTest build_tests[] = {
 	    cmocka_unit_test(test_missing_library), cmocka_unit_test(test_available),
-	    cmocka_unit_test(test_build),           cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_build),           cmocka_unit_test(test_kernels_used),
+	    cmocka_unit_test(test_no_fmad),         cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_cache),
 	};
 	const struct CMUnitTest gpu_tests[] = {
@@ -363,6 +461,11 @@ static void test_no_cuda(void **state)
 	assert_non_null(c);
 	const char *names[] = {"k"};
 	assert_int_equal(gpujit_get(c, "k", "", 90, NULL, 0, names, 1, &kernel, &t, &e), -1);
+	assert_non_null(strstr(e.msg, "GPU integrands need a build with CUDA"));
+	assert_int_equal(
+	    gpujit_get_flags(c, "k", "", 90, NULL, 0, GPUJIT_NO_FMAD, names, 1, &kernel, &t, &e),
+	    -1);
+	assert_int_equal(gpujit_build_opts("", 90, NULL, 0, NULL, &cubin, &size, &t, &e), -1);
 	assert_non_null(strstr(e.msg, "GPU integrands need a build with CUDA"));
 	assert_int_equal(t.cached, 0);
 	gpujit_cache_stats(c, &count, &size);
