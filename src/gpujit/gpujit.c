@@ -122,14 +122,14 @@ static int bind_nvjitlink(void *lib, const char *path, struct qx_err *e)
  * binds: the file named by the environment variable env when set, else stem.so.MAJOR and
  * stem.so on the library path, then under $CUDA_HOME/lib64 and /usr/local/cuda/lib64. Returns
  * the handle with its path in path[256], or NULL with the last reason in e ("not found" when
- * no candidate exists). */
+ * no candidate exists; dlopen's message for the file the variable names). */
 static void *open_lib(const char *stem, const char *env,
                       int (*bind)(void *, const char *, struct qx_err *), char *path,
                       struct qx_err *e)
 {
 	const char *dirs[] = {"", getenv("CUDA_HOME"), "/usr/local/cuda"};
 	char cand[8][256];
-	int ncand = 0, found = 0;
+	int ncand = 0;
 	const char *forced = getenv(env);
 	if (forced && *forced) {
 		snprintf(cand[ncand++], sizeof cand[0], "%s", forced);
@@ -146,17 +146,16 @@ static void *open_lib(const char *stem, const char *env,
 	qx_fail(e, "not found on the library path, in $CUDA_HOME/lib64 or /usr/local/cuda/lib64");
 	for (int i = 0; i < ncand; i++) {
 		void *lib = dlopen(cand[i], RTLD_NOW | RTLD_LOCAL);
+		if (!lib && forced && *forced)
+			qx_fail(e, "%s (named by %s) cannot be loaded: %s", forced, env, dlerror());
 		if (!lib)
 			continue;
-		found = 1;
 		if (bind(lib, cand[i], e) == 0) {
 			snprintf(path, 256, "%s", cand[i]);
 			return lib;
 		}
 		dlclose(lib);
 	}
-	if (!found && forced && *forced)
-		qx_fail(e, "%s (named by %s) cannot be loaded", forced, env);
 	return NULL;
 }
 

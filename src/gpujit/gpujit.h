@@ -77,21 +77,21 @@ struct gpujit_cache *gpujit_cache_new(void);
  * CUDA context still exists (before gpu_release): its kernels are invalid afterwards. */
 void gpujit_cache_free(struct gpujit_cache *c);
 
-/* Returns the cubin for key and arch from c, building it from src and kernels_fatbin (as
- * gpujit_build) when c has none; key must name everything the cubin depends on (the
- * expression's canonical form, dim, precision, rule, which kernels). A failed build leaves
- * nothing in c. With n > 0 it then loads the cubin on the current GPU (once per entry) and
- * puts the kernels named names[0..n) into kernels[] as cudaKernel_t handles, which
- * cudaLaunchKernel((const void *)kernels[i], ...) accepts; they stay valid until
- * gpujit_cache_free. n = 0 only builds (no GPU needed). Fills t when not NULL: cached = 1 and
- * times 0 when the cubin was in c. */
+/* Returns the cubin for key, arch and the kernel names from c, building it from src and
+ * kernels_fatbin (as gpujit_build_opts with the kernels names[0..n) kept) when c has none; key
+ * must name everything else the cubin depends on (the expression's canonical form, dim,
+ * precision, rule, which fatbin): src is not compared. A failed build leaves nothing in c.
+ * With n > 0 it then loads the cubin on the current GPU (once per entry) and puts the kernels
+ * into kernels[0..n) as cudaKernel_t handles, which cudaLaunchKernel((const void *)kernels[i],
+ * ...) accepts; they stay valid until gpujit_cache_free. n = 0 only builds, keeping every
+ * kernel (no GPU needed). Fills t when not NULL: cached = 1 and times 0 when the cubin was in
+ * c. */
 int gpujit_get(struct gpujit_cache *c, const char *key, const char *src, int arch,
                const void *kernels_fatbin, size_t fatbin_size, const char *const *names, int n,
                void **kernels, struct gpujit_times *t, struct qx_err *e);
 
-/* gpujit_get with build flags (GPUJIT_NO_FMAD), which are part of the entry's identity; with
- * n > 0 the cubin keeps only the kernels names[0..n) (-kernels-used), so a request for other
- * names, or with n = 0, is another entry. gpujit_get is gpujit_get_flags with flags 0. */
+/* gpujit_get with build flags (GPUJIT_NO_FMAD), which are part of the entry's identity, like
+ * the kernel names (in their order). gpujit_get is gpujit_get_flags with flags 0. */
 int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, int arch,
                      const void *kernels_fatbin, size_t fatbin_size, unsigned flags,
                      const char *const *names, int n, void **kernels, struct gpujit_times *t,
