@@ -113,7 +113,7 @@ $(BUILD)/%.fatbin: %.lto.cu | $(BUILD)/.deps-ok
 .PRECIOUS: $(BUILD)/%.fatbin
 
 # A fatbin into an object that exports it as qx_lto_NAME .. qx_lto_NAME_end; NAME must be a C
-# identifier.
+# identifier, and unique among the .lto.cu files linked together.
 $(BUILD)/%.fatbin.o: $(BUILD)/%.fatbin cuda/lto_embed.S
 	@case '$(notdir $*)' in *[!A-Za-z0-9_]* | [0-9]*) \
 	  echo "$*.lto.cu: the name before .lto.cu must be a C identifier"; exit 1;; esac
@@ -243,7 +243,7 @@ test-gpu: $(BUILT) $(if $(BUILT),$(FAULT_BIN))
 
 # The GPU build with fault injection, for the GPU fault tests: the C sources compiled again
 # with the define, linked with the same CUDA objects (their hook calls qx_fault()).
-$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/problems/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
+$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/problems/*.h src/gpujit/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FAULTS) -o $@ src/main.c $(LIB_SRC) $(CU_OBJ) \
 	  $(LDLIBS)
