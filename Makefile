@@ -26,22 +26,32 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
 LDLIBS   := -lreadline -lncursesw -lcjson -lcubature -lgsl -lgslcblas -lsleef -lfftw3 -lm -ldl -fopenmp -pthread
 
-SRC      := $(wildcard src/*.c src/problems/*.c src/expr/*.c)
+SRC      := $(wildcard src/*.c src/problems/*.c src/expr/*.c src/gpujit/*.c)
 MAIN_SRC := src/main.c src/bench.c
-CU_SRC   := $(wildcard cuda/*.cu)
+# A cuda/.../NAME.lto.cu holds kernels that are linked at run time with a user's integrand
+# (src/gpujit): nvcc compiles it to a fatbin of LTO-IR, $(BUILD)/.../NAME.fatbin, which
+# cuda/lto_embed.S embeds into the binary as the bytes qx_lto_NAME .. qx_lto_NAME_end
+# (GPUJIT_FATBIN_DECLARE in src/gpujit/gpujit.h); the normal .cu rule leaves these files alone.
+LTO_SRC  := $(filter %.lto.cu,$(wildcard cuda/*.cu cuda/*/*.cu))
+# cuda/cubature/user_kernels.cu is built once per precision and kernel (CUB_USER_FATBINS).
+CU_SRC   := $(filter-out %.lto.cu cuda/cubature/user_kernels.cu,$(wildcard cuda/*.cu cuda/*/*.cu))
 
 ifneq ($(strip $(NVCC)),)
   GPU_BUILD  := yes
-  override CFLAGS += -DQX_HAVE_CUDA
-  LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpu_none.c,$(SRC))
-  CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o)
+  override CFLAGS += -DQX_HAVE_CUDA -isystem $(CUDA_HOME)/include
+  LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpu_none.c src/gpujit/gpujit_none.c,$(SRC))
+  CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o) $(LTO_SRC:%.lto.cu=$(BUILD)/%.fatbin.o)
   NVCCFLAGS  ?= -O3 -std=c++17 -lineinfo
+  # LTO-IR for sm_80 and sm_90 (nvJitLink also links it for later GPUs); code=lto_XX is what
+  # asks for LTO-IR (nvcc refuses -dlto beside -gencode).
+  LTO_NVCCFLAGS := $(NVCCFLAGS) -rdc=true -fatbin -gencode arch=compute_80,code=lto_80 \
+                -gencode arch=compute_90,code=lto_90 -Xcompiler -Wall,-Wextra,-Werror
   NVCCFLAGS  += -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
                 -gencode arch=compute_90,code=compute_90 -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
   LDLIBS     += -L$(CUDA_HOME)/lib64 -lcufft -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -ldl -lrt -lpthread
 else
   GPU_BUILD  := no
-  LIB_SRC    := $(filter-out $(MAIN_SRC),$(SRC))
+  LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpujit/gpujit.c,$(SRC))
   CU_OBJ     :=
 endif
 
@@ -54,8 +64,6 @@ CUB_USER_KERNELS := $(foreach s,d f,$(foreach k,0 4 5 6 7 8 p2,$(s)_$(k)))
 CUB_USER_FATBINS := $(CUB_USER_KERNELS:%=$(BUILD)/cuda/cubature/user_%.fatbin)
 CU_OBJ   += $(BUILD)/cuda/cubature/user_embed.o
 endif
-LTO_NVCCFLAGS := -O3 -std=c++17 -rdc=true -fatbin -gencode arch=compute_80,code=lto_80 \
-                 -gencode arch=compute_90,code=lto_90 -Xcompiler -Wall,-Wextra,-Werror
 cub_user_prec  = $(word 1,$(subst _, ,$1))
 cub_user_flags = -DCUB_USER_S=$(call cub_user_prec,$1) \
 	-DCUB_USER_T=$(if $(filter d,$(call cub_user_prec,$1)),double,float) \
@@ -120,9 +128,31 @@ $(BUILD)/cuda/cubature/user_embed.o: cuda/cubature/user_embed.S $(CUB_USER_FATBI
 	@mkdir -p $(dir $@)
 	$(CC) -c -Wa,-I$(BUILD)/cuda/cubature -o $@ $<
 
+# A NAME.lto.cu (see LTO_SRC) to its fatbin of LTO-IR, with the `// nvccflags:` line too.
+$(BUILD)/%.fatbin: %.lto.cu | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(NVCC) $(LTO_NVCCFLAGS) $(shell sed -n 's|^// nvccflags: ||p' $<) -MMD -MP -MF $@.d -MT $@ \
+	  -o $@ $<
+
+# The fatbins stay for inspection (cuobjdump) and so that a make -n shows nothing to redo.
+.PRECIOUS: $(BUILD)/%.fatbin
+
+# A fatbin into an object that exports it as qx_lto_NAME .. qx_lto_NAME_end; NAME must be a C
+# identifier, and unique among the .lto.cu files linked together.
+$(BUILD)/%.fatbin.o: $(BUILD)/%.fatbin cuda/lto_embed.S
+	@case '$(notdir $*)' in *[!A-Za-z0-9_]* | [0-9]*) \
+	  echo "$*.lto.cu: the name before .lto.cu must be a C identifier"; exit 1;; esac
+	$(CC) -c -x assembler-with-cpp -DQX_LTO_NAME=qx_lto_$(notdir $*) -DQX_LTO_FILE='"$<"' \
+	  -o $@ cuda/lto_embed.S
+
+# A unit test links the library and the objects its own line below adds (test kernels).
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lcmocka $(LDLIBS)
+
+ifeq ($(GPU_BUILD),yes)
+$(BUILD)/tests/test_gpujit: $(BUILD)/tests/unit/gpujit_kernel.fatbin.o
+endif
 
 run: all
 	./quadx
@@ -155,8 +185,7 @@ test: all format-check test-unit test-script test-asan test-valgrind fuzz
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
 FORMAT_SRC := $(wildcard src/*.[ch] src/*/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
-	cuda/*/*.cuh cuda/*/*.h \
-	tests/unit/*.[ch] tests/fuzz/*.[ch])
+	cuda/*/*.cuh cuda/*/*.h tests/unit/*.[ch] tests/unit/*.cu tests/fuzz/*.[ch])
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
 
@@ -239,7 +268,7 @@ test-gpu: $(BUILT) $(if $(BUILT),$(FAULT_BIN))
 
 # The GPU build with fault injection, for the GPU fault tests: the C sources compiled again
 # with the define, linked with the same CUDA objects (their hook calls qx_fault()).
-$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/problems/*.h src/expr/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
+$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/*/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FAULTS) -o $@ src/main.c $(LIB_SRC) $(CU_OBJ) \
 	  $(LDLIBS)

@@ -17,22 +17,7 @@
 
 #ifdef QX_HAVE_CUDA
 #include "../../cuda/kde.h"
-
-static int have_gpu;
-
-/* Opens the GPU; without one every test skips (or the group fails under QUADX_REQUIRE_GPU). */
-static int open_gpu(void **state)
-{
-	struct gpu_info info;
-	struct qx_err e;
-	(void)state;
-	have_gpu = gpu_init(&info, &e) == 0;
-	if (have_gpu)
-		print_message("GPU: %s, %d SMs\n", info.name, info.sms);
-	else
-		print_message("test_kde_gpu: skipped: %s\n", e.msg);
-	return !have_gpu && getenv("QUADX_REQUIRE_GPU") ? -1 : 0;
-}
+#include "gpu_fixture.h"
 
 /* n samples of dist (seed 1) in double, with Silverman's h per axis. */
 static void samples(struct kde_points *s, size_t n, int dim, enum kde_dist dist, double *h)
@@ -150,7 +135,7 @@ static void test_seed(void **state)
 	struct kde_points s;
 	double h;
 	(void)state;
-	if (!have_gpu)
+	if (!fixture_have_gpu)
 		skip();
 	samples(&s, 3000, 1, KDE_MIXTURE, &h);
 	s.x[0][10] = 1.0; /* whole numbers: (x_i - (int)x_j) / 0 = 0 / 0 where x_j is in [1, 2) */
@@ -186,7 +171,7 @@ static void test_seed(void **state)
 static void test_exact_variants(void **state)
 {
 	(void)state;
-	if (!have_gpu)
+	if (!fixture_have_gpu)
 		skip();
 	assert_true(at_samples(KDE_GPU_NAIVE, QX_DOUBLE, 2000, 128) <= 1e-12);
 	assert_true(at_samples(KDE_GPU_NAIVE, QX_DOUBLE, 1 << 17, 256) <= 1e-12);
@@ -205,7 +190,7 @@ static void test_tiled_dims(void **state)
 {
 	struct qx_err e;
 	(void)state;
-	if (!have_gpu)
+	if (!fixture_have_gpu)
 		skip();
 	for (int dim = 2; dim <= 3; dim++) {
 		struct kde_points s, grid;
@@ -245,7 +230,7 @@ static void test_binned(void **state)
 	const size_t g = 4096;
 	double h, lo, hi;
 	(void)state;
-	if (!have_gpu)
+	if (!fixture_have_gpu)
 		skip();
 	samples(&s, 1 << 20, 1, KDE_NORMAL, &h);
 	kde_grid_limits(&s, &h, &lo, &hi);
@@ -296,7 +281,7 @@ static void test_limits_and_cancel(void **state)
 	struct kde_gpu_times t;
 	double h;
 	(void)state;
-	if (!have_gpu)
+	if (!fixture_have_gpu)
 		skip();
 	samples(&s, 1 << 16, 1, KDE_NORMAL, &h);
 	struct kde_gpu_job j = job_for(KDE_GPU_TILED, QX_FLOAT, &s, NULL, &h, 100);
@@ -335,7 +320,7 @@ static void test_ceiling(void **state)
 	struct qx_err e;
 	struct kde_gpu_ceiling c;
 	(void)state;
-	if (!have_gpu)
+	if (!fixture_have_gpu)
 		skip();
 	assert_int_equal(kde_gpu_ceiling(5, &c, &e), 0);
 	print_message("ex2 ceiling: %d SMs at %d MHz: peak %.3g/s, measured %.3g/s\n", c.sms,
@@ -351,7 +336,7 @@ int main(void)
 	    cmocka_unit_test(test_binned),         cmocka_unit_test(test_limits_and_cancel),
 	    cmocka_unit_test(test_ceiling),
 	};
-	const int rc = cmocka_run_group_tests(tests, open_gpu, NULL);
+	const int rc = cmocka_run_group_tests(tests, fixture_open_gpu, NULL);
 	gpu_release();
 	return rc;
 }
