@@ -200,12 +200,21 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	struct param_value psettings[QX_MAX_PROBLEM_SETTINGS];
 	int variant = s->variant[s->prob_index];
 	struct user_defs user = s->user;
+	/* an exact value belongs to one integral: a change of what defines it (the integrand, its
+	 * box, dim or parameters) forgets it unless the same command gives a new one */
+	static const char *const defining[] = {"integrand", "dim", "a", "b", NULL};
+	int integral_changed = 0, exact_given = 0;
 
 	memcpy(params, s->params[s->prob_index], sizeof params);
 	memcpy(psettings, s->psettings[s->prob_index], sizeof psettings);
 	memcpy(settings, s->settings, sizeof settings);
 	for (int i = 0; i < argc; i += 2) {
 		const char *name = argv[i], *word = i + 1 < argc ? argv[i + 1] : NULL;
+		for (int d = 0; defining[d]; d++)
+			integral_changed |= !strcmp(name, defining[d]);
+		integral_changed |= !strcmp(name, "bounds") || !strcmp(name, "param") ||
+		                    user_param_find(&user, name) >= 0;
+		exact_given |= !strcmp(name, "exact");
 		if (p->user_integrand && !strcmp(name, "bounds")) {
 			int n = 0; /* the LO:HI words that follow */
 			while (i + 1 + n < argc && strchr(argv[i + 1 + n], ':'))
@@ -272,6 +281,8 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		else
 			settings[k] = v;
 	}
+	if (integral_changed && !exact_given)
+		user.exact = NAN;
 	if (p->check && p->check(params, e))
 		return -1;
 	if (p->user_integrand && p->user_integrand(params, &user, e))

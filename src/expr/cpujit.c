@@ -372,7 +372,7 @@ int expr_cpu_compile_source(struct expr_jit_cache *c, const char *src, const cha
 		free(key);
 		return -1;
 	}
-	en->fn.compile_ms = qx_now_ms() - start;
+	en->fn.compile_ms = en->fn.build_ms = qx_now_ms() - start;
 	*out = en->fn;
 	return 0;
 }

@@ -87,6 +87,7 @@ struct expr_cpu_fn {
 	float (*f)(const float *x, const double *p);
 	double compile_ms;
 	int cached;
+	double build_ms; /* what compiling and loading took when the cache's entry was built */
 };
 
 /* The most compiled integrands one cache holds. */

@@ -426,6 +426,7 @@ struct jit_entry {
 	void *lib; /* NULL until a request with kernels loads it */
 	struct jit_kernel *kernels;
 	int nkernels;
+	double built[2]; /* NVRTC's and nvJitLink's milliseconds when it was built */
 	struct jit_entry *next;
 };
 
@@ -528,6 +529,8 @@ static struct jit_entry *add_entry(struct gpujit_cache *c, const char *key, cons
 	x->arch = arch;
 	x->flags = flags;
 	x->used = used;
+	x->built[0] = t->compile_ms;
+	x->built[1] = t->link_ms;
 	x->next = c->head;
 	c->head = x;
 	return x;
@@ -580,6 +583,10 @@ int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, i
 		x = add_entry(c, key, src, arch, kernels_fatbin, fatbin_size, flags, names, n, used,
 		              &tt, e);
 		tt.cached = 0;
+	}
+	if (x) {
+		tt.built_compile_ms = x->built[0];
+		tt.built_link_ms = x->built[1];
 	}
 	if (t)
 		*t = tt;

@@ -30,6 +30,8 @@ extern "C" {
 struct gpujit_times {
 	double compile_ms, link_ms;
 	int cached;
+	double built_compile_ms, built_link_ms; /* gpujit_get: the entry's own times when it was
+	                                         * built, also when this call found it cached */
 };
 
 /* Returns 0 when NVRTC and nvJitLink of this build's CUDA major version load (the first call

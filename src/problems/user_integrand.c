@@ -203,17 +203,6 @@ char *user_integrand_source(const struct user_integrand *ui, enum expr_lang lang
 	return buf;
 }
 
-/* The cache key of ui: its canonical text, dimension and axes' maps, then what the caller adds
- * (precision, kernel). */
-static void user_key(const struct user_integrand *ui, const char *what, char *key, size_t len)
-{
-	char maps[USER_MAX_AXES + 1];
-	for (int i = 0; i < ui->dim; i++)
-		maps[i] = (char)('0' + ui->map[i]);
-	maps[ui->dim] = '\0';
-	snprintf(key, len, "%s|dim=%d|map=%s|%s", ui->canonical, ui->dim, maps, what);
-}
-
 /* Compiles (or finds) the C source of both precisions. */
 int user_integrand_cpu(void **jit, const struct user_integrand *ui,
                        double (**fd)(const double *, const double *),
@@ -233,7 +222,7 @@ int user_integrand_cpu(void **jit, const struct user_integrand *ui,
 		return -1;
 	*fd = fn.d;
 	*ff = fn.f;
-	*t = (struct user_compile_times){fn.cached ? 0 : fn.compile_ms, 0, fn.cached};
+	*t = (struct user_compile_times){fn.build_ms, 0, fn.cached};
 	return 0;
 }
 
@@ -248,19 +237,24 @@ int user_integrand_gpu(void **jit, const struct user_integrand *ui, enum qx_prec
 	int arch;
 	if (gpujit_device_arch(&arch, e))
 		return -1;
-	char key[sizeof ui->canonical + 64], what[64];
-	snprintf(what, sizeof what, "%s|%s", qx_precision_name(prec), kind);
-	user_key(ui, what, key, sizeof key);
+	/* the key: the kernel, then the source (the canonical expression, dim, the axes' maps and
+	 * the parameters' places, precision) */
 	char *src = user_integrand_source(ui, EXPR_CUDA, prec);
-	if (!src)
+	const size_t n = src ? strlen(kind) + strlen(src) + 2 : 0;
+	char *key = src ? malloc(n) : NULL;
+	if (!key) {
+		free(src);
 		return qx_fail(e, "out of memory for the integrand's source");
-	struct gpujit_times gt = {0, 0, 0};
+	}
+	snprintf(key, n, "%s\n%s", kind, src);
+	struct gpujit_times gt = {0};
 	const int rc =
 	    gpujit_get(j->gpu, key, src, arch, fatbin, size, &name, 1, kernel, &gt, e);
+	free(key);
 	free(src);
 	if (rc)
 		return -1;
-	*t = (struct user_compile_times){gt.compile_ms, gt.link_ms, gt.cached};
+	*t = (struct user_compile_times){gt.built_compile_ms, gt.built_link_ms, gt.cached};
 	return 0;
 }
 

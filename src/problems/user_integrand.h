@@ -7,6 +7,7 @@
 #define QX_USER_INTEGRAND_H
 
 #include "../expr/expr.h"
+#include "../param.h"
 #include "../qx.h"
 #include "../userdefs.h"
 
@@ -44,8 +45,9 @@ void user_integrand_data(const struct user_integrand *ui, const struct user_defs
 char *user_integrand_source(const struct user_integrand *ui, enum expr_lang lang,
                             enum qx_precision prec);
 
-/* What compiling took: milliseconds of the compiler (NVRTC or cc), of the link (nvJitLink),
- * and whether the session's cache had it (then both are 0). */
+/* What compiling took: milliseconds of the compiler (NVRTC or cc) and of the link (nvJitLink)
+ * when the code was built, and whether this request found it in the session's cache (built by
+ * an earlier run, or by this run's warm-up). */
 struct user_compile_times {
 	double compile_ms, link_ms;
 	int cached;
