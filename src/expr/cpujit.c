@@ -167,7 +167,7 @@ static int talk(pid_t pid, int in, int errfd, const char *src, char *msg, size_t
 	return 0;
 }
 
-/* Keeps the first JIT_ERR_LINES lines of msg, joined by " | ", in place. */
+/* Keeps the first JIT_ERR_LINES lines of msg, joined by spaces, in place. */
 static void first_lines(char *msg)
 {
 	int lines = 0;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -567,12 +568,14 @@ static void set_env(const char *name, const char *value)
 		unsetenv(name);
 }
 
-/* No file is left in $TMPDIR after a compile, a failed compile or a missing compiler, and a
- * missing compiler gives one clear message. */
+/* No file is left in $TMPDIR after a compile, a failed compile, a missing compiler or a
+ * cancel; a missing compiler gives one clear message, a failing one its first lines. */
 static void test_files_and_compiler(void **state)
 {
-	char dir[] = "/tmp/quadx-test-expr-XXXXXX", *old_tmp = getenv("TMPDIR"),
-	     *old_cc = getenv("QUADX_CC");
+	char dir[] = "/tmp/quadx-test-expr-XXXXXX", bindir[] = "/tmp/quadx-test-cc-XXXXXX";
+	char script[64], want[QX_ERR_LEN];
+	FILE *f;
+	char *old_tmp = getenv("TMPDIR"), *old_cc = getenv("QUADX_CC");
 	struct expr_jit_cache *c = expr_jit_cache_new();
 	struct expr *x = must_parse(&sc3, "x + y * z"), *y = must_parse(&sc3, "x - y");
 	struct expr_cpu_fn fn;
@@ -581,6 +584,7 @@ static void test_files_and_compiler(void **state)
 	old_tmp = old_tmp ? strdup(old_tmp) : NULL;
 	old_cc = old_cc ? strdup(old_cc) : NULL;
 	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(bindir));
 	setenv("TMPDIR", dir, 1);
 	unsetenv("QUADX_CC");
 	assert_int_equal(expr_cpu_compile(c, x, &fn, &e), 0);
@@ -596,6 +600,28 @@ static void test_files_and_compiler(void **state)
 	                           "found; install gcc or set QUADX_CC");
 	assert_null(fn.d);
 	assert_int_equal(dir_entries(dir), 0);
+	/* The compiler's first lines make the message; a cancel stops it. */
+	snprintf(script, sizeof script, "%s/cc", bindir);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\necho 'error one' >&2\necho 'error two' >&2\nexit 3\n", f);
+	fclose(f);
+	assert_int_equal(chmod(script, 0755), 0);
+	setenv("QUADX_CC", script, 1);
+	assert_int_equal(expr_cpu_compile(c, y, &fn, &e), -1);
+	snprintf(want, sizeof want,
+	         "cannot compile the integrand on the CPU: %s failed (exit 3): error one error two",
+	         script);
+	assert_string_equal(e.msg, want);
+	unsetenv("QUADX_CC");
+	qx_cancel_request();
+	assert_int_equal(expr_cpu_compile(c, y, &fn, &e), -1);
+	qx_cancel_clear();
+	assert_string_equal(e.msg, "cannot compile the integrand on the CPU: cancelled");
+	assert_int_equal(dir_entries(dir), 0);
+	assert_int_equal(expr_jit_cache_count(c), 1);
+	assert_int_equal(unlink(script), 0);
+	assert_int_equal(rmdir(bindir), 0);
 	set_env("QUADX_CC", old_cc);
 	set_env("TMPDIR", old_tmp);
 	assert_int_equal(rmdir(dir), 0);
