@@ -417,7 +417,7 @@ static void test_functions(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
 		volatile double vx = pts[i], vy = 0.6; /* no constant folding of the references */
-		double x = vx, y = vy, pt[2] = {x, y};
+		double x = vx, y = vy, pt[3] = {x, y, 0};
 		const double want[] = {
 		    exp(x),    expm1(x),    log(x),        log1p(x),        sqrt(x),    cbrt(x),
 		    sin(x),    cos(x),      tan(x),        asin(x),         acos(x),    atan(x),
