@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The functions by name with their arity and C name; pow and if become nodes of their own. */
 const struct expr_fn expr_fns[] = {
     {"exp", 1, "exp"},       {"expm1", 1, "expm1"}, {"log", 1, "log"},     {"log1p", 1, "log1p"},
     {"sqrt", 1, "sqrt"},     {"cbrt", 1, "cbrt"},   {"pow", 2, "pow"},     {"sin", 1, "sin"},
