@@ -35,7 +35,7 @@ static void check_emit(const struct expr *x, const char *text)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const params[] = {"k", "w"};
+	static const char *const params[] = {"k", "w", "j"}; /* j: also a canonical index name */
 	static const char *const extra[] = {"lambda"};
 	struct expr_scope sc = {1, params, 0, extra, 0};
 	struct expr *x = NULL, *y = NULL;
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	sc.dim = 1 + data[0] % 9;
-	sc.nparams = (data[0] / 9) % 2 ? 2 : 0;
+	sc.nparams = (data[0] / 9) % 2 ? 3 : 0;
 	sc.nextra = (data[0] / 18) % 2;
 	text = fuzz_string(data + 1, size - 1);
 	if (expr_parse(text, &sc, &x, &e)) {

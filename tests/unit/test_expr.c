@@ -156,6 +156,9 @@ static void test_precedence_values(void **state)
 static void test_canonical(void **state)
 {
 	static const struct expr_scope sc_l = {2, params_kw, 2, extra_lambda, 1};
+	static const char *const params_ij[] = {"i", "j"};
+	static const struct expr_scope sc_i = {3, params_ij, 1, NULL, 0};
+	static const struct expr_scope sc_ij = {3, params_ij, 2, NULL, 0};
 	static const struct text_case cases[] = {
 	    {&sc3, "x^2 + y", "x1^2+x2"},
 	    {&sc3, "x1^2+x2", "x1^2+x2"},
@@ -180,6 +183,11 @@ static void test_canonical(void **state)
 	     "0.001+0.1+1e20+100+2.5+1e-7+5e-324"},
 	    {&sc3, "k * sin(x) + w", "k*sin(x1)+w"},
 	    {&sc3, "sum( i , x [ i ] ^ i )", "sum(i,x[i]^i)"},
+	    {&sc3, "sum(q, x[q])", "sum(i,x[i])"},
+	    {&sc3, "sum(a, sum(b, x[a]*x[b]*b)) + prod(c, c)",
+	     "sum(i,sum(j,x[i]*x[j]*j))+prod(i,i)"},
+	    {&sc_i, "sum(q, x[q]*i)", "sum(j,x[j]*i)"},
+	    {&sc_ij, "prod(q, sum(r, x[r]^q) + i*j)", "prod(l,sum(m,x[m]^l)+i*j)"},
 	    {&sc3, "if(x<0.5, 1, 0)", "if(x1<0.5,1,0)"},
 	    {&sc3, "abs(min(x, y)) + max(1, floor(z))", "abs(min(x1,x2))+max(1,floor(x3))"},
 	    {&sc_l, "exp(-lambda * x)", "exp(-lambda*x1)"},
