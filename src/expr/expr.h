@@ -43,7 +43,8 @@ int expr_parse(const char *text, const struct expr_scope *scope, struct expr **o
 /* Frees a tree (NULL is fine). */
 void expr_free(struct expr *x);
 
-/* Writes the canonical text of x into buf: no spaces, x1..xD for the axes, the fewest
+/* Writes the canonical text of x into buf: no spaces, x1..xD for the axes, sum and prod
+ * indices named by nesting level (i, j, l, ... as the scope leaves free), the fewest
  * parentheses, numbers in their shortest exact form; equal trees give equal text, and the text
  * parses back to the same tree. Parameters print by name, so two scopes that order them
  * differently share a canonical text but not a compiled function. Returns 0, or -1 when it does
