@@ -167,7 +167,7 @@ static int talk(pid_t pid, int in, int errfd, const char *src, char *msg, size_t
 	return 0;
 }
 
-/* Keeps the first JIT_ERR_LINES lines of msg, joined by " | ", in place. */
+/* Keeps the first JIT_ERR_LINES lines of msg, joined by spaces, in place. */
 static void first_lines(char *msg)
 {
 	int lines = 0;
@@ -291,7 +291,10 @@ static void *compile_and_load(const char *src, struct qx_err *e)
 	if (run_compiler(cc, src, so, dir, msg, sizeof msg, e) == 0) {
 		h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
-			qx_fail(e, "cannot load the compiled integrand: %s", dlerror());
+			qx_fail(e,
+			        "cannot load the compiled integrand: %s (TMPDIR must allow "
+			        "executables)",
+			        dlerror());
 	}
 	remove_dir(dir);
 	return h;

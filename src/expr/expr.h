@@ -47,9 +47,12 @@ int expr_name_reserved(const char *name);
 /* Frees a tree (NULL is fine). */
 void expr_free(struct expr *x);
 
-/* Writes the canonical text of x into buf: no spaces, x1..xD for the axes, the fewest
+/* Writes the canonical text of x into buf: no spaces, x1..xD for the axes, sum and prod
+ * indices named by nesting level (i, j, l, ... as the scope leaves free), the fewest
  * parentheses, numbers in their shortest exact form; equal trees give equal text, and the text
- * parses back to the same tree. Returns 0, or -1 when it does not fit in cap bytes. */
+ * parses back to the same tree. Parameters print by name, so two scopes that order them
+ * differently share a canonical text but not a compiled function. Returns 0, or -1 when it does
+ * not fit in cap bytes (or memory runs out). */
 int expr_canonical(const struct expr *x, char *buf, size_t cap);
 
 /* Returns the canonical text of x in a malloc'd string, NULL when out of memory. */
@@ -111,8 +114,10 @@ int expr_cpu_compile_source(struct expr_jit_cache *c, const char *src, const cha
                             const char *name_f, struct expr_cpu_fn *out, struct qx_err *e);
 
 /* Compiles x for the CPU with the system C compiler ($QUADX_CC, else cc on PATH) into a shared
- * object and loads it, or finds it in c when the same source was compiled before. No file is
- * left behind. Returns 0 with out filled, or -1 with the reason in e. */
+ * object and loads it, or finds it in c when the same source was compiled before: the key is
+ * the emitted source, which holds the canonical form, the dim and the parameters' places, for
+ * both precisions. No file is left behind. A cancel request (qx_cancelled) stops the compiler.
+ * Returns 0 with out filled, or -1 with the reason in e. */
 int expr_cpu_compile(struct expr_jit_cache *c, const struct expr *x, struct expr_cpu_fn *out,
                      struct qx_err *e);
 

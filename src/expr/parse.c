@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The functions by name with their arity and C name; pow and if become nodes of their own. */
 const struct expr_fn expr_fns[] = {
     {"exp", 1, "exp"},       {"expm1", 1, "expm1"}, {"log", 1, "log"},     {"log1p", 1, "log1p"},
     {"sqrt", 1, "sqrt"},     {"cbrt", 1, "cbrt"},   {"pow", 2, "pow"},     {"sin", 1, "sin"},
@@ -350,16 +351,6 @@ static int find_index(const struct parser *ps, int pos, int len)
 	return -1;
 }
 
-/* Sets the index name span of node i. Returns i. */
-static int with_name(struct parser *ps, int i, int pos, int len)
-{
-	if (i >= 0) {
-		ps->x->n[i].name = pos;
-		ps->x->n[i].namelen = len;
-	}
-	return i;
-}
-
 /* Parses `sum(i, BODY)` or `prod(i, BODY)` after the keyword at pos: the index must be a name
  * that shadows nothing. Returns the node or -1. */
 static int parse_loop(struct parser *ps, int pos, enum expr_op op)
@@ -397,7 +388,7 @@ static int parse_loop(struct parser *ps, int pos, enum expr_op op)
 	ps->nidx--;
 	if (body < 0 || expect(ps, ")"))
 		return -1;
-	body = with_name(ps, mk2(ps, pos, op, body, -1), ipos, ilen);
+	body = mk2(ps, pos, op, body, -1);
 	if (body >= 0)
 		ps->x->n[body].ix = ps->nidx;
 	return body;
@@ -454,7 +445,7 @@ static int parse_subscript(struct parser *ps, int pos)
 	ps->pos += ilen;
 	if (expect(ps, "]"))
 		return -1;
-	return with_name(ps, mk_leaf(ps, pos, E_XI, level), ipos, ilen);
+	return mk_leaf(ps, pos, E_XI, level);
 }
 
 /* Parses the name at the position: a call, a sum or product, x[i], an index, a variable, an
@@ -476,7 +467,7 @@ static int parse_name(struct parser *ps)
 	if (next == '[' && span_is(ps, pos, len, "x"))
 		return parse_subscript(ps, pos);
 	if ((k = find_index(ps, pos, len)) >= 0)
-		return with_name(ps, mk_leaf(ps, pos, E_INDEX, k), pos, len);
+		return mk_leaf(ps, pos, E_INDEX, k);
 	if ((k = axis_of(w, len, sc->dim)) > 0)
 		return mk_leaf(ps, pos, E_VAR, k - 1);
 	if ((k = find_name(sc->extra, sc->nextra, w, len)) >= 0)
@@ -667,10 +658,9 @@ int expr_parse(const char *text, const struct expr_scope *scope, struct expr **o
 	x->dim = scope->dim;
 	x->nparams = scope->nparams;
 	x->nextra = scope->nextra;
-	x->text = strdup(text);
 	x->params = copy_names(scope->params, scope->nparams);
 	x->extra = copy_names(scope->extra, scope->nextra);
-	if (!x->text || (scope->nparams && !x->params) || (scope->nextra && !x->extra)) {
+	if ((scope->nparams && !x->params) || (scope->nextra && !x->extra)) {
 		expr_free(x);
 		return qx_fail(e, "out of memory parsing the expression");
 	}
@@ -696,7 +686,6 @@ void expr_free(struct expr *x)
 		free(x->extra[k]);
 	free(x->params);
 	free(x->extra);
-	free(x->text);
 	free(x->n);
 	free(x);
 }
@@ -707,6 +696,15 @@ int expr_uses_param(const struct expr *x, int j)
 		if (x->n[i].op == E_PARAM && x->n[i].ix == j)
 			return 1;
 	return 0;
+}
+
+int expr_name_free(const struct expr *x, const char *w)
+{
+	const struct expr_scope sc = {x->dim, (const char *const *)x->params, x->nparams,
+	                              (const char *const *)x->extra, x->nextra};
+	int len = (int)strlen(w);
+	return !reserved(&sc, w, len) && find_name(sc.params, sc.nparams, w, len) < 0 &&
+	       find_name(sc.extra, sc.nextra, w, len) < 0;
 }
 
 int expr_dim(const struct expr *x)

@@ -126,6 +126,24 @@ const char *expr_op_text(enum expr_op op)
 	return op < sizeof text / sizeof text[0] && text[op] ? text[op] : "";
 }
 
+/* Writes into buf the index name of the sum or product at nesting level `level`: the level-th
+ * name free in the scope of x among i, j, l, m, n, i1, i2, ... So equal trees print the same
+ * indices whatever names were typed, nested levels get distinct names, and the text parses
+ * back in the same scope. */
+static void index_name(const struct expr *x, int level, char *buf, size_t cap)
+{
+	static const char *const first[] = {"i", "j", "l", "m", "n"};
+	const int nfirst = (int)(sizeof first / sizeof first[0]);
+	for (int c = 0, seen = 0;; c++) {
+		if (c < nfirst)
+			snprintf(buf, cap, "%s", first[c]);
+		else
+			snprintf(buf, cap, "i%d", c - nfirst + 1);
+		if (expr_name_free(x, buf) && seen++ == level)
+			return;
+	}
+}
+
 /* Prints node i of x into o, in parentheses when it binds looser than min. Left-associative
  * operators take a left child of their own level and a right child one tighter; ^ takes an
  * atom on the left and a unary expression on the right, as the parser reads them. */
@@ -133,7 +151,7 @@ static void print_node(const struct expr *x, int i, int min, struct expr_buf *o)
 {
 	const struct expr_node *nd = &x->n[i];
 	int p = prec_of(nd->op);
-	char num[40];
+	char num[40], name[16];
 	if (p < min)
 		expr_buf_put(o, "(");
 	switch (nd->op) {
@@ -154,10 +172,12 @@ static void print_node(const struct expr *x, int i, int min, struct expr_buf *o)
 		expr_buf_put(o, "%s", x->params[nd->ix]);
 		break;
 	case E_INDEX:
-		expr_buf_put(o, "%.*s", nd->namelen, x->text + nd->name);
+		index_name(x, nd->ix, name, sizeof name);
+		expr_buf_put(o, "%s", name);
 		break;
 	case E_XI:
-		expr_buf_put(o, "x[%.*s]", nd->namelen, x->text + nd->name);
+		index_name(x, nd->ix, name, sizeof name);
+		expr_buf_put(o, "x[%s]", name);
 		break;
 	case E_NEG:
 	case E_NOT:
@@ -181,8 +201,8 @@ static void print_node(const struct expr *x, int i, int min, struct expr_buf *o)
 		break;
 	case E_SUM:
 	case E_PROD:
-		expr_buf_put(o, "%s(%.*s,", nd->op == E_SUM ? "sum" : "prod", nd->namelen,
-		             x->text + nd->name);
+		index_name(x, nd->ix, name, sizeof name);
+		expr_buf_put(o, "%s(%s,", nd->op == E_SUM ? "sum" : "prod", name);
 		print_node(x, nd->a[0], 0, o);
 		expr_buf_put(o, ")");
 		break;

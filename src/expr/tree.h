@@ -33,15 +33,13 @@ enum expr_op {
 	E_PROD
 };
 
-/* One node; children are indices into the tree's node array. E_INDEX, E_XI, E_SUM and E_PROD
- * keep the index name as typed (name, namelen: a span of the tree's text). */
+/* One node; children are indices into the tree's node array. */
 struct expr_node {
 	enum expr_op op;
 	int fn;
 	int nargs;
 	int a[3];
 	int ix;
-	int name, namelen;
 	int height;
 	double num;
 };
@@ -52,7 +50,6 @@ struct expr {
 	int dim, nparams, nextra;
 	char **params; /* copies of the scope's names */
 	char **extra;
-	char *text; /* a copy of the text parsed */
 };
 
 /* One function of the language: its name, arity and C name (double; float adds 'f'). */
@@ -64,6 +61,10 @@ struct expr_fn {
 
 /* The functions, ending with a NULL name. */
 extern const struct expr_fn expr_fns[];
+
+/* Returns 1 when the name w is free in the scope of x: no variable, parameter, constant or
+ * function has it, so a sum or product may use it as its index. */
+int expr_name_free(const struct expr *x, const char *w);
 
 /* A growing string; oom is set (and nothing more written) once an allocation fails. */
 struct expr_buf {

@@ -2,7 +2,8 @@
  * emitter (nothing is compiled). The first byte picks the scope (dim 1..9, with or without
  * parameters and an extra variable), the rest is the text. Any input must be accepted or
  * refused with a message; an accepted one must print a canonical text that parses back to the
- * same canonical text, and must give C and CUDA source in both precisions. Else it aborts. */
+ * same canonical text (and fits a small buffer exactly when it is short enough), and must give
+ * C and CUDA source in both precisions. Else it aborts. */
 #include "common.h"
 
 #include <stdio.h>
@@ -34,16 +35,16 @@ static void check_emit(const struct expr *x, const char *text)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const params[] = {"k", "w"};
+	static const char *const params[] = {"k", "w", "j"}; /* j: also a canonical index name */
 	static const char *const extra[] = {"lambda"};
 	struct expr_scope sc = {1, params, 0, extra, 0};
 	struct expr *x = NULL, *y = NULL;
 	struct qx_err e = {""};
-	char *text, *canon, *again;
+	char *text, *canon, *again, small[16];
 	if (size == 0)
 		return 0;
 	sc.dim = 1 + data[0] % 9;
-	sc.nparams = (data[0] / 9) % 2 ? 2 : 0;
+	sc.nparams = (data[0] / 9) % 2 ? 3 : 0;
 	sc.nextra = (data[0] / 18) % 2;
 	text = fuzz_string(data + 1, size - 1);
 	if (expr_parse(text, &sc, &x, &e)) {
@@ -53,6 +54,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	canon = expr_canonical_dup(x);
 	check(canon != NULL, "no canonical text", text);
+	check(expr_canonical(x, small, sizeof small) == (strlen(canon) < sizeof small ? 0 : -1) &&
+	          strcmp(small, strlen(canon) < sizeof small ? canon : "") == 0,
+	      "canonical text into a small buffer", text);
 	if (expr_parse(canon, &sc, &y, &e) == 0) {
 		again = expr_canonical_dup(y);
 		check(again && strcmp(canon, again) == 0, "canonical text reads back differently",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -155,6 +156,9 @@ static void test_precedence_values(void **state)
 static void test_canonical(void **state)
 {
 	static const struct expr_scope sc_l = {2, params_kw, 2, extra_lambda, 1};
+	static const char *const params_ij[] = {"i", "j"};
+	static const struct expr_scope sc_i = {3, params_ij, 1, NULL, 0};
+	static const struct expr_scope sc_ij = {3, params_ij, 2, NULL, 0};
 	static const struct text_case cases[] = {
 	    {&sc3, "x^2 + y", "x1^2+x2"},
 	    {&sc3, "x1^2+x2", "x1^2+x2"},
@@ -179,6 +183,11 @@ static void test_canonical(void **state)
 	     "0.001+0.1+1e20+100+2.5+1e-7+5e-324"},
 	    {&sc3, "k * sin(x) + w", "k*sin(x1)+w"},
 	    {&sc3, "sum( i , x [ i ] ^ i )", "sum(i,x[i]^i)"},
+	    {&sc3, "sum(q, x[q])", "sum(i,x[i])"},
+	    {&sc3, "sum(a, sum(b, x[a]*x[b]*b)) + prod(c, c)",
+	     "sum(i,sum(j,x[i]*x[j]*j))+prod(i,i)"},
+	    {&sc_i, "sum(q, x[q]*i)", "sum(j,x[j]*i)"},
+	    {&sc_ij, "prod(q, sum(r, x[r]^q) + i*j)", "prod(l,sum(m,x[m]^l)+i*j)"},
 	    {&sc3, "if(x<0.5, 1, 0)", "if(x1<0.5,1,0)"},
 	    {&sc3, "abs(min(x, y)) + max(1, floor(z))", "abs(min(x1,x2))+max(1,floor(x3))"},
 	    {&sc_l, "exp(-lambda * x)", "exp(-lambda*x1)"},
@@ -416,7 +425,7 @@ static void test_functions(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
 		volatile double vx = pts[i], vy = 0.6; /* no constant folding of the references */
-		double x = vx, y = vy, pt[2] = {x, y};
+		double x = vx, y = vy, pt[3] = {x, y, 0};
 		const double want[] = {
 		    exp(x),    expm1(x),    log(x),        log1p(x),        sqrt(x),    cbrt(x),
 		    sin(x),    cos(x),      tan(x),        asin(x),         acos(x),    atan(x),
@@ -567,12 +576,14 @@ static void set_env(const char *name, const char *value)
 		unsetenv(name);
 }
 
-/* No file is left in $TMPDIR after a compile, a failed compile or a missing compiler, and a
- * missing compiler gives one clear message. */
+/* No file is left in $TMPDIR after a compile, a failed compile, a missing compiler or a
+ * cancel; a missing compiler gives one clear message, a failing one its first lines. */
 static void test_files_and_compiler(void **state)
 {
-	char dir[] = "/tmp/quadx-test-expr-XXXXXX", *old_tmp = getenv("TMPDIR"),
-	     *old_cc = getenv("QUADX_CC");
+	char dir[] = "/tmp/quadx-test-expr-XXXXXX", bindir[] = "/tmp/quadx-test-cc-XXXXXX";
+	char script[64], want[QX_ERR_LEN];
+	FILE *f;
+	char *old_tmp = getenv("TMPDIR"), *old_cc = getenv("QUADX_CC");
 	struct expr_jit_cache *c = expr_jit_cache_new();
 	struct expr *x = must_parse(&sc3, "x + y * z"), *y = must_parse(&sc3, "x - y");
 	struct expr_cpu_fn fn;
@@ -581,6 +592,7 @@ static void test_files_and_compiler(void **state)
 	old_tmp = old_tmp ? strdup(old_tmp) : NULL;
 	old_cc = old_cc ? strdup(old_cc) : NULL;
 	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(bindir));
 	setenv("TMPDIR", dir, 1);
 	unsetenv("QUADX_CC");
 	assert_int_equal(expr_cpu_compile(c, x, &fn, &e), 0);
@@ -596,6 +608,28 @@ static void test_files_and_compiler(void **state)
 	                           "found; install gcc or set QUADX_CC");
 	assert_null(fn.d);
 	assert_int_equal(dir_entries(dir), 0);
+	/* The compiler's first lines make the message; a cancel stops it. */
+	snprintf(script, sizeof script, "%s/cc", bindir);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\necho 'error one' >&2\necho 'error two' >&2\nexit 3\n", f);
+	fclose(f);
+	assert_int_equal(chmod(script, 0755), 0);
+	setenv("QUADX_CC", script, 1);
+	assert_int_equal(expr_cpu_compile(c, y, &fn, &e), -1);
+	snprintf(want, sizeof want,
+	         "cannot compile the integrand on the CPU: %s failed (exit 3): error one error two",
+	         script);
+	assert_string_equal(e.msg, want);
+	unsetenv("QUADX_CC");
+	qx_cancel_request();
+	assert_int_equal(expr_cpu_compile(c, y, &fn, &e), -1);
+	qx_cancel_clear();
+	assert_string_equal(e.msg, "cannot compile the integrand on the CPU: cancelled");
+	assert_int_equal(dir_entries(dir), 0);
+	assert_int_equal(expr_jit_cache_count(c), 1);
+	assert_int_equal(unlink(script), 0);
+	assert_int_equal(rmdir(bindir), 0);
 	set_env("QUADX_CC", old_cc);
 	set_env("TMPDIR", old_tmp);
 	assert_int_equal(rmdir(dir), 0);
