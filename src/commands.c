@@ -301,8 +301,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
 			struct eval_result r = {0};
 			int rc = eval_args_representable(p, args, nargs, (enum qx_precision)prec, e)
-			             ? p->eval(args, s->params[s->prob_index], &s->user, (enum qx_backend)b,
-			                       (enum qx_precision)prec, &r, e)
+			             ? p->eval(args, s->params[s->prob_index], &s->user,
+			                       (enum qx_backend)b, (enum qx_precision)prec, &r, e)
 			             : QX_EVAL_UNREPRESENTABLE;
 			if (rc < 0)
 				return -1;

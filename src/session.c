@@ -245,10 +245,11 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		int k = user_param_find(&user, name);
 		if (k >= 0) {
 			if (parse_real(word, &user.param_value[k]))
-				return qx_fail(e,
-				               "bad value '%.64s' for parameter %s: expected a finite "
-				               "number",
-				               word, name);
+				return qx_fail(
+				    e,
+				    "bad value '%.64s' for parameter %s: expected a finite "
+				    "number",
+				    word, name);
 			continue;
 		}
 		k = param_find(p->params, p->nparams, name);

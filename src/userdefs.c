@@ -42,13 +42,15 @@ int user_param_define(struct user_defs *u, const char *name, const char *value,
 {
 	double v;
 	if (!user_is_identifier(name))
-		return qx_fail(e,
-		               "bad parameter name '%.64s': expected a letter or '_', then letters, "
-		               "digits or '_' (up to %d)",
-		               name, USER_NAME_MAX);
+		return qx_fail(
+		    e,
+		    "bad parameter name '%.64s': expected a letter or '_', then letters, "
+		    "digits or '_' (up to %d)",
+		    name, USER_NAME_MAX);
 	if (taken && taken(name, arg))
-		return qx_fail(e, "'%s' is taken (a setting, a variable or a function): choose "
-		                  "another name",
+		return qx_fail(e,
+		               "'%s' is taken (a setting, a variable or a function): choose "
+		               "another name",
 		               name);
 	if (parse_real(value, &v))
 		return qx_fail(e, "bad value '%.64s' for parameter %s: expected a finite number",
@@ -91,17 +93,19 @@ int user_bounds_parse(struct user_defs *u, int argc, char *const *argv, struct q
 		char word[80];
 		const char *colon = strchr(argv[i], ':');
 		if (!colon || strlen(argv[i]) >= sizeof word)
-			return qx_fail(e,
-			               "bad bounds '%.64s' for axis %d: expected LO:HI, each a number, "
-			               "-inf or inf",
-			               argv[i], i + 1);
+			return qx_fail(
+			    e,
+			    "bad bounds '%.64s' for axis %d: expected LO:HI, each a number, "
+			    "-inf or inf",
+			    argv[i], i + 1);
 		snprintf(word, sizeof word, "%s", argv[i]);
 		word[colon - argv[i]] = '\0';
 		if (user_bound_parse(word, &lo[i]) || user_bound_parse(colon + 1, &hi[i]))
-			return qx_fail(e,
-			               "bad bounds '%.64s' for axis %d: expected LO:HI, each a number, "
-			               "-inf or inf",
-			               argv[i], i + 1);
+			return qx_fail(
+			    e,
+			    "bad bounds '%.64s' for axis %d: expected LO:HI, each a number, "
+			    "-inf or inf",
+			    argv[i], i + 1);
 		if (!(lo[i] < hi[i]))
 			return qx_fail(e, "bad bounds '%.64s' for axis %d: LO must be below HI",
 			               argv[i], i + 1);
@@ -150,8 +154,7 @@ int user_exact_parse(struct user_defs *u, const char *word, struct qx_err *e)
 }
 
 /* Axis i's bounds: its own pair, the one pair for all, or [a, b]. */
-void user_axis_bounds(const struct user_defs *u, int i, double a, double b, double *lo,
-                      double *hi)
+void user_axis_bounds(const struct user_defs *u, int i, double a, double b, double *lo, double *hi)
 {
 	const int k = u->nbounds == 1 ? 0 : i;
 	if (u->nbounds && k < u->nbounds) {

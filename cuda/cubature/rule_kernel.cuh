@@ -9,7 +9,6 @@
 
 #include "../cubature.h"
 
-
 #define CUB_REAL double
 #define CUB_SUFFIX d
 #define CUB_SUFFIX_IS_FLOAT 0
@@ -126,8 +125,8 @@ __device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, 
  * same as 5 on an H200). */
 template <typename T, int BLOCK, int WPR, int DN, int KIND = -1, int LPR = 32>
 __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g,
-                                              long long cap, long long n, double *est,
-                                              double *err, int *axis, const cub_ahead *st)
+                                              long long cap, long long n, double *est, double *err,
+                                              int *axis, const cub_ahead *st)
 {
 	static_assert(LPR == 32 || (LPR == 16 && WPR == 1 && DN > 0 && DN <= 16), "half warps");
 	constexpr int RPB = BLOCK / 32 / WPR * (32 / LPR);
@@ -317,10 +316,9 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
  * why it stopped (0 met, 1 evaluations, 2 heap full) over est, err, used and why. */
 template <typename T, int KIND = -1>
 __device__ __forceinline__ void
-cub_phase2_body(long long n, cub_fn fn, cub_rule rule, cub_list<T> g, long long cap,
-                double rem, double vol_total, long long evals, int hsz, cub_p2_region<T> *heap,
-                double *est, double *err, const int *axis, const double *vol, long long *used,
-                int *why)
+cub_phase2_body(long long n, cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, double rem,
+                double vol_total, long long evals, int hsz, cub_p2_region<T> *heap, double *est,
+                double *err, const int *axis, const double *vol, long long *used, int *why)
 {
 	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	if (r >= n)

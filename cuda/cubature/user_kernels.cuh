@@ -16,8 +16,7 @@
 extern "C" __device__ CUB_USER_T CUB_NAME(qx_user_, CUB_USER_S, )(const CUB_USER_T *x,
                                                                   const double *p);
 
-template <>
-__device__ CUB_USER_T cub_user_t<CUB_USER_T>(const CUB_USER_T *x, const double *p)
+template <> __device__ CUB_USER_T cub_user_t<CUB_USER_T>(const CUB_USER_T *x, const double *p)
 {
 	return CUB_NAME(qx_user_, CUB_USER_S, )(x, p);
 }

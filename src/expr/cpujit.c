@@ -311,8 +311,8 @@ static struct jit_entry *lookup(struct expr_jit_cache *c, const char *src)
 
 /* Adds a loaded object for src to c and fills its functions. Returns the entry, or NULL with
  * the reason in e (the object is then closed). */
-static struct jit_entry *add_entry(struct expr_jit_cache *c, char *src, void *h,
-                                   const char *name_d, const char *name_f, struct qx_err *e)
+static struct jit_entry *add_entry(struct expr_jit_cache *c, char *src, void *h, const char *name_d,
+                                   const char *name_f, struct qx_err *e)
 {
 	struct jit_entry *en;
 	void *sym_d, *sym_f;

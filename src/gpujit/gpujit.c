@@ -377,7 +377,7 @@ int gpujit_build_opts(const char *src, int arch, const void *kernels_fatbin, siz
 	static const struct gpujit_opts none = {0, NULL, 0};
 	char *ir;
 	size_t irn;
-	struct gpujit_times tt = {0, 0, 0};
+	struct gpujit_times tt = {.cached = 0};
 	if (!o)
 		o = &none;
 	if (o->nkernels < 0 || (o->nkernels > 0 && !o->kernels))
@@ -568,7 +568,7 @@ int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, i
                      const char *const *names, int n, void **kernels, struct gpujit_times *t,
                      struct qx_err *e)
 {
-	struct gpujit_times tt = {0, 0, 1};
+	struct gpujit_times tt = {.cached = 1};
 	int rc = 0;
 	if (!c || !key || n < 0 || (n > 0 && (!names || !kernels)))
 		return qx_fail(e, "gpujit: no cache, no key, or no kernel names or slots");

@@ -279,8 +279,7 @@ static int cub_check(const struct param_value *p, struct qx_err *e)
 
 /* The user's integrand of p checked against u: its text parsed in x1..xdim and u's
  * parameters, u's bounds against dim. Built-in integrands pass. */
-static int cub_user_check(const struct param_value *p, const struct user_defs *u,
-                          struct qx_err *e)
+static int cub_user_check(const struct param_value *p, const struct user_defs *u, struct qx_err *e)
 {
 	struct user_integrand ui;
 	if (cub_kind(p) != CUB_USER)
@@ -672,8 +671,8 @@ static int cub_bind_cpu(const struct run_request *rq, struct cub_fn *fn, struct 
 	*fn = cub_make_fn(p);
 	if (fn->kind != CUB_USER)
 		return 0;
-	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), fn->dim, NULL, 0, rq->user,
-	                         p[P_A].num, p[P_B].num, &ui, e))
+	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), fn->dim, NULL, 0, rq->user, p[P_A].num,
+	                         p[P_B].num, &ui, e))
 		return -1;
 	user_integrand_data(&ui, rq->user, p[P_A].num, p[P_B].num, fn->user);
 	const int rc = user_integrand_cpu(rq->jit, &ui, &fn->user_d, &fn->user_f, &t, e);
@@ -715,7 +714,8 @@ static int cub_reference(const struct param_value *p, const struct user_defs *u,
 	(void)n;
 	(void)e;
 	const struct cub_fn fn = cub_make_fn(p);
-	ref[0] = fn.kind == CUB_USER ? (u ? u->exact : NAN) : cub_exact(&fn, p[P_A].num, p[P_B].num);
+	ref[0] =
+	    fn.kind == CUB_USER ? (u ? u->exact : NAN) : cub_exact(&fn, p[P_A].num, p[P_B].num);
 	return 0;
 }
 
@@ -788,8 +788,9 @@ static void cub_chart(const struct cub_result *res, struct qx_chart *c)
 /* The LTO-IR fatbins of the user-integrand kernels (cuda/cubature/user_embed.S): per precision
  * (float, double) the rule kernel for any dimension, for dimensions 4..8, and phase 2. */
 #define CUB_LTO(name) extern const unsigned char qx_lto_cub_##name[], qx_lto_cub_##name##_end[];
-CUB_LTO(f_0) CUB_LTO(f_4) CUB_LTO(f_5) CUB_LTO(f_6) CUB_LTO(f_7) CUB_LTO(f_8) CUB_LTO(f_p2)
-CUB_LTO(d_0) CUB_LTO(d_4) CUB_LTO(d_5) CUB_LTO(d_6) CUB_LTO(d_7) CUB_LTO(d_8) CUB_LTO(d_p2)
+CUB_LTO(f_0)
+CUB_LTO(f_4) CUB_LTO(f_5) CUB_LTO(f_6) CUB_LTO(f_7) CUB_LTO(f_8) CUB_LTO(f_p2) CUB_LTO(d_0)
+    CUB_LTO(d_4) CUB_LTO(d_5) CUB_LTO(d_6) CUB_LTO(d_7) CUB_LTO(d_8) CUB_LTO(d_p2)
 #undef CUB_LTO
 #define CUB_LTO_ROW(s)                                                                             \
 	{                                                                                          \
@@ -803,7 +804,7 @@ CUB_LTO(d_0) CUB_LTO(d_4) CUB_LTO(d_5) CUB_LTO(d_6) CUB_LTO(d_7) CUB_LTO(d_8) CU
 			qx_lto_cub_##s##_p2, qx_lto_cub_##s##_p2_end                               \
 		}                                                                                  \
 	}
-static const unsigned char *const cub_lto[2][7][2] = {CUB_LTO_ROW(f), CUB_LTO_ROW(d)};
+        static const unsigned char *const cub_lto[2][7][2] = {CUB_LTO_ROW(f), CUB_LTO_ROW(d)};
 #undef CUB_LTO_ROW
 
 /* The user's integrand of rq for the GPU: fn's data, and uk's kernels linked at run time for
@@ -880,8 +881,9 @@ static size_t cub_device_bytes(const struct run_request *rq)
 
 /* eval X1..Xdim: the integrand at the point of exactly dim coordinates (the arguments not
  * given are NaN) in precision prec, with the exact integral over the box as a figure. */
-static int cub_eval(const double *args, const struct param_value *p, const struct user_defs *u, enum qx_backend b,
-                    enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+static int cub_eval(const double *args, const struct param_value *p, const struct user_defs *u,
+                    enum qx_backend b, enum qx_precision prec, struct eval_result *out,
+                    struct qx_err *e)
 {
 	struct cub_fn fn = cub_make_fn(p);
 	int given = 0;

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../session.h"
@@ -288,6 +289,90 @@ static int cb_init(struct session *s, struct qx_err *e)
 }
 #endif
 
+#ifdef QX_HAVE_CUDA
+/* The built-in integrands written as the user's expressions, against the built-ins. */
+static const struct {
+	const char *f, *expr; /* the built-in and its expression (no spaces: set's words) */
+	int dim;
+	double rel, cpu_rel; /* the GPU runs' tolerance, the CPU runs' */
+} cb_user_rows[] = {
+    {"f4", "sin(prod(i,asin(x[i])))", 8, 1e-3, 1e-3},
+    {"f5", "sum(i,cos(10*x[i]))/(0.2*sin(10))", 8, 1e-9, 1e-6},
+    {"f5", "sum(i,cos(10*x[i]))/(0.2*sin(10))", 5, 1e-6, 1e-6},
+    {"f1", "1/(0.1+cos(sum(i,x[i]^2))^2)", 8, 1e-4, 1e-3},
+};
+
+/* Runs the current settings on b and returns the result with its value and estimate in *v,
+ * *est (double runs); NULL with e on failure. */
+static const struct run_result *cb_user_run(struct session *s, const char *words, enum qx_backend b,
+                                            double *v, double *est, struct qx_err *e)
+{
+	const struct run_result *r = cb_run(s, words, b, e);
+	if (!r)
+		return NULL;
+	*v = ((const double *)s->last_values)[0];
+	*est = s->estimates ? s->estimates[0] : NAN;
+	return r;
+}
+
+/* One table: per row the built-in and the expression on the GPU (breadth, double; median of 5
+ * after a warm-up) and on every core of the CPU, their times, evaluations and the ratio, the
+ * expression's value against the exact one within its estimate, and what compiling the
+ * expression took (NVRTC and nvJitLink, done once: the timed runs find it cached). */
+static int cb_user(struct session *s, struct qx_err *e)
+{
+	const int nproc = omp_get_num_procs();
+	printf("\n### Your own integrand: the built-ins written as expressions\n\n");
+	printf("GPU: breadth, double, median of 5 after a warm-up; CPU: breadth on %d threads, "
+	       "median of 3. Ratio: the expression's time over the built-in's. 'within est': "
+	       "|expression - exact| <= its error estimate.\n\n",
+	       nproc);
+	printf("| integrand | dim | rel | GPU built-in | GPU expression | ratio | within est | "
+	       "NVRTC + link | CPU rel | CPU built-in | CPU expression | ratio |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < sizeof cb_user_rows / sizeof cb_user_rows[0]; i++) {
+		char words[512];
+		double vb, eb, vu, eu, cvb, ceb, cvu, ceu;
+		const struct run_result *r;
+		snprintf(words, sizeof words,
+		         "integrand %s dim %d rel %g maxeval " CB_GPU_MAXEVAL
+		         " variant breadth precision double repeat 5 warmup 1",
+		         cb_user_rows[i].f, cb_user_rows[i].dim, cb_user_rows[i].rel);
+		if (!(r = cb_user_run(s, words, QX_GPU, &vb, &eb, e)))
+			return -1;
+		const double tb = r->med.total, nb = cb_figure(r, "evaluations");
+		const double *ref = session_reference(s, s->prob, s->params[s->prob_index], e);
+		if (!ref)
+			return -1;
+		const double exact = ref[0];
+		snprintf(words, sizeof words, "integrand %s exact %.17g", cb_user_rows[i].expr,
+		         exact);
+		if (!(r = cb_user_run(s, words, QX_GPU, &vu, &eu, e)))
+			return -1;
+		const double tu = r->med.total, nu = cb_figure(r, "evaluations");
+		const double nvrtc = cb_figure(r, "compile_ms"), link = cb_figure(r, "link_ms");
+		snprintf(words, sizeof words,
+		         "integrand %s rel %g maxeval 1e10 threads %d repeat 3 warmup 1",
+		         cb_user_rows[i].f, cb_user_rows[i].cpu_rel, nproc);
+		if (!(r = cb_user_run(s, words, QX_CPU, &cvb, &ceb, e)))
+			return -1;
+		const double ctb = r->med.total;
+		snprintf(words, sizeof words, "integrand %s exact %.17g", cb_user_rows[i].expr,
+		         exact);
+		if (!(r = cb_user_run(s, words, QX_CPU, &cvu, &ceu, e)))
+			return -1;
+		const double ctu = r->med.total;
+		printf("| %s | %d | %g | %.4g ms, %.3g evals | %.4g ms, %.3g evals | %.2f | %s "
+		       "(%.1e <= %.1e) | %.0f + %.0f ms | %g | %.4g ms | %.4g ms | %.2f |\n",
+		       cb_user_rows[i].f, cb_user_rows[i].dim, cb_user_rows[i].rel, tb, nb, tu, nu,
+		       tu / tb, fabs(vu - exact) <= eu ? "yes" : "NO", fabs(vu - exact), eu, nvrtc,
+		       link, cb_user_rows[i].cpu_rel, ctb, ctu, ctu / ctb);
+	}
+	return 0;
+}
+
+#endif
+
 int cubature_bench(struct session *s, struct qx_err *e); /* cubature.c's bench hook */
 
 /* The cubature section: the Figure 2 table and, with a GPU, the floor and the first
@@ -301,7 +386,9 @@ int cubature_bench(struct session *s, struct qx_err *e)
 	if (gpu_init(&info, e))
 		return -1;
 	printf("\nDevice: %s\n", info.name);
-	return cb_table(s, e) || cb_floor(s, e) || cb_init(s, e) ? -1 : 0;
+	if (getenv("QUADX_BENCH_USER")) /* the expressions' table alone */
+		return cb_user(s, e);
+	return cb_table(s, e) || cb_floor(s, e) || cb_init(s, e) || cb_user(s, e) ? -1 : 0;
 #else
 	return cb_table(s, e);
 #endif

@@ -227,8 +227,8 @@ static int expint_run_cpu(const struct run_request *rq, struct run_output *o, st
 }
 
 /* reference: the fast algorithm in double over the whole grid, on `threads` threads. */
-static int expint_reference(const struct param_value *p, const struct user_defs *u, int threads, const size_t *idx, size_t n,
-                            double *ref, struct qx_err *e)
+static int expint_reference(const struct param_value *p, const struct user_defs *u, int threads,
+                            const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
 	(void)u; /* no user integrand here */
 	(void)idx;
@@ -251,8 +251,9 @@ static size_t expint_host_bytes(const struct run_request *rq)
 
 /* eval N X: E_N(X) by the fast algorithm on backend b in precision prec; returns 1 when
  * this build has no GPU backend. */
-static int expint_eval(const double *args, const struct param_value *p, const struct user_defs *u, enum qx_backend b,
-                       enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+static int expint_eval(const double *args, const struct param_value *p, const struct user_defs *u,
+                       enum qx_backend b, enum qx_precision prec, struct eval_result *out,
+                       struct qx_err *e)
 {
 	(void)u; /* no user integrand here */
 	const int n = (int)args[0];

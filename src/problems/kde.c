@@ -373,8 +373,8 @@ static enum qx_ref_kind kde_ref_choice(const struct param_value *p, size_t *samp
 static const struct kde_hooks kde_cpu_hooks = {qx_cancelled, qx_progress_add};
 
 /* reference: the double sums at outputs idx[0..n) (idx NULL: all) into ref[idx[i]]. */
-static int kde_reference(const struct param_value *p, const struct user_defs *u, int threads, const size_t *idx, size_t n,
-                         double *ref, struct qx_err *e)
+static int kde_reference(const struct param_value *p, const struct user_defs *u, int threads,
+                         const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
 	(void)u; /* no user integrand here */
 	const struct kde_state *st = kde_state(p, e);
@@ -731,8 +731,9 @@ static size_t kde_device_bytes(const struct run_request *rq)
 
 /* eval X [Y [Z]]: the density at one point from the current samples on backend b in prec
  * (the GPU: variant tiled, block 256), with the exact double sum and the error. */
-static int kde_eval(const double *args, const struct param_value *p, const struct user_defs *u, enum qx_backend b,
-                    enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+static int kde_eval(const double *args, const struct param_value *p, const struct user_defs *u,
+                    enum qx_backend b, enum qx_precision prec, struct eval_result *out,
+                    struct qx_err *e)
 {
 	(void)u; /* no user integrand here */
 	struct kde_state *st = kde_state(p, e);

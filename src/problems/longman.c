@@ -421,8 +421,8 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 }
 
 /* reference: the exact values, on `threads` threads. */
-static int longman_reference(const struct param_value *p, const struct user_defs *u, int threads, const size_t *idx, size_t n,
-                             double *ref, struct qx_err *e)
+static int longman_reference(const struct param_value *p, const struct user_defs *u, int threads,
+                             const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
 	(void)u; /* no user integrand here */
 	const long long m = (long long)p[P_M].num;
@@ -591,8 +591,9 @@ static int longman_occupancy(const struct run_request *rq, struct gpu_occupancy 
 
 /* eval LAMBDA OMEGA: one integral on backend b in precision prec (the GPU: variant packed with
  * the parameters' math), with the exact value, the remainder estimate and the error. */
-static int longman_eval(const double *args, const struct param_value *p, const struct user_defs *u, enum qx_backend b,
-                        enum qx_precision prec, struct eval_result *out, struct qx_err *e)
+static int longman_eval(const double *args, const struct param_value *p, const struct user_defs *u,
+                        enum qx_backend b, enum qx_precision prec, struct eval_result *out,
+                        struct qx_err *e)
 {
 	(void)u; /* no user integrand here */
 	struct param_value q[QX_MAX_PARAMS];

@@ -47,17 +47,14 @@ int problem_name_reserved(const char *name)
 
 /* Parses and maps. */
 int user_integrand_parse(const char *text, int dim, const char *const *extra, int nextra,
-                         const struct user_defs *u, double a, double b,
-                         struct user_integrand *out, struct qx_err *e)
+                         const struct user_defs *u, double a, double b, struct user_integrand *out,
+                         struct qx_err *e)
 {
 	const char *params[USER_MAX_PARAMS];
 	for (int j = 0; j < u->nparams; j++)
 		params[j] = u->param_name[j];
-	const struct expr_scope scope = {.dim = dim,
-	                                 .params = params,
-	                                 .nparams = u->nparams,
-	                                 .extra = extra,
-	                                 .nextra = nextra};
+	const struct expr_scope scope = {
+	    .dim = dim, .params = params, .nparams = u->nparams, .extra = extra, .nextra = nextra};
 	memset(out, 0, sizeof *out);
 	if (u->nbounds > 1 && u->nbounds != dim)
 		return qx_fail(e,
@@ -158,10 +155,11 @@ static void user_wrapper(char **buf, size_t *len, size_t *cap, const struct user
 			            i, T, l, T, h, T, l, i, T, h, T, l);
 			break;
 		case USER_UPPER_INF:
-			user_append(buf, len, cap,
-			            "\t{\n\t\tconst %s s = 1 - t[%d];\n\t\tx[%d] = (%s)p[%d] + t[%d] / "
-			            "s;\n\t\tjac *= 1 / (s * s);\n\t}\n",
-			            T, i, i, T, l, i);
+			user_append(
+			    buf, len, cap,
+			    "\t{\n\t\tconst %s s = 1 - t[%d];\n\t\tx[%d] = (%s)p[%d] + t[%d] / "
+			    "s;\n\t\tjac *= 1 / (s * s);\n\t}\n",
+			    T, i, i, T, l, i);
 			break;
 		case USER_LOWER_INF:
 			user_append(buf, len, cap,
@@ -170,15 +168,16 @@ static void user_wrapper(char **buf, size_t *len, size_t *cap, const struct user
 			            i, T, h, i, i, i, i);
 			break;
 		case USER_BOTH_INF:
-			user_append(buf, len, cap,
-			            "\t{\n\t\tconst %s u = 2 * t[%d] - 1, w = 1 - u * u;\n\t\tx[%d] = u "
-			            "/ w;\n\t\tjac *= 2 * (1 + u * u) / (w * w);\n\t}\n",
-			            T, i, i);
+			user_append(
+			    buf, len, cap,
+			    "\t{\n\t\tconst %s u = 2 * t[%d] - 1, w = 1 - u * u;\n\t\tx[%d] = u "
+			    "/ w;\n\t\tjac *= 2 * (1 + u * u) / (w * w);\n\t}\n",
+			    T, i, i);
 			break;
 		}
 	}
-	user_append(buf, len, cap, "\tconst %s v = qx_body_%s(x, p);\n\treturn v == 0 ? 0 : v * jac;\n}\n",
-	            T, S);
+	user_append(buf, len, cap,
+	            "\tconst %s v = qx_body_%s(x, p);\n\treturn v == 0 ? 0 : v * jac;\n}\n", T, S);
 }
 
 /* The body (expr_emit) and the wrapper, for one or both precisions. */
@@ -248,8 +247,7 @@ int user_integrand_gpu(void **jit, const struct user_integrand *ui, enum qx_prec
 	}
 	snprintf(key, n, "%s\n%s", kind, src);
 	struct gpujit_times gt = {0};
-	const int rc =
-	    gpujit_get(j->gpu, key, src, arch, fatbin, size, &name, 1, kernel, &gt, e);
+	const int rc = gpujit_get(j->gpu, key, src, arch, fatbin, size, &name, 1, kernel, &gt, e);
 	free(key);
 	free(src);
 	if (rc)
@@ -259,9 +257,8 @@ int user_integrand_gpu(void **jit, const struct user_integrand *ui, enum qx_prec
 }
 
 /* Compiles the body alone into a cache of its own, evaluates it once, and frees it. */
-int user_integrand_eval(const struct user_integrand *ui, const struct user_defs *u,
-                        const double *x, enum qx_precision prec, double *value,
-                        struct qx_err *e)
+int user_integrand_eval(const struct user_integrand *ui, const struct user_defs *u, const double *x,
+                        enum qx_precision prec, double *value, struct qx_err *e)
 {
 	struct expr_jit_cache *c = expr_jit_cache_new();
 	char *src = user_integrand_source(ui, EXPR_C, QX_DOUBLE);

@@ -186,7 +186,7 @@ static void test_build(void **state)
 	for (size_t i = 0; i < sizeof archs / sizeof *archs; i++) {
 		void *cubin = NULL;
 		size_t size = 0;
-		struct gpujit_times t = {-1, -1, -1};
+		struct gpujit_times t = {-1, -1, -1, -1, -1};
 		if (build(good_src, archs[i], &cubin, &size, &t, &e))
 			fail_msg("%s", e.msg);
 		check_cubin(cubin, size, archs[i]);
@@ -447,7 +447,7 @@ int main(void)
 static void test_no_cuda(void **state)
 {
 	struct qx_err e;
-	struct gpujit_times t = {1, 1, 1};
+	struct gpujit_times t = {1, 1, 1, 1, 1};
 	void *cubin = NULL, *kernel = NULL;
 	size_t size = 0;
 	int arch = 0, count = -1;
