@@ -27,7 +27,6 @@ static long long cub_ahead_splits(const cub_ahead *st)
 	return st->iterations - (st->stop == AHEAD_DONE);
 }
 
-
 /* Launches the rule in dimension DN (at least 4) with the kernel made for fn.kind (KIND and
  * up) and DN, half a warp a region (two regions share the end of their work: in dim 6 it was
  * a sixth of the kernel; in dims 7 and 8, on an H100, f5 dim 8 at 1e-9 took 629 ms against
@@ -83,8 +82,8 @@ static cudaError_t cub_rule_launch(const struct cub_gpu_job *job, const cub_rule
 		cub_rule r = rule;
 		void *args[] = {&f, &r, &g, &cap, &n, &est, &err, &axis, &st};
 		return cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_RULE],
-		                        dim3((unsigned)((n + rpb - 1) / rpb)), dim3(RULE_BLOCK), args,
-		                        0, 0);
+		                        dim3((unsigned)((n + rpb - 1) / rpb)), dim3(RULE_BLOCK),
+		                        args, 0, 0);
 	}
 	const unsigned blocks = (unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32));
 	if (n <= sms)
@@ -202,7 +201,6 @@ __global__ void cub_init_kernel(long long n, int dim, int l, double a, double b,
 	}
 }
 
-
 /* The phase-2 input of twophase: region r's estimate, error, axis and volume, the regions
  * still active after phase 1, compacted to their positions pos[r]. */
 template <typename T>
@@ -222,7 +220,6 @@ __global__ void cub_compact_kernel(long long n, int dim, cub_list<T> g, long lon
 	out_axis[pos[r]] = axis[r];
 	out_vol[pos[r]] = vol;
 }
-
 
 /* The tolerance of the current estimate into *tol: max(abs, rel |fin_est + live_est|), live_est
  * the device sum at *live. */
@@ -422,15 +419,14 @@ static int cub_phase2(const struct cub_gpu_job *job, cub_dev<T> &d, const cub_ru
 		const int *ap = axis.ptr;
 		long long *up = used.ptr;
 		int *sp = stop.ptr;
-		void *args[] = {&active, &fn, &r, &out, &d.cap, &rem, &vol_total, (void *)&per,
-		                &hs, &hp, &est, &err, &ap, &vp, &up, &sp};
+		void *args[] = {&active, &fn, &r,   &out, &d.cap, &rem, &vol_total, (void *)&per,
+		                &hs,     &hp, &est, &err, &ap,    &vp,  &up,        &sp};
 		GPU_TRY(cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_PHASE2],
 		                         dim3(p2_blocks), dim3(128), args, 0, 0));
 	} else {
-		cub_phase2_kernel<T><<<p2_blocks, 128>>>(active, job->fn, dr, out, d.cap, rem,
-		                                         vol_total, per, (int)hsz, heap.ptr,
-		                                         d.parent.ptr, d.ret_err.ptr, axis.ptr,
-		                                         vol.ptr, used.ptr, stop.ptr);
+		cub_phase2_kernel<T><<<p2_blocks, 128>>>(
+		    active, job->fn, dr, out, d.cap, rem, vol_total, per, (int)hsz, heap.ptr,
+		    d.parent.ptr, d.ret_err.ptr, axis.ptr, vol.ptr, used.ptr, stop.ptr);
 	}
 	GPU_TRY(cudaGetLastError());
 	if (cub_sum(d, d.parent.ptr, active, 0, e) || cub_sum(d, d.ret_err.ptr, active, 1, e))

@@ -37,9 +37,9 @@ struct run_request {
 	const struct param_value *params;   /* the problem's parameters, in its table's order */
 	const struct param_value *settings; /* the problem's own settings, in its table's order */
 	enum qx_precision prec;
-	int variant; /* index into the problem's variants */
-	int block;   /* GPU threads per block */
-	int threads; /* CPU threads */
+	int variant;                  /* index into the problem's variants */
+	int block;                    /* GPU threads per block */
+	int threads;                  /* CPU threads */
 	const struct user_defs *user; /* the user's parameters, bounds and exact value */
 	void **jit; /* the session's compiled integrands (created on first use; jit_free) */
 };

@@ -99,7 +99,7 @@ struct session {
 	struct cpu_timing cpu_serial, cpu_threads;
 
 	struct user_defs user; /* the user's parameters, bounds and exact value (their integrand) */
-	void *jit;             /* compiled integrands, kept for the session (problem.h's jit_free) */
+	void *jit; /* compiled integrands, kept for the session (problem.h's jit_free) */
 
 	struct sweep *sweep; /* the last sweep, NULL before the first */
 	/* Called by sweep_run as the sweep grows (see sweep.h), with sweep_observer_arg; the

@@ -45,7 +45,6 @@ void user_bounds_format(const struct user_defs *u, char *buf, size_t len);
 int user_exact_parse(struct user_defs *u, const char *word, struct qx_err *e);
 
 /* Axis i's bounds (0-based) given the problem's own box [a, b] where none were set. */
-void user_axis_bounds(const struct user_defs *u, int i, double a, double b, double *lo,
-                      double *hi);
+void user_axis_bounds(const struct user_defs *u, int i, double a, double b, double *lo, double *hi);
 
 #endif

@@ -789,8 +789,9 @@ static void cub_chart(const struct cub_result *res, struct qx_chart *c)
  * (float, double) the rule kernel for any dimension, for dimensions 4..8, and phase 2. */
 #define CUB_LTO(name) extern const unsigned char qx_lto_cub_##name[], qx_lto_cub_##name##_end[];
 CUB_LTO(f_0)
-CUB_LTO(f_4) CUB_LTO(f_5) CUB_LTO(f_6) CUB_LTO(f_7) CUB_LTO(f_8) CUB_LTO(f_p2) CUB_LTO(d_0)
-    CUB_LTO(d_4) CUB_LTO(d_5) CUB_LTO(d_6) CUB_LTO(d_7) CUB_LTO(d_8) CUB_LTO(d_p2)
+CUB_LTO(f_4)
+CUB_LTO(f_5) CUB_LTO(f_6) CUB_LTO(f_7) CUB_LTO(f_8) CUB_LTO(f_p2) CUB_LTO(d_0) CUB_LTO(d_4)
+    CUB_LTO(d_5) CUB_LTO(d_6) CUB_LTO(d_7) CUB_LTO(d_8) CUB_LTO(d_p2)
 #undef CUB_LTO
 #define CUB_LTO_ROW(s)                                                                             \
 	{                                                                                          \

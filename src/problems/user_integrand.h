@@ -32,8 +32,8 @@ struct user_integrand {
  * u's parameters; maps each axis from u's bounds or [a, b]. Returns 0, or -1 with e naming the
  * column and what was expected. */
 int user_integrand_parse(const char *text, int dim, const char *const *extra, int nextra,
-                         const struct user_defs *u, double a, double b,
-                         struct user_integrand *out, struct qx_err *e);
+                         const struct user_defs *u, double a, double b, struct user_integrand *out,
+                         struct qx_err *e);
 void user_integrand_free(struct user_integrand *ui);
 
 /* Fills data[USER_DATA_COUNT] with u's parameter values and each axis's bounds. */
@@ -62,9 +62,8 @@ int user_integrand_cpu(void **jit, const struct user_integrand *ui,
 /* The integrand ui itself (no map) at the point x of the user's box (extras after the axes) in
  * precision prec, its parameters u's, into *value: compiled for this one call (an evaluation
  * typed at the prompt), not cached. Returns 0 or -1 with e. */
-int user_integrand_eval(const struct user_integrand *ui, const struct user_defs *u,
-                        const double *x, enum qx_precision prec, double *value,
-                        struct qx_err *e);
+int user_integrand_eval(const struct user_integrand *ui, const struct user_defs *u, const double *x,
+                        enum qx_precision prec, double *value, struct qx_err *e);
 
 /* The GPU's kernel for ui in prec: the kernel's LTO-IR fatbin (holding the kernel called name)
  * linked with the integrand for the current device into *kernel (a cudaKernel_t); kind names
