@@ -35,6 +35,7 @@
 
 #ifdef QX_HAVE_CUDA
 #include "../../cuda/cubature.h"
+#include "../gpujit/gpujit.h"
 #else
 enum cub_reason { CUB_CONVERGED = 0, CUB_MAXEVAL = 1, CUB_BUDGET = 2, CUB_NO_PROGRESS = 3 };
 struct cub_result {
@@ -787,12 +788,20 @@ static void cub_chart(const struct cub_result *res, struct qx_chart *c)
 
 /* The LTO-IR fatbins of the user-integrand kernels (cuda/cubature/user_embed.S): per precision
  * (float, double) the rule kernel for any dimension, for dimensions 4..8, and phase 2. */
-#define CUB_LTO(name) extern const unsigned char qx_lto_cub_##name[], qx_lto_cub_##name##_end[];
-CUB_LTO(f_0)
-CUB_LTO(f_4)
-CUB_LTO(f_5) CUB_LTO(f_6) CUB_LTO(f_7) CUB_LTO(f_8) CUB_LTO(f_p2) CUB_LTO(d_0) CUB_LTO(d_4)
-    CUB_LTO(d_5) CUB_LTO(d_6) CUB_LTO(d_7) CUB_LTO(d_8) CUB_LTO(d_p2)
-#undef CUB_LTO
+GPUJIT_FATBIN_DECLARE(cub_f_0);
+GPUJIT_FATBIN_DECLARE(cub_f_4);
+GPUJIT_FATBIN_DECLARE(cub_f_5);
+GPUJIT_FATBIN_DECLARE(cub_f_6);
+GPUJIT_FATBIN_DECLARE(cub_f_7);
+GPUJIT_FATBIN_DECLARE(cub_f_8);
+GPUJIT_FATBIN_DECLARE(cub_f_p2);
+GPUJIT_FATBIN_DECLARE(cub_d_0);
+GPUJIT_FATBIN_DECLARE(cub_d_4);
+GPUJIT_FATBIN_DECLARE(cub_d_5);
+GPUJIT_FATBIN_DECLARE(cub_d_6);
+GPUJIT_FATBIN_DECLARE(cub_d_7);
+GPUJIT_FATBIN_DECLARE(cub_d_8);
+GPUJIT_FATBIN_DECLARE(cub_d_p2);
 #define CUB_LTO_ROW(s)                                                                             \
 	{                                                                                          \
 		{qx_lto_cub_##s##_0, qx_lto_cub_##s##_0_end},                                      \
@@ -805,7 +814,7 @@ CUB_LTO(f_5) CUB_LTO(f_6) CUB_LTO(f_7) CUB_LTO(f_8) CUB_LTO(f_p2) CUB_LTO(d_0) C
 			qx_lto_cub_##s##_p2, qx_lto_cub_##s##_p2_end                               \
 		}                                                                                  \
 	}
-        static const unsigned char *const cub_lto[2][7][2] = {CUB_LTO_ROW(f), CUB_LTO_ROW(d)};
+static const unsigned char *const cub_lto[2][7][2] = {CUB_LTO_ROW(f), CUB_LTO_ROW(d)};
 #undef CUB_LTO_ROW
 
 /* The user's integrand of rq for the GPU: fn's data, and uk's kernels linked at run time for
