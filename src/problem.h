@@ -19,7 +19,7 @@
 
 #define QX_MAX_PARAMS 16
 #define QX_MAX_PROBLEM_SETTINGS 4
-#define QX_MAX_FIGURES 8
+#define QX_MAX_FIGURES 12
 #define QX_MAX_COORDS 8 /* coordinates point() may give: its capacity */
 #define QX_MAX_EVAL_ARGS 32
 
