@@ -40,12 +40,16 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	const char *names[QX_MAX_COORDS];
 	double coords[QX_MAX_COORDS];
 	const double *ref;
-	d->has_error = r->has_error;
+	d->has_error = r->has_error && r->err.count > 0;
 	d->is_reference = r->is_reference;
 	d->worst_at[0] = d->worst_value[0] = '\0';
 	memset(&d->hist, 0, sizeof d->hist);
-	dash_extras_line(d->extras, sizeof d->extras, r->figure, r->nfigures);
-	if (!r->has_error)
+	char answer[DASH_LINE], figures[DASH_LINE];
+	dash_answer_line(answer, sizeof answer, r);
+	dash_extras_line(figures, sizeof figures, r->figure, r->nfigures);
+	snprintf(d->extras, sizeof d->extras, "%s%s%s", answer, *answer && *figures ? "  " : "",
+	         figures);
+	if (!d->has_error)
 		return;
 	d->err = r->err;
 	ref = session_reference(s, r->prob, r->params, &e);
@@ -153,14 +157,32 @@ int dash_block_key(const struct dash_data *d, int up, char *line, size_t len)
 	return 1;
 }
 
+/* Writes the answer of a run of one value: "value V ± E (estimate)" and its true error or
+ * "no exact value"; "" for a run of many values. */
+void dash_answer_line(char *buf, size_t len, const struct run_result *r)
+{
+	buf[0] = '\0';
+	if (!r->has_answer)
+		return;
+	int n = snprintf(buf, len, "value %.10g", r->value);
+	if (n >= 0 && (size_t)n < len && isfinite(r->estimate))
+		n += snprintf(buf + n, len - (size_t)n, " ± %.2g (estimate)", r->estimate);
+	if (n >= 0 && (size_t)n < len && !r->is_reference)
+		snprintf(buf + n, len - (size_t)n,
+		         isnan(r->exact) ? "  no exact value" : "  true error %.2g",
+		         fabs(r->value - r->exact));
+}
+
 /* Writes the extras as "name value" pairs, two blanks apart. */
 void dash_extras_line(char *buf, size_t len, const struct qx_figure *extra, size_t n)
 {
 	size_t used = 0;
+	char one[96];
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s %.4g", i ? "  " : "",
-		                         extra[i].name, extra[i].value);
+		if (figure_text(&extra[i], one, sizeof one))
+			used +=
+			    (size_t)snprintf(buf + used, len - used, "%s%s", used ? "  " : "", one);
 }
 
 /* Fills the device lines from gpu_init and a copy measured through a pinned buffer of

@@ -281,3 +281,45 @@ int export_session(const struct session *s, const char *path, int last, struct q
 	free(text);
 	return rc;
 }
+
+/* Writes every value of the last run to path: CSV rows, or a JSON document whose "values" are
+ * the objects `values` prints. */
+int export_values(struct session *s, const char *path, struct qx_err *e)
+{
+	const int json = has_ext(path, ".json");
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+	struct qx_err ignore;
+	if (!json && !has_ext(path, ".csv"))
+		return qx_fail(e, "export values: '%.200s' must end in .csv or .json", path);
+	if (!s->last)
+		return qx_fail(e, "export values: no run yet (try: run cpu)");
+	const struct run_result *r = s->last;
+	const double *est = r->has_estimates ? s->estimates : NULL;
+	const double *ref =
+	    r->is_reference ? NULL : session_reference(s, r->prob, r->params, &ignore);
+	if (json) {
+		cJSON *root = cJSON_CreateObject(), *values;
+		cJSON_AddStringToObject(root, "quadx_export", "values");
+		cJSON_AddStringToObject(root, "problem", r->prob->name);
+		values = cJSON_AddArrayToObject(root, "values");
+		for (size_t i = 0; i < r->evals; i++)
+			cJSON_AddItemToArray(values,
+			                     output_value_json(r, s->last_values, est, ref, i));
+		text = cJSON_Print(root);
+		cJSON_Delete(root);
+		len = text ? strlen(text) : 0;
+	} else {
+		FILE *f = open_memstream(&text, &len);
+		if (f) {
+			output_values(f, FORMAT_CSV, r, s->last_values, est, ref, 0, r->evals);
+			fclose(f);
+		}
+	}
+	if (!text)
+		return qx_fail(e, "export values: out of memory building %.200s", path);
+	rc = export_write_file(path, text, len, e);
+	free(text);
+	return rc;
+}

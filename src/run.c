@@ -279,8 +279,13 @@ static void run_error(struct session *s, const struct run_request *rq, const dou
                       struct run_output *o, struct run_result *r)
 {
 	const struct problem *p = s->prob;
-	err_stats_compute(ref, o->values, rq->prec, r->evals, session_setting(s, S_THRESHOLD),
-	                  &r->err);
+	double threshold = session_setting(s, S_THRESHOLD);
+	if (p->tolerance) {
+		r->tolerance = p->tolerance(
+		    rq->params, isnan(ref[0]) ? value_at(o->values, rq->prec, 0) : ref[0]);
+		threshold = r->tolerance;
+	}
+	err_stats_compute(ref, o->values, rq->prec, r->evals, threshold, &r->err);
 	r->has_error = 1;
 	r->ref_compared = r->err.count;
 	run_rounding(p, rq, ref, o->values, r);
@@ -293,6 +298,19 @@ static void run_error(struct session *s, const struct run_request *rq, const dou
 	}
 	if (p->add_figures)
 		p->add_figures(rq, ref, o);
+}
+
+/* Fills the answer of a run of one value: its value, its own estimate and the exact value
+ * (ref, NULL when the run is the reference). */
+static void run_answer(const struct run_output *o, enum qx_precision prec, const double *ref,
+                       struct run_result *r)
+{
+	if (r->evals != 1)
+		return;
+	r->has_answer = 1;
+	r->value = value_at(o->values, prec, 0);
+	r->estimate = o->estimates ? o->estimates[0] : NAN;
+	r->exact = ref ? ref[0] : NAN;
 }
 
 /* Fills the speedup fields of a GPU result, or records a CPU result's timing. */
@@ -401,7 +419,9 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->work = o.work > 0 ? o.work : (double)count;
 	r->work_per_s = r->med.total > 0 ? r->work / (r->med.total * 1e-3) : NAN;
 	r->is_reference = p->is_reference(b, rq.prec, rq.variant);
+	r->tolerance = NAN;
 	if (r->is_reference) {
+		run_answer(&o, rq.prec, NULL, r);
 		/* The reference itself: keep a copy so later runs need not recompute it. */
 		free(s->ref);
 		s->ref = malloc(count * sizeof(double));
@@ -414,6 +434,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		if (!ref)
 			return run_discard(s, b, r);
 		run_error(s, &rq, ref, &o, r);
+		run_answer(&o, rq.prec, ref, r);
 	}
 	r->nfigures = o.nfigures;
 	memcpy(r->figure, o.figure, sizeof r->figure);

@@ -585,12 +585,12 @@ static int cub_cpu_hcubature(const struct param_value *p, struct cub_result *res
 	return 0;
 }
 
-/* The note of a run that stopped for reason: NULL when it converged. */
+/* The note of a run that stopped for reason, in words. */
 static const char *cub_reason_note(int reason)
 {
 	switch (reason) {
 	case CUB_CONVERGED:
-		return NULL;
+		return "converged (tolerance met)";
 	case CUB_MAXEVAL:
 		return "not converged: maxeval reached";
 	case CUB_BUDGET:
@@ -617,14 +617,26 @@ static void cub_output(const struct cub_result *res, enum qx_precision prec, str
 	if (o->estimates)
 		o->estimates[0] = err;
 	o->work = (double)res->evals;
-	run_output_figure(o, "converged", res->reason == CUB_CONVERGED);
-	run_output_figure(o, "reason", res->reason);
-	run_output_figure(o, "iterations", (double)res->iterations);
-	run_output_figure(o, "regions", (double)res->regions);
-	run_output_figure(o, "live", (double)res->live);
-	run_output_figure(o, "evaluations", (double)res->evals);
-	run_output_figure(o, "peak_MiB", res->peak_bytes / 1048576.0);
+	run_output_figure_as(o, "converged", res->reason == CUB_CONVERGED, QX_FIG_CODE);
+	run_output_figure_as(o, "reason", res->reason, QX_FIG_CODE);
+	if (res->regions > 0) { /* hcubature keeps its regions to itself */
+		run_output_figure_as(o, "iterations", (double)res->iterations, QX_FIG_COUNT);
+		run_output_figure_as(o, "regions", (double)res->regions, QX_FIG_COUNT);
+		run_output_figure_as(o, "live", (double)res->live, QX_FIG_COUNT);
+	}
+	run_output_figure_as(o, "evaluations", (double)res->evals, QX_FIG_COUNT);
+	if (res->regions > 0)
+		run_output_figure_as(o, "peak_MiB", res->peak_bytes / 1048576.0, QX_FIG_MIB);
 	o->note = cub_reason_note(res->reason);
+}
+
+/* The relative tolerance of a run at a value of size |value|: rel, or abs / |value| where
+ * that is larger (the run stops at max(abs, rel |I|)). */
+static double cub_tolerance(const struct param_value *p, double value)
+{
+	const double rel = p[P_REL].num;
+	return fabs(value) > 0 && p[P_ABS].num / fabs(value) > rel ? p[P_ABS].num / fabs(value)
+	                                                           : rel;
 }
 
 /* run_cpu: the adaptive queue (variant breadth) or hcubature, in double (a float run
@@ -777,7 +789,8 @@ static int cub_eval(const double *args, const struct param_value *p, enum qx_bac
 		out->value = cub_f_f(&fn, x);
 	}
 	out->nfigures = 1;
-	out->figure[0] = (struct qx_figure){"integral", cub_exact(&fn, p[P_A].num, p[P_B].num)};
+	out->figure[0] =
+	    (struct qx_figure){.name = "integral", .value = cub_exact(&fn, p[P_A].num, p[P_B].num)};
 	return 0;
 }
 
@@ -811,6 +824,7 @@ const struct problem cubature_problem = {
     .run_cpu = cub_run_cpu,
     .reference = cub_reference,
     .is_reference = cub_is_reference,
+    .tolerance = cub_tolerance,
     .eval = cub_eval,
     .bench = cubature_bench,
 #ifdef QX_HAVE_CUDA

@@ -780,9 +780,9 @@ static int kde_eval(const double *args, const struct param_value *p, enum qx_bac
 		return QX_EVAL_UNREPRESENTABLE;
 	}
 	out->nfigures = 3;
-	out->figure[0] = (struct qx_figure){"exact", exact};
-	out->figure[1] = (struct qx_figure){"error", fabs(out->value - exact)};
-	out->figure[2] = (struct qx_figure){"h", st->h[0]};
+	out->figure[0] = (struct qx_figure){.name = "exact", .value = exact};
+	out->figure[1] = (struct qx_figure){.name = "error", .value = fabs(out->value - exact)};
+	out->figure[2] = (struct qx_figure){.name = "h", .value = st->h[0]};
 	return 0;
 }
 

@@ -620,9 +620,10 @@ static int longman_eval(const double *args, const struct param_value *p, enum qx
 	}
 	const double exact = longman_exact((int)q[P_INTEGRAND].num, args[0], args[1], q[P_A].num);
 	out->nfigures = 3;
-	out->figure[0] = (struct qx_figure){"exact", exact};
-	out->figure[1] = (struct qx_figure){"bound", longman_bound(q, tab, args[0], args[1], &mag)};
-	out->figure[2] = (struct qx_figure){"error", fabs(out->value - exact)};
+	out->figure[0] = (struct qx_figure){.name = "exact", .value = exact};
+	out->figure[1] = (struct qx_figure){.name = "bound",
+	                                    .value = longman_bound(q, tab, args[0], args[1], &mag)};
+	out->figure[2] = (struct qx_figure){.name = "error", .value = fabs(out->value - exact)};
 	return 0;
 }
 

@@ -238,8 +238,8 @@ static void test_error_extras(void **state)
 	assert_non_null(r);
 	fixture_gpu_result(&s, r, vals, fixture_timing(0.4, 0.2, 0.5, 2, 0.3, 3.1, 0), 2e-9);
 	r->nfigures = 2;
-	r->figure[0] = (struct qx_figure){"bound_max", 3.48e-15};
-	r->figure[1] = (struct qx_figure){"over_bound", 7};
+	r->figure[0] = (struct qx_figure){.name = "bound_max", .value = 3.48e-15};
+	r->figure[1] = (struct qx_figure){.name = "over_bound", .value = 7};
 	dash_update(&d, &s);
 	WINDOW *w = draw("Error", 14, 60);
 	const int worst = find_row(w, "worst at n="),
