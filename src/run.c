@@ -162,21 +162,22 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
 	params_key(p, rq->params, key, sizeof key);
 	if (!p->is_reference(b, rq->prec, rq->variant) && !(s->ref && !strcmp(key, s->ref_key)))
 		host += count * sizeof(double);
+	char needs[32], has[32];
+	format_mib(host / MIB, needs, sizeof needs);
+	format_mib(avail / MIB, has, sizeof has);
 	if (count > (size_t)1 << 40 || (avail && host > avail))
-		return qx_fail(e,
-		               "run refused: it needs %.1f MiB of host memory and %.1f MiB is "
-		               "available",
-		               host / MIB, avail / MIB);
+		return qx_fail(e, "run refused: it needs %s of host memory and %s is available",
+		               needs, has);
 	if (b == QX_GPU) {
 		struct gpu_info info;
 		size_t dev = p->device_bytes(rq);
 		if (gpu_init(&info, e))
 			return -1;
+		format_mib(dev / MIB, needs, sizeof needs);
+		format_mib(info.mem_free / MIB, has, sizeof has);
 		if (dev > info.mem_free)
-			return qx_fail(e,
-			               "run refused: it needs %.1f MiB of GPU memory and %.1f MiB "
-			               "is free",
-			               dev / MIB, info.mem_free / MIB);
+			return qx_fail(e, "run refused: it needs %s of GPU memory and %s is free",
+			               needs, has);
 	}
 	return 0;
 }

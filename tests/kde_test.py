@@ -213,9 +213,10 @@ class KdeTest(unittest.TestCase):
                 self.refused(cmds, message)
 
     def test_memory_refusal_names_both_sizes(self):
-        """The refusal of n names the MiB it needs and the MiB available."""
+        """The refusal of n names the size it needs and the size available, each in the
+        unit that reads (GiB here, not 13958643712.1 MiB)."""
         rc, _, err = session("set n 17179869184")
-        self.assertRegex(err, r"needs \d+\.\d MiB of host memory, \d+\.\d MiB is available")
+        self.assertRegex(err, r"needs \d+\.\d GiB of host memory, \d+\.\d [GM]iB is available")
 
     def test_sweep_over_n_and_threads(self):
         """A CPU sweep over n and threads: every row succeeds with its error shown."""

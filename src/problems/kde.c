@@ -298,20 +298,26 @@ static int kde_check(const struct param_value *p, struct qx_err *e)
 		char grid[64] = "";
 		if (at_grid)
 			snprintf(grid, sizeof grid, " at G = %.0f points per axis", p[P_G].num);
+		char needs[32], has[32];
+		format_mib(need / 1048576.0, needs, sizeof needs);
+		format_mib(avail / 1048576.0, has, sizeof has);
 		if (m > (double)(SIZE_MAX / 16) || (avail > 0 && need > avail))
 			return qx_fail(
 			    e,
-			    "n = %.0f samples%s (dim %d): needs %.1f MiB of host memory, "
-			    "%.1f MiB is available",
-			    p[P_N].num, grid, dim, need / 1048576.0, avail / 1048576.0);
+			    "n = %.0f samples%s (dim %d): needs %s of host memory, %s is "
+			    "available",
+			    p[P_N].num, grid, dim, needs, has);
 		return 0;
 	}
-	if (at_grid && avail > 0 && kde_bytes(0, m, dim, 1) > avail)
+	if (at_grid && avail > 0 && kde_bytes(0, m, dim, 1) > avail) {
+		char needs[32], has[32];
+		format_mib(kde_bytes(0, m, dim, 1) / 1048576.0, needs, sizeof needs);
+		format_mib(avail / 1048576.0, has, sizeof has);
 		return qx_fail(e,
-		               "G = %.0f points per axis (dim %d) needs %.1f MiB of host memory, "
-		               "%.1f MiB is available",
-		               p[P_G].num, dim, kde_bytes(0, m, dim, 1) / 1048576.0,
-		               avail / 1048576.0);
+		               "G = %.0f points per axis (dim %d) needs %s of host memory, %s is "
+		               "available",
+		               p[P_G].num, dim, needs, has);
+	}
 	return kde_state(p, e) ? 0 : -1;
 }
 
