@@ -171,15 +171,37 @@ static int cmd_show(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	}
 }
 
-/* run [cpu|gpu|both]: the CPU first, so the GPU result can show its speedup. */
+/* Whether the current problem can run on a GPU here; when not, why into why. */
+static int gpu_usable(const struct session *s, struct qx_err *why)
+{
+	struct gpu_info g;
+	if (!s->prob->run_gpu)
+		return qx_fail(why, "no GPU backend: this quadx was built without CUDA") + 1;
+	return gpu_init(&g, why) == 0;
+}
+
+/* run [cpu|gpu|both]: the CPU first, so the GPU result can show its speedup. A plain `run`
+ * where no GPU is usable runs the CPU and says why the GPU did not run; `run gpu` and `run
+ * both` ask for the GPU, so there it is an error. */
 static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	int which = argc > 1 ? word_index("backend", run_words, argv[1], e) : 2;
+	struct qx_err why;
 	if (which < 0)
 		return -1;
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (which != 2 && which != b)
 			continue;
+		if (b == QX_GPU && argc == 1 && !gpu_usable(&sh->s, &why)) {
+			struct kv kv[] = {{"backend", "gpu", 0}, {"note", why.msg, 0}};
+			promptline_clear();
+			if (sh->s.format == FORMAT_TEXT)
+				fprintf(sh->s.out, "gpu: not run: %s (run gpu asks for it)\n", why.msg);
+			else
+				output_record(&sh->s, "not_run", kv, 2);
+			fflush(sh->s.out);
+			continue;
+		}
 		if (session_run(&sh->s, (enum qx_backend)b, e))
 			return -1;
 		promptline_clear();
