@@ -228,6 +228,7 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
 	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : sweep_progress, e);
+	promptline_clear(); /* a cancelled run's progress line goes before the table */
 	if (sh->s.sweep && sh->s.sweep != before)
 		output_sweep(&sh->s, sh->s.sweep);
 	return rc;

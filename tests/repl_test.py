@@ -76,6 +76,19 @@ class ReplTest(qxtest.TmuxTestCase):
                            timeout=60).string
         self.assertNotIn("values/s", text)  # the progress line was erased
 
+    def test_cancelled_sweep_erases_the_progress_line(self):
+        """Ctrl-C in a sweep's long run: the progress line goes before what the sweep prints
+        (not `~6 s leftsweep longman over N:`)."""
+        self.screen("quadx expint/float> ")
+        self.keys("use longman; set M 100000000 warmup 0 repeat 1 threads 1; sweep N 8,9 on cpu",
+                  "Enter")
+        self.screen(re.compile(r"(?m)^cpu \d+%  [0-9.e+]+ values/s  ~[0-9.]+ (s|min|h).* "
+                               r"left"), timeout=120)
+        self.keys("C-c")
+        text = self.screen(re.compile(r"(?m)^quadx longman/float>\s*\Z"), timeout=60).string
+        self.assertNotIn("values/s", text)
+        self.assertNotRegex(text, r"left\S")
+
     def test_sweep_progress_replaces_the_progress_line(self):
         """A sweep's line per configuration is printed in place of a run's progress line."""
         self.screen("quadx expint/float> ")
