@@ -196,7 +196,8 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			struct kv kv[] = {{"backend", "gpu", 0}, {"note", why.msg, 0}};
 			promptline_clear();
 			if (sh->s.format == FORMAT_TEXT)
-				fprintf(sh->s.out, "gpu: not run: %s (run gpu asks for it)\n", why.msg);
+				fprintf(sh->s.out, "gpu: not run: %s (run gpu asks for it)\n",
+				        why.msg);
 			else
 				output_record(&sh->s, "not_run", kv, 2);
 			fflush(sh->s.out);

@@ -122,7 +122,8 @@ static void draw_locked(void)
 		line.warned = 1;
 	}
 	if (promptline_text(&p, now, term_cols(), text, sizeof text) == 0) {
-		erase_locked(); /* a shorter line leaves nothing of the one before ("~15 s leftt") */
+		erase_locked(); /* a shorter line leaves nothing of the one before ("~15 s leftt")
+		                 */
 		fprintf(stderr, "\r%s", text);
 		line.drawn = 1;
 	} else {
