@@ -21,16 +21,33 @@ static void run_config(const struct run_result *r, char *buf, size_t len)
 	session_timing_key(r->prob, r->params, r->prec, r->variant, buf, len);
 }
 
-/* Copies a CPU timing of the session into slot t. */
-static void take_cpu_timing(struct dash_timing *t, const struct cpu_timing *c)
+/* Copies a CPU timing of the session into slot t when it is of problem p (its key starts
+ * with p's name). */
+static void take_cpu_timing(struct dash_timing *t, const struct cpu_timing *c,
+                            const struct problem *p)
 {
-	t->valid = !isnan(c->total_ms) && c->key[0];
+	const size_t n = strlen(p->name);
+	t->valid = !isnan(c->total_ms) && !strncmp(c->key, p->name, n) && c->key[n] == ' ';
 	if (!t->valid)
 		return;
 	memset(&t->med, 0, sizeof t->med);
 	t->med.total = c->total_ms;
 	t->threads_or_block = c->threads;
 	snprintf(t->config, sizeof t->config, "%s", c->key);
+}
+
+/* Drops what the snapshot took from the runs of another problem: the GPU timing, speedups
+ * and their history, the chart and the error; the next run of the current one is taken in. */
+static void forget_runs(struct dash_data *d)
+{
+	d->timing[SLOT_GPU].valid = 0;
+	d->speedup_serial = d->speedup_threads = NAN;
+	d->nhistory = 0;
+	d->chart.nseries = 0;
+	d->error_of[0] = d->extras[0] = '\0';
+	d->has_error = d->is_reference = 0;
+	d->runs_seen = 0;
+	memset(&d->seen, 0, sizeof d->seen);
 }
 
 /* Takes in the error of the new result r: statistics, worst point, histogram of all points. */
@@ -96,9 +113,10 @@ void dash_update(struct dash_data *d, struct session *s)
 	d->block = (int)session_setting(s, S_BLOCK);
 	session_timing_key(p, s->params[s->prob_index], (enum qx_precision)d->precision,
 	                   (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
-	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial);
-	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads);
-	dash_take_sweep(&d->sweep, s->sweep);
+	/* another problem's timings, sweep and results are not shown: `use` clears them */
+	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial, p);
+	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads, p);
+	dash_take_sweep(&d->sweep, s->sweep && s->sweep->prob == p ? s->sweep : NULL);
 	d->cpu_scaling = NAN;
 	if (d->timing[SLOT_CPU_SERIAL].valid && d->timing[SLOT_CPU_THREADS].valid &&
 	    !strcmp(s->cpu_serial.key, s->cpu_threads.key)) {
@@ -108,6 +126,10 @@ void dash_update(struct dash_data *d, struct session *s)
 
 	/* A new result differs from the copy of the last one taken in: its timings at least. */
 	const struct run_result *r = s->last;
+	if (r && r->prob != p) {
+		forget_runs(d);
+		return;
+	}
 	if (!r || (d->runs_seen && memcmp(r, &d->seen, sizeof *r) == 0))
 		return;
 	memcpy(&d->seen, r, sizeof *r);

@@ -328,6 +328,46 @@ static void test_chart_taken_in(void **state)
 	free(dd);
 }
 
+/* `use` another problem: the snapshot drops the first one's timings, sweep, chart and error
+ * (none of them is the new problem's); back on the first, its last run comes back. */
+static void test_use_clears_the_other_problem(void **state)
+{
+	struct qx_err e;
+	struct session *cs = calloc(1, sizeof *cs);
+	struct dash_data *dd = calloc(1, sizeof *dd);
+	struct sweep plan;
+	char *sweep_words[] = {"sweep", "G", "32,64", "on", "cpu"};
+	(void)state;
+	assert_true(cs && dd);
+	session_init(cs, stdout);
+	dash_init(dd);
+	if (session_use(cs, "kde", &e) ||
+	    session_set_words(cs, "n 500 at grid G 64 repeat 1 warmup 0 threads 1", &e) ||
+	    session_run(cs, QX_CPU, &e) || sweep_plan(cs, 5, sweep_words, &plan, &e) ||
+	    sweep_run(cs, &plan, NULL, &e))
+		fail_msg("kde: %s", e.msg);
+	dash_update(dd, cs);
+	assert_true(dd->timing[SLOT_CPU_SERIAL].valid && dd->sweep.present);
+	assert_int_equal(dd->chart.nseries, 2);
+	assert_true(dd->error_of[0] != '\0');
+	if (session_use(cs, "expint", &e))
+		fail_msg("use: %s", e.msg);
+	dash_update(dd, cs);
+	assert_false(dd->timing[SLOT_CPU_SERIAL].valid);
+	assert_false(dd->sweep.present);
+	assert_int_equal(dd->chart.nseries, 0);
+	assert_string_equal(dd->error_of, "");
+	assert_string_equal(dd->extras, "");
+	if (session_use(cs, "kde", &e))
+		fail_msg("use: %s", e.msg);
+	dash_update(dd, cs);
+	assert_true(dd->timing[SLOT_CPU_SERIAL].valid && dd->sweep.present);
+	assert_int_equal(dd->chart.nseries, 2);
+	session_free(cs);
+	free(cs);
+	free(dd);
+}
+
 /* The extras line: name and value pairs two blanks apart, "" for none. */
 static void test_extras_line(void **state)
 {
@@ -461,12 +501,19 @@ static void test_log_view(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_settings),       cmocka_unit_test(test_cpu_scaling),
-	    cmocka_unit_test(test_gpu_result),     cmocka_unit_test(test_device_lines),
-	    cmocka_unit_test(test_sweep_observed), cmocka_unit_test(test_sweep_lines),
-	    cmocka_unit_test(test_longman_run),    cmocka_unit_test(test_extras_line),
-	    cmocka_unit_test(test_answer_line),    cmocka_unit_test(test_block_key),
-	    cmocka_unit_test(test_sweep_visible),  cmocka_unit_test(test_log_view),
+	    cmocka_unit_test(test_settings),
+	    cmocka_unit_test(test_cpu_scaling),
+	    cmocka_unit_test(test_gpu_result),
+	    cmocka_unit_test(test_device_lines),
+	    cmocka_unit_test(test_sweep_observed),
+	    cmocka_unit_test(test_sweep_lines),
+	    cmocka_unit_test(test_longman_run),
+	    cmocka_unit_test(test_extras_line),
+	    cmocka_unit_test(test_answer_line),
+	    cmocka_unit_test(test_use_clears_the_other_problem),
+	    cmocka_unit_test(test_block_key),
+	    cmocka_unit_test(test_sweep_visible),
+	    cmocka_unit_test(test_log_view),
 	    cmocka_unit_test(test_chart_taken_in),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
