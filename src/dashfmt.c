@@ -171,6 +171,16 @@ void fmt_progress(char *buf, size_t len, long long done, long long total, double
 	         left);
 }
 
+/* Writes an adaptive run's error against where it stops, its work and time so far. */
+void fmt_progress_adaptive(char *buf, size_t len, double err, double target, long long done,
+                           double elapsed_ms)
+{
+	char el[32];
+	fmt_ms(el, sizeof el, elapsed_ms);
+	snprintf(buf, len, "error %.2g, stops at %.2g  %lld evaluations  %s elapsed", err, target,
+	         done, el);
+}
+
 /* Counts log10 relative errors into bins. */
 void hist_log10_rel(const double *ref, const void *vals, enum qx_precision prec, size_t count,
                     struct log_hist *h)
@@ -362,7 +372,15 @@ void fmt_status_run(char *buf, size_t len, int width, const struct status_run *r
 	char cmd[96], prog[160], where[4 * 20 + 256];
 	const char *times = prog, *pct = "";
 	snprintf(cmd, sizeof cmd, "running `%.60s`", r->line);
-	fmt_progress(prog, sizeof prog, r->done, r->total, r->elapsed_ms, r->phase_ms);
+	const int adaptive = r->target > 0;
+	struct status_run bare = *r;
+	if (adaptive) { /* no percent nor bar: how far it has to go is not known */
+		fmt_progress_adaptive(prog, sizeof prog, r->err, r->target, r->done, r->elapsed_ms);
+		bare.done = bare.total = 0;
+		r = &bare;
+	} else {
+		fmt_progress(prog, sizeof prog, r->done, r->total, r->elapsed_ms, r->phase_ms);
+	}
 	char *gap = r->total > 0 ? strstr(prog, "  ") : NULL;
 	if (gap) { /* "45% of N" goes with the bar, the times on their own */
 		*gap = '\0';

@@ -93,7 +93,13 @@ struct status_run {
 	const char *phase;     /* "cpu", "kernel"..., NULL before the first */
 	long long done, total; /* the progress counter */
 	double elapsed_ms, phase_ms;
+	double err, target; /* an adaptive run's error estimate and where it stops (target > 0) */
 };
+
+/* Writes an adaptive run's progress: "error 3.2e-05, stops at 5.8e-08  3107340 evaluations
+ * 12 s elapsed" (its time left is not known). */
+void fmt_progress_adaptive(char *buf, size_t len, double err, double target, long long done,
+                           double elapsed_ms);
 
 /* The status line of a command in progress, width cells wide: "running `line`", the sweep's
  * place, the phase, a progress bar of 20 cells, the progress (fmt_progress), "Esc cancels" and

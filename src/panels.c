@@ -480,7 +480,7 @@ void panels_draw_status(WINDOW *w, const struct panel_ctx *c)
 		dash_sweep_progress(sweep, sizeof sweep, &c->data->sweep);
 		const struct status_run run = {l->line,      sweep,         l->prog.phase,
 		                               l->prog.done, l->prog.total, l->elapsed_ms,
-		                               l->phase_ms};
+		                               l->phase_ms,  l->prog.err,   l->prog.target};
 		fmt_status_run(line, sizeof line, getmaxx(w), &run, c->utf8);
 	} else {
 		fmt_status_keys(line, sizeof line, getmaxx(w), "quadx dashboard ", c->keys,

@@ -57,7 +57,8 @@ static int counting(const struct qx_progress *p)
 	return p->total > 0 && p->done < p->total;
 }
 
-/* Writes the progress line: phase, percent, rate, time left. */
+/* Writes the progress line: phase, percent, rate, time left; for an adaptive run its error
+ * estimate against the error it stops at and its work so far (its time is not known). */
 int promptline_text(const struct qx_progress *p, double now_ms, int cols, char *buf, size_t len)
 {
 	const double elapsed = now_ms - p->start_ms;
@@ -65,6 +66,12 @@ int promptline_text(const struct qx_progress *p, double now_ms, int cols, char *
 	char eta[32] = "?";
 	if (!counting(p) || elapsed < SHOW_AFTER_MS)
 		return -1;
+	if (p->target > 0) { /* adaptive */
+		snprintf(buf, (size_t)cols > len || cols < 1 ? len : (size_t)cols,
+		         "%s error %.2g, stops at %.2g  %lld evaluations  Ctrl-C cancels",
+		         p->phase ? p->phase : "run", p->err, p->target, p->done);
+		return 0;
+	}
 	if (!isnan(left))
 		duration_text(eta, sizeof eta, left);
 	snprintf(buf, (size_t)cols > len || cols < 1 ? len : (size_t)cols,
@@ -78,8 +85,8 @@ int promptline_estimate(const struct qx_progress *p, double now_ms, char *buf, s
 {
 	const double left = time_left(p, now_ms);
 	char eta[32];
-	if (!counting(p) || now_ms - p->start_ms < ESTIMATE_AFTER_MS || isnan(left) ||
-	    left <= PROMPTLINE_LONG_MS)
+	if (!counting(p) || p->target > 0 || now_ms - p->start_ms < ESTIMATE_AFTER_MS ||
+	    isnan(left) || left <= PROMPTLINE_LONG_MS)
 		return -1;
 	duration_text(eta, sizeof eta, left);
 	snprintf(buf, len, "%s: estimated %s; Ctrl-C cancels", p->phase ? p->phase : "run", eta);

@@ -76,6 +76,19 @@ class ReplTest(qxtest.TmuxTestCase):
                            timeout=60).string
         self.assertNotIn("values/s", text)  # the progress line was erased
 
+    def test_adaptive_run_shows_its_error_and_cancel_key(self):
+        """A long adaptive cubature run shows its error estimate against where it stops and
+        its evaluations so far with the cancel key (not a percent of 4 repetitions)."""
+        self.screen("quadx expint/float> ")
+        self.keys("use cubature; set integrand f4 dim 8 rel 1e-9 warmup 0 repeat 1 threads 1; "
+                  "run cpu", "Enter")
+        text = self.screen(re.compile(r"(?m)^cpu error [0-9.e+-]+, stops at [0-9.e+-]+  \d+ "
+                                      r"evaluations  Ctrl-C cancels"), timeout=120).string
+        self.assertNotRegex(text, r"(?m)^cpu \d+%")
+        self.keys("C-c")
+        self.screen(re.compile(r"(?m)^quadx: run cancelled\nquadx cubature/float>\s*\Z"),
+                    timeout=60)
+
     def test_cancelled_sweep_erases_the_progress_line(self):
         """Ctrl-C in a sweep's long run: the progress line goes before what the sweep prints
         (not `~6 s leftsweep longman over N:`)."""

@@ -450,6 +450,9 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 		cub_heap_up(heap, n);
 	res->evals = (long long)first * r->npts;
 	res->regions = (long long)first;
+	struct qx_progress was;
+	qx_progress_get(&was); /* a count of evaluations up to maxeval, its error beside it */
+	qx_progress_start(maxeval, was.phase);
 	qx_progress_add((long long)first * r->npts);
 	double est = 0, err = 0;
 	res->reason = CUB_CONVERGED;
@@ -515,6 +518,7 @@ static int cub_cpu_adaptive(const struct param_value *p, int threads, struct cub
 		res->regions += 2 * m;
 		res->iterations = it + 1;
 		qx_progress_add(2LL * m * r->npts);
+		qx_progress_adaptive(err, fmax(abs_tol, rel * fabs(est)));
 		if (n * sizeof *heap > res->peak_bytes)
 			res->peak_bytes = (double)(n * sizeof *heap);
 	}
