@@ -13,6 +13,7 @@ static atomic_llong progress_done, progress_total, progress_gen;
 static _Atomic double progress_start_ms;
 static _Atomic double progress_err = NAN, progress_target = NAN;
 static _Atomic(const char *) progress_phase = "";
+static _Atomic(const char *) progress_then;
 
 /* Adds ms to the phase named name, appending it when new. */
 void qx_timing_add(struct qx_timing *t, const char *name, double ms, int overlapped)
@@ -84,6 +85,12 @@ void qx_progress_start(long long total, const char *phase)
 	atomic_fetch_add(&progress_gen, 1);
 }
 
+/* Names what runs after the counts that follow. */
+void qx_progress_then(const char *then)
+{
+	atomic_store(&progress_then, then);
+}
+
 /* Publishes an adaptive run's error estimate and the error it stops at. */
 void qx_progress_adaptive(double err, double target)
 {
@@ -111,6 +118,7 @@ void qx_progress_get(struct qx_progress *p)
 	p->phase = atomic_load(&progress_phase);
 	p->start_ms = atomic_load(&progress_start_ms);
 	p->gen = atomic_load(&progress_gen);
+	p->then = atomic_load(&progress_then);
 	p->err = atomic_load(&progress_err);
 	p->target = atomic_load(&progress_target);
 }

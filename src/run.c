@@ -414,7 +414,17 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	o.values = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
 	if (o.values && p->has_estimates)
 		o.estimates = run_estimates(s, count, e);
-	if (!o.values || (p->has_estimates && !o.estimates) || run_timed(s, &rq, b, &o, r, e))
+	/* a reference still to compute is announced with the run: its time is not in the run's */
+	char key[512];
+	params_key(p, rq.params, key, sizeof key);
+	qx_progress_then(!p->is_reference(b, rq.prec, rq.variant) &&
+	                         !(s->ref && !strcmp(key, s->ref_key))
+	                     ? "the reference"
+	                     : NULL);
+	const int timed =
+	    o.values && (!p->has_estimates || o.estimates) && run_timed(s, &rq, b, &o, r, e) == 0;
+	qx_progress_then(NULL);
+	if (!timed)
 		return run_discard(s, b, r);
 	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
 	r->work = o.work > 0 ? o.work : (double)count;
