@@ -225,8 +225,13 @@ $(FAULT_BIN): $(SRC) $(wildcard src/*.h src/problems/*.h) $(CU_OBJ) | $(BUILD)/.
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FAULTS) -o $@ src/main.c $(LIB_SRC) $(CU_OBJ) \
 	  $(LDLIBS)
 
+# The tables go into the results file BENCH_OUT, each problem's under its `## NAME` heading
+# with the device, the date and the commit (help performance shows it); BENCH=NAME... runs
+# those problems only, their sections replaced and the others kept.
+BENCH_OUT ?= help/performance.txt
 bench: $(BUILT)
-	$(BUILD)/quadx-bench
+	QUADX_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown) \
+	  $(BUILD)/quadx-bench -o $(BENCH_OUT) $(BENCH)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/quadx/help
