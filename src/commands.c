@@ -25,7 +25,8 @@ static const char *const show_words[] = {"params", "device", "last", NULL};
 static const char *const run_words[] = {"cpu", "gpu", "both", NULL};
 static const char *const format_words[] = {"text", "json", "csv", NULL};
 
-const char *const help_topics[] = {"settings", "variants", "keys", "scripts", "coursework", NULL};
+const char *const help_topics[] = {"settings",   "variants",    "keys", "scripts",
+                                   "coursework", "performance", NULL};
 
 /* Returns the index of word in the NULL-terminated list words (unique prefix allowed), or -1
  * with e naming the allowed words. */

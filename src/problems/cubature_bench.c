@@ -1,4 +1,4 @@
-/* cubature_bench.c - the `make bench` section of problem cubature (issue 13's "Speed and
+/* cubature_bench.c - the `make bench` section of problem cubature (its "Speed and
  * accuracy"): the seed's Figure 2 in reduced form, and four Genz rows. For each row (integrand,
  * dim, tolerance, rule): breadth and twophase on the GPU (double), the CPU on every core, serial
  * and hcubature, each with its time, true relative error and evaluations; CPU runs are capped

@@ -1,4 +1,4 @@
-/* kde_bench.c - the `make bench` section of problem kde (issue 14's "Speed"), under 60 s on an
+/* kde_bench.c - the `make bench` section of problem kde (its speed targets), under 60 s on an
  * H200: the special-function unit's ceiling (theoretical and measured), float tiled and fast (each
  * built share) at n = 2^20 at the samples with their errors, double tiled against the FP64 peak
  * (n = 2^17: the rate does not depend on n once the GPU is full), the naive kernel once at the
