@@ -161,15 +161,19 @@ static char *sweep_json(const struct session *s)
 	for (size_t k = 0; k < sw->prob->nparams; k++) {
 		char word[80];
 		param_format(&sw->prob->params[k], sw->params[k], word, sizeof word);
-		cJSON_AddStringToObject(params, sw->prob->params[k].name, word);
+		output_json_word(params, sw->prob->params[k].name, word);
 	}
 	axes = cJSON_AddArrayToObject(root, "axes");
 	for (int a = 0; a < sw->naxes; a++) {
 		cJSON *axis = cJSON_CreateObject(), *values;
 		cJSON_AddStringToObject(axis, "name", sw->axes[a].name);
 		values = cJSON_AddArrayToObject(axis, "values");
-		for (int v = 0; v < sw->axes[a].nvalues; v++)
-			cJSON_AddItemToArray(values, cJSON_CreateString(sw->axes[a].values[v]));
+		for (int v = 0; v < sw->axes[a].nvalues; v++) {
+			cJSON *one = cJSON_CreateObject(); /* the word as output_json_word has it */
+			output_json_word(one, "v", sw->axes[a].values[v]);
+			cJSON_AddItemToArray(values, cJSON_DetachItemFromObject(one, "v"));
+			cJSON_Delete(one);
+		}
 		cJSON_AddItemToArray(axes, axis);
 	}
 	cJSON_AddBoolToObject(root, "cancelled", sw->cancelled);

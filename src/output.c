@@ -90,6 +90,18 @@ cJSON *output_timing_json(const struct qx_timing *t)
 	return ph;
 }
 
+/* Adds word to obj as a number when all of it reads as a finite one ("1", "9", "1e-3": a
+ * parameter's value, an enum named by a number), else as a string ("f5", "float"). */
+void output_json_word(cJSON *obj, const char *name, const char *word)
+{
+	char *end;
+	const double v = strtod(word, &end);
+	if (*word && !*end && isfinite(v))
+		cJSON_AddNumberToObject(obj, name, v);
+	else
+		cJSON_AddStringToObject(obj, name, word);
+}
+
 /* Adds the problem's own settings of values v to obj as numbers. */
 static void json_settings(cJSON *obj, const struct problem *p, const struct param_value *v)
 {
@@ -136,7 +148,7 @@ cJSON *output_run_json(const struct run_result *r)
 		char text[PARAM_TEXT_LEN];
 		if (!param_is_number(d, r->params[k])) {
 			param_format(d, r->params[k], text, sizeof text);
-			cJSON_AddStringToObject(params, d->name, text);
+			output_json_word(params, d->name, text);
 		} else {
 			cJSON_AddNumberToObject(params, d->name, r->params[k].num);
 		}
@@ -849,7 +861,7 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 	cJSON_AddStringToObject(obj, "type", "sweep");
 	config = cJSON_AddObjectToObject(obj, "config");
 	for (int a = 0; a < sw->naxes; a++)
-		cJSON_AddStringToObject(config, sw->axes[a].name, r->values[a]);
+		output_json_word(config, sw->axes[a].name, r->values[a]);
 	cJSON_AddStringToObject(obj, "backend", qx_backend_name(r->backend));
 	cJSON_AddBoolToObject(obj, "ok", r->ok);
 	cJSON_AddBoolToObject(obj, "best", r->best);

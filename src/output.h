@@ -18,6 +18,10 @@ void output_print_json(struct session *s, struct cJSON *obj);
 /* Prints header (once, until it changes) and row as CSV lines on the session's output. */
 void output_print_csv(struct session *s, const char *header, const char *row);
 
+/* Adds word to a cJSON object as a number when all of it is one (a parameter's value), else
+ * as a string: numbers stay numbers in sweep rows, runs and exports. */
+void output_json_word(struct cJSON *obj, const char *name, const char *word);
+
 /* Adds number v to a cJSON object, or null when it is not finite. */
 void output_json_num(struct cJSON *obj, const char *name, double v);
 

@@ -130,7 +130,7 @@ class CubatureTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         rows = [o for o in out if o.get("type") == "sweep"]
         self.assertEqual(sorted((r["config"]["dim"], r["config"]["integrand"]) for r in rows),
-                         [("3", "f5"), ("3", "gaussian"), ("4", "f5"), ("4", "gaussian")])
+                         [(3, "f5"), (3, "gaussian"), (4, "f5"), (4, "gaussian")])
         for r in rows:
             self.assertTrue(r["ok"], r)
             self.assertLess(r["max_rel"], 1e-4, r)
