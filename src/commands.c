@@ -241,6 +241,7 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	const int values = argc == 3 && strcmp(argv[1], "values") == 0;
+	fflush(sh->s.out); /* what was printed comes first on a device such as /dev/stdout */
 	if (argc == 3 && strcmp(argv[1], "last") != 0 && !values)
 		return qx_fail(e,
 		               "export: bad word '%.64s' (usage: export [last|values] "

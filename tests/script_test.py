@@ -1235,6 +1235,27 @@ class ValuesTest(QuadxTestCase):
             self.assertAlmostEqual(float(r["value"]), v["value"], delta=4e-16 * abs(v["value"]))
 
 
+class ExportDeviceTest(QuadxTestCase):
+    """`export` to a device (/dev/stdout) writes it directly, whatever its name."""
+
+    def test_export_to_stdout(self):
+        """Text format: the CSV of the runs on stdout, then `wrote /dev/stdout`; --json: each
+        export one JSON line among the others, so stdout stays JSON Lines."""
+        res = quadx("-e", "set n 2 m 2 repeat 1; run cpu; export /dev/stdout")
+        self.assertOk(res)
+        rows = list(csv.DictReader(io.StringIO(res.out[res.out.index("type,problem"):]
+                                               .replace("wrote /dev/stdout\n", ""))))
+        self.assertEqual([r["problem"] for r in rows], ["expint"])
+        self.assertTrue(res.out.endswith("wrote /dev/stdout\n"), res.out)
+        res = quadx("--json", "-e", "set n 2 m 2 repeat 1; run cpu; export values /dev/stdout; "
+                    "export /dev/stdout")
+        self.assertOk(res)
+        objs = json_lines(res)
+        self.assertEqual([o.get("type") or o["quadx_export"] for o in objs],
+                         ["run", "values", "runs"])
+        self.assertEqual(len(objs[1]["values"]), 4)
+
+
 class HelpPrecedenceTest(QuadxTestCase):
     def test_help_block_is_the_setting(self):
         """help block: the block-size setting (not longman's variant), pointing to
