@@ -466,10 +466,13 @@ int plot_terminal(const struct sweep *sw, int cols, int rows, FILE *out, struct 
 		unlink(tmp);
 		return qx_fail(e, "plot: cannot read gnuplot's drawing: %s", strerror(err));
 	}
+	int last = '\n';
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
 		for (size_t i = 0; i < n; i++)
 			if (buf[i] != '\f') /* the form feed a multiplot page starts with */
-				fputc(buf[i], out);
+				fputc(last = buf[i], out);
+	if (last != '\n') /* gnuplot's dumb terminal ends without one: the prompt goes below */
+		fputc('\n', out);
 	fclose(f);
 	unlink(tmp);
 	return 0;

@@ -222,7 +222,7 @@ struct problem {
 extern const struct problem *const qx_problems[];
 
 /* Writes the arguments eval takes for p into buf (" X [Y [Z]]": the optional ones past
- * neval_min in brackets); returns buf. */
+ * neval_min in brackets; more than two of them as " X1 [X2 ... X16]"); returns buf. */
 char *problem_eval_usage(const struct problem *p, char *buf, size_t cap);
 
 /* Returns the problem named name (a unique prefix is accepted), or NULL. */

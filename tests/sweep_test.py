@@ -401,6 +401,7 @@ class PlotTest(TmpDirTest):
                 self.assertIn("parallel efficiency", drawing)
                 self.assertRegex(drawing, r"\n +threads +\n")
                 self.assertIn("variant=fast cpu", drawing)
+                self.assertTrue(p.stdout.endswith("\n"), p.stdout[-80:])  # the prompt below
                 self.assertEqual(os.listdir(self.dir), [])
         p = quadx("format json; " + self.SWEEP + "plot")
         self.assertEqual(p.returncode, 0, p.stderr)
