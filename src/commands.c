@@ -95,9 +95,13 @@ static int show_params(struct shell *sh)
 	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][PARAM_TEXT_LEN];
 	size_t n = 0;
 	kv[n++] = (struct kv){"problem", p->name, 0};
-	for (size_t k = 0; k < p->nparams; k++, n++)
+	for (size_t k = 0; k < p->nparams; k++) {
+		if (p->param_unused && p->param_unused(s->params[s->prob_index], k))
+			continue; /* what a run does not use is not shown */
 		kv[n] =
 		    param_kv(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
+		n++;
+	}
 	for (size_t k = 0; k < p->nsettings; k++, n++)
 		kv[n] = param_kv(&p->settings[k], s->psettings[s->prob_index][k], text[n],
 		                 sizeof text[n]);

@@ -160,6 +160,10 @@ struct problem {
 	                               const char **name);
 	int has_estimates; /* 1: runs fill o->estimates (count doubles, the caller's) */
 
+	/* Optional: NULL when parameter k has an effect under parameters p, else why it has none
+	 * (a static string: kde's n, dist and seed while data names a file). An unused parameter
+	 * is left out of the run's header and `show params`, and `set` refuses it. */
+	const char *(*param_unused)(const struct param_value *p, size_t k);
 	/* Checks relations between parameters (a < b...); returns 0 or -1 with e filled. */
 	int (*check)(const struct param_value *p, struct qx_err *e);
 	/* Number of result values a run produces. */

@@ -321,6 +321,15 @@ static int kde_check(const struct param_value *p, struct qx_err *e)
 	return kde_state(p, e) ? 0 : -1;
 }
 
+/* n, dist and seed draw the samples: unused while data names a file. */
+static const char *kde_param_unused(const struct param_value *p, size_t k)
+{
+	if ((k == P_N || k == P_DIST || k == P_SEED) && param_path(p[P_DATA]))
+		return "the samples are the data file's (set data none to draw n samples from dist "
+		       "with seed)";
+	return NULL;
+}
+
 /* Number of outputs: the samples (n, or the data file's count) or G^dim grid points; 0 when
  * the data cannot be read (check refuses such parameters first). */
 static size_t kde_count(const struct param_value *p)
@@ -807,6 +816,7 @@ const struct problem kde_problem = {
     .work_unit = "pairs",
     .params = kde_params_def,
     .nparams = P_COUNT,
+    .param_unused = kde_param_unused,
     .ref_kind = QX_REF_CPU,
     .ref_name = "cpu double sum at every output",
     .ref_choice = kde_ref_choice,
