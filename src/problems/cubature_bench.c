@@ -128,7 +128,7 @@ static int cb_table(struct session *s, struct qx_err *e)
 	       CUB_CAP_MS / 1000, CB_GPU_MAXEVAL);
 #ifdef QX_HAVE_CUDA
 	printf("| integrand | dim | rel | breadth | twophase | cpu %d threads | serial | "
-	       "hcubature | breadth vs serial | PAGANI (issue) |\n"
+	       "hcubature | breadth vs serial | PAGANI (for comparison) |\n"
 	       "|---|---|---|---|---|---|---|---|---|---|\n",
 	       nproc);
 #else
