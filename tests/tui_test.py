@@ -257,7 +257,7 @@ class DashboardTest(Dashboard):
         plot = "".join(rows)
         self.assertIn("█", plot)
         self.assertIn("•", plot)
-        self.assertIn(f"h {m.group('h')}  samples 2e+04", self.idle())  # the Error panel's
+        self.assertIn(f"h {m.group('h')}  samples 20000", self.idle())  # the Error panel's
         self.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
         m, rows = self.chart_panel(r"density of 20000 samples, h \S+", legend=False)
         self.assertEqual(len(rows), 2)

@@ -587,7 +587,7 @@ static void kde_add_figures(const struct run_request *rq, const double *ref, str
 	if (!st)
 		return;
 	run_output_figure(o, "h", st->h[0]);
-	run_output_figure(o, "samples", (double)st->s.n);
+	run_output_figure_as(o, "samples", (double)st->s.n, QX_FIG_COUNT);
 	if (rq->variant == V_BINNED && ref)
 		run_output_figure(o, "err_core", kde_err_core(ref, o->values, rq->prec, st->m));
 }

@@ -499,9 +499,9 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 		euler += longman_use_euler((int)p[P_METHOD].num, lam, om);
 	}
 	run_output_figure(o, "bound_max", worst);
-	run_output_figure(o, "over_bound", (double)over);
-	run_output_figure(o, "euler", (double)euler);
-	run_output_figure(o, "direct", (double)(m - euler));
+	run_output_figure_as(o, "over_bound", (double)over, QX_FIG_COUNT);
+	run_output_figure_as(o, "euler", (double)euler, QX_FIG_COUNT);
+	run_output_figure_as(o, "direct", (double)(m - euler), QX_FIG_COUNT);
 }
 
 /* Host memory besides results and reference: the cached tables. */
