@@ -189,7 +189,7 @@ static void draw_speedup(WINDOW *w, const struct panel *self, const struct panel
 	fmt_speedup(big, sizeof big, x);
 	color(w, c, PAIR_BIG, 1);
 	wattron(w, A_BOLD);
-	for (int r = 0; r < 3; r++) {
+	for (int r = 0; r < 3 && !isnan(x); r++) { /* no figure: no big "-" (a bare '_') */
 		fmt_big_row(row, sizeof row, big, r);
 		put(w, 2 + r, 2, row);
 	}

@@ -193,6 +193,18 @@ static void test_speedup_gpu(void **state)
 	free(r);
 }
 
+/* Speedup before any speedup is known: what to run, and no big digits (not a bare '_'). */
+static void test_speedup_none(void **state)
+{
+	(void)state;
+	dash_init(&d);
+	WINDOW *w = draw("Speedup", 9, 60);
+	assert_string_equal(row(w, 1), " run cpu and gpu on one configuration (F5)");
+	for (int y = 2; y < 5; y++)
+		assert_string_equal(row(w, y), "");
+	delwin(w);
+}
+
 /* Device: the GPU's lines with the measured copy bandwidth. */
 static void test_device_gpu(void **state)
 {
@@ -473,6 +485,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_timing_gpu),
 	    cmocka_unit_test(test_speedup_gpu),
+	    cmocka_unit_test(test_speedup_none),
 	    cmocka_unit_test(test_device_gpu),
 	    cmocka_unit_test(test_sweep_best),
 	    cmocka_unit_test(test_error_extras),
