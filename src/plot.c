@@ -280,6 +280,8 @@ static void script_write(const struct sweep *sw, const char *data, const char *i
 		fprintf(f, "set logscale x 10\nset format x '%%.0e'\nset autoscale xfix\n");
 	if (xa < 0)
 		fprintf(f, "set xrange [-0.5:%d.5]\n", sw->axes[0].nvalues - 1);
+	else /* room beside the first and last x: their min..max bars clear of the frame */
+		fprintf(f, "set offsets graph 0.04, graph 0.04, 0, 0\n");
 	if (lo > 0 && hi / lo > 20)
 		fprintf(f, "set logscale y\n");
 	fprintf(f, "set title '%s: total time (median, bars min..max)%s%s'\n", sw->prob->name,

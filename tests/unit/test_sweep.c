@@ -360,6 +360,8 @@ static void test_plot_text(void **state)
 	assert_non_null(strstr(text, "set terminal svg"));
 	assert_non_null(strstr(text, "set output 'x.svg'"));
 	assert_non_null(strstr(text, "set logscale x 2"));
+	/* room beside the first and last x, so that their min..max bars clear the frame */
+	assert_non_null(strstr(text, "set offsets graph 0.04, graph 0.04, 0, 0\n"));
 	assert_non_null(
 	    strstr(text, "'x.dat' index 0 using 1:3:4:5 with yerrorlines title \"gpu\""));
 	free(text);
