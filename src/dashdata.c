@@ -414,7 +414,7 @@ int dash_log_rows(const struct dash_log *log, int width)
 {
 	int rows = 0;
 	for (int i = 0; i < log->count; i++)
-		rows += fmt_wrap(dash_log_line(log, i), width, NULL, 0);
+		rows += fmt_wrap_indent(dash_log_line(log, i), width, NULL, 0);
 	return rows;
 }
 
@@ -430,7 +430,7 @@ int dash_log_view(const struct dash_log *log, int width, int scroll, int rows,
 	const int top = bottom - rows > 0 ? bottom - rows : 0;
 	for (int i = 0; i < log->count && r < bottom; i++) {
 		const char *line = dash_log_line(log, i);
-		const int np = fmt_wrap(line, width, piece, DASH_LOG_WIDTH);
+		const int np = fmt_wrap_indent(line, width, piece, DASH_LOG_WIDTH);
 		for (int p = 0; p < np; p++, r++)
 			if (r >= top && r < bottom)
 				view[n++] = (struct dash_log_row){line, piece[p]};

@@ -259,8 +259,8 @@ static int wrap_cut(const char *text, int pos, int end)
 	return end;
 }
 
-/* Wraps text into rows of width cells. */
-int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max)
+/* Wraps text into rows of width cells, the rows after the first indent cells in. */
+static int wrap_rows(const char *text, int width, int indent, struct wrap_piece *piece, int max)
 {
 	const int n = (int)strlen(text);
 	int rows = 0, pos = 0;
@@ -268,19 +268,35 @@ int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max)
 		return 0;
 	while (pos < n) {
 		int end = pos, cut;
-		for (int cells = 0; end < n && cells < width; cells++)
+		const int room = rows ? width - indent : width;
+		for (int cells = 0; end < n && cells < room; cells++)
 			end = next_char(text, end, n);
 		cut = end == n ? n : wrap_cut(text, pos, end);
 		int len = cut - pos;
 		while (len > 0 && text[pos + len - 1] == ' ')
 			len--;
 		if (rows < max)
-			piece[rows] = (struct wrap_piece){pos, len};
+			piece[rows] = (struct wrap_piece){pos, len, rows ? indent : 0};
 		rows++;
 		for (pos = cut; pos < n && text[pos] == ' '; pos++)
 			;
 	}
 	return rows;
+}
+
+/* Wraps text into rows of width cells. */
+int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max)
+{
+	return wrap_rows(text, width, 0, piece, max);
+}
+
+/* Wraps text, its continuation rows under its first's indent. */
+int fmt_wrap_indent(const char *text, int width, struct wrap_piece *piece, int max)
+{
+	int indent = (int)strspn(text, " ");
+	if (indent > width / 2)
+		indent = width / 2;
+	return wrap_rows(text, width, indent, piece, max);
 }
 
 /* Counts the cells of text (a UTF-8 character is one cell). */

@@ -285,7 +285,8 @@ static void draw_log(WINDOW *w, const struct panel *self, const struct panel_ctx
 	                            rows < DASH_LOG_LINES ? rows : DASH_LOG_LINES, view);
 	for (int r = 0; r < n; r++) {
 		const struct dash_log_row *v = &view[r];
-		snprintf(line, sizeof line, "%.*s", v->piece.len, v->line + v->piece.start);
+		snprintf(line, sizeof line, "%*s%.*s", v->piece.indent, "", v->piece.len,
+		         v->line + v->piece.start);
 		if (!strncmp(v->line, "error: ", 7))
 			color(w, c, PAIR_BAD, 1);
 		put(w, 1 + r, 2, line);

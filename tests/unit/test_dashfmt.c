@@ -334,6 +334,29 @@ static const char *wrapped(const char *text, int width, int r)
 	return buf;
 }
 
+/* The Log's wrapping: a line's continuation rows start under its own indent, each row within
+ * the width with its indent; a line without blanks in front wraps as fmt_wrap does. */
+static void test_wrap_indent(void **state)
+{
+	const char *line =
+	    "  total      12.3 ms  (median of 5; min 11.1, max 15.6)  1.1e+06 evals/s";
+	struct wrap_piece piece[16], plain[16];
+	(void)state;
+	const int n = fmt_wrap_indent(line, 30, piece, 16);
+	assert_true(n >= 3);
+	assert_int_equal(piece[0].indent, 0);
+	assert_int_equal(piece[0].start, 0); /* the first row keeps its blanks */
+	for (int r = 1; r < n; r++) {
+		assert_int_equal(piece[r].indent, 2);
+		assert_true(line[piece[r].start] != ' ');
+		assert_true(piece[r].indent + piece[r].len <= 30);
+	}
+	const char *flat = "error: lambda must be > 0 with integrand cos (only j0 allows it)";
+	assert_int_equal(fmt_wrap_indent(flat, 30, piece, 16), fmt_wrap(flat, 30, plain, 16));
+	assert_int_equal(piece[1].indent, 0);
+	assert_memory_equal(&piece[1], &plain[1], sizeof piece[1]);
+}
+
 /* Wrapping: at the last double blank that fits, else the last blank, else inside the word;
  * the blanks at a break dropped, leading ones kept; UTF-8 characters one cell each; the count
  * of rows without storing them. */
@@ -554,6 +577,7 @@ int main(void)
 	    cmocka_unit_test(test_status_keys),
 	    cmocka_unit_test(test_status_run),
 	    cmocka_unit_test(test_status_adaptive),
+	    cmocka_unit_test(test_wrap_indent),
 	    cmocka_unit_test(test_too_small),
 	    cmocka_unit_test(test_chart_bars),
 	    cmocka_unit_test(test_chart_line),
