@@ -2,7 +2,7 @@
 #   make            build ./quadx (GPU backend when nvcc is found, else a CPU-only build)
 #   make run        build and start the explorer
 #   make test       build and run every test (no GPU needed; GPU tests skip), every step to its
-#                   end, then every failure again and `N passed, N failed` (about 12 minutes)
+#                   end, then every failure again and `N passed, N failed`
 #   make test-gpu   the GPU tests, on a machine with a GPU
 #   make test-asan / test-valgrind / fuzz   parts of make test (see below)
 #   make bench      the benchmark tables: every problem's bench hook (GPU machine)
@@ -120,7 +120,7 @@ OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_te
 
 # Every step below runs, one after another, though one before it failed (tests/runner.py):
 # at the end each failure is shown again, then `make test: N passed, N failed`; any failure
-# fails make test. About 12 minutes on a loaded 2-core machine.
+# fails make test. About 12 minutes on a 2-core machine, far longer when it is busy.
 TEST_STEPS := "$(MAKE) --no-print-directory format-check" $(UNIT_BIN) \
 	$(foreach t,tests/qxtest_test.py $(SCRIPT_TESTS),"$(PYTHON) $(t)") \
 	"CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py" \
