@@ -198,12 +198,13 @@ fuzz:
 	  total=$$((total + runs)); done; echo "fuzz: $$total executions in total"
 
 # A harness: one file of tests/fuzz with tests/fuzz/common.c and libFuzzer's main (built inside
-# `make fuzz`); session_run is wrapped so that only tiny runs start, export_session and
-# plot_sweep so that files are written only into the harness's temporary directory.
+# `make fuzz`); session_run is wrapped so that only tiny runs start, export_session,
+# export_values and plot_sweep so that files are written only into the harness's temporary
+# directory.
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/common.c tests/fuzz/common.h $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fsanitize=fuzzer $(LDFLAGS) \
-	  -Wl,--wrap=session_run,--wrap=export_session,--wrap=plot_sweep \
+	  -Wl,--wrap=session_run,--wrap=export_session,--wrap=export_values,--wrap=plot_sweep \
 	  -o $@ $< tests/fuzz/common.c $(LIB_OBJ) $(LDLIBS)
 
 # NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).
