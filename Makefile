@@ -1,7 +1,8 @@
 # quadx - build, test, benchmark and install.
 #   make            build ./quadx (GPU backend when nvcc is found, else a CPU-only build)
 #   make run        build and start the explorer
-#   make test       build and run every test (no GPU needed; GPU tests skip)
+#   make test       build and run every test (no GPU needed; GPU tests skip), every step to its
+#                   end, then every failure again and `N passed, N failed`
 #   make test-gpu   the GPU tests, on a machine with a GPU
 #   make test-asan / test-valgrind / fuzz   parts of make test (see below)
 #   make bench      the benchmark tables: every problem's bench hook (GPU machine)
@@ -173,15 +174,17 @@ SCRIPT_TESTS := tests/script_test.py tests/sweep_test.py tests/repl_test.py test
 OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_test.py,\
 	$(sort $(wildcard tests/*_test.py)))
 
-test: all format-check test-unit test-script test-asan test-valgrind fuzz
-	$(PYTHON) tests/qxtest_test.py
-	$(PYTHON) tests/sweep_test.py
-	$(PYTHON) tests/repl_test.py
-	$(PYTHON) tests/tui_test.py
-	$(PYTHON) tests/reliability_test.py
-	CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py
-	@set -e; for t in $(OTHER_TESTS); do echo "== $$t"; $(PYTHON) $$t; done
-	@set -e; for t in $(GPU_TESTS); do echo "== $$t"; $(PYTHON) $$t; done
+# Every step below runs, one after another, though one before it failed (tests/runner.py):
+# at the end each failure is shown again, then `make test: N passed, N failed`; any failure
+# fails make test. About 12 minutes on a 2-core machine, far longer when it is busy.
+TEST_STEPS := "$(MAKE) --no-print-directory format-check" $(UNIT_BIN) \
+	$(foreach t,tests/qxtest_test.py $(SCRIPT_TESTS),"$(PYTHON) $(t)") \
+	"CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py" \
+	$(foreach t,$(OTHER_TESTS),"$(PYTHON) $(t)") \
+	"$(MAKE) --no-print-directory test-asan" "$(MAKE) --no-print-directory test-valgrind" \
+	"$(MAKE) --no-print-directory fuzz"
+test: all $(UNIT_BIN)
+	@$(PYTHON) tests/runner.py $(TEST_STEPS)
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
 FORMAT_SRC := $(wildcard src/*.[ch] src/*/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
@@ -201,10 +204,14 @@ test-asan:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/quadx NVCC= \
 	  CFLAGS="-O1 -g $(SAN) $(FAULTS)" LDFLAGS="$(SAN)" $(ASAN_DIR)/quadx \
 	  $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%)
-	@set -e; for t in $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%); do echo "== asan $$t"; $$t; done
-	@set -e; for t in $(SCRIPT_TESTS); do echo "== asan $$t"; \
-	  QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help QUADX_REQUIRE_FAULTS=1 $(PYTHON) $$t; done
-	CUDA_VISIBLE_DEVICES= QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help $(PYTHON) tests/nogpu_test.py
+	@bad=""; for t in $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%); do echo "== asan $$t"; \
+	  $$t || bad="$$bad $$t"; done; \
+	for t in $(SCRIPT_TESTS); do echo "== asan $$t"; \
+	  QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help QUADX_REQUIRE_FAULTS=1 $(PYTHON) $$t \
+	  || bad="$$bad $$t"; done; \
+	echo "== asan tests/nogpu_test.py"; CUDA_VISIBLE_DEVICES= QUADX=$(ASAN_DIR)/quadx \
+	  QUADX_HELPDIR=help $(PYTHON) tests/nogpu_test.py || bad="$$bad tests/nogpu_test.py"; \
+	if [ -n "$$bad" ]; then echo "asan: failed:$$bad"; exit 1; fi
 
 # The script and sweep/export/plot tests once under valgrind memcheck on a CPU-only build (-O1,
 # fault injection): any error or definite/indirect leak fails; tests/valgrind.supp silences
@@ -216,12 +223,13 @@ test-valgrind:
 	@$(MAKE) --no-print-directory BUILD=$(VG_DIR) BIN=$(VG_DIR)/quadx NVCC= \
 	  CFLAGS="-O1 -g $(FAULTS)" $(VG_DIR)/quadx
 	@rm -rf $(VG_DIR)/logs && mkdir -p $(VG_DIR)/logs
-	@set -e; for t in $(VG_TESTS); do echo "== valgrind $$t"; \
+	@failed=""; for t in $(VG_TESTS); do echo "== valgrind $$t"; \
 	  QUADX=$(CURDIR)/tests/valgrind-quadx QUADX_VG="$$(command -v valgrind)" \
 	  QUADX_VG_BIN=$(CURDIR)/$(VG_DIR)/quadx QUADX_VG_LOGS=$(CURDIR)/$(VG_DIR)/logs \
-	  QUADX_HELPDIR=$(CURDIR)/help $(PYTHON) $$t; done
-	@n=$$(ls $(VG_DIR)/logs | wc -l); bad=$$(find $(VG_DIR)/logs -type f -size +0 | sort); \
+	  QUADX_HELPDIR=$(CURDIR)/help $(PYTHON) $$t || failed="$$failed $$t"; done; \
+	n=$$(ls $(VG_DIR)/logs | wc -l); bad=$$(find $(VG_DIR)/logs -type f -size +0 | sort); \
 	if [ -n "$$bad" ]; then head -60 $$bad; echo "valgrind: reports in $$bad"; exit 1; fi; \
+	if [ -n "$$failed" ]; then echo "valgrind: failed:$$failed"; exit 1; fi; \
 	echo "valgrind: $$n quadx processes, no errors and no definite or indirect leaks"
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, ASan and UBSan, each run for
@@ -246,12 +254,13 @@ fuzz:
 	  total=$$((total + runs)); done; echo "fuzz: $$total executions in total"
 
 # A harness: one file of tests/fuzz with tests/fuzz/common.c and libFuzzer's main (built inside
-# `make fuzz`); session_run is wrapped so that only tiny runs start, export_session and
-# plot_sweep so that files are written only into the harness's temporary directory.
+# `make fuzz`); session_run is wrapped so that only tiny runs start, export_session,
+# export_values and plot_sweep so that files are written only into the harness's temporary
+# directory.
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/common.c tests/fuzz/common.h $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fsanitize=fuzzer $(LDFLAGS) \
-	  -Wl,--wrap=session_run,--wrap=export_session,--wrap=plot_sweep \
+	  -Wl,--wrap=session_run,--wrap=export_session,--wrap=export_values,--wrap=plot_sweep \
 	  -o $@ $< tests/fuzz/common.c $(LIB_OBJ) $(LDLIBS)
 
 # NOBUILD=1 runs what was built elsewhere (the lent GPU machine has no headers to build with).
@@ -273,8 +282,13 @@ $(FAULT_BIN): $(SRC) $(wildcard src/*.h src/*/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FAULTS) -o $@ src/main.c $(LIB_SRC) $(CU_OBJ) \
 	  $(LDLIBS)
 
+# The tables go into the results file BENCH_OUT, each problem's under its `## NAME` heading
+# with the device, the date and the commit (help performance shows it); BENCH=NAME... runs
+# those problems only, their sections replaced and the others kept.
+BENCH_OUT ?= help/performance.txt
 bench: $(BUILT)
-	$(BUILD)/quadx-bench
+	QUADX_BENCH_COMMIT=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown) \
+	  $(BUILD)/quadx-bench -o $(BENCH_OUT) $(BENCH)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/quadx/help

@@ -25,7 +25,8 @@ static const char *const show_words[] = {"params", "device", "last", NULL};
 static const char *const run_words[] = {"cpu", "gpu", "both", NULL};
 static const char *const format_words[] = {"text", "json", "csv", NULL};
 
-const char *const help_topics[] = {"settings", "variants", "keys", "scripts", "coursework", NULL};
+const char *const help_topics[] = {"settings",   "variants",    "keys", "scripts",
+                                   "coursework", "performance", NULL};
 
 /* Returns the index of word in the NULL-terminated list words (unique prefix allowed), or -1
  * with e naming the allowed words. */
@@ -94,9 +95,13 @@ static int show_params(struct shell *sh)
 	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][PARAM_TEXT_LEN];
 	size_t n = 0;
 	kv[n++] = (struct kv){"problem", p->name, 0};
-	for (size_t k = 0; k < p->nparams; k++, n++)
+	for (size_t k = 0; k < p->nparams; k++) {
+		if (p->param_unused && p->param_unused(s->params[s->prob_index], k))
+			continue; /* what a run does not use is not shown */
 		kv[n] =
 		    param_kv(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
+		n++;
+	}
 	for (size_t k = 0; k < p->nsettings; k++, n++)
 		kv[n] = param_kv(&p->settings[k], s->psettings[s->prob_index][k], text[n],
 		                 sizeof text[n]);
@@ -171,15 +176,38 @@ static int cmd_show(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	}
 }
 
-/* run [cpu|gpu|both]: the CPU first, so the GPU result can show its speedup. */
+/* Whether the current problem can run on a GPU here; when not, why into why. */
+static int gpu_usable(const struct session *s, struct qx_err *why)
+{
+	struct gpu_info g;
+	if (!s->prob->run_gpu)
+		return qx_fail(why, "no GPU backend: this quadx was built without CUDA") + 1;
+	return gpu_init(&g, why) == 0;
+}
+
+/* run [cpu|gpu|both]: the CPU first, so the GPU result can show its speedup. A plain `run`
+ * where no GPU is usable runs the CPU and says why the GPU did not run; `run gpu` and `run
+ * both` ask for the GPU, so there it is an error. */
 static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	int which = argc > 1 ? word_index("backend", run_words, argv[1], e) : 2;
+	struct qx_err why;
 	if (which < 0)
 		return -1;
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (which != 2 && which != b)
 			continue;
+		if (b == QX_GPU && argc == 1 && !gpu_usable(&sh->s, &why)) {
+			struct kv kv[] = {{"backend", "gpu", 0}, {"note", why.msg, 0}};
+			promptline_clear();
+			if (sh->s.format == FORMAT_TEXT)
+				fprintf(sh->s.out, "gpu: not run: %s (run gpu asks for it)\n",
+				        why.msg);
+			else
+				output_record(&sh->s, "not_run", kv, 2);
+			fflush(sh->s.out);
+			continue;
+		}
 		if (session_run(&sh->s, (enum qx_backend)b, e))
 			return -1;
 		promptline_clear();
@@ -206,19 +234,25 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
 	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : sweep_progress, e);
+	promptline_clear(); /* a cancelled run's progress line goes before the table */
 	if (sh->s.sweep && sh->s.sweep != before)
 		output_sweep(&sh->s, sh->s.sweep);
 	return rc;
 }
 
-/* export FILE.csv|FILE.json, or export last FILE...: every run, or the last sweep. */
+/* export [last|values] FILE.csv|FILE.json: every run, the last sweep or the last run's
+ * values. */
 static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	if (argc == 3 && strcmp(argv[1], "last") != 0)
+	const int values = argc == 3 && strcmp(argv[1], "values") == 0;
+	fflush(sh->s.out); /* what was printed comes first on a device such as /dev/stdout */
+	if (argc == 3 && strcmp(argv[1], "last") != 0 && !values)
 		return qx_fail(e,
-		               "export: bad word '%.64s' (usage: export [last] FILE.csv|FILE.json)",
+		               "export: bad word '%.64s' (usage: export [last|values] "
+		               "FILE.csv|FILE.json)",
 		               argv[1]);
-	if (export_session(&sh->s, argv[argc - 1], argc == 3, e))
+	if (values ? export_values(&sh->s, argv[2], e)
+	           : export_session(&sh->s, argv[argc - 1], argc == 3, e))
 		return -1;
 	if (sh->s.format == FORMAT_TEXT)
 		fprintf(sh->s.out, "wrote %s\n", argv[argc - 1]);
@@ -339,7 +373,53 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		return -1;
 	got = err_worst(ref, s->last_values, s->last->prec, s->last->evals, (size_t)k.num, idx);
 	promptline_clear();
+	if (got == 0) { /* no value has an exact or reference value to compare with */
+		char note[160];
+		snprintf(note, sizeof note, "no %s for these parameters: no error to list%s",
+		         s->last->ref_name,
+		         s->last->has_answer && isfinite(s->last->estimate)
+		             ? "; the run's own estimate is all there is"
+		             : "");
+		struct kv kv[] = {{"compared", NULL, 0}, {"note", note, 0}};
+		output_record(s, "errors", kv, 2);
+		return 0;
+	}
 	output_worst(s, s->last, ref, s->last_values, idx, got);
+	return 0;
+}
+
+/* The last run's reference values when they are at hand (cached), else NULL. */
+static const double *last_reference(struct session *s)
+{
+	struct qx_err ignore;
+	if (s->last->is_reference)
+		return NULL; /* its values are the reference */
+	return session_reference(s, s->last->prob, s->last->params, &ignore);
+}
+
+/* values [N [FIRST]]: N of the last run's values (default 10) from index FIRST (default 0), with
+ * their coordinates, error estimates and reference values. */
+static int cmd_values(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	static const struct param_def n_def = {"N", PARAM_INT, 1, 1e9, 0, 10, 0, NULL, "", 0};
+	static const struct param_def first_def = {"FIRST", PARAM_INT, 0,    1e15, 0,
+	                                           0,       0,         NULL, "",   0};
+	struct session *s = &sh->s;
+	struct param_value n = param_default(&n_def), first = param_default(&first_def);
+	if ((argc > 1 && param_parse(&n_def, argv[1], &n, e)) ||
+	    (argc > 2 && param_parse(&first_def, argv[2], &first, e)))
+		return -1;
+	if (!s->last)
+		return qx_fail(e, "values: no run yet (try: run cpu)");
+	if ((size_t)first.num >= s->last->evals)
+		return qx_fail(e, "values: FIRST %.0f is past the last run's %zu values (0..%zu)",
+		               first.num, s->last->evals, s->last->evals - 1);
+	const double *ref = last_reference(s);
+	promptline_clear();
+	output_values(s->out, s->format, s->last, s->last_values,
+	              s->last->has_estimates ? s->estimates : NULL, ref, (size_t)first.num,
+	              (size_t)n.num);
+	fflush(s->out);
 	return 0;
 }
 
@@ -689,8 +769,9 @@ const struct cmd_entry cmd_table[] = {
      run_words, cmd_run},
     {"sweep", "sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]",
      "time the problem over a range of a parameter or setting", 1, 8, ARG_SET, NULL, cmd_sweep},
-    {"export", "export [last] FILE.csv|FILE.json", "write every run (or the last sweep) to a file",
-     1, 2, ARG_FILE, NULL, cmd_export},
+    {"export", "export [last|values] FILE.csv|FILE.json",
+     "write every run (or the last sweep, or the last run's values) to a file", 1, 2, ARG_FILE,
+     NULL, cmd_export},
     {"plot", "plot [FILE.png|FILE.svg|-]",
      "draw the last sweep with gnuplot (no file or -: in the terminal)", 0, 1, ARG_FILE, NULL,
      cmd_plot},
@@ -698,6 +779,9 @@ const struct cmd_entry cmd_table[] = {
      QX_MAX_EVAL_ARGS, ARG_NONE, NULL, cmd_eval},
     {"errors", "errors [K]", "list the K worst points of the last run (default 10)", 0, 1, ARG_NONE,
      NULL, cmd_errors},
+    {"values", "values [N [FIRST]]",
+     "list N values of the last run (default 10) from index FIRST, with their coordinates", 0, 2,
+     ARG_NONE, NULL, cmd_values},
     {"format", "format text|json|csv", "choose how results are printed", 1, 1, ARG_WORDS,
      format_words, cmd_format},
     {"help", "help [TOPIC] | help variant NAME", "this list, or the page of a command or problem",

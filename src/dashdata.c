@@ -21,16 +21,33 @@ static void run_config(const struct run_result *r, char *buf, size_t len)
 	session_timing_key(r->prob, r->params, r->prec, r->variant, buf, len);
 }
 
-/* Copies a CPU timing of the session into slot t. */
-static void take_cpu_timing(struct dash_timing *t, const struct cpu_timing *c)
+/* Copies a CPU timing of the session into slot t when it is of problem p (its key starts
+ * with p's name). */
+static void take_cpu_timing(struct dash_timing *t, const struct cpu_timing *c,
+                            const struct problem *p)
 {
-	t->valid = !isnan(c->total_ms) && c->key[0];
+	const size_t n = strlen(p->name);
+	t->valid = !isnan(c->total_ms) && !strncmp(c->key, p->name, n) && c->key[n] == ' ';
 	if (!t->valid)
 		return;
 	memset(&t->med, 0, sizeof t->med);
 	t->med.total = c->total_ms;
 	t->threads_or_block = c->threads;
 	snprintf(t->config, sizeof t->config, "%s", c->key);
+}
+
+/* Drops what the snapshot took from the runs of another problem: the GPU timing, speedups
+ * and their history, the chart and the error; the next run of the current one is taken in. */
+static void forget_runs(struct dash_data *d)
+{
+	d->timing[SLOT_GPU].valid = 0;
+	d->speedup_serial = d->speedup_threads = NAN;
+	d->nhistory = 0;
+	d->chart.nseries = 0;
+	d->error_of[0] = d->extras[0] = '\0';
+	d->has_error = d->is_reference = 0;
+	d->runs_seen = 0;
+	memset(&d->seen, 0, sizeof d->seen);
 }
 
 /* Takes in the error of the new result r: statistics, worst point, histogram of all points. */
@@ -40,12 +57,16 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	const char *names[QX_MAX_COORDS];
 	double coords[QX_MAX_COORDS];
 	const double *ref;
-	d->has_error = r->has_error;
+	d->has_error = r->has_error && r->err.count > 0;
 	d->is_reference = r->is_reference;
 	d->worst_at[0] = d->worst_value[0] = '\0';
 	memset(&d->hist, 0, sizeof d->hist);
-	dash_extras_line(d->extras, sizeof d->extras, r->figure, r->nfigures);
-	if (!r->has_error)
+	char answer[DASH_LINE], figures[DASH_LINE];
+	dash_answer_line(answer, sizeof answer, r);
+	dash_extras_line(figures, sizeof figures, r->figure, r->nfigures);
+	snprintf(d->extras, sizeof d->extras, "%s%s%s", answer, *answer && *figures ? "  " : "",
+	         figures);
+	if (!d->has_error)
 		return;
 	d->err = r->err;
 	ref = session_reference(s, r->prob, r->params, &e);
@@ -92,9 +113,10 @@ void dash_update(struct dash_data *d, struct session *s)
 	d->block = (int)session_setting(s, S_BLOCK);
 	session_timing_key(p, s->params[s->prob_index], (enum qx_precision)d->precision,
 	                   (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
-	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial);
-	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads);
-	dash_take_sweep(&d->sweep, s->sweep);
+	/* another problem's timings, sweep and results are not shown: `use` clears them */
+	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial, p);
+	take_cpu_timing(&d->timing[SLOT_CPU_THREADS], &s->cpu_threads, p);
+	dash_take_sweep(&d->sweep, s->sweep && s->sweep->prob == p ? s->sweep : NULL);
 	d->cpu_scaling = NAN;
 	if (d->timing[SLOT_CPU_SERIAL].valid && d->timing[SLOT_CPU_THREADS].valid &&
 	    !strcmp(s->cpu_serial.key, s->cpu_threads.key)) {
@@ -104,6 +126,10 @@ void dash_update(struct dash_data *d, struct session *s)
 
 	/* A new result differs from the copy of the last one taken in: its timings at least. */
 	const struct run_result *r = s->last;
+	if (r && r->prob != p) {
+		forget_runs(d);
+		return;
+	}
 	if (!r || (d->runs_seen && memcmp(r, &d->seen, sizeof *r) == 0))
 		return;
 	memcpy(&d->seen, r, sizeof *r);
@@ -153,14 +179,32 @@ int dash_block_key(const struct dash_data *d, int up, char *line, size_t len)
 	return 1;
 }
 
+/* Writes the answer of a run of one value: "value V ± E (estimate)" and its true error or
+ * "no exact value"; "" for a run of many values. */
+void dash_answer_line(char *buf, size_t len, const struct run_result *r)
+{
+	buf[0] = '\0';
+	if (!r->has_answer)
+		return;
+	int n = snprintf(buf, len, "value %.10g", r->value);
+	if (n >= 0 && (size_t)n < len && isfinite(r->estimate))
+		n += snprintf(buf + n, len - (size_t)n, " ± %.2g (estimate)", r->estimate);
+	if (n >= 0 && (size_t)n < len && !r->is_reference)
+		snprintf(buf + n, len - (size_t)n,
+		         isnan(r->exact) ? "  no exact value" : "  true error %.2g",
+		         fabs(r->value - r->exact));
+}
+
 /* Writes the extras as "name value" pairs, two blanks apart. */
 void dash_extras_line(char *buf, size_t len, const struct qx_figure *extra, size_t n)
 {
 	size_t used = 0;
+	char one[96];
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s %.4g", i ? "  " : "",
-		                         extra[i].name, extra[i].value);
+		if (figure_text(&extra[i], one, sizeof one))
+			used +=
+			    (size_t)snprintf(buf + used, len - used, "%s%s", used ? "  " : "", one);
 }
 
 /* Fills the device lines from gpu_init and a copy measured through a pinned buffer of
@@ -370,7 +414,7 @@ int dash_log_rows(const struct dash_log *log, int width)
 {
 	int rows = 0;
 	for (int i = 0; i < log->count; i++)
-		rows += fmt_wrap(dash_log_line(log, i), width, NULL, 0);
+		rows += fmt_wrap_indent(dash_log_line(log, i), width, NULL, 0);
 	return rows;
 }
 
@@ -386,7 +430,7 @@ int dash_log_view(const struct dash_log *log, int width, int scroll, int rows,
 	const int top = bottom - rows > 0 ? bottom - rows : 0;
 	for (int i = 0; i < log->count && r < bottom; i++) {
 		const char *line = dash_log_line(log, i);
-		const int np = fmt_wrap(line, width, piece, DASH_LOG_WIDTH);
+		const int np = fmt_wrap_indent(line, width, piece, DASH_LOG_WIDTH);
 		for (int p = 0; p < np; p++, r++)
 			if (r >= top && r < bottom)
 				view[n++] = (struct dash_log_row){line, piece[p]};

@@ -103,6 +103,10 @@ int dash_timing_other(const struct dash_data *d, enum dash_slot k);
  * line when the block is already at that end. */
 int dash_block_key(const struct dash_data *d, int up, char *line, size_t len);
 
+/* Writes the answer of a run of one value into buf: "value V ± E (estimate)  true error T"
+ * (or "no exact value"); "" for a run of many values. */
+void dash_answer_line(char *buf, size_t len, const struct run_result *r);
+
 /* Writes the extras (a problem's own figures of a run) as "name value  name value" into buf;
  * "" when there are none. */
 void dash_extras_line(char *buf, size_t len, const struct qx_figure *extra, size_t n);

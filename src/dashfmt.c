@@ -171,6 +171,16 @@ void fmt_progress(char *buf, size_t len, long long done, long long total, double
 	         left);
 }
 
+/* Writes an adaptive run's error against where it stops, its work and time so far. */
+void fmt_progress_adaptive(char *buf, size_t len, double err, double target, long long done,
+                           double elapsed_ms)
+{
+	char el[32];
+	fmt_ms(el, sizeof el, elapsed_ms);
+	snprintf(buf, len, "error %.2g, stops at %.2g  %lld evaluations  %s elapsed", err, target,
+	         done, el);
+}
+
 /* Counts log10 relative errors into bins. */
 void hist_log10_rel(const double *ref, const void *vals, enum qx_precision prec, size_t count,
                     struct log_hist *h)
@@ -249,8 +259,8 @@ static int wrap_cut(const char *text, int pos, int end)
 	return end;
 }
 
-/* Wraps text into rows of width cells. */
-int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max)
+/* Wraps text into rows of width cells, the rows after the first indent cells in. */
+static int wrap_rows(const char *text, int width, int indent, struct wrap_piece *piece, int max)
 {
 	const int n = (int)strlen(text);
 	int rows = 0, pos = 0;
@@ -258,19 +268,35 @@ int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max)
 		return 0;
 	while (pos < n) {
 		int end = pos, cut;
-		for (int cells = 0; end < n && cells < width; cells++)
+		const int room = rows ? width - indent : width;
+		for (int cells = 0; end < n && cells < room; cells++)
 			end = next_char(text, end, n);
 		cut = end == n ? n : wrap_cut(text, pos, end);
 		int len = cut - pos;
 		while (len > 0 && text[pos + len - 1] == ' ')
 			len--;
 		if (rows < max)
-			piece[rows] = (struct wrap_piece){pos, len};
+			piece[rows] = (struct wrap_piece){pos, len, rows ? indent : 0};
 		rows++;
 		for (pos = cut; pos < n && text[pos] == ' '; pos++)
 			;
 	}
 	return rows;
+}
+
+/* Wraps text into rows of width cells. */
+int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max)
+{
+	return wrap_rows(text, width, 0, piece, max);
+}
+
+/* Wraps text, its continuation rows under its first's indent. */
+int fmt_wrap_indent(const char *text, int width, struct wrap_piece *piece, int max)
+{
+	int indent = (int)strspn(text, " ");
+	if (indent > width / 2)
+		indent = width / 2;
+	return wrap_rows(text, width, indent, piece, max);
 }
 
 /* Counts the cells of text (a UTF-8 character is one cell). */
@@ -362,7 +388,15 @@ void fmt_status_run(char *buf, size_t len, int width, const struct status_run *r
 	char cmd[96], prog[160], where[4 * 20 + 256];
 	const char *times = prog, *pct = "";
 	snprintf(cmd, sizeof cmd, "running `%.60s`", r->line);
-	fmt_progress(prog, sizeof prog, r->done, r->total, r->elapsed_ms, r->phase_ms);
+	const int adaptive = r->target > 0;
+	struct status_run bare = *r;
+	if (adaptive) { /* no percent nor bar: how far it has to go is not known */
+		fmt_progress_adaptive(prog, sizeof prog, r->err, r->target, r->done, r->elapsed_ms);
+		bare.done = bare.total = 0;
+		r = &bare;
+	} else {
+		fmt_progress(prog, sizeof prog, r->done, r->total, r->elapsed_ms, r->phase_ms);
+	}
 	char *gap = r->total > 0 ? strstr(prog, "  ") : NULL;
 	if (gap) { /* "45% of N" goes with the bar, the times on their own */
 		*gap = '\0';

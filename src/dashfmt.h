@@ -49,9 +49,10 @@ void fmt_spark(char *buf, size_t len, const double *v, int n, int utf8);
 void fmt_progress(char *buf, size_t len, long long done, long long total, double elapsed_ms,
                   double phase_ms);
 
-/* One row of wrapped text: its first byte and its length in bytes. */
+/* One row of wrapped text: its first byte, its length in bytes and the blanks it is drawn
+ * after (fmt_wrap_indent's continuation rows; 0 otherwise). */
 struct wrap_piece {
-	int start, len;
+	int start, len, indent;
 };
 
 /* Wraps text to rows of at most width cells (a UTF-8 character is one cell): each row ends at the
@@ -60,6 +61,10 @@ struct wrap_piece {
  * to max rows in piece (NULL when max is 0); returns how many rows the whole text takes (0 for ""
  * or width < 1). */
 int fmt_wrap(const char *text, int width, struct wrap_piece *piece, int max);
+
+/* fmt_wrap, the rows after the first indented as the text is (its leading blanks, at most half
+ * the width): "  total  ..." stays under itself when it wraps (the dashboard's Log). */
+int fmt_wrap_indent(const char *text, int width, struct wrap_piece *piece, int max);
 
 /* A piece of a one-line text and when it gives way on a line too narrow for all: pieces of
  * higher drop go first (the later of equal ones first); drop 0 never goes. */
@@ -93,7 +98,13 @@ struct status_run {
 	const char *phase;     /* "cpu", "kernel"..., NULL before the first */
 	long long done, total; /* the progress counter */
 	double elapsed_ms, phase_ms;
+	double err, target; /* an adaptive run's error estimate and where it stops (target > 0) */
 };
+
+/* Writes an adaptive run's progress: "error 3.2e-05, stops at 5.8e-08  3107340 evaluations
+ * 12 s elapsed" (its time left is not known). */
+void fmt_progress_adaptive(char *buf, size_t len, double err, double target, long long done,
+                           double elapsed_ms);
 
 /* The status line of a command in progress, width cells wide: "running `line`", the sweep's
  * place, the phase, a progress bar of 20 cells, the progress (fmt_progress), "Esc cancels" and

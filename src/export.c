@@ -126,8 +126,22 @@ static int session_used_gpu(const struct session *s)
 	return 0;
 }
 
+/* The text of a JSON document: indented for a file; one line (and its line break) for a
+ * device or pipe, so that a --json script's stdout stays one object a line. */
+static char *json_text(const cJSON *root, int one_line)
+{
+	char *text = one_line ? cJSON_PrintUnformatted(root) : cJSON_Print(root), *line;
+	if (!text || !one_line)
+		return text;
+	line = malloc(strlen(text) + 2);
+	if (line)
+		sprintf(line, "%s\n", text);
+	cJSON_free(text);
+	return line;
+}
+
 /* The JSON document of every run: settings, parameters, device, medians and every sample. */
-static char *runs_json(const struct session *s)
+static char *runs_json(const struct session *s, int one_line)
 {
 	cJSON *root = cJSON_CreateObject(), *runs;
 	char *text;
@@ -143,13 +157,13 @@ static char *runs_json(const struct session *s)
 			cJSON_AddItemToArray(samples, output_timing_json(&r->samples[k]));
 		cJSON_AddItemToArray(runs, obj);
 	}
-	text = cJSON_Print(root);
+	text = json_text(root, one_line);
 	cJSON_Delete(root);
 	return text;
 }
 
 /* The JSON document of the last sweep: its plan, base parameters, device and rows. */
-static char *sweep_json(const struct session *s)
+static char *sweep_json(const struct session *s, int one_line)
 {
 	const struct sweep *sw = s->sweep;
 	cJSON *root = cJSON_CreateObject(), *axes, *rows, *params;
@@ -161,15 +175,19 @@ static char *sweep_json(const struct session *s)
 	for (size_t k = 0; k < sw->prob->nparams; k++) {
 		char word[80];
 		param_format(&sw->prob->params[k], sw->params[k], word, sizeof word);
-		cJSON_AddStringToObject(params, sw->prob->params[k].name, word);
+		output_json_word(params, sw->prob->params[k].name, word);
 	}
 	axes = cJSON_AddArrayToObject(root, "axes");
 	for (int a = 0; a < sw->naxes; a++) {
 		cJSON *axis = cJSON_CreateObject(), *values;
 		cJSON_AddStringToObject(axis, "name", sw->axes[a].name);
 		values = cJSON_AddArrayToObject(axis, "values");
-		for (int v = 0; v < sw->axes[a].nvalues; v++)
-			cJSON_AddItemToArray(values, cJSON_CreateString(sw->axes[a].values[v]));
+		for (int v = 0; v < sw->axes[a].nvalues; v++) {
+			cJSON *one = cJSON_CreateObject(); /* the word as output_json_word has it */
+			output_json_word(one, "v", sw->axes[a].values[v]);
+			cJSON_AddItemToArray(values, cJSON_DetachItemFromObject(one, "v"));
+			cJSON_Delete(one);
+		}
 		cJSON_AddItemToArray(axes, axis);
 	}
 	cJSON_AddBoolToObject(root, "cancelled", sw->cancelled);
@@ -179,7 +197,7 @@ static char *sweep_json(const struct session *s)
 	rows = cJSON_AddArrayToObject(root, "rows");
 	for (size_t i = 0; i < sw->nrows; i++)
 		cJSON_AddItemToArray(rows, output_sweep_row_json(sw, &sw->rows[i]));
-	text = cJSON_Print(root);
+	text = json_text(root, one_line);
 	cJSON_Delete(root);
 	return text;
 }
@@ -245,10 +263,19 @@ static int has_ext(const char *path, const char *ext)
 	return n > k && strcmp(path + n - k, ext) == 0;
 }
 
+/* Whether path is an existing device or pipe (/dev/stdout), written directly in the session's
+ * format (JSON in format json, else CSV) whatever its name. */
+static int is_device(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 /* Builds the document in memory, then writes it atomically. */
 int export_session(const struct session *s, const char *path, int last, struct qx_err *e)
 {
-	const int json = has_ext(path, ".json");
+	const int device = is_device(path);
+	const int json = has_ext(path, ".json") || (device && s->format == FORMAT_JSON);
 	const char *slash = strrchr(path, '/'), *file_part = slash ? slash + 1 : path;
 	char *text = NULL;
 	size_t len = 0;
@@ -256,14 +283,14 @@ int export_session(const struct session *s, const char *path, int last, struct q
 	if (!strcmp(file_part, ".csv") || !strcmp(file_part, ".json"))
 		return qx_fail(e, "export: the file name before '%s' is empty (e.g. runs%s)",
 		               file_part, file_part);
-	if (!json && !has_ext(path, ".csv"))
+	if (!json && !has_ext(path, ".csv") && !device)
 		return qx_fail(e, "export: '%.200s' must end in .csv or .json", path);
 	if (last && !s->sweep)
 		return qx_fail(e, "export last: no sweep yet (try: sweep block 32..1024)");
 	if (!last && s->nruns == 0)
 		return qx_fail(e, "export: no run yet (try: run cpu)");
 	if (json) {
-		text = last ? sweep_json(s) : runs_json(s);
+		text = last ? sweep_json(s, device) : runs_json(s, device);
 		len = text ? strlen(text) : 0;
 	} else {
 		FILE *f = open_memstream(&text, &len);
@@ -277,6 +304,49 @@ int export_session(const struct session *s, const char *path, int last, struct q
 	}
 	if (!text)
 		return qx_fail(e, "export: out of memory building %.200s", path);
+	rc = export_write_file(path, text, len, e);
+	free(text);
+	return rc;
+}
+
+/* Writes every value of the last run to path: CSV rows, or a JSON document whose "values" are
+ * the objects `values` prints. */
+int export_values(struct session *s, const char *path, struct qx_err *e)
+{
+	const int device = is_device(path);
+	const int json = has_ext(path, ".json") || (device && s->format == FORMAT_JSON);
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+	struct qx_err ignore;
+	if (!json && !has_ext(path, ".csv") && !device)
+		return qx_fail(e, "export values: '%.200s' must end in .csv or .json", path);
+	if (!s->last)
+		return qx_fail(e, "export values: no run yet (try: run cpu)");
+	const struct run_result *r = s->last;
+	const double *est = r->has_estimates ? s->estimates : NULL;
+	const double *ref =
+	    r->is_reference ? NULL : session_reference(s, r->prob, r->params, &ignore);
+	if (json) {
+		cJSON *root = cJSON_CreateObject(), *values;
+		cJSON_AddStringToObject(root, "quadx_export", "values");
+		cJSON_AddStringToObject(root, "problem", r->prob->name);
+		values = cJSON_AddArrayToObject(root, "values");
+		for (size_t i = 0; i < r->evals; i++)
+			cJSON_AddItemToArray(values,
+			                     output_value_json(r, s->last_values, est, ref, i));
+		text = json_text(root, device);
+		cJSON_Delete(root);
+		len = text ? strlen(text) : 0;
+	} else {
+		FILE *f = open_memstream(&text, &len);
+		if (f) {
+			output_values(f, FORMAT_CSV, r, s->last_values, est, ref, 0, r->evals);
+			fclose(f);
+		}
+	}
+	if (!text)
+		return qx_fail(e, "export values: out of memory building %.200s", path);
 	rc = export_write_file(path, text, len, e);
 	free(text);
 	return rc;

@@ -19,4 +19,8 @@ int export_write_file(const char *path, const char *data, size_t len, struct qx_
  * as CSV or JSON by its extension (.csv, .json). Returns 0 or -1 with e filled. */
 int export_session(const struct session *s, const char *path, int last, struct qx_err *e);
 
+/* Writes every value of the session's last run, with its coordinates, error estimate and
+ * reference, to path (.csv or .json); returns 0 or -1 with e filled. */
+int export_values(struct session *s, const char *path, struct qx_err *e);
+
 #endif

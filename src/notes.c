@@ -142,7 +142,7 @@ void notes_eval_missing(struct session *s, const struct problem *p, const double
 		return;
 	}
 	if (s->format == FORMAT_JSON) {
-		const struct eval_result none = {NAN, 0, {{NULL, 0}}}; /* value null */
+		const struct eval_result none = {.value = NAN}; /* value null */
 		cJSON *obj = output_eval_json(p, args, nargs, b, (enum qx_precision)prec, &none);
 		cJSON_AddStringToObject(obj, "status", status);
 		cJSON_AddStringToObject(obj, "note", why);

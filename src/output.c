@@ -90,6 +90,18 @@ cJSON *output_timing_json(const struct qx_timing *t)
 	return ph;
 }
 
+/* Adds word to obj as a number when all of it reads as a finite one ("1", "9", "1e-3": a
+ * parameter's value, an enum named by a number), else as a string ("f5", "float"). */
+void output_json_word(cJSON *obj, const char *name, const char *word)
+{
+	char *end;
+	const double v = strtod(word, &end);
+	if (*word && !*end && isfinite(v))
+		cJSON_AddNumberToObject(obj, name, v);
+	else
+		cJSON_AddStringToObject(obj, name, word);
+}
+
 /* Adds the problem's own settings of values v to obj as numbers. */
 static void json_settings(cJSON *obj, const struct problem *p, const struct param_value *v)
 {
@@ -136,7 +148,7 @@ cJSON *output_run_json(const struct run_result *r)
 		char text[PARAM_TEXT_LEN];
 		if (!param_is_number(d, r->params[k])) {
 			param_format(d, r->params[k], text, sizeof text);
-			cJSON_AddStringToObject(params, d->name, text);
+			output_json_word(params, d->name, text);
 		} else {
 			cJSON_AddNumberToObject(params, d->name, r->params[k].num);
 		}
@@ -162,6 +174,14 @@ cJSON *output_run_json(const struct run_result *r)
 			cJSON_AddNumberToObject(sp, "cpu_threads", r->threads_ref);
 		}
 	}
+	if (r->has_answer) {
+		output_json_num(obj, "value", r->value);
+		output_json_num(obj, "error_estimate", r->estimate);
+		output_json_num(obj, "exact", r->exact);
+		output_json_num(obj, "true_error", fabs(r->value - r->exact));
+	}
+	if (isfinite(r->tolerance))
+		cJSON_AddNumberToObject(obj, "tolerance", r->tolerance);
 	cJSON_AddBoolToObject(obj, "reference", r->is_reference);
 	cJSON_AddStringToObject(obj, "against", r->ref_name);
 	cJSON_AddNumberToObject(obj, "compared", (double)r->ref_compared);
@@ -170,11 +190,12 @@ cJSON *output_run_json(const struct run_result *r)
 	if (r->has_estimates)
 		cJSON_AddNumberToObject(obj, "over_estimate", (double)r->est_under);
 	if (r->has_error) {
+		const double none = r->err.count ? 0 : NAN; /* nothing compared: null, not 0 */
 		err = cJSON_AddObjectToObject(obj, "error");
-		output_json_num(err, "max_rel", r->err.max_rel);
-		output_json_num(err, "mean_rel", r->err.mean_rel);
-		output_json_num(err, "max_abs", r->err.max_abs);
-		output_json_num(err, "mean_abs", r->err.mean_abs);
+		output_json_num(err, "max_rel", none + r->err.max_rel);
+		output_json_num(err, "mean_rel", none + r->err.mean_rel);
+		output_json_num(err, "max_abs", none + r->err.max_abs);
+		output_json_num(err, "mean_abs", none + r->err.mean_abs);
 		cJSON_AddNumberToObject(err, "over_threshold", (double)r->err.over);
 		cJSON_AddNumberToObject(err, "threshold", r->err.threshold);
 		if (r->has_rounding) {
@@ -276,7 +297,7 @@ void output_run_csv(const struct run_result *r, char *header, char *row, size_t 
 	                       "over_threshold",
 	                       "threshold",
 	                       "warmup"};
-	const double e = r->has_error ? 0 : NAN;
+	const double e = r->has_error && r->err.count ? 0 : NAN;
 	const double v[] = {r->med.total,
 	                    r->min.total,
 	                    r->max.total,
@@ -303,6 +324,14 @@ void output_run_csv(const struct run_result *r, char *header, char *row, size_t 
 	csv_text(row, len, p->work_unit);
 	csv_text(header, len, "work_per_s");
 	output_csv_num(row, len, r->work_per_s);
+	if (r->has_answer) {
+		const char *names[] = {"value", "error_estimate", "exact", "true_error"};
+		const double vals[] = {r->value, r->estimate, r->exact, fabs(r->value - r->exact)};
+		for (int k = 0; k < 4; k++) {
+			csv_text(header, len, names[k]);
+			output_csv_num(row, len, vals[k]);
+		}
+	}
 	csv_text(header, len, "against");
 	csv_text(row, len, r->ref_name);
 	csv_text(header, len, "compared");
@@ -411,6 +440,33 @@ static void rounding_text(FILE *f, const struct run_result *r)
 	fputc('\n', f);
 }
 
+/* The answer of a run of one value: "value V ± E (estimate)", then its true error against
+ * the exact value and the tolerance it was asked for, or that no exact value is known. */
+static void answer_lines(FILE *f, const struct run_result *r)
+{
+	fprintf(f, "  value      %.10g", r->value);
+	if (isfinite(r->estimate))
+		fprintf(f, " ± %.2g (estimate)", r->estimate);
+	fputc('\n', f);
+	if (r->is_reference || !r->has_error)
+		return;
+	if (r->err.count == 0) {
+		fprintf(f, "  error      no exact value for these parameters: the estimate is the "
+		           "only measure of the error\n");
+		return;
+	}
+	const double abs_err = fabs(r->value - r->exact);
+	fprintf(f, "  error      true %.2g (rel %.2g) vs %s %.17g", abs_err, r->err.max_rel,
+	        r->ref_name, r->exact);
+	if (isfinite(r->estimate))
+		fprintf(f, "  %s the estimate", abs_err <= r->estimate ? "within" : "OVER");
+	fprintf(f, "  %s %s %g%s\n", r->err.over ? "over" : "within",
+	        isnan(r->tolerance) ? "the threshold" : "the tolerance rel", r->err.threshold,
+	        r->err.over ? " (see errors)" : "");
+	if (r->has_rounding)
+		rounding_text(f, r);
+}
+
 /* Human-readable lines of a run result, into f. */
 static void run_lines(FILE *f, const struct run_result *r)
 {
@@ -447,9 +503,11 @@ static void run_lines(FILE *f, const struct run_result *r)
 		else
 			fprintf(f, "; vs cpu threads: not measured\n");
 	}
+	if (r->has_answer)
+		answer_lines(f, r);
 	if (r->is_reference)
 		fprintf(f, "  error      this run is the reference (%s)\n", r->ref_name);
-	if (r->has_error) {
+	if (r->has_error && !r->has_answer) {
 		fprintf(
 		    f,
 		    "  error      max_rel %.3g  mean_rel %.3g  max_abs %.3g  mean_abs %.3g  over "
@@ -463,9 +521,14 @@ static void run_lines(FILE *f, const struct run_result *r)
 			fprintf(f, "             %zu values exceed their error estimate\n",
 			        r->est_under);
 	}
-	for (size_t i = 0; i < r->nfigures; i++)
-		fprintf(f, "%s%s %.4g%s", i ? "  " : "             ", r->figure[i].name,
-		        r->figure[i].value, i + 1 == r->nfigures ? "\n" : "");
+	int shown = 0;
+	for (size_t i = 0; i < r->nfigures; i++) {
+		char one[96];
+		if (figure_text(&r->figure[i], one, sizeof one))
+			fprintf(f, "%s%s", shown++ ? "  " : "             ", one);
+	}
+	if (shown)
+		fputc('\n', f);
 	if (r->note)
 		fprintf(f, "  note       %s\n", r->note);
 }
@@ -657,7 +720,7 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 		const double rel = rel_error(ref[idx[i]], v);
 		if (s->format == FORMAT_JSON) {
 			cJSON *obj = cJSON_CreateObject();
-			cJSON_AddStringToObject(obj, "type", "error");
+			cJSON_AddStringToObject(obj, "type", "worst");
 			cJSON_AddNumberToObject(obj, "rank", (double)(i + 1));
 			for (int c = 0; c < nc; c++)
 				cJSON_AddNumberToObject(obj, names[c], coords[c]);
@@ -667,7 +730,7 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 			output_print_json(s, obj);
 		} else if (s->format == FORMAT_CSV) {
 			char header[256] = "type,rank", row[512] = "";
-			output_csv_field(row, sizeof row, "error", 1);
+			output_csv_field(row, sizeof row, "worst", 1);
 			output_csv_num(row, sizeof row, (double)(i + 1));
 			for (int c = 0; c < nc; c++) {
 				csv_text(header, sizeof header, names[c]);
@@ -688,6 +751,72 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 		}
 	}
 	fflush(s->out);
+}
+
+/* The JSON object of value i of the last run r (vals, its estimates est or NULL, the
+ * reference ref or NULL): its index, coordinates, value, estimate and reference. */
+cJSON *output_value_json(const struct run_result *r, const void *vals, const double *est,
+                         const double *ref, size_t i)
+{
+	const char *names[QX_MAX_COORDS];
+	double coords[QX_MAX_COORDS];
+	const int nc = r->prob->point(r->params, i, names, coords, QX_MAX_COORDS);
+	cJSON *obj = cJSON_CreateObject();
+	cJSON_AddStringToObject(obj, "type", "value");
+	cJSON_AddNumberToObject(obj, "index", (double)i);
+	for (int c = 0; c < nc; c++)
+		cJSON_AddNumberToObject(obj, names[c], coords[c]);
+	output_json_num(obj, "value", value_at(vals, r->prec, i));
+	if (est)
+		output_json_num(obj, "error_estimate", est[i]);
+	if (ref)
+		output_json_num(obj, "reference", ref[i]);
+	return obj;
+}
+
+/* Writes values first..first+n of the last run r as format f to out: JSON Lines, CSV (a header
+ * then a row each) or text rows of coordinates, value, estimate and reference. */
+void output_values(FILE *out, enum out_format f, const struct run_result *r, const void *vals,
+                   const double *est, const double *ref, size_t first, size_t n)
+{
+	for (size_t i = first; i < first + n && i < r->evals; i++) {
+		cJSON *obj = output_value_json(r, vals, est, ref, i), *item;
+		char *text = NULL, num[40];
+		if (f == FORMAT_JSON) {
+			text = cJSON_PrintUnformatted(obj);
+			if (text)
+				fprintf(out, "%s\n", text);
+		} else if (f == FORMAT_CSV) {
+			char header[512] = "", row[1024] = "";
+			int k = 0;
+			cJSON_ArrayForEach(item, obj)
+			{
+				output_csv_field(header, sizeof header, item->string, k == 0);
+				if (cJSON_IsString(item))
+					output_csv_field(row, sizeof row, item->valuestring,
+					                 k == 0);
+				else if (cJSON_IsNumber(item)) {
+					output_number(num, sizeof num, item->valuedouble);
+					output_csv_field(row, sizeof row, num, k == 0);
+				} else
+					output_csv_field(row, sizeof row, "", k == 0);
+				k++;
+			}
+			if (i == first)
+				fprintf(out, "%s\n", header);
+			fprintf(out, "%s\n", row);
+		} else {
+			for (item = obj->child ? obj->child->next : NULL; item; item = item->next) {
+				if (cJSON_IsNumber(item))
+					output_number(num, sizeof num, item->valuedouble);
+				fprintf(out, "  %s %s", item->string,
+				        cJSON_IsNumber(item) ? num : "none");
+			}
+			fputc('\n', out);
+		}
+		cJSON_free(text);
+		cJSON_Delete(obj);
+	}
 }
 
 /* Prints name/value pairs as one record. */
@@ -732,7 +861,7 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 	cJSON_AddStringToObject(obj, "type", "sweep");
 	config = cJSON_AddObjectToObject(obj, "config");
 	for (int a = 0; a < sw->naxes; a++)
-		cJSON_AddStringToObject(config, sw->axes[a].name, r->values[a]);
+		output_json_word(config, sw->axes[a].name, r->values[a]);
 	cJSON_AddStringToObject(obj, "backend", qx_backend_name(r->backend));
 	cJSON_AddBoolToObject(obj, "ok", r->ok);
 	cJSON_AddBoolToObject(obj, "best", r->best);

@@ -18,6 +18,10 @@ void output_print_json(struct session *s, struct cJSON *obj);
 /* Prints header (once, until it changes) and row as CSV lines on the session's output. */
 void output_print_csv(struct session *s, const char *header, const char *row);
 
+/* Adds word to a cJSON object as a number when all of it is one (a parameter's value), else
+ * as a string: numbers stay numbers in sweep rows, runs and exports. */
+void output_json_word(struct cJSON *obj, const char *name, const char *word);
+
 /* Adds number v to a cJSON object, or null when it is not finite. */
 void output_json_num(struct cJSON *obj, const char *name, double v);
 
@@ -55,6 +59,17 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 /* Prints the k worst points of the last result (indices idx, largest error first). */
 void output_worst(struct session *s, const struct run_result *r, const double *ref,
                   const void *vals, const size_t *idx, size_t k);
+
+/* The JSON object of value i of the last run r (type value: index, coordinates, value,
+ * error_estimate when est, reference when ref; cJSON, the caller deletes it). */
+struct cJSON *output_value_json(const struct run_result *r, const void *vals, const double *est,
+                                const double *ref, size_t i);
+
+/* Writes values first..first+n of the last run r (its values vals, estimates est or NULL,
+ * reference ref or NULL) to out as format f: one JSON object of type value per value, CSV
+ * (a header, then a row each) or text rows; each has the value's index and coordinates. */
+void output_values(FILE *out, enum out_format f, const struct run_result *r, const void *vals,
+                   const double *est, const double *ref, size_t first, size_t n);
 
 /* Prints a list of name/value pairs as one record (show params, show device). */
 struct kv {

@@ -189,7 +189,7 @@ static void draw_speedup(WINDOW *w, const struct panel *self, const struct panel
 	fmt_speedup(big, sizeof big, x);
 	color(w, c, PAIR_BIG, 1);
 	wattron(w, A_BOLD);
-	for (int r = 0; r < 3; r++) {
+	for (int r = 0; r < 3 && !isnan(x); r++) { /* no figure: no big "-" (a bare '_') */
 		fmt_big_row(row, sizeof row, big, r);
 		put(w, 2 + r, 2, row);
 	}
@@ -285,7 +285,8 @@ static void draw_log(WINDOW *w, const struct panel *self, const struct panel_ctx
 	                            rows < DASH_LOG_LINES ? rows : DASH_LOG_LINES, view);
 	for (int r = 0; r < n; r++) {
 		const struct dash_log_row *v = &view[r];
-		snprintf(line, sizeof line, "%.*s", v->piece.len, v->line + v->piece.start);
+		snprintf(line, sizeof line, "%*s%.*s", v->piece.indent, "", v->piece.len,
+		         v->line + v->piece.start);
 		if (!strncmp(v->line, "error: ", 7))
 			color(w, c, PAIR_BAD, 1);
 		put(w, 1 + r, 2, line);
@@ -480,7 +481,7 @@ void panels_draw_status(WINDOW *w, const struct panel_ctx *c)
 		dash_sweep_progress(sweep, sizeof sweep, &c->data->sweep);
 		const struct status_run run = {l->line,      sweep,         l->prog.phase,
 		                               l->prog.done, l->prog.total, l->elapsed_ms,
-		                               l->phase_ms};
+		                               l->phase_ms,  l->prog.err,   l->prog.target};
 		fmt_status_run(line, sizeof line, getmaxx(w), &run, c->utf8);
 	} else {
 		fmt_status_keys(line, sizeof line, getmaxx(w), "quadx dashboard ", c->keys,

@@ -280,6 +280,8 @@ static void script_write(const struct sweep *sw, const char *data, const char *i
 		fprintf(f, "set logscale x 10\nset format x '%%.0e'\nset autoscale xfix\n");
 	if (xa < 0)
 		fprintf(f, "set xrange [-0.5:%d.5]\n", sw->axes[0].nvalues - 1);
+	else /* room beside the first and last x: their min..max bars clear of the frame */
+		fprintf(f, "set offsets graph 0.04, graph 0.04, 0, 0\n");
 	if (lo > 0 && hi / lo > 20)
 		fprintf(f, "set logscale y\n");
 	fprintf(f, "set title '%s: total time (median, bars min..max)%s%s'\n", sw->prob->name,
@@ -466,10 +468,13 @@ int plot_terminal(const struct sweep *sw, int cols, int rows, FILE *out, struct 
 		unlink(tmp);
 		return qx_fail(e, "plot: cannot read gnuplot's drawing: %s", strerror(err));
 	}
+	int last = '\n';
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
 		for (size_t i = 0; i < n; i++)
 			if (buf[i] != '\f') /* the form feed a multiplot page starts with */
-				fputc(buf[i], out);
+				fputc(last = buf[i], out);
+	if (last != '\n') /* gnuplot's dumb terminal ends without one: the prompt goes below */
+		fputc('\n', out);
 	fclose(f);
 	unlink(tmp);
 	return 0;

@@ -47,11 +47,20 @@ struct run_request {
 struct gpu_occupancy; /* cuda/quadx_cuda.h */
 struct session;       /* session.h */
 
+/* How text output shows a figure (JSON and CSV always have the number). */
+enum qx_figure_kind {
+	QX_FIG_NUMBER, /* four significant digits */
+	QX_FIG_COUNT,  /* an integer, every digit */
+	QX_FIG_MIB,    /* a size in MiB, shown in GiB, MiB or KiB as fits (name_MiB: "name") */
+	QX_FIG_CODE,   /* a code the run's note says in words: not shown in text */
+};
+
 /* A named number a problem adds to an evaluation or a run (an exact value, a bound, a count
  * of regions...). */
 struct qx_figure {
 	const char *name;
 	double value;
+	enum qx_figure_kind kind;
 };
 
 /* A picture a run may leave for the dashboard's Chart panel (and JSON): up to QX_CHART_SERIES
@@ -95,12 +104,23 @@ struct run_output {
 	struct qx_chart chart; /* optional: nseries 0 (as the caller clears it) leaves none */
 };
 
+/* Appends the figure name = value of kind k to o (dropped past QX_MAX_FIGURES). */
+static inline void run_output_figure_as(struct run_output *o, const char *name, double value,
+                                        enum qx_figure_kind k)
+{
+	if (o->nfigures < QX_MAX_FIGURES)
+		o->figure[o->nfigures++] = (struct qx_figure){name, value, k};
+}
+
 /* Appends the figure name = value to o (dropped past QX_MAX_FIGURES). */
 static inline void run_output_figure(struct run_output *o, const char *name, double value)
 {
-	if (o->nfigures < QX_MAX_FIGURES)
-		o->figure[o->nfigures++] = (struct qx_figure){name, value};
+	run_output_figure_as(o, name, value, QX_FIG_NUMBER);
 }
+
+/* Writes figure f as text shows it by its kind ("regions 26301", "peak 1.5 MiB"); returns 0
+ * and writes "" for a code (QX_FIG_CODE), else 1. */
+int figure_text(const struct qx_figure *f, char *buf, size_t len);
 
 /* The answer of one single evaluation (`eval ARGS`). */
 struct eval_result {
@@ -149,6 +169,10 @@ struct problem {
 	 * and `set exact`. */
 	int (*user_integrand)(const struct param_value *p, const struct user_defs *u,
 	                      struct qx_err *e);
+	/* Optional: NULL when parameter k has an effect under parameters p, else why it has none
+	 * (a static string: kde's n, dist and seed while data names a file). An unused parameter
+	 * is left out of the run's header and `show params`, and `set` refuses it. */
+	const char *(*param_unused)(const struct param_value *p, size_t k);
 	/* Checks relations between parameters (a < b...); returns 0 or -1 with e filled. */
 	int (*check)(const struct param_value *p, struct qx_err *e);
 	/* Number of result values a run produces. */
@@ -177,6 +201,9 @@ struct problem {
 	 * many values exceed it...), appended to o from o->values and ref (NaN where the reference
 	 * has no value). */
 	void (*add_figures)(const struct run_request *rq, const double *ref, struct run_output *o);
+	/* Optional: the relative error a run of p was asked for at a value of size |value| (a
+	 * tolerance), the threshold its error is flagged against in place of the session's. */
+	double (*tolerance)(const struct param_value *p, double value);
 	/* Optional: a bound of the rounding error of value i in a correct run in precision prec:
 	 * the precision's unit roundoff times the value's condition (the size of the terms summed,
 	 * the conditioning of the integrand's argument), absolute; *condition gets the size of
@@ -217,7 +244,7 @@ int problem_name_reserved(const char *name);
 extern const struct problem *const qx_problems[];
 
 /* Writes the arguments eval takes for p into buf (" X [Y [Z]]": the optional ones past
- * neval_min in brackets); returns buf. */
+ * neval_min in brackets; more than two of them as " X1 [X2 ... X16]"); returns buf. */
 char *problem_eval_usage(const struct problem *p, char *buf, size_t cap);
 
 /* Returns the problem named name (a unique prefix is accepted), or NULL. */

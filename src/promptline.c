@@ -23,7 +23,7 @@ static struct {
 	pthread_t thread;
 	int running, stop;
 	int drawn;            /* the progress line is on the screen */
-	int warned;           /* the estimate of this command was printed */
+	long long warned_gen; /* the count whose estimate was printed */
 	long long first_gen;  /* counts up to this one started before the command */
 	long long hidden_gen; /* the count whose line promptline_clear erased */
 } line = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
@@ -57,7 +57,8 @@ static int counting(const struct qx_progress *p)
 	return p->total > 0 && p->done < p->total;
 }
 
-/* Writes the progress line: phase, percent, rate, time left. */
+/* Writes the progress line: phase, percent, rate, time left; for an adaptive run its error
+ * estimate against the error it stops at and its work so far (its time is not known). */
 int promptline_text(const struct qx_progress *p, double now_ms, int cols, char *buf, size_t len)
 {
 	const double elapsed = now_ms - p->start_ms;
@@ -65,11 +66,18 @@ int promptline_text(const struct qx_progress *p, double now_ms, int cols, char *
 	char eta[32] = "?";
 	if (!counting(p) || elapsed < SHOW_AFTER_MS)
 		return -1;
+	if (p->target > 0) { /* adaptive */
+		snprintf(buf, (size_t)cols > len || cols < 1 ? len : (size_t)cols,
+		         "%s error %.2g, stops at %.2g  %lld evaluations  Ctrl-C cancels",
+		         p->phase ? p->phase : "run", p->err, p->target, p->done);
+		return 0;
+	}
 	if (!isnan(left))
 		duration_text(eta, sizeof eta, left);
 	snprintf(buf, (size_t)cols > len || cols < 1 ? len : (size_t)cols,
-	         "%s %lld%%  %.3g values/s  ~%s left", p->phase ? p->phase : "run",
-	         p->done * 100 / p->total, (double)p->done / (elapsed / 1000), eta);
+	         "%s %lld%%  %.3g values/s  ~%s left%s%s", p->phase ? p->phase : "run",
+	         p->done * 100 / p->total, (double)p->done / (elapsed / 1000), eta,
+	         p->then ? ", then " : "", p->then ? p->then : "");
 	return 0;
 }
 
@@ -78,11 +86,12 @@ int promptline_estimate(const struct qx_progress *p, double now_ms, char *buf, s
 {
 	const double left = time_left(p, now_ms);
 	char eta[32];
-	if (!counting(p) || now_ms - p->start_ms < ESTIMATE_AFTER_MS || isnan(left) ||
-	    left <= PROMPTLINE_LONG_MS)
+	if (!counting(p) || p->target > 0 || now_ms - p->start_ms < ESTIMATE_AFTER_MS ||
+	    isnan(left) || left <= PROMPTLINE_LONG_MS)
 		return -1;
 	duration_text(eta, sizeof eta, left);
-	snprintf(buf, len, "%s: estimated %s; Ctrl-C cancels", p->phase ? p->phase : "run", eta);
+	snprintf(buf, len, "%s: estimated %s%s%s; Ctrl-C cancels", p->phase ? p->phase : "run", eta,
+	         p->then ? ", then " : "", p->then ? p->then : "");
 	return 0;
 }
 
@@ -116,12 +125,14 @@ static void draw_locked(void)
 		erase_locked();
 		return;
 	}
-	if (!line.warned && promptline_estimate(&p, now, text, sizeof text) == 0) {
+	if (line.warned_gen != p.gen && promptline_estimate(&p, now, text, sizeof text) == 0) {
 		erase_locked();
-		fprintf(stderr, "%s\n", text);
-		line.warned = 1;
+		fprintf(stderr, "%s\n", text); /* once per count: the reference's own comes too */
+		line.warned_gen = p.gen;
 	}
 	if (promptline_text(&p, now, term_cols(), text, sizeof text) == 0) {
+		erase_locked(); /* a shorter line leaves nothing of the one before ("~15 s leftt")
+		                 */
 		fprintf(stderr, "\r%s", text);
 		line.drawn = 1;
 	} else {
@@ -159,7 +170,8 @@ int promptline_begin(void)
 	if (line.running) {
 		rc = 0;
 	} else {
-		line.stop = line.warned = line.drawn = 0;
+		line.stop = line.drawn = 0;
+		line.warned_gen = -1;
 		line.first_gen = p.gen;
 		line.hidden_gen = -1;
 		if (pthread_create(&line.thread, NULL, promptline_main, NULL) == 0)

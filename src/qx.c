@@ -1,6 +1,7 @@
 /* qx.c - small shared helpers: error formatting, names, clock, host memory. */
 #include "qx.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,7 +11,9 @@
 static atomic_int cancel_flag;
 static atomic_llong progress_done, progress_total, progress_gen;
 static _Atomic double progress_start_ms;
+static _Atomic double progress_err = NAN, progress_target = NAN;
 static _Atomic(const char *) progress_phase = "";
+static _Atomic(const char *) progress_then;
 
 /* Adds ms to the phase named name, appending it when new. */
 void qx_timing_add(struct qx_timing *t, const char *name, double ms, int overlapped)
@@ -77,7 +80,22 @@ void qx_progress_start(long long total, const char *phase)
 	atomic_store(&progress_total, total);
 	atomic_store(&progress_phase, phase);
 	atomic_store(&progress_start_ms, qx_now_ms());
+	atomic_store(&progress_err, NAN);
+	atomic_store(&progress_target, NAN);
 	atomic_fetch_add(&progress_gen, 1);
+}
+
+/* Names what runs after the counts that follow. */
+void qx_progress_then(const char *then)
+{
+	atomic_store(&progress_then, then);
+}
+
+/* Publishes an adaptive run's error estimate and the error it stops at. */
+void qx_progress_adaptive(double err, double target)
+{
+	atomic_store(&progress_err, err);
+	atomic_store(&progress_target, target);
 }
 
 /* Adds n units to the progress. */
@@ -100,6 +118,9 @@ void qx_progress_get(struct qx_progress *p)
 	p->phase = atomic_load(&progress_phase);
 	p->start_ms = atomic_load(&progress_start_ms);
 	p->gen = atomic_load(&progress_gen);
+	p->then = atomic_load(&progress_then);
+	p->err = atomic_load(&progress_err);
+	p->target = atomic_load(&progress_target);
 }
 
 /* Formats the message into e with control bytes (which the words it quotes may hold) written

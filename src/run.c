@@ -162,21 +162,22 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
 	params_key(p, rq->params, key, sizeof key);
 	if (!p->is_reference(b, rq->prec, rq->variant) && !(s->ref && !strcmp(key, s->ref_key)))
 		host += count * sizeof(double);
+	char needs[32], has[32];
+	format_mib(host / MIB, needs, sizeof needs);
+	format_mib(avail / MIB, has, sizeof has);
 	if (count > (size_t)1 << 40 || (avail && host > avail))
-		return qx_fail(e,
-		               "run refused: it needs %.1f MiB of host memory and %.1f MiB is "
-		               "available",
-		               host / MIB, avail / MIB);
+		return qx_fail(e, "run refused: it needs %s of host memory and %s is available",
+		               needs, has);
 	if (b == QX_GPU) {
 		struct gpu_info info;
 		size_t dev = p->device_bytes(rq);
 		if (gpu_init(&info, e))
 			return -1;
+		format_mib(dev / MIB, needs, sizeof needs);
+		format_mib(info.mem_free / MIB, has, sizeof has);
 		if (dev > info.mem_free)
-			return qx_fail(e,
-			               "run refused: it needs %.1f MiB of GPU memory and %.1f MiB "
-			               "is free",
-			               dev / MIB, info.mem_free / MIB);
+			return qx_fail(e, "run refused: it needs %s of GPU memory and %s is free",
+			               needs, has);
 	}
 	return 0;
 }
@@ -279,8 +280,13 @@ static void run_error(struct session *s, const struct run_request *rq, const dou
                       struct run_output *o, struct run_result *r)
 {
 	const struct problem *p = s->prob;
-	err_stats_compute(ref, o->values, rq->prec, r->evals, session_setting(s, S_THRESHOLD),
-	                  &r->err);
+	double threshold = session_setting(s, S_THRESHOLD);
+	if (p->tolerance) {
+		r->tolerance = p->tolerance(
+		    rq->params, isnan(ref[0]) ? value_at(o->values, rq->prec, 0) : ref[0]);
+		threshold = r->tolerance;
+	}
+	err_stats_compute(ref, o->values, rq->prec, r->evals, threshold, &r->err);
 	r->has_error = 1;
 	r->ref_compared = r->err.count;
 	run_rounding(p, rq, ref, o->values, r);
@@ -293,6 +299,19 @@ static void run_error(struct session *s, const struct run_request *rq, const dou
 	}
 	if (p->add_figures)
 		p->add_figures(rq, ref, o);
+}
+
+/* Fills the answer of a run of one value: its value, its own estimate and the exact value
+ * (ref, NULL when the run is the reference). */
+static void run_answer(const struct run_output *o, enum qx_precision prec, const double *ref,
+                       struct run_result *r)
+{
+	if (r->evals != 1)
+		return;
+	r->has_answer = 1;
+	r->value = value_at(o->values, prec, 0);
+	r->estimate = o->estimates ? o->estimates[0] : NAN;
+	r->exact = ref ? ref[0] : NAN;
 }
 
 /* Fills the speedup fields of a GPU result, or records a CPU result's timing. */
@@ -397,13 +416,25 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	o.values = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
 	if (o.values && p->has_estimates)
 		o.estimates = run_estimates(s, count, e);
-	if (!o.values || (p->has_estimates && !o.estimates) || run_timed(s, &rq, b, &o, r, e))
+	/* a reference still to compute is announced with the run: its time is not in the run's */
+	char key[512];
+	params_key(p, rq.params, key, sizeof key);
+	qx_progress_then(!p->is_reference(b, rq.prec, rq.variant) &&
+	                         !(s->ref && !strcmp(key, s->ref_key))
+	                     ? "the reference"
+	                     : NULL);
+	const int timed =
+	    o.values && (!p->has_estimates || o.estimates) && run_timed(s, &rq, b, &o, r, e) == 0;
+	qx_progress_then(NULL);
+	if (!timed)
 		return run_discard(s, b, r);
 	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
 	r->work = o.work > 0 ? o.work : (double)count;
 	r->work_per_s = r->med.total > 0 ? r->work / (r->med.total * 1e-3) : NAN;
 	r->is_reference = p->is_reference(b, rq.prec, rq.variant);
+	r->tolerance = NAN;
 	if (r->is_reference) {
+		run_answer(&o, rq.prec, NULL, r);
 		/* The reference itself: keep a copy so later runs need not recompute it. */
 		free(s->ref);
 		s->ref = malloc(count * sizeof(double));
@@ -416,6 +447,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		if (!ref)
 			return run_discard(s, b, r);
 		run_error(s, &rq, ref, &o, r);
+		run_answer(&o, rq.prec, ref, r);
 	}
 	r->nfigures = o.nfigures;
 	memcpy(r->figure, o.figure, sizeof r->figure);

@@ -120,8 +120,10 @@ void session_params_string(const struct problem *p, const struct param_value *v,
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->nparams && used < len; k++) {
 		char val[PARAM_TEXT_LEN];
+		if (p->param_unused && p->param_unused(v, k))
+			continue; /* what the run does not use is not said */
 		param_format(&p->params[k], v[k], val, sizeof val);
-		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", k ? " " : "",
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
 		                         p->params[k].name, val);
 	}
 }
@@ -284,6 +286,12 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 	}
 	if (integral_changed && !exact_given)
 		user.exact = NAN;
+	for (int i = 0; i < argc && p->param_unused; i += 2) { /* what has no effect is refused */
+		const int k = param_find(p->params, p->nparams, argv[i]);
+		const char *why = k >= 0 ? p->param_unused(params, (size_t)k) : NULL;
+		if (why)
+			return qx_fail(e, "set: %s has no effect: %s", p->params[k].name, why);
+	}
 	if (p->check && p->check(params, e))
 		return -1;
 	if (p->user_integrand && p->user_integrand(params, &user, e))

@@ -58,7 +58,13 @@ struct run_result {
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
 	size_t nfigures;                        /* the problem's own figures */
 	struct qx_figure figure[QX_MAX_FIGURES];
-	const char *note;       /* the run's note (run_output's), static, or NULL */
+	const char *note; /* the run's note (run_output's), static, or NULL */
+	/* The answer of a run of one value (problem->count 1): the value, its own error estimate
+	 * (NaN without one) and the exact value it was compared with (NaN: none known). */
+	int has_answer;
+	double value, estimate, exact;
+	double tolerance; /* the relative tolerance the run was asked for (problem->tolerance),
+	                   * its over-threshold flag's threshold; NaN: the session's threshold */
 	struct qx_chart *chart; /* a copy of the run's chart (malloc'd, freed with the result), or
 	                         * NULL when the run left none */
 };

@@ -1,7 +1,10 @@
 /* stats.c - medians of timings, error statistics and the worst points. */
 #include "stats.h"
 
+#include "problem.h"
+
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,4 +173,42 @@ size_t err_worst(const double *ref, const void *vals, enum qx_precision prec, si
 	}
 	free(top);
 	return have;
+}
+
+/* Writes a size of mib MiB in the largest unit it holds one of (GiB, MiB, KiB), one decimal. */
+void format_mib(double mib, char *buf, size_t len)
+{
+	const double bytes = mib * 1048576.0;
+	if (!(bytes > 0))
+		snprintf(buf, len, "0 B");
+	else if (bytes >= 1073741824.0)
+		snprintf(buf, len, "%.1f GiB", bytes / 1073741824.0);
+	else if (bytes >= 1048576.0)
+		snprintf(buf, len, "%.1f MiB", mib);
+	else if (bytes >= 1024.0)
+		snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(buf, len, "%.0f B", bytes);
+}
+
+/* Writes figure f by its kind: a count whole, a size in its unit, a number to 4 digits. */
+int figure_text(const struct qx_figure *f, char *buf, size_t len)
+{
+	char size[32];
+	const size_t stem = strcspn(f->name, "_");
+	switch (f->kind) {
+	case QX_FIG_CODE:
+		buf[0] = '\0';
+		return 0;
+	case QX_FIG_COUNT:
+		snprintf(buf, len, "%s %.0f", f->name, f->value);
+		return 1;
+	case QX_FIG_MIB:
+		format_mib(f->value, size, sizeof size);
+		snprintf(buf, len, "%.*s %s", (int)stem, f->name, size);
+		return 1;
+	default:
+		snprintf(buf, len, "%s %.4g", f->name, f->value);
+		return 1;
+	}
 }

@@ -37,4 +37,7 @@ void err_stats_compute(const double *ref, const void *vals, enum qx_precision pr
 size_t err_worst(const double *ref, const void *vals, enum qx_precision prec, size_t count,
                  size_t k, size_t *idx);
 
+/* Writes a size of mib MiB as people read it: "13.0 GiB", "1.5 MiB", "17.5 KiB", "0 B". */
+void format_mib(double mib, char *buf, size_t len);
+
 #endif

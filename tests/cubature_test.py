@@ -130,10 +130,58 @@ class CubatureTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         rows = [o for o in out if o.get("type") == "sweep"]
         self.assertEqual(sorted((r["config"]["dim"], r["config"]["integrand"]) for r in rows),
-                         [("3", "f5"), ("3", "gaussian"), ("4", "f5"), ("4", "gaussian")])
+                         [(3, "f5"), (3, "gaussian"), (4, "f5"), (4, "gaussian")])
         for r in rows:
             self.assertTrue(r["ok"], r)
             self.assertLess(r["max_rel"], 1e-4, r)
+
+    def test_answer_shown(self):
+        """Every run shows its value and its own estimate; with an exact value its true error
+        against the run's tolerance, without one "no exact value" and no error of 0."""
+        base = ("use cubature; set integrand f4 dim 4 rel 1e-3 precision double repeat 1 "
+                "warmup 0 threads 1; ")
+        rc, out, err = quadx(base + "run cpu; set a 0 b 0.5; run cpu; errors")
+        self.assertEqual(rc, 0, err)
+        exact, boxed = [o for o in out if o.get("type") == "run"]
+        self.assertAlmostEqual(exact["value"], 0.0999091341286321, delta=1e-4)
+        self.assertEqual(exact["exact"], 0.0999091341286321)
+        self.assertGreater(exact["error_estimate"], 0)
+        self.assertLessEqual(exact["true_error"], exact["error_estimate"])
+        self.assertEqual(exact["tolerance"], 1e-3)
+        self.assertEqual(exact["error"]["threshold"], 1e-3)  # the run's own, not 1e-5
+        self.assertEqual(exact["error"]["over_threshold"], 0)
+        self.assertIsNone(boxed["exact"])
+        self.assertIsNone(boxed["error"]["max_rel"])  # nothing compared: no error of 0
+        self.assertEqual(boxed["compared"], 0)
+        self.assertGreater(boxed["value"], 0)
+        note = [o for o in out if o.get("type") == "errors"]
+        self.assertEqual(len(note), 1, out)
+        self.assertEqual(note[0]["compared"], 0)
+        self.assertIn("no exact value", note[0]["note"])
+        p = qxtest.commands(base + "run cpu; set a 0 b 0.5; run cpu; set variant hcubature; run cpu")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"value +0\.0999\d+ ± [0-9.e+-]+ \(estimate\)")
+        self.assertRegex(p.stdout, r"error +true [0-9.e+-]+ \(rel [0-9.e+-]+\) vs exact value")
+        self.assertIn("within the tolerance rel 0.001", p.stdout)
+        self.assertIn("no exact value for these parameters", p.stdout)
+        self.assertIn("converged (tolerance met)", p.stdout)
+        self.assertNotIn("0 of 0", p.stdout)
+        self.assertNotIn("reason", p.stdout)
+        self.assertRegex(p.stdout, r"evaluations \d+\b")  # a count, every digit
+        hc = p.stdout[p.stdout.rindex("variant hcubature"):]
+        self.assertNotIn("regions", hc)  # hcubature does not say: nothing shown, not 0
+        self.assertNotIn("peak", hc)
+
+    def test_answer_csv(self):
+        """CSV rows have the value and the estimate as columns."""
+        p = qxtest.commands("use cubature; set integrand f5 dim 3 rel 1e-4 repeat 1 warmup 0; "
+                            "format csv; run cpu")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        header, row = p.stdout.splitlines()[:2]
+        fields = dict(zip(header.split(","), row.split(",")))
+        self.assertGreater(float(fields["value"]), 0)
+        self.assertGreater(float(fields["error_estimate"]), 0)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -224,8 +224,8 @@ class KdeGpuTest(unittest.TestCase):
             self.assertIn(msg, err)
         rc, _, err = quadx("set n 10000000000; run gpu")
         self.assertEqual(rc, 1)
-        self.assertRegex(err, r"n = 10000000000 samples \(dim 1\): needs [\d.]+ MiB of host "
-                              r"memory, [\d.]+ MiB is available")
+        self.assertRegex(err, r"n = 10000000000 samples \(dim 1\): needs [\d.]+ [GMK]iB of host "
+                              r"memory, [\d.]+ [GMK]iB is available")
 
     def test_cancel_a_long_gpu_run(self):
         """SIGINT during a long GPU run (chunked): quadx stops it and goes on."""

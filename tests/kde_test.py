@@ -132,6 +132,24 @@ class KdeTest(unittest.TestCase):
         self.assertEqual(r["params"]["data"], path)
         self.assertLess(r["error"]["max_rel"], 1e-5)
 
+    def test_data_file_says_what_is_used(self):
+        """With a data file, n, dist and seed draw nothing: show params and the run's header
+        leave them out (no `n=4000 dist=normal seed=1` beside the file), and setting one is one
+        error saying why; `set data none` brings them back."""
+        path = self.file("u.csv", "".join(f"{k * 0.37 % 5}\n" for k in range(50)))
+        p = qxtest.commands(f"use kde; set data {path} repeat 1 warmup 0; show params; run cpu")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotRegex(p.stdout, r"(?m)^  (n|dist|seed) ")
+        self.assertRegex(p.stdout, r"(?m)^cpu kde  data=\S+u\.csv column=1 ")
+        self.assertNotRegex(p.stdout, r"\b(n|dist|seed)=")
+        self.assertIn("samples 50", p.stdout)
+        for name, value in (("n", "100"), ("dist", "uniform"), ("seed", "3")):
+            rc, _, err = session(f"set data {path}; set {name} {value}")
+            self.assertEqual(rc, 1)
+            self.assertRegex(err, rf"^quadx: line 3: set: {name} has no effect: the samples "
+                                  r"are the data file's \(set data none")
+        ok(self, f"set data {path}; set data none n 100; show params")
+
     def test_json_chart(self):
         """--json: a 1-D run has the chart the dashboard draws. Its bars are the samples'
         histogram (ceil(sqrt(n)) bins over their range) as a density; its line is, at the grid,
@@ -213,9 +231,10 @@ class KdeTest(unittest.TestCase):
                 self.refused(cmds, message)
 
     def test_memory_refusal_names_both_sizes(self):
-        """The refusal of n names the MiB it needs and the MiB available."""
+        """The refusal of n names the size it needs and the size available, each in the
+        unit that reads (GiB here, not 13958643712.1 MiB)."""
         rc, _, err = session("set n 17179869184")
-        self.assertRegex(err, r"needs \d+\.\d MiB of host memory, \d+\.\d MiB is available")
+        self.assertRegex(err, r"needs \d+\.\d GiB of host memory, \d+\.\d [GM]iB is available")
 
     def test_sweep_over_n_and_threads(self):
         """A CPU sweep over n and threads: every row succeeds with its error shown."""

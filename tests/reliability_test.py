@@ -340,8 +340,8 @@ class HostFaultTest(unittest.TestCase):
                              "--keep-going", env={"QUADX_FAULT": "malloc"})
         errs = err.splitlines()
         self.assertEqual(len(errs), 2, err)
-        self.assertRegex(errs[0], r"^quadx: line 2: run refused: it needs [\d.]+ MiB of host "
-                         r"memory and [\d.]+ MiB is available$")
+        self.assertRegex(errs[0], r"^quadx: line 2: run refused: it needs [\d.]+ [GMK]iB of host "
+                         r"memory and [\d.]+ [GMK]iB is available$")
         self.assertRegex(errs[1], r"^quadx: line 4: cannot allocate")
 
 

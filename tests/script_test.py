@@ -16,6 +16,7 @@ import math
 import os
 import re
 import struct
+import tempfile
 import unittest
 
 import qxtest
@@ -27,8 +28,8 @@ FIXTURES = os.path.join("tests", "script")  # relative to the repository root
 E3_15 = 0.056739490170354276
 
 # The command table of the spec (issue 2, "The command loop").
-SPEC_COMMANDS = ["use", "set", "show", "run", "sweep", "export", "plot", "eval", "errors", "format",
-                 "help", "source", "dashboard", "history", "quit"]
+SPEC_COMMANDS = ["use", "set", "show", "run", "sweep", "export", "plot", "eval", "errors", "values",
+                 "format", "help", "source", "dashboard", "history", "quit"]
 
 ERROR_RE = re.compile(r"^quadx: line (\d+): (.+)$")
 INT_RANGE = r"-?\d+\s*\.\.\s*\d+"  # 1..1000000
@@ -601,7 +602,7 @@ class JsonTest(QuadxTestCase):
                         "float value %s is not exactly a float32" % cpu["float"])
         # The same double, printed by `errors` as a run's reference, must read back identically.
         errs = self.run_json("set n 3 m 2 a 0 b 3; run cpu; errors 6")
-        ref = [e["reference"] for e in errs if e.get("type") == "error"
+        ref = [e["reference"] for e in errs if e.get("type") == "worst"
                and e["n"] == 3 and e["x"] == 1.5]
         self.assertEqual(len(ref), 1, errs)
         dbl = [o["value"] for o in objs if o["precision"] == "double" and o["backend"] == "cpu"]
@@ -701,13 +702,13 @@ class ErrorsTest(QuadxTestCase):
     """`errors K` lists the K worst points of the last run."""
 
     def test_errors_json(self):
-        """errors 4: 4 objects of type error, ranks 1..4, sorted by rel_error descending."""
+        """errors 4: 4 objects of type worst, ranks 1..4, sorted by rel_error descending."""
         objs = self.run_json("set precision float; run cpu; errors 4; errors 100")
         run = objs[0]
         errs = [o for o in objs[1:5]]
         allerrs = objs[5:]
         self.assertEqual(len(allerrs), 100, "errors 100 on a 10x10 grid lists every point")
-        self.assertEqual([e["type"] for e in errs], ["error"] * 4)
+        self.assertEqual([e["type"] for e in errs], ["worst"] * 4)
         self.assertEqual([e["rank"] for e in errs], [1, 2, 3, 4])
         for e in errs:
             self.assertTrue({"n", "x", "reference", "value", "rel_error"} <= set(e), e)
@@ -753,7 +754,7 @@ class ErrorsTest(QuadxTestCase):
                     continue
                 self.assertOk(res)
                 rec = json_lines(res)[-1]
-                self.assertEqual(rec["type"], "error")
+                self.assertEqual(rec["type"], "worst")
                 coords = [k for k in rec if k not in
                           ("type", "rank", "reference", "value", "rel_error")]
                 self.assertIn("a CPU double run included", para)
@@ -1189,7 +1190,70 @@ class JsonEverywhereTest(QuadxTestCase):
                     "eval 1 1e-300; show device; use longman; eval 0.7 2.5; run gpu; set x 1")
         objs = json_lines(res)
         self.assertEqual(sum(o["type"] == "help" for o in objs), 3)
-        self.assertEqual(sum(o["type"] == "error" for o in objs), len(res.err_lines))
+        # one error object per error line of stderr (its other lines are sweep progress);
+        # the worst points of `errors` are of their own type
+        self.assertEqual(sum(o["type"] == "error" for o in objs),
+                         sum(bool(ERROR_RE.match(line)) for line in res.err_lines))
+        self.assertEqual(sum(o["type"] == "worst" for o in objs), 2)
+
+
+class ValuesTest(QuadxTestCase):
+    """`values` lists what a run of many values computed; `export values` writes them all."""
+
+    def test_values_json_and_text(self):
+        """values 3 1: indices 1..3 with their coordinates, value and reference, in order; the
+        text rows name them too; a FIRST past the run is one error naming the range."""
+        objs = self.run_json("set n 2 m 3 precision float; run cpu; values 3 1")
+        vals = [o for o in objs if o["type"] == "value"]
+        self.assertEqual([v["index"] for v in vals], [1, 2, 3])
+        for v in vals:
+            self.assertEqual(set(v), {"type", "index", "n", "x", "value", "reference"}, v)
+            self.assertAlmostEqual(v["value"], v["reference"], delta=1e-6 * abs(v["reference"]))
+        self.assertEqual((vals[0]["n"], vals[2]["n"]), (1, 2))
+        res = quadx("-e", "set n 2 m 3; run cpu; values 2")
+        self.assertOk(res)
+        self.assertRegex(res.out, r"(?m)^  index 0  n 1  x [0-9.]+  value [0-9.e+-]+  "
+                                  r"reference [0-9.e+-]+\n  index 1 ")
+        res = quadx("-e", "set n 2 m 3; run cpu; values 1 6")
+        self.assertOneError(res, line=3, words=("FIRST 6", "0..5"))
+
+    def test_export_values(self):
+        """export values FILE.csv and FILE.json hold every value of the last run."""
+        with tempfile.TemporaryDirectory() as d:
+            res = quadx("-e", "set n 3 m 4; run cpu; export values %s/v.csv; "
+                        "export values %s/v.json" % (d, d))
+            self.assertOk(res)
+            with open(os.path.join(d, "v.csv")) as f:
+                rows = list(csv.DictReader(f))
+            with open(os.path.join(d, "v.json")) as f:
+                doc = json.load(f)
+        self.assertEqual(len(rows), 12)
+        self.assertEqual(len(doc["values"]), 12)
+        self.assertEqual(doc["quadx_export"], "values")
+        for r, v in zip(rows, doc["values"]):  # cJSON may print the last bit differently
+            self.assertEqual(int(r["index"]), v["index"])
+            self.assertAlmostEqual(float(r["value"]), v["value"], delta=4e-16 * abs(v["value"]))
+
+
+class ExportDeviceTest(QuadxTestCase):
+    """`export` to a device (/dev/stdout) writes it directly, whatever its name."""
+
+    def test_export_to_stdout(self):
+        """Text format: the CSV of the runs on stdout, then `wrote /dev/stdout`; --json: each
+        export one JSON line among the others, so stdout stays JSON Lines."""
+        res = quadx("-e", "set n 2 m 2 repeat 1; run cpu; export /dev/stdout")
+        self.assertOk(res)
+        rows = list(csv.DictReader(io.StringIO(res.out[res.out.index("type,problem"):]
+                                               .replace("wrote /dev/stdout\n", ""))))
+        self.assertEqual([r["problem"] for r in rows], ["expint"])
+        self.assertTrue(res.out.endswith("wrote /dev/stdout\n"), res.out)
+        res = quadx("--json", "-e", "set n 2 m 2 repeat 1; run cpu; export values /dev/stdout; "
+                    "export /dev/stdout")
+        self.assertOk(res)
+        objs = json_lines(res)
+        self.assertEqual([o.get("type") or o["quadx_export"] for o in objs],
+                         ["run", "values", "runs"])
+        self.assertEqual(len(objs[1]["values"]), 4)
 
 
 class HelpPrecedenceTest(QuadxTestCase):

@@ -86,7 +86,7 @@ class SweepTest(TmpDirTest):
         self.assertEqual(p.returncode, 0, p.stderr)
         rows = json_objects(p.stdout, "sweep")
         self.assertEqual([(r["config"]["n"], r["config"]["precision"]) for r in rows],
-                         [(n, prec) for n in ("10", "20", "30") for prec in ("float", "double")])
+                         [(n, prec) for n in (10, 20, 30) for prec in ("float", "double")])
         self.assertEqual(sum(r["best"] for r in rows), 0)  # n sets the size: no best
         for r in rows:
             self.assertTrue(r["ok"])
@@ -103,9 +103,9 @@ class SweepTest(TmpDirTest):
 
     def test_range_forms(self):
         """A..B:xF, A..B:STEP, A..B (powers of two) and lists give the documented values."""
-        for spec, want in (("1000..16000:x2", ["1000", "2000", "4000", "8000", "16000"]),
-                           ("3..12:3", ["3", "6", "9", "12"]), ("5..40", ["8", "16", "32"]),
-                           ("7,3,5", ["7", "3", "5"])):
+        for spec, want in (("1000..16000:x2", [1000, 2000, 4000, 8000, 16000]),
+                           ("3..12:3", [3, 6, 9, 12]), ("5..40", [8, 16, 32]),
+                           ("7,3,5", [7, 3, 5])):  # numbers as numbers
             p = quadx(f"format json; set m 1 repeat 1 warmup 0; sweep n {spec} on cpu")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual([r["config"]["n"] for r in json_objects(p.stdout, "sweep")], want)
@@ -142,7 +142,7 @@ class SweepTest(TmpDirTest):
         self.assertEqual(p.returncode, 0, p.stderr)
         rows = json_objects(p.stdout, "sweep")
         self.assertEqual([(r["config"]["threads"], r["backend"], r["ok"]) for r in rows],
-                         [("1", "cpu", True), ("2", "cpu", True)])
+                         [(1, "cpu", True), (2, "cpu", True)])
 
     def test_failed_configuration_is_listed(self):
         """A configuration that fails is a row with its error; the sweep goes on and succeeds."""
@@ -241,7 +241,7 @@ class ExportTest(TmpDirTest):
         self.assertEqual(sweep["axes"], [{"name": "precision", "values": ["float", "double"]}])
         self.assertEqual((sweep["configs"], sweep["configs_done"], sweep["cancelled"]),
                          (2, 2, False))
-        self.assertEqual(sweep["params"]["n"], "20")
+        self.assertEqual(sweep["params"]["n"], 20)
         self.assertEqual([r["config"]["precision"] for r in sweep["rows"]], ["float", "double"])
         lrows = list(csv.DictReader(io.StringIO(read(last["csv"]))))
         self.assertEqual([r["config_precision"] for r in lrows], ["float", "double"])
@@ -401,6 +401,7 @@ class PlotTest(TmpDirTest):
                 self.assertIn("parallel efficiency", drawing)
                 self.assertRegex(drawing, r"\n +threads +\n")
                 self.assertIn("variant=fast cpu", drawing)
+                self.assertTrue(p.stdout.endswith("\n"), p.stdout[-80:])  # the prompt below
                 self.assertEqual(os.listdir(self.dir), [])
         p = quadx("format json; " + self.SWEEP + "plot")
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -127,7 +127,7 @@ static const struct param_def cub_eval_args[CUB_MAX_DIM] = {
 #undef CUB_X
 };
 
-/* f2 and f4 on [0,1]^dim for dim 4..8, known to 15 digits (issue 13). */
+/* f2 and f4 on [0,1]^dim for dim 4..8, tabulated to 15 digits (no closed form). */
 static const double cub_f2_known[5] = {0.965045097629949, 0.982404737246461, 0.991158045129322,
                                        0.995561836501742, 0.997774518805240};
 static const double cub_f4_known[5] = {0.0999091341286321, 0.0578210493298577, 0.0333572201092090,
@@ -473,6 +473,9 @@ static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fn
 		cub_heap_up(heap, n);
 	res->evals = (long long)first * r->npts;
 	res->regions = (long long)first;
+	struct qx_progress was;
+	qx_progress_get(&was); /* a count of evaluations up to maxeval, its error beside it */
+	qx_progress_start(maxeval, was.phase);
 	qx_progress_add((long long)first * r->npts);
 	double est = 0, err = 0;
 	res->reason = CUB_CONVERGED;
@@ -538,6 +541,7 @@ static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fn
 		res->regions += 2 * m;
 		res->iterations = it + 1;
 		qx_progress_add(2LL * m * r->npts);
+		qx_progress_adaptive(err, fmax(abs_tol, rel * fabs(est)));
 		if (n * sizeof *heap > res->peak_bytes)
 			res->peak_bytes = (double)(n * sizeof *heap);
 	}
@@ -609,12 +613,12 @@ static int cub_cpu_hcubature(const struct param_value *p, const struct cub_fn *f
 	return 0;
 }
 
-/* The note of a run that stopped for reason: NULL when it converged. */
+/* The note of a run that stopped for reason, in words. */
 static const char *cub_reason_note(int reason)
 {
 	switch (reason) {
 	case CUB_CONVERGED:
-		return NULL;
+		return "converged (tolerance met)";
 	case CUB_MAXEVAL:
 		return "not converged: maxeval reached";
 	case CUB_BUDGET:
@@ -641,13 +645,16 @@ static void cub_output(const struct cub_result *res, enum qx_precision prec, str
 	if (o->estimates)
 		o->estimates[0] = err;
 	o->work = (double)res->evals;
-	run_output_figure(o, "converged", res->reason == CUB_CONVERGED);
-	run_output_figure(o, "reason", res->reason);
-	run_output_figure(o, "iterations", (double)res->iterations);
-	run_output_figure(o, "regions", (double)res->regions);
-	run_output_figure(o, "live", (double)res->live);
-	run_output_figure(o, "evaluations", (double)res->evals);
-	run_output_figure(o, "peak_MiB", res->peak_bytes / 1048576.0);
+	run_output_figure_as(o, "converged", res->reason == CUB_CONVERGED, QX_FIG_CODE);
+	run_output_figure_as(o, "reason", res->reason, QX_FIG_CODE);
+	if (res->regions > 0) { /* hcubature keeps its regions to itself */
+		run_output_figure_as(o, "iterations", (double)res->iterations, QX_FIG_COUNT);
+		run_output_figure_as(o, "regions", (double)res->regions, QX_FIG_COUNT);
+		run_output_figure_as(o, "live", (double)res->live, QX_FIG_COUNT);
+	}
+	run_output_figure_as(o, "evaluations", (double)res->evals, QX_FIG_COUNT);
+	if (res->regions > 0)
+		run_output_figure_as(o, "peak_MiB", res->peak_bytes / 1048576.0, QX_FIG_MIB);
 	o->note = cub_reason_note(res->reason);
 }
 
@@ -658,7 +665,7 @@ static void cub_compile_figures(const struct user_compile_times *t, struct run_o
 	run_output_figure(o, "compile_ms", t->compile_ms);
 	if (t->link_ms > 0)
 		run_output_figure(o, "link_ms", t->link_ms);
-	run_output_figure(o, "compile_cached", t->cached);
+	run_output_figure_as(o, "compile_cached", t->cached, QX_FIG_COUNT);
 }
 
 /* The integrand of request rq for the CPU into *fn: a built-in one, or the user's, parsed and
@@ -683,6 +690,15 @@ static int cub_bind_cpu(const struct run_request *rq, struct cub_fn *fn, struct 
 	if (o)
 		cub_compile_figures(&t, o);
 	return 0;
+}
+
+/* The relative tolerance of a run at a value of size |value|: rel, or abs / |value| where
+ * that is larger (the run stops at max(abs, rel |I|)). */
+static double cub_tolerance(const struct param_value *p, double value)
+{
+	const double rel = p[P_REL].num;
+	return fabs(value) > 0 && p[P_ABS].num / fabs(value) > rel ? p[P_ABS].num / fabs(value)
+	                                                           : rel;
 }
 
 /* run_cpu: the adaptive queue (variant breadth) or hcubature, in double (a float run
@@ -926,7 +942,8 @@ static int cub_eval(const double *args, const struct param_value *p, const struc
 		out->value = cub_f_f(&fn, x);
 	}
 	out->nfigures = 1;
-	out->figure[0] = (struct qx_figure){"integral", cub_exact(&fn, p[P_A].num, p[P_B].num)};
+	out->figure[0] =
+	    (struct qx_figure){.name = "integral", .value = cub_exact(&fn, p[P_A].num, p[P_B].num)};
 	return 0;
 }
 
@@ -961,6 +978,7 @@ const struct problem cubature_problem = {
     .run_cpu = cub_run_cpu,
     .reference = cub_reference,
     .is_reference = cub_is_reference,
+    .tolerance = cub_tolerance,
     .eval = cub_eval,
     .bench = cubature_bench,
 #ifdef QX_HAVE_CUDA

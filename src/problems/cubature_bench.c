@@ -1,4 +1,4 @@
-/* cubature_bench.c - the `make bench` section of problem cubature (issue 13's "Speed and
+/* cubature_bench.c - the `make bench` section of problem cubature (its "Speed and
  * accuracy"): the seed's Figure 2 in reduced form, and four Genz rows. For each row (integrand,
  * dim, tolerance, rule): breadth and twophase on the GPU (double), the CPU on every core, serial
  * and hcubature, each with its time, true relative error and evaluations; CPU runs are capped
@@ -129,7 +129,7 @@ static int cb_table(struct session *s, struct qx_err *e)
 	       CUB_CAP_MS / 1000, CB_GPU_MAXEVAL);
 #ifdef QX_HAVE_CUDA
 	printf("| integrand | dim | rel | breadth | twophase | cpu %d threads | serial | "
-	       "hcubature | breadth vs serial | PAGANI (issue) |\n"
+	       "hcubature | breadth vs serial | PAGANI (for comparison) |\n"
 	       "|---|---|---|---|---|---|---|---|---|---|\n",
 	       nproc);
 #else

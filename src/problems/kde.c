@@ -298,21 +298,36 @@ static int kde_check(const struct param_value *p, struct qx_err *e)
 		char grid[64] = "";
 		if (at_grid)
 			snprintf(grid, sizeof grid, " at G = %.0f points per axis", p[P_G].num);
+		char needs[32], has[32];
+		format_mib(need / 1048576.0, needs, sizeof needs);
+		format_mib(avail / 1048576.0, has, sizeof has);
 		if (m > (double)(SIZE_MAX / 16) || (avail > 0 && need > avail))
 			return qx_fail(
 			    e,
-			    "n = %.0f samples%s (dim %d): needs %.1f MiB of host memory, "
-			    "%.1f MiB is available",
-			    p[P_N].num, grid, dim, need / 1048576.0, avail / 1048576.0);
+			    "n = %.0f samples%s (dim %d): needs %s of host memory, %s is "
+			    "available",
+			    p[P_N].num, grid, dim, needs, has);
 		return 0;
 	}
-	if (at_grid && avail > 0 && kde_bytes(0, m, dim, 1) > avail)
+	if (at_grid && avail > 0 && kde_bytes(0, m, dim, 1) > avail) {
+		char needs[32], has[32];
+		format_mib(kde_bytes(0, m, dim, 1) / 1048576.0, needs, sizeof needs);
+		format_mib(avail / 1048576.0, has, sizeof has);
 		return qx_fail(e,
-		               "G = %.0f points per axis (dim %d) needs %.1f MiB of host memory, "
-		               "%.1f MiB is available",
-		               p[P_G].num, dim, kde_bytes(0, m, dim, 1) / 1048576.0,
-		               avail / 1048576.0);
+		               "G = %.0f points per axis (dim %d) needs %s of host memory, %s is "
+		               "available",
+		               p[P_G].num, dim, needs, has);
+	}
 	return kde_state(p, e) ? 0 : -1;
+}
+
+/* n, dist and seed draw the samples: unused while data names a file. */
+static const char *kde_param_unused(const struct param_value *p, size_t k)
+{
+	if ((k == P_N || k == P_DIST || k == P_SEED) && param_path(p[P_DATA]))
+		return "the samples are the data file's (set data none to draw n samples from dist "
+		       "with seed)";
+	return NULL;
 }
 
 /* Number of outputs: the samples (n, or the data file's count) or G^dim grid points; 0 when
@@ -573,7 +588,7 @@ static void kde_add_figures(const struct run_request *rq, const double *ref, str
 	if (!st)
 		return;
 	run_output_figure(o, "h", st->h[0]);
-	run_output_figure(o, "samples", (double)st->s.n);
+	run_output_figure_as(o, "samples", (double)st->s.n, QX_FIG_COUNT);
 	if (rq->variant == V_BINNED && ref)
 		run_output_figure(o, "err_core", kde_err_core(ref, o->values, rq->prec, st->m));
 }
@@ -783,9 +798,9 @@ static int kde_eval(const double *args, const struct param_value *p, const struc
 		return QX_EVAL_UNREPRESENTABLE;
 	}
 	out->nfigures = 3;
-	out->figure[0] = (struct qx_figure){"exact", exact};
-	out->figure[1] = (struct qx_figure){"error", fabs(out->value - exact)};
-	out->figure[2] = (struct qx_figure){"h", st->h[0]};
+	out->figure[0] = (struct qx_figure){.name = "exact", .value = exact};
+	out->figure[1] = (struct qx_figure){.name = "error", .value = fabs(out->value - exact)};
+	out->figure[2] = (struct qx_figure){.name = "h", .value = st->h[0]};
 	return 0;
 }
 
@@ -804,6 +819,7 @@ const struct problem kde_problem = {
     .work_unit = "pairs",
     .params = kde_params_def,
     .nparams = P_COUNT,
+    .param_unused = kde_param_unused,
     .ref_kind = QX_REF_CPU,
     .ref_name = "cpu double sum at every output",
     .ref_choice = kde_ref_choice,

@@ -1,4 +1,4 @@
-/* kde_bench.c - the `make bench` section of problem kde (issue 14's "Speed"), under 60 s on an
+/* kde_bench.c - the `make bench` section of problem kde (its speed targets), under 60 s on an
  * H200: the special-function unit's ceiling (theoretical and measured), float tiled and fast (each
  * built share) at n = 2^20 at the samples with their errors, double tiled against the FP64 peak
  * (n = 2^17: the rate does not depend on n once the GPU is full), the naive kernel once at the
@@ -170,7 +170,8 @@ static int kb_binned(struct session *s, struct qx_err *e)
 	printf("\n### binned on the GPU, n = 2^24, G = 4096 (float out; fixed-point bins, cuFFT in "
 	       "double)\n\n"
 	       "| total ms (incl. h2d of the samples) | h2d | bin | convolve | max rel error where "
-	       "the density > 1e-3 max | exact sums' own max rel | KDEpy FFTKDE (issue) | target "
+	       "the density > 1e-3 max | exact sums' own max rel | KDEpy FFTKDE (for comparison) | "
+	       "target "
 	       "|\n|---|---|---|---|---|---|---|---|\n| %.3f | %.3f | %.3f | %.3f | %.2g | %.2g | "
 	       "~1e-4 | < 5 ms, <= 1e-4 |\n",
 	       keep.med.total, qx_timing_ms(&keep.med, "h2d"), qx_timing_ms(&keep.med, "bin"),

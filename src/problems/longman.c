@@ -500,9 +500,9 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 		euler += longman_use_euler((int)p[P_METHOD].num, lam, om);
 	}
 	run_output_figure(o, "bound_max", worst);
-	run_output_figure(o, "over_bound", (double)over);
-	run_output_figure(o, "euler", (double)euler);
-	run_output_figure(o, "direct", (double)(m - euler));
+	run_output_figure_as(o, "over_bound", (double)over, QX_FIG_COUNT);
+	run_output_figure_as(o, "euler", (double)euler, QX_FIG_COUNT);
+	run_output_figure_as(o, "direct", (double)(m - euler), QX_FIG_COUNT);
 }
 
 /* Host memory besides results and reference: the cached tables. */
@@ -623,9 +623,10 @@ static int longman_eval(const double *args, const struct param_value *p, const s
 	}
 	const double exact = longman_exact((int)q[P_INTEGRAND].num, args[0], args[1], q[P_A].num);
 	out->nfigures = 3;
-	out->figure[0] = (struct qx_figure){"exact", exact};
-	out->figure[1] = (struct qx_figure){"bound", longman_bound(q, tab, args[0], args[1], &mag)};
-	out->figure[2] = (struct qx_figure){"error", fabs(out->value - exact)};
+	out->figure[0] = (struct qx_figure){.name = "exact", .value = exact};
+	out->figure[1] = (struct qx_figure){.name = "bound",
+	                                    .value = longman_bound(q, tab, args[0], args[1], &mag)};
+	out->figure[2] = (struct qx_figure){.name = "error", .value = fabs(out->value - exact)};
 	return 0;
 }
 

@@ -35,6 +35,15 @@ char *problem_eval_usage(const struct problem *p, char *buf, size_t cap)
 	const size_t least = p->neval_min ? p->neval_min : p->neval_args;
 	size_t used = 0;
 	buf[0] = '\0';
+	if (p->neval_args - least > 2) { /* many optional ones: " X1 [X2 ... X16]" */
+		for (size_t i = 0; i < least && used < cap; i++)
+			used +=
+			    (size_t)snprintf(buf + used, cap - used, " %s", p->eval_args[i].name);
+		if (used < cap)
+			snprintf(buf + used, cap - used, " [%s ... %s]", p->eval_args[least].name,
+			         p->eval_args[p->neval_args - 1].name);
+		return buf;
+	}
 	for (size_t i = 0; i < p->neval_args && used < cap; i++)
 		used += (size_t)snprintf(buf + used, cap - used, "%s%s", i < least ? " " : " [",
 		                         p->eval_args[i].name);

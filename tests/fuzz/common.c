@@ -1,7 +1,7 @@
 /* common.c - the fresh shell of the harnesses and the wrappers (ld --wrap) that let only tiny
  * runs start (session_run) and keep export and plot inside a private temporary directory
- * (export_session, plot_sweep), so the fuzzers explore commands rather than compute or write
- * files where they should not. */
+ * (export_session, export_values, plot_sweep), so the fuzzers explore commands rather than
+ * compute or write files where they should not. */
 #include "common.h"
 
 #include <dirent.h>
@@ -19,6 +19,8 @@ int __real_session_run(struct session *s, enum qx_backend b, struct qx_err *e);
 int __wrap_session_run(struct session *s, enum qx_backend b, struct qx_err *e);
 int __real_export_session(const struct session *s, const char *path, int last, struct qx_err *e);
 int __wrap_export_session(const struct session *s, const char *path, int last, struct qx_err *e);
+int __real_export_values(struct session *s, const char *path, struct qx_err *e);
+int __wrap_export_values(struct session *s, const char *path, struct qx_err *e);
 int __real_plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e);
 int __wrap_plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e);
 
@@ -87,6 +89,15 @@ int __wrap_export_session(const struct session *s, const char *path, int last, s
 	if (fuzz_path(path, inside, e))
 		return -1;
 	return __real_export_session(s, inside, last, e);
+}
+
+/* export_values as the harnesses see it: plain names only, written into file_dir. */
+int __wrap_export_values(struct session *s, const char *path, struct qx_err *e)
+{
+	char inside[PATH_MAX];
+	if (fuzz_path(path, inside, e))
+		return -1;
+	return __real_export_values(s, inside, e);
 }
 
 /* plot_sweep as the harnesses see it: plain names only, written into file_dir. */

@@ -328,16 +328,82 @@ static void test_chart_taken_in(void **state)
 	free(dd);
 }
 
+/* `use` another problem: the snapshot drops the first one's timings, sweep, chart and error
+ * (none of them is the new problem's); back on the first, its last run comes back. */
+static void test_use_clears_the_other_problem(void **state)
+{
+	struct qx_err e;
+	struct session *cs = calloc(1, sizeof *cs);
+	struct dash_data *dd = calloc(1, sizeof *dd);
+	struct sweep plan;
+	char *sweep_words[] = {"sweep", "G", "32,64", "on", "cpu"};
+	(void)state;
+	assert_true(cs && dd);
+	session_init(cs, stdout);
+	dash_init(dd);
+	if (session_use(cs, "kde", &e) ||
+	    session_set_words(cs, "n 500 at grid G 64 repeat 1 warmup 0 threads 1", &e) ||
+	    session_run(cs, QX_CPU, &e) || sweep_plan(cs, 5, sweep_words, &plan, &e) ||
+	    sweep_run(cs, &plan, NULL, &e))
+		fail_msg("kde: %s", e.msg);
+	dash_update(dd, cs);
+	assert_true(dd->timing[SLOT_CPU_SERIAL].valid && dd->sweep.present);
+	assert_int_equal(dd->chart.nseries, 2);
+	assert_true(dd->error_of[0] != '\0');
+	if (session_use(cs, "expint", &e))
+		fail_msg("use: %s", e.msg);
+	dash_update(dd, cs);
+	assert_false(dd->timing[SLOT_CPU_SERIAL].valid);
+	assert_false(dd->sweep.present);
+	assert_int_equal(dd->chart.nseries, 0);
+	assert_string_equal(dd->error_of, "");
+	assert_string_equal(dd->extras, "");
+	if (session_use(cs, "kde", &e))
+		fail_msg("use: %s", e.msg);
+	dash_update(dd, cs);
+	assert_true(dd->timing[SLOT_CPU_SERIAL].valid && dd->sweep.present);
+	assert_int_equal(dd->chart.nseries, 2);
+	session_free(cs);
+	free(cs);
+	free(dd);
+}
+
 /* The extras line: name and value pairs two blanks apart, "" for none. */
 static void test_extras_line(void **state)
 {
-	const struct qx_figure x[3] = {
-	    {"bound_max", 3.4812e-15}, {"over_bound", 0}, {"euler", 5e4}};
+	const struct qx_figure x[3] = {{"bound_max", 3.4812e-15, QX_FIG_NUMBER},
+	                               {"over_bound", 0, QX_FIG_NUMBER},
+	                               {"euler", 5e4, QX_FIG_NUMBER}};
+	/* a code is said in words elsewhere; a count is whole, a size in its unit */
+	const struct qx_figure y[4] = {{"reason", 1, QX_FIG_CODE},
+	                               {"regions", 26301, QX_FIG_COUNT},
+	                               {"peak_MiB", 13312, QX_FIG_MIB},
+	                               {"small_MiB", 0.5, QX_FIG_MIB}};
 	char line[DASH_LINE];
 	(void)state;
 	dash_extras_line(line, sizeof line, x, 3);
 	assert_string_equal(line, "bound_max 3.481e-15  over_bound 0  euler 5e+04");
 	dash_extras_line(line, sizeof line, x, 0);
+	assert_string_equal(line, "");
+	dash_extras_line(line, sizeof line, y, 4);
+	assert_string_equal(line, "regions 26301  peak 13.0 GiB  small 512.0 KiB");
+}
+
+/* The answer of a run of one value: the value and its estimate, then the true error or that
+ * no exact value is known; nothing for a run of many values. */
+static void test_answer_line(void **state)
+{
+	struct run_result r = {
+	    .has_answer = 1, .value = 0.0578210493, .estimate = 4.2e-8, .exact = 0.0578210490};
+	char line[DASH_LINE];
+	(void)state;
+	dash_answer_line(line, sizeof line, &r);
+	assert_string_equal(line, "value 0.0578210493 ± 4.2e-08 (estimate)  true error 3e-10");
+	r.exact = NAN;
+	dash_answer_line(line, sizeof line, &r);
+	assert_string_equal(line, "value 0.0578210493 ± 4.2e-08 (estimate)  no exact value");
+	r.has_answer = 0;
+	dash_answer_line(line, sizeof line, &r);
 	assert_string_equal(line, "");
 }
 
@@ -435,12 +501,20 @@ static void test_log_view(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_settings),       cmocka_unit_test(test_cpu_scaling),
-	    cmocka_unit_test(test_gpu_result),     cmocka_unit_test(test_device_lines),
-	    cmocka_unit_test(test_sweep_observed), cmocka_unit_test(test_sweep_lines),
-	    cmocka_unit_test(test_longman_run),    cmocka_unit_test(test_extras_line),
-	    cmocka_unit_test(test_block_key),      cmocka_unit_test(test_sweep_visible),
-	    cmocka_unit_test(test_log_view),       cmocka_unit_test(test_chart_taken_in),
+	    cmocka_unit_test(test_settings),
+	    cmocka_unit_test(test_cpu_scaling),
+	    cmocka_unit_test(test_gpu_result),
+	    cmocka_unit_test(test_device_lines),
+	    cmocka_unit_test(test_sweep_observed),
+	    cmocka_unit_test(test_sweep_lines),
+	    cmocka_unit_test(test_longman_run),
+	    cmocka_unit_test(test_extras_line),
+	    cmocka_unit_test(test_answer_line),
+	    cmocka_unit_test(test_use_clears_the_other_problem),
+	    cmocka_unit_test(test_block_key),
+	    cmocka_unit_test(test_sweep_visible),
+	    cmocka_unit_test(test_log_view),
+	    cmocka_unit_test(test_chart_taken_in),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -240,20 +240,38 @@ static void test_status_keys(void **state)
 	assert_string_equal(buf, " F1 k"); /* the kept keys alone too wide: cut */
 }
 
+/* An adaptive run (cubature): its error against where it stops and its evaluations, no
+ * percent, no bar filled and no time left (neither is known). */
+static void test_status_adaptive(void **state)
+{
+	char buf[1024];
+	const struct status_run run = {"run cpu", "",    "cpu",  3107340, 100000000,
+	                               12000,     12000, 3.2e-5, 5.8e-8};
+	(void)state;
+	fmt_status_run(buf, sizeof buf, 200, &run, 0);
+	assert_string_equal(buf, " running `run cpu`  cpu [....................]  error 3.2e-05, "
+	                         "stops at 5.8e-08  3107340 evaluations  12 s elapsed  Esc "
+	                         "cancels  F10 leave");
+	assert_null(strstr(buf, "%"));
+	assert_null(strstr(buf, "left"));
+}
+
 /* The status line of a run: all of it when there is room; a long sweep at 120 columns keeps
  * its command and progress, the times and "Esc cancels" giving way; "F10 leave" at the end at
  * every width, the line never wider. */
 static void test_status_run(void **state)
 {
 	char buf[1024];
-	const struct status_run run = {"run cpu", "", "cpu", 45, 100, 1200, 1000};
+	const struct status_run run = {"run cpu", "", "cpu", 45, 100, 1200, 1000, NAN, NAN};
 	const struct status_run sweep = {"sweep m 10000..200000:10000 on cpu",
 	                                 "configuration 2 of 20",
 	                                 "reference",
 	                                 45,
 	                                 100,
 	                                 1200,
-	                                 1000};
+	                                 1000,
+	                                 NAN,
+	                                 NAN};
 	(void)state;
 	fmt_status_run(buf, sizeof buf, 200, &run, 0);
 	assert_string_equal(buf, " running `run cpu`  cpu [#########...........] 45% of 100  1.2 s "
@@ -314,6 +332,29 @@ static const char *wrapped(const char *text, int width, int r)
 	assert_true(r < n);
 	snprintf(buf, sizeof buf, "%.*s", piece[r].len, text + piece[r].start);
 	return buf;
+}
+
+/* The Log's wrapping: a line's continuation rows start under its own indent, each row within
+ * the width with its indent; a line without blanks in front wraps as fmt_wrap does. */
+static void test_wrap_indent(void **state)
+{
+	const char *line =
+	    "  total      12.3 ms  (median of 5; min 11.1, max 15.6)  1.1e+06 evals/s";
+	struct wrap_piece piece[16], plain[16];
+	(void)state;
+	const int n = fmt_wrap_indent(line, 30, piece, 16);
+	assert_true(n >= 3);
+	assert_int_equal(piece[0].indent, 0);
+	assert_int_equal(piece[0].start, 0); /* the first row keeps its blanks */
+	for (int r = 1; r < n; r++) {
+		assert_int_equal(piece[r].indent, 2);
+		assert_true(line[piece[r].start] != ' ');
+		assert_true(piece[r].indent + piece[r].len <= 30);
+	}
+	const char *flat = "error: lambda must be > 0 with integrand cos (only j0 allows it)";
+	assert_int_equal(fmt_wrap_indent(flat, 30, piece, 16), fmt_wrap(flat, 30, plain, 16));
+	assert_int_equal(piece[1].indent, 0);
+	assert_memory_equal(&piece[1], &plain[1], sizeof piece[1]);
 }
 
 /* Wrapping: at the last double blank that fits, else the last blank, else inside the word;
@@ -535,6 +576,8 @@ int main(void)
 	    cmocka_unit_test(test_log_long_lines),
 	    cmocka_unit_test(test_status_keys),
 	    cmocka_unit_test(test_status_run),
+	    cmocka_unit_test(test_status_adaptive),
+	    cmocka_unit_test(test_wrap_indent),
 	    cmocka_unit_test(test_too_small),
 	    cmocka_unit_test(test_chart_bars),
 	    cmocka_unit_test(test_chart_line),

@@ -193,6 +193,18 @@ static void test_speedup_gpu(void **state)
 	free(r);
 }
 
+/* Speedup before any speedup is known: what to run, and no big digits (not a bare '_'). */
+static void test_speedup_none(void **state)
+{
+	(void)state;
+	dash_init(&d);
+	WINDOW *w = draw("Speedup", 9, 60);
+	assert_string_equal(row(w, 1), " run cpu and gpu on one configuration (F5)");
+	for (int y = 2; y < 5; y++)
+		assert_string_equal(row(w, y), "");
+	delwin(w);
+}
+
 /* Device: the GPU's lines with the measured copy bandwidth. */
 static void test_device_gpu(void **state)
 {
@@ -238,8 +250,8 @@ static void test_error_extras(void **state)
 	assert_non_null(r);
 	fixture_gpu_result(&s, r, vals, fixture_timing(0.4, 0.2, 0.5, 2, 0.3, 3.1, 0), 2e-9);
 	r->nfigures = 2;
-	r->figure[0] = (struct qx_figure){"bound_max", 3.48e-15};
-	r->figure[1] = (struct qx_figure){"over_bound", 7};
+	r->figure[0] = (struct qx_figure){.name = "bound_max", .value = 3.48e-15};
+	r->figure[1] = (struct qx_figure){.name = "over_bound", .value = 7};
 	dash_update(&d, &s);
 	WINDOW *w = draw("Error", 14, 60);
 	const int worst = find_row(w, "worst at n="),
@@ -473,6 +485,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_timing_gpu),
 	    cmocka_unit_test(test_speedup_gpu),
+	    cmocka_unit_test(test_speedup_none),
 	    cmocka_unit_test(test_device_gpu),
 	    cmocka_unit_test(test_sweep_best),
 	    cmocka_unit_test(test_error_extras),

@@ -37,6 +37,20 @@ static size_t tiny_params(const struct problem *p, struct param_value *v)
 	return p->count(v);
 }
 
+/* The usage of eval: the optional arguments nested in brackets, and a long run of them
+ * (cubature's X2..X16) as one range, not sixteen brackets. */
+static void test_eval_usage(void **state)
+{
+	char buf[256];
+	(void)state;
+	problem_eval_usage(problem_find("kde"), buf, sizeof buf);
+	assert_string_equal(buf, " X [Y [Z]]");
+	problem_eval_usage(problem_find("cubature"), buf, sizeof buf);
+	assert_string_equal(buf, " X1 [X2 ... X16]");
+	problem_eval_usage(problem_find("expint"), buf, sizeof buf);
+	assert_string_equal(buf, " N X");
+}
+
 /* The defaults pass check, no parameter or own setting shares a session setting's name, and
  * variant names are unique within the problem (other problems may reuse them). */
 static void test_names_and_defaults(void **state)
@@ -236,9 +250,8 @@ static void test_variant_help(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names_and_defaults),
-	    cmocka_unit_test(test_tiny_runs),
-	    cmocka_unit_test(test_default_run_is_clean),
+	    cmocka_unit_test(test_names_and_defaults), cmocka_unit_test(test_eval_usage),
+	    cmocka_unit_test(test_tiny_runs),          cmocka_unit_test(test_default_run_is_clean),
 	    cmocka_unit_test(test_variant_help),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

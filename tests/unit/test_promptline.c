@@ -55,6 +55,36 @@ static void test_line_fits(void **state)
 	assert_string_equal(buf, "cpu 25%  ");
 }
 
+/* A run whose reference is still to compute says so after its own time, in its line and in
+ * its estimate (the reference's time is not in them; it gets its own estimate). */
+static void test_then_the_reference(void **state)
+{
+	char buf[128];
+	struct qx_progress p = count(1, 1000);
+	(void)state;
+	p.then = "the reference";
+	assert_int_equal(promptline_estimate(&p, 541, buf, sizeof buf), 0);
+	assert_string_equal(buf, "cpu: estimated 9 min, then the reference; Ctrl-C cancels");
+	assert_int_equal(promptline_text(&p, 1000, 80, buf, sizeof buf), 0);
+	assert_string_equal(buf, "cpu 0%  1 values/s  ~17 min left, then the reference");
+}
+
+/* An adaptive run: its error against where it stops, its evaluations and the cancel key;
+ * no percent, no time left and no estimate (its length is not known). */
+static void test_adaptive(void **state)
+{
+	char buf[128];
+	struct qx_progress p = count(3107340, 100000000);
+	(void)state;
+	p.err = 3.2e-5;
+	p.target = 5.8e-8;
+	assert_int_equal(promptline_text(&p, 999, 80, buf, sizeof buf), -1);
+	assert_int_equal(promptline_text(&p, 2000, 80, buf, sizeof buf), 0);
+	assert_string_equal(buf, "cpu error 3.2e-05, stops at 5.8e-08  3107340 evaluations  Ctrl-C "
+	                         "cancels");
+	assert_int_equal(promptline_estimate(&p, 2000, buf, sizeof buf), -1);
+}
+
 /* The estimate: only when the work left is over PROMPTLINE_LONG_MS, and not before half a
  * second has given a rate; minutes and hours in words. */
 static void test_estimate(void **state)
@@ -78,10 +108,9 @@ static void test_estimate(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_no_line),
-	    cmocka_unit_test(test_line),
-	    cmocka_unit_test(test_line_fits),
-	    cmocka_unit_test(test_estimate),
+	    cmocka_unit_test(test_no_line),   cmocka_unit_test(test_line),
+	    cmocka_unit_test(test_line_fits), cmocka_unit_test(test_estimate),
+	    cmocka_unit_test(test_adaptive),  cmocka_unit_test(test_then_the_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,13 +152,29 @@ static void test_run_json_csv(void **state)
 	free(text);
 }
 
+/* Sizes in the largest unit they hold one of, one decimal. */
+static void test_format_mib(void **state)
+{
+	char buf[32];
+	(void)state;
+	format_mib(13958643712.1 / 1048576.0, buf, sizeof buf);
+	assert_string_equal(buf, "13.0 GiB");
+	format_mib(1.47, buf, sizeof buf);
+	assert_string_equal(buf, "1.5 MiB");
+	format_mib(0.01709, buf, sizeof buf);
+	assert_string_equal(buf, "17.5 KiB");
+	format_mib(100.0 / 1048576.0, buf, sizeof buf);
+	assert_string_equal(buf, "100 B");
+	format_mib(0, buf, sizeof buf);
+	assert_string_equal(buf, "0 B");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_median),
-	    cmocka_unit_test(test_phases),
-	    cmocka_unit_test(test_err_stats),
-	    cmocka_unit_test(test_run_json_csv),
+	    cmocka_unit_test(test_median),     cmocka_unit_test(test_phases),
+	    cmocka_unit_test(test_err_stats),  cmocka_unit_test(test_run_json_csv),
+	    cmocka_unit_test(test_format_mib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

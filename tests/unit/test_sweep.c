@@ -326,8 +326,8 @@ static void test_rows_csv_json(void **state)
 	output_sweep_row_csv(&sw, &rows[2], header, line, sizeof line);
 	assert_non_null(strstr(line, ",\"too many resources requested, for launch\""));
 	cJSON *obj = output_sweep_row_json(&sw, &rows[1]);
-	assert_string_equal(
-	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "config"), "block")->valuestring, "128");
+	const cJSON *block = cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "config"), "block");
+	assert_true(cJSON_IsNumber(block) && block->valuedouble == 128); /* a number, not "128" */
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(obj, "best")));
 	assert_int_equal(
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "occupancy"), "blocks_per_sm")->valueint,
@@ -360,6 +360,8 @@ static void test_plot_text(void **state)
 	assert_non_null(strstr(text, "set terminal svg"));
 	assert_non_null(strstr(text, "set output 'x.svg'"));
 	assert_non_null(strstr(text, "set logscale x 2"));
+	/* room beside the first and last x, so that their min..max bars clear the frame */
+	assert_non_null(strstr(text, "set offsets graph 0.04, graph 0.04, 0, 0\n"));
 	assert_non_null(
 	    strstr(text, "'x.dat' index 0 using 1:3:4:5 with yerrorlines title \"gpu\""));
 	free(text);

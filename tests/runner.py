@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""runner - runs every step of `make test` to its end, one after another, and reports them all.
+
+Each argument is one step: a shell command (a test file, a unit test binary, a make target).
+A failing step does not stop the others. Each step's output is shown as it comes; at the end
+every failing step is named again with its failures (unittest's report of each failed test, or
+the last lines of its output), then one line `N passed, N failed` and the time it all took.
+The exit status is 1 when any step failed, else 0. Standard library only.
+
+    python3 tests/runner.py "python3 tests/script_test.py" build/tests/test_stats ..."""
+import subprocess
+import sys
+import time
+
+TAIL_LINES = 40
+
+
+def failures(output):
+    """The part of a failed step's output that says what failed: unittest's report from its
+    first `====` separator (every failed test with its traceback), else the last lines."""
+    lines = output.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("=" * 20):
+            return "\n".join(lines[i:])
+    return "\n".join(lines[-TAIL_LINES:])
+
+
+def run_step(command):
+    """Runs command in a shell, echoing its output as it comes; returns (exit status, output)."""
+    proc = subprocess.Popen(command, shell=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace")
+    kept = []
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        kept.append(line)
+    return proc.wait(), "".join(kept)
+
+
+def duration(seconds):
+    """A duration as `12 min 3 s` or `41 s`."""
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
+def summary(results, seconds):
+    """The closing report of results, a list of (step, exit status, output)."""
+    failed = [(step, out) for step, rc, out in results if rc != 0]
+    lines = []
+    for step, out in failed:
+        lines += ["", f"FAILED: {step}", failures(out)]
+    lines += ["", f"make test: {len(results) - len(failed)} passed, {len(failed)} failed "
+                  f"({len(results)} steps in {duration(seconds)})"]
+    return "\n".join(lines) + "\n"
+
+
+def main(steps):
+    start = time.monotonic()
+    results = []
+    for step in steps:
+        print(f"== {step}", flush=True)
+        rc, out = run_step(step)
+        results.append((step, rc, out))
+    sys.stdout.write(summary(results, time.monotonic() - start))
+    return 1 if any(rc != 0 for _, rc, _ in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
