@@ -930,7 +930,7 @@ static int cub_eval(const double *args, const struct param_value *p, const struc
 		if (rc)
 			return -1;
 		out->nfigures = 1;
-		out->figure[0] = (struct qx_figure){"integral", u->exact};
+		out->figure[0] = (struct qx_figure){"integral", u->exact, QX_FIG_NUMBER};
 		return 0;
 	}
 	if (prec == QX_DOUBLE)
