@@ -20,6 +20,31 @@ static void params_key(const struct problem *p, const struct param_value *v, cha
 	snprintf(buf, len, "%s %s", p->name, params);
 }
 
+/* The key of the reference of p at v in session s: params_key, and for a problem that takes the
+ * user's integrand the user's definitions (their parameters, bounds and exact value change the
+ * integral or its reference). A key too long for buf ends in a hash of the whole, so that two
+ * configurations never share one. */
+static void ref_key(const struct session *s, const struct problem *p, const struct param_value *v,
+                    char *buf, size_t len)
+{
+	char params[PARAM_TEXT_LEN + 400], user[1024];
+	session_params_string(p, v, params, sizeof params);
+	user[0] = '\0';
+	if (p->user_integrand)
+		user_defs_string(&s->user, user, sizeof user);
+	const int n = snprintf(buf, len, "%s %s %s", p->name, params, user);
+	if (n >= 0 && (size_t)n >= len && len > 24) {
+		unsigned long long h = 1469598103934665603ull; /* FNV-1a of the whole key */
+		for (const char *t = p->name; *t; t++)
+			h = (h ^ (unsigned char)*t) * 1099511628211ull;
+		for (const char *t = params; *t; t++)
+			h = (h ^ (unsigned char)*t) * 1099511628211ull;
+		for (const char *t = user; *t; t++)
+			h = (h ^ (unsigned char)*t) * 1099511628211ull;
+		snprintf(buf + len - 24, 24, " #%016llx", h);
+	}
+}
+
 /* Writes the key of a timing configuration: problem, parameters, precision and variant. */
 void session_timing_key(const struct problem *p, const struct param_value *v,
                         enum qx_precision prec, int variant, char *buf, size_t len)
@@ -99,7 +124,7 @@ const double *session_reference(struct session *s, const struct problem *p,
 	char key[512];
 	const size_t count = p->count(params);
 	double *ref;
-	params_key(p, params, key, sizeof key);
+	ref_key(s, p, params, key, sizeof key);
 	if (s->ref && strcmp(key, s->ref_key) == 0)
 		return s->ref;
 	free(s->ref);
@@ -159,7 +184,7 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
 	char key[512];
 	size_t host = count * qx_precision_size(rq->prec) + p->host_bytes(rq);
 	size_t avail = qx_host_mem_available();
-	params_key(p, rq->params, key, sizeof key);
+	ref_key(s, p, rq->params, key, sizeof key);
 	if (!p->is_reference(b, rq->prec, rq->variant) && !(s->ref && !strcmp(key, s->ref_key)))
 		host += count * sizeof(double);
 	char needs[32], has[32];
@@ -418,7 +443,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		o.estimates = run_estimates(s, count, e);
 	/* a reference still to compute is announced with the run: its time is not in the run's */
 	char key[512];
-	params_key(p, rq.params, key, sizeof key);
+	ref_key(s, p, rq.params, key, sizeof key);
 	qx_progress_then(!p->is_reference(b, rq.prec, rq.variant) &&
 	                         !(s->ref && !strcmp(key, s->ref_key))
 	                     ? "the reference"
@@ -440,7 +465,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		s->ref = malloc(count * sizeof(double));
 		if (s->ref) {
 			memcpy(s->ref, o.values, count * sizeof(double));
-			params_key(p, rq.params, s->ref_key, sizeof s->ref_key);
+			ref_key(s, p, rq.params, s->ref_key, sizeof s->ref_key);
 		}
 	} else {
 		const double *ref = session_reference(s, p, rq.params, e);

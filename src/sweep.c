@@ -331,7 +331,7 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 static void cpu_key(const struct session *s, char *buf, size_t len)
 {
 	const struct problem *p = s->prob;
-	char params[400];
+	char params[PARAM_TEXT_LEN + 400];
 	size_t used;
 	session_params_string(p, s->params[s->prob_index], params, sizeof params);
 	used = (size_t)snprintf(
@@ -341,6 +341,8 @@ static void cpu_key(const struct session *s, char *buf, size_t len)
 		if (p->settings[k].backends != QX_ON_GPU)
 			used += (size_t)snprintf(buf + used, len - used, " %.17g",
 			                         s->psettings[s->prob_index][k].num);
+	if (p->user_integrand && used < len) /* the user's parameters and bounds */
+		user_defs_string(&s->user, buf + used, len - used);
 }
 
 /* Shows the sweep to the session's observer, if any. */
@@ -356,7 +358,7 @@ static int sweep_configs(struct session *s, struct sweep *plan, sweep_progress_f
                          struct qx_err *e)
 {
 	const size_t n = config_count(plan);
-	char last_cpu[512] = "";
+	char last_cpu[PARAM_TEXT_LEN + 2048] = "";
 	for (size_t k = 0; k < n && !plan->cancelled; k++) {
 		char *argv[2 * SWEEP_MAX_AXES];
 		config_words(plan, k, argv);
@@ -365,7 +367,7 @@ static int sweep_configs(struct session *s, struct sweep *plan, sweep_progress_f
 		for (int b = QX_CPU; b <= QX_GPU; b++) {
 			struct sweep_row *row = &plan->rows[plan->nrows];
 			struct qx_err why;
-			char key[512];
+			char key[PARAM_TEXT_LEN + 2048];
 			if (!(plan->backends & (1u << b)))
 				continue;
 			cpu_key(s, key, sizeof key);

@@ -165,3 +165,20 @@ void user_axis_bounds(const struct user_defs *u, int i, double a, double b, doub
 		*hi = b;
 	}
 }
+
+/* Parameters, bounds and exact value as words. */
+void user_defs_string(const struct user_defs *u, char *buf, size_t len)
+{
+	char num[32], bounds[USER_MAX_AXES * 64];
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int j = 0; j < u->nparams && used < len; j++) {
+		format_real(u->param_value[j], num, sizeof num);
+		used += (size_t)snprintf(buf + used, len - used, "%s=%s ", u->param_name[j], num);
+	}
+	user_bounds_format(u, bounds, sizeof bounds);
+	format_real(u->exact, num, sizeof num);
+	if (used < len)
+		snprintf(buf + used, len - used, "bounds=%s exact=%s", bounds,
+		         isnan(u->exact) ? "none" : num);
+}

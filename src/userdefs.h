@@ -41,6 +41,10 @@ int user_bounds_parse(struct user_defs *u, int argc, char *const *argv, struct q
  * given, into buf. */
 void user_bounds_format(const struct user_defs *u, char *buf, size_t len);
 
+/* Writes every definition of u ("k=3.5 bounds=0:inf exact=3.14") into buf: what tells two sets
+ * of definitions apart. */
+void user_defs_string(const struct user_defs *u, char *buf, size_t len);
+
 /* Parses `set exact` VALUE (a finite number, or none). Returns 0 or -1 with e. */
 int user_exact_parse(struct user_defs *u, const char *word, struct qx_err *e);
 
