@@ -9,11 +9,12 @@ enum param_type {
 	PARAM_REAL,  /* a finite real number */
 	PARAM_ENUM,  /* one word of choices[] */
 	PARAM_RANGE, /* LO:HI reals (a single number means LO = HI) */
-	PARAM_PATH   /* a file name, or none; num: its index in the names seen (param_path) */
+	PARAM_PATH   /* a file name, or none; num: where param_path finds the name */
 };
 
-#define PARAM_PATH_MAX 255 /* longest file name of a PARAM_PATH */
-#define PARAM_TEXT_LEN 264 /* bytes param_format may write (a PARAM_PATH is the longest) */
+#define PARAM_PATH_MAX 255   /* longest file name of a PARAM_PATH */
+#define PARAM_TEXT_LEN 264   /* bytes param_format may write (a PARAM_PATH is the longest) */
+#define PARAM_PATH_SLOTS 256 /* file names kept for PARAM_PATH values (least recently used go) */
 
 /* One parameter: its name, type, allowed values, default and one-line help. */
 struct param_def {
@@ -44,7 +45,8 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len);
 /* Writes v as def would accept it back ("5000", "0.5", "float", "0.05:0.5") into buf. */
 void param_format(const struct param_def *def, struct param_value v, char *buf, size_t len);
 
-/* The file name a PARAM_PATH value stands for, or NULL for none. */
+/* The file name a PARAM_PATH value stands for, or NULL for none; NULL too once
+ * PARAM_PATH_SLOTS other names have been given or read since v's name was last used. */
 const char *param_path(struct param_value v);
 
 /* 1 when v of def is a number as shown (INT, or REAL other than one of its words), else 0:

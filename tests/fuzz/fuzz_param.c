@@ -33,7 +33,7 @@ static void fuzz_def(const struct param_def *d, const char *word)
 		check(v.num >= 0 && v.num < (double)nchoices, "choice out of the list", d, word);
 	} else if (d->type == PARAM_PATH) {
 		const char *path = param_path(v);
-		check(!path || (*path && strlen(path) < PARAM_PATH_MAX), "file name out of bounds",
+		check(!path || (*path && strlen(path) <= PARAM_PATH_MAX), "file name out of bounds",
 		      d, word);
 	} else if (d->type == PARAM_REAL && d->choices && v.num < 0) {
 		check(-1 - v.num < (double)nchoices, "word out of the list", d, word);
