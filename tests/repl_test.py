@@ -159,6 +159,20 @@ class ReplTest(qxtest.TmuxTestCase):
         qxtest.script("show params\n", env={"QUADX_HISTFILE": self.hist + ".script"})
         self.assertFalse(os.path.exists(self.hist + ".script"))
 
+    def test_history_records_a_line_before_it_runs(self):
+        """A line is in the history file before its command runs, so a run killed by SIGTERM
+        is there too."""
+        line = "use longman; set M 10000000 warmup 0 repeat 1; run cpu"
+        self.screen("quadx expint/float> ")
+        self.keys(line, "Enter")
+        qxtest.poll(lambda: os.path.exists(self.hist) and "run cpu" in open(self.hist).read(),
+                    "the line in the history file", timeout=60)
+        self.assertTrue(qxtest.alive(self.quadx), "the run had ended before its line was kept")
+        os.kill(self.quadx, signal.SIGTERM)
+        self.tmux.wait_exit(self.quadx)
+        with open(self.hist) as f:
+            self.assertEqual(f.read().splitlines(), [line])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
