@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,8 @@ void session_setting_def(const struct session *s, enum setting which, struct par
                          const char **names)
 {
 	*def = settings_defs[which];
+	if (which == S_THREADS) /* more threads than QX_THREADS_PER_CPU per processor only spin */
+		def->max = fmin(def->max, (double)QX_THREADS_PER_CPU * omp_get_num_procs());
 	if (which == S_VARIANT) {
 		variant_names(s->prob, names);
 		def->choices = names;

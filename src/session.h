@@ -126,7 +126,11 @@ int session_set_words(struct session *s, const char *words, struct qx_err *e);
 /* Returns the current value of a setting as a number (precision/variant: the index). */
 double session_setting(const struct session *s, enum setting which);
 
-/* Fills def with the setting's definition for the current problem (variant gets its names). */
+/* The most CPU threads per processor of this host that `threads` accepts. */
+#define QX_THREADS_PER_CPU 4
+
+/* Fills def with the setting's definition for the current problem (variant gets its names;
+ * threads its upper bound: QX_THREADS_PER_CPU per processor, at most 1024). */
 void session_setting_def(const struct session *s, enum setting which, struct param_def *def,
                          const char **names);
 

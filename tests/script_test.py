@@ -793,6 +793,16 @@ class NumbersTest(QuadxTestCase):
         self.assertLess(o["error"]["max_rel"], 1e-5)
         self.assertEqual(o["error"]["over_threshold"], 0)
 
+    def test_threads_capped_by_the_host(self):
+        """threads accepts up to 4 per processor of the host, and refuses more naming the
+        bound (1024 threads on a small host only spin)."""
+        cap = 4 * len(os.sched_getaffinity(0))
+        ok = qxtest.commands(f"set threads {cap}; show params")
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        p = qxtest.commands(f"set threads {min(cap + 1, 1025)}")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(f"for threads: expected an integer in 1..{min(cap, 1024)}", p.stderr)
+
     def test_threads_float(self):
         """Float CPU run with 4 threads agrees with the reference like the serial one."""
         o = self.error_of("set n 300 m 300 threads 4; run cpu")
