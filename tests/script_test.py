@@ -16,6 +16,7 @@ import math
 import os
 import re
 import struct
+import subprocess
 import unittest
 
 import qxtest
@@ -1393,6 +1394,39 @@ class WidthTest(QuadxTestCase):
                 self.assertNotRegex(res.out, r"(?m)^\* ")
         res = quadx("-e", "use longman; set M 200 repeat 1 warmup 0; sweep N 4,8 on cpu")
         self.assertRegex(res.out, r"\nbest: N=[48] on cpu")  # N changes work, not size
+
+class OutputErrorTest(unittest.TestCase):
+    """A write to standard output that fails (a full disk, a closed descriptor) ends quadx
+    with one message naming standard output and status 1, never a silent exit 0."""
+
+    def check_failed(self, p):
+        self.assertEqual(p.returncode, 1, p.stderr)
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("cannot write to standard output", lines[0])
+
+    def test_full_device(self):
+        with open("/dev/full", "w") as full:
+            for args in (["--json", "-e", "show device"], ["-e", "show params; help"],
+                         ["--version"]):
+                self.check_failed(subprocess.run([QUADX, *args], stdout=full,
+                                                 stderr=subprocess.PIPE, text=True,
+                                                 timeout=qxtest.TIMEOUT))
+
+    def test_script_stops_at_the_first_lost_output(self):
+        """A script writing to a full device stops there, with no error per later line."""
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([QUADX, "--json", "--keep-going"],
+                               input="help\n" * 200 + "bogus\n", stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=qxtest.TIMEOUT)
+        self.check_failed(p)
+
+    def test_closed_stdout(self):
+        self.check_failed(subprocess.run([QUADX, "-e", "show params"], stdout=None,
+                                         stderr=subprocess.PIPE, text=True,
+                                         timeout=qxtest.TIMEOUT,
+                                         preexec_fn=lambda: os.close(1)))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
