@@ -1417,7 +1417,8 @@ class OutputErrorTest(unittest.TestCase):
         """A script writing to a full device stops there, with no error per later line."""
         with open("/dev/full", "w") as full:
             p = subprocess.run([QUADX, "--json", "--keep-going"],
-                               input="help\n" * 200 + "bogus\n", stdout=full, stderr=subprocess.PIPE, text=True,
+                               input="help\n" * 200 + "bogus\n", stdout=full,
+                               stderr=subprocess.PIPE, text=True,
                                timeout=qxtest.TIMEOUT)
         self.check_failed(p)
 
