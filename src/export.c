@@ -262,9 +262,14 @@ int export_session(const struct session *s, const char *path, int last, struct q
 		return qx_fail(e, "export last: no sweep yet (try: sweep block 32..1024)");
 	if (!last && s->nruns == 0)
 		return qx_fail(e, "export: no run yet (try: run cpu)");
-	if (json) {
-		text = last ? sweep_json(s) : runs_json(s);
-		len = text ? strlen(text) : 0;
+	if (json) { /* valid UTF-8 whatever bytes a file name or message holds */
+		char *doc = last ? sweep_json(s) : runs_json(s);
+		FILE *f = doc ? open_memstream(&text, &len) : NULL;
+		if (f) {
+			output_json_text(f, doc);
+			fclose(f);
+		}
+		free(doc);
 	} else {
 		FILE *f = open_memstream(&text, &len);
 		if (f) {

@@ -17,6 +17,7 @@ import os
 import re
 import struct
 import subprocess
+import tempfile
 import unittest
 
 import qxtest
@@ -1394,6 +1395,40 @@ class WidthTest(QuadxTestCase):
                 self.assertNotRegex(res.out, r"(?m)^\* ")
         res = quadx("-e", "use longman; set M 200 repeat 1 warmup 0; sweep N 4,8 on cpu")
         self.assertRegex(res.out, r"\nbest: N=[48] on cpu")  # N changes work, not size
+
+class Utf8Test(unittest.TestCase):
+    """Every --json line, and an exported JSON file, is valid JSON in UTF-8 whatever bytes the
+    input holds: a byte outside well-formed UTF-8 is written as the text \\xHH."""
+
+    def test_invalid_bytes_are_escaped(self):
+        text = (b"use \xff\xfe\nuse caf\xc3\xa9\nuse \xc0\x80\nuse \xed\xa0\x80\n"
+                b"use \xf4\x90\x80\x80\nuse \xe2\x82\n")
+        p = subprocess.run([QUADX, "--json", "--keep-going"], input=text, capture_output=True,
+                           timeout=qxtest.TIMEOUT)
+        errors = [json.loads(line.decode("utf-8", errors="strict"))["error"]
+                  for line in p.stdout.splitlines()]
+        self.assertEqual(len(errors), 6, p.stdout)
+        self.assertIn("'\\xFF\\xFE'", errors[0])
+        self.assertIn("'caf\u00e9'", errors[1])  # well-formed UTF-8 is kept as it is
+        for err, raw in zip(errors[2:], ("\\xC0\\x80", "\\xED\\xA0\\x80",
+                                         "\\xF4\\x90\\x80\\x80", "\\xE2\\x82")):
+            self.assertIn(raw, err)
+
+    def test_export_json_is_utf8(self):
+        """A data file whose name is not UTF-8: the export's JSON still is."""
+        with tempfile.TemporaryDirectory() as tmp:
+            data = os.path.join(os.fsencode(tmp), b"\xff.csv")
+            with open(data, "w") as f:
+                f.write("".join(f"{i / 10}\n" for i in range(100)))
+            out = os.path.join(tmp, "runs.json").encode()
+            p = subprocess.run([os.fsencode(QUADX), b"-e", b"use kde; set data " + data +
+                                b" repeat 1 warmup 0; run cpu; export " + out],
+                               capture_output=True, timeout=qxtest.TIMEOUT)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out, "rb") as f:
+                doc = json.loads(f.read().decode("utf-8", errors="strict"))
+            self.assertIn("\\xFF.csv", json.dumps(doc))
+
 
 class OutputErrorTest(unittest.TestCase):
     """A write to standard output that fails (a full disk, a closed descriptor) ends quadx
