@@ -181,21 +181,23 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
 	return 0;
 }
 
-/* Returns a host buffer for the run's values: pinned for the GPU, a reused malloc for the CPU. */
+/* Returns a host buffer for the run's values: pinned for the GPU; for the CPU the reused
+ * malloc that does not hold the last result's values, which a failed run leaves intact. */
 static void *run_buffer(struct session *s, enum qx_backend b, size_t bytes, struct qx_err *e)
 {
+	const int k = s->cpu_values[0] && s->last_values == s->cpu_values[0];
 	if (b == QX_GPU)
 		return gpu_host_buffer(bytes, e);
-	if (bytes > s->cpu_values_bytes) {
-		free(s->cpu_values);
-		s->cpu_values = qx_fault("malloc") ? NULL : malloc(bytes ? bytes : 1);
-		s->cpu_values_bytes = s->cpu_values ? bytes : 0;
-		if (!s->cpu_values) {
+	if (bytes > s->cpu_values_bytes[k]) {
+		free(s->cpu_values[k]);
+		s->cpu_values[k] = qx_fault("malloc") ? NULL : malloc(bytes ? bytes : 1);
+		s->cpu_values_bytes[k] = s->cpu_values[k] ? bytes : 0;
+		if (!s->cpu_values[k]) {
 			qx_fail(e, "cannot allocate %.1f MiB for the results", bytes / MIB);
 			return NULL;
 		}
 	}
-	return s->cpu_values;
+	return s->cpu_values[k];
 }
 
 /* Returns the reused buffer of count per-value error estimates, or NULL with e filled. */
@@ -316,12 +318,13 @@ static void run_speedup(struct session *s, struct run_result *r)
 	}
 }
 
-/* Drops a failed run r. The values buffer of the last result on backend b was reused by it
- * and may hold partial values, so that result stops being the last (it stays in the session's
- * list of runs, whose timings are still valid). Returns -1. */
+/* Drops a failed run r. A failed CPU run wrote into the buffer the last result does not hold,
+ * so the last result stays. The GPU's buffer is one: the last result on the GPU may hold
+ * partial values then, so it stops being the last (it stays in the session's list of runs,
+ * whose timings are still valid). Returns -1. */
 static int run_discard(struct session *s, enum qx_backend b, struct run_result *r)
 {
-	if (s->last && s->last->backend == b)
+	if (s->last && b == QX_GPU && s->last->backend == QX_GPU)
 		s->last = NULL;
 	free(r->samples);
 	free(r->chart);

@@ -83,14 +83,15 @@ void session_free(struct session *s)
 	}
 	free(s->runs);
 	free(s->sweep); /* one block with its rows (sweep_run) */
-	free(s->cpu_values);
+	free(s->cpu_values[0]);
+	free(s->cpu_values[1]);
 	free(s->estimates);
 	free(s->ref);
 	s->runs = NULL;
 	s->nruns = s->runs_cap = 0;
 	s->sweep = NULL;
 	s->last = NULL;
-	s->cpu_values = s->ref = s->estimates = NULL;
+	s->cpu_values[0] = s->cpu_values[1] = s->ref = s->estimates = NULL;
 }
 
 /* Switches problem. */

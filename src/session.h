@@ -87,8 +87,9 @@ struct session {
 	size_t nruns, runs_cap;
 	struct run_result *last; /* the latest run (one of runs), NULL before the first */
 	void *last_values;       /* its values (count of them, in last->prec) */
-	void *cpu_values;        /* malloc'd buffer for CPU results, reused */
-	size_t cpu_values_bytes;
+	void *cpu_values[2];     /* malloc'd buffers for CPU results, reused in turn: a run writes
+	                          * the one last_values is not in, so a failed run keeps the last */
+	size_t cpu_values_bytes[2];
 	double *estimates; /* per-value error estimates of the last run, for problems with them */
 	size_t estimates_count;
 

@@ -1396,6 +1396,27 @@ class WidthTest(QuadxTestCase):
         res = quadx("-e", "use longman; set M 200 repeat 1 warmup 0; sweep N 4,8 on cpu")
         self.assertRegex(res.out, r"\nbest: N=[48] on cpu")  # N changes work, not size
 
+class RefusedRunTest(unittest.TestCase):
+    """A run that fails keeps the last good result: `show last` and `errors` still show it."""
+
+    def test_refused_run_keeps_the_last(self):
+        rc, objs, err = qxtest.json_commands(
+            "use longman; set M 1000 repeat 1 warmup 0 integrand j0; run cpu; "
+            "set precision double variant qawf; run cpu")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("variant qawf does not apply to integrand j0", err)
+        p = qxtest.run(["--json", "--keep-going", "-e",
+                        "use longman; set M 1000 repeat 1 warmup 0 integrand j0; run cpu; "
+                        "set precision double variant qawf; run cpu; show last; errors 2"])
+        objs = qxtest.json_lines(p.stdout)
+        runs = [o for o in objs if o.get("type") == "run"]
+        self.assertEqual(len(runs), 2, p.stdout)  # the run, then show last
+        self.assertEqual(runs[1]["precision"], "float")
+        self.assertEqual(runs[0]["error"], runs[1]["error"])
+        self.assertEqual(p.stderr.count("quadx:"), 1, p.stderr)  # only the refused run
+        self.assertEqual(len([o for o in objs if "rank" in o]), 2, p.stdout)
+
+
 class Utf8Test(unittest.TestCase):
     """Every --json line, and an exported JSON file, is valid JSON in UTF-8 whatever bytes the
     input holds: a byte outside well-formed UTF-8 is written as the text \\xHH."""
