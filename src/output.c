@@ -206,6 +206,7 @@ cJSON *output_run_json(const struct run_result *r)
 	cJSON_AddBoolToObject(obj, "reference", r->is_reference);
 	cJSON_AddStringToObject(obj, "against", r->ref_name);
 	cJSON_AddNumberToObject(obj, "compared", (double)r->ref_compared);
+	cJSON_AddNumberToObject(obj, "nonfinite", (double)r->nonfinite);
 	if (r->note)
 		cJSON_AddStringToObject(obj, "note", r->note);
 	if (r->has_estimates)
@@ -488,6 +489,9 @@ static void run_lines(FILE *f, const struct run_result *r)
 		else
 			fprintf(f, "; vs cpu threads: not measured\n");
 	}
+	if (r->nonfinite)
+		fprintf(f, "  values     %zu of %zu are NaN or inf (not numbers)\n", r->nonfinite,
+		        r->evals);
 	if (r->is_reference)
 		fprintf(f, "  error      this run is the reference (%s)\n", r->ref_name);
 	if (r->has_error) {

@@ -400,6 +400,8 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		o.estimates = run_estimates(s, count, e);
 	if (!o.values || (p->has_estimates && !o.estimates) || run_timed(s, &rq, b, &o, r, e))
 		return run_discard(s, b, r);
+	for (size_t i = 0; i < count; i++)
+		r->nonfinite += !isfinite(value_at(o.values, rq.prec, i));
 	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
 	r->work = o.work > 0 ? o.work : (double)count;
 	r->work_per_s = r->med.total > 0 ? r->work / (r->med.total * 1e-3) : NAN;

@@ -38,6 +38,7 @@ struct run_result {
 	struct qx_timing *samples; /* nsamples of them (malloc'd, freed with the result) */
 	struct qx_timing med, min, max;
 	size_t evals;       /* values computed */
+	size_t nonfinite;   /* of them NaN or inf: the run says so, whatever its error figures */
 	double evals_per_s; /* of the median total */
 	double work;        /* units of the problem's work_unit */
 	double work_per_s;

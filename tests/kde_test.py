@@ -270,5 +270,29 @@ class KdeTest(unittest.TestCase):
         self.assertIn("share 0.3: the fast variant is built for 0.125, 0.25 and 0.375", err)
 
 
+class NotANumberTest(unittest.TestCase):
+    """A run whose values are NaN or inf says so; a bandwidth whose 1/h^dim overflows a double
+    is refused before the run."""
+
+    def test_overflowing_bandwidth_refused(self):
+        for cmds, least in (("set h 1e-310 n 100", "5.57e-309"),
+                            ("set h 1e-200 n 100 dim 2", "2.98e-155")):
+            rc, objs, err = session(cmds + " repeat 1 warmup 0; run cpu")
+            self.assertEqual(rc, 1, err)
+            self.assertIn("too small a bandwidth", err)
+            self.assertIn(f"h at least {least}", err)
+            self.assertEqual(runs(objs), [])
+
+    def test_nonfinite_values_said(self):
+        """h 1e-200 fits a double but its density's peak overflows a float: every value is
+        inf, and the run says how many, in JSON and text."""
+        objs = ok(self, "set h 1e-200 n 100 repeat 1 warmup 0; run cpu")
+        self.assertEqual(runs(objs)[0]["nonfinite"], 100)
+        p = qxtest.commands("use kde; set h 1e-200 n 100 repeat 1 warmup 0; run cpu")
+        self.assertIn("values     100 of 100 are NaN or inf (not numbers)", p.stdout)
+        objs = ok(self, "set n 100 repeat 1 warmup 0; run cpu")
+        self.assertEqual(runs(objs)[0]["nonfinite"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()

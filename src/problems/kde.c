@@ -219,6 +219,25 @@ static void kde_histogram(struct kde_state *st)
 	}
 }
 
+/* Refuses a bandwidth so small that 1/h, or the density's largest value 1/(prod h (2 pi)^(d/2))
+ * in front of the sum, overflows a double: every value would be NaN or inf. Returns 0, or -1
+ * with e naming h and about the smallest h allowed in this dim. */
+static int kde_h_check(const struct kde_state *st, struct qx_err *e)
+{
+	const double peak = kde_norm(1, st->dim, st->h);
+	const double least =
+	    fmax(pow(pow(KDE_INV_SQRT_2PI, st->dim) / DBL_MAX, 1.0 / st->dim), 1 / DBL_MAX);
+	int ok = isfinite(peak) && peak > 0;
+	for (int k = 0; k < st->dim; k++)
+		ok &= isfinite(1 / st->h[k]);
+	if (ok)
+		return 0;
+	return qx_fail(e,
+	               "h %g: too small a bandwidth in dim %d: 1/h^%d overflows a double, so every "
+	               "value would be NaN or inf (h at least %.3g)",
+	               st->h[0], st->dim, st->dim, least * 1.001);
+}
+
 /* Returns the cached state for p, built (samples generated or read, bandwidth, grid) when p
  * differs from the cached one; NULL with e filled when the data file is bad, the samples have
  * no spread, or memory is short. */
@@ -258,6 +277,10 @@ static struct kde_state *kde_state(const struct param_value *p, struct qx_err *e
 	} else {
 		for (int k = 0; k < st->dim; k++)
 			st->h[k] = p[P_H].num;
+	}
+	if (kde_h_check(st, e)) {
+		kde_state_clear(st);
+		return NULL;
 	}
 	kde_grid_limits(&st->s, st->h, st->lo, st->hi);
 	kde_center(&st->s, st->center);
