@@ -192,14 +192,17 @@ fuzz: fuzz-build
 	  echo "fuzz: $$f: $$runs executions in $(FUZZ_SECONDS) s, no crash"; \
 	  total=$$((total + runs)); done; echo "fuzz: $$total executions in total"
 
-# make fuzz-long: every harness there is (FUZZERS), side by side, in rounds of
-# FUZZ_ROUND_SECONDS each from the corpora grown so far, until they have run FUZZ_LONG_RUNS
-# executions in all with no finding; prints each round and the total's count, time and date.
-# Not part of make test (tens of minutes on a small machine).
+# make fuzz-long: every harness there is (FUZZERS), FUZZ_JOBS processes of each side by side,
+# in rounds of FUZZ_ROUND_SECONDS from the corpora grown so far, until they have run
+# FUZZ_LONG_RUNS executions in all with no finding; prints each round and the total's count,
+# time and date. Not part of make test (hours on a small loaded machine; set FUZZ_JOBS to about
+# the processors over the harnesses). NOBUILD=1 runs harnesses built elsewhere.
 FUZZ_LONG_RUNS     ?= 10000000
 FUZZ_ROUND_SECONDS ?= 300
-fuzz-long: fuzz-build
-	@FUZZ_DIR=$(FUZZ_DIR) LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+FUZZ_JOBS          ?= 1
+fuzz-long: $(if $(filter 1,$(NOBUILD)),,fuzz-build)
+	@FUZZ_DIR=$(FUZZ_DIR) FUZZ_JOBS=$(FUZZ_JOBS) \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 	  sh tests/fuzz/long.sh $(FUZZ_LONG_RUNS) $(FUZZ_ROUND_SECONDS) $(FUZZERS)
 
 # A harness: one file of tests/fuzz with tests/fuzz/common.c and libFuzzer's main (built inside
