@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 import qxtest
@@ -518,10 +519,21 @@ class FileFaultTest(FileTest):
     @unittest.skipIf(shutil.which("gnuplot") is None, "gnuplot is not installed")
     def test_plot_with_gnuplot(self):
         """gnuplot renders into the temporary file; creating it or the rename fails."""
-        for fault in ["fopen", "rename"]:
+        for fault in ["fopen", "fsync", "rename"]:
             with self.subTest(fault=fault):
                 self.check_refused(f"plot {self.dir}/old.svg", r"plot: .*" + self.REASON,
                                    env={"QUADX_FAULT": fault})
+
+    @unittest.skipIf(shutil.which("gnuplot") is None, "gnuplot is not installed")
+    def test_plot_cut_short(self):
+        """gnuplot exits 0 when the disk fills up under it; QUADX_FAULT=write cuts its image
+        in half as a full disk does: the cut image is refused and the old file stays."""
+        for name in ["old.svg", "old.png"]:
+            with self.subTest(name=name):
+                self.check_refused(f"plot {self.dir}/{name}",
+                                   r"plot: gnuplot wrote an incomplete image \(\d+ bytes; is "
+                                   r"the disk full\?\); .*" + name + " is unchanged$",
+                                   env={"QUADX_FAULT": "write"})
 
     def test_plot_without_gnuplot(self):
         """Without gnuplot, plot writes STEM.dat then STEM.gp, each atomically; a fault in
@@ -544,6 +556,100 @@ class FileFaultTest(FileTest):
                     continue
                 self.check_refused(f"plot {self.dir}/old.png", r"cannot write " + self.REASON,
                                    env={**env, "QUADX_FAULT": fault})
+
+
+class StaleTempTest(FileTest):
+    """The next export or plot into a directory removes the temporary files a killed export
+    left (.NAME.EXT.tmpXXXXXX), but only those no live writer holds (flock) and untouched for
+    a minute; other files stay."""
+
+    def make(self, name, age):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(b"partial")
+        os.utime(path, (time.time() - age, time.time() - age))
+        return path
+
+    def test_stale_temporary_files_removed(self):
+        import fcntl
+        stale = [self.make(".old.csv.tmpAbC123", 120), self.make(".x.gp.tmp0a1B2c", 3600)]
+        kept = [self.make(".old.csv.tmpFresh1", 0),        # a writer between mkstemp and flock
+                self.make(".notes.txt.tmpAbC123", 3600),   # not an extension quadx writes
+                self.make("old.csv.tmpAbC123", 3600),      # no leading dot
+                self.make(".old.csv.tmpAb_123", 3600)]     # not mkstemp's letters
+        locked = self.make(".old.json.tmpLock01", 3600)    # a live writer holds it
+        holder = open(locked, "rb")
+        self.addCleanup(holder.close)
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        for cmd in (f"export {self.dir}/new.csv", f"plot {self.dir}/new.svg"):
+            rc, _, errs = file_session(self.dir, cmd)
+            self.assertEqual((rc, errs), (0, []), cmd)
+        for path in stale:
+            self.assertFalse(os.path.exists(path), path)
+        for path in kept + [locked]:
+            self.assertTrue(os.path.exists(path), path)
+
+    def test_export_through_a_symlink_writes_its_target(self):
+        os.mkdir(os.path.join(self.dir, "real"))
+        target = os.path.join(self.dir, "real", "target.csv")
+        with open(target, "wb") as f:
+            f.write(self.OLD)
+        link = os.path.join(self.dir, "link.csv")
+        os.symlink("real/target.csv", link)
+        rc, _, errs = file_session(self.dir, f"export {link}")
+        self.assertEqual((rc, errs), (0, []))
+        self.assertEqual(os.readlink(link), "real/target.csv")
+        with open(target, "rb") as f:
+            self.assertTrue(f.read().startswith(b"type,problem,"))
+        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "real"))), ["target.csv"])
+        os.symlink("nowhere/x.csv", os.path.join(self.dir, "dangling.csv"))
+        self.check_refused(f"export {self.dir}/dangling.csv",
+                           r"cannot write .*dangling.csv: it is a symbolic link whose target "
+                           r"cannot be reached \(No such file or directory\)$")
+
+
+@unittest.skipIf(shutil.which("gnuplot") is None, "gnuplot is not installed")
+class FullFileSystemTest(unittest.TestCase):
+    """plot over a good image on a file system that fills up: gnuplot's short write is refused
+    and the good image stays whole. A 64 KiB tmpfs needs root (mount); skipped otherwise."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="quadx-fullfs-")
+        self.addCleanup(os.rmdir, self.dir)
+        try:
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", self.dir],
+                           check=True, capture_output=True, timeout=30)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            self.skipTest(f"cannot mount a small tmpfs (needs root): {exc}")
+        self.addCleanup(subprocess.run, ["umount", self.dir], capture_output=True,
+                        timeout=30)
+
+    def test_plot_on_a_full_file_system(self):
+        for name in ["good.svg", "good.png"]:
+            with self.subTest(name=name):
+                path = os.path.join(self.dir, name)
+                rc, _, errs = file_session(self.dir, f"plot {path}")
+                self.assertEqual((rc, errs), (0, []))
+                with open(path, "rb") as f:
+                    good = f.read()
+                filler = os.path.join(self.dir, "filler")
+                with open(filler, "wb") as f:  # fill the file system but for 2 KiB
+                    try:
+                        while os.statvfs(self.dir).f_bavail * os.statvfs(self.dir).f_frsize > 2048:
+                            f.write(b"x" * 1024)
+                            f.flush()
+                    except OSError:
+                        pass
+                rc, _, errs = file_session(self.dir, f"plot {path}")
+                self.assertEqual(rc, 1, errs)
+                self.assertEqual(len(errs), 1, errs)
+                self.assertRegex(errs[0], r"plot: (gnuplot wrote an incomplete image|cannot "
+                                 r"create a temporary file|cannot write)")
+                with open(path, "rb") as f:
+                    self.assertEqual(f.read(), good)
+                self.assertEqual(sorted(os.listdir(self.dir)), sorted([name, "filler"]))
+                os.unlink(filler)
+                os.unlink(path)
 
 
 class InteractiveCancelTest(qxtest.TmuxTestCase):
