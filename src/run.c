@@ -92,23 +92,42 @@ static int reference_compute(const struct session *s, const struct problem *p,
 	return p->reference(params, omp_get_num_procs(), NULL, count, ref, e);
 }
 
-/* Returns the reference values for params, computing them when not cached. */
-const double *session_reference(struct session *s, const struct problem *p,
-                                const struct param_value *params, struct qx_err *e)
+/* 1 when the session holds the reference values of params. */
+static int reference_cached(const struct session *s, const struct problem *p,
+                            const struct param_value *params)
+{
+	char key[512];
+	params_key(p, params, key, sizeof key);
+	return s->ref && strcmp(key, s->ref_key) == 0;
+}
+
+/* Returns a buffer for count reference values, or NULL with e filled. */
+static double *reference_alloc(size_t count, struct qx_err *e)
+{
+	double *ref = qx_fault("malloc") ? NULL : malloc((count ? count : 1) * sizeof *ref);
+	if (!ref)
+		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
+	return ref;
+}
+
+/* The reference values for params: the cached ones (buf is then freed), else computed into buf
+ * (malloc'd by the caller, which gives it up), or into a new buffer when buf is NULL. Returns
+ * NULL with e filled when memory is short or the computation fails or is cancelled. */
+static const double *reference_into(struct session *s, const struct problem *p,
+                                    const struct param_value *params, double *buf, struct qx_err *e)
 {
 	char key[512];
 	const size_t count = p->count(params);
-	double *ref;
+	double *ref = buf;
 	params_key(p, params, key, sizeof key);
-	if (s->ref && strcmp(key, s->ref_key) == 0)
+	if (s->ref && strcmp(key, s->ref_key) == 0) {
+		free(buf);
 		return s->ref;
+	}
 	free(s->ref);
 	s->ref = NULL;
-	ref = qx_fault("malloc") ? NULL : malloc(count * sizeof *ref);
-	if (!ref) {
-		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
+	if (!ref && !(ref = reference_alloc(count, e)))
 		return NULL;
-	}
 	qx_progress_start((long long)count, "reference");
 	if (reference_compute(s, p, params, ref, count, e)) {
 		free(ref);
@@ -117,6 +136,13 @@ const double *session_reference(struct session *s, const struct problem *p,
 	s->ref = ref;
 	snprintf(s->ref_key, sizeof s->ref_key, "%s", key);
 	return ref;
+}
+
+/* Returns the reference values for params, computing them when not cached. */
+const double *session_reference(struct session *s, const struct problem *p,
+                                const struct param_value *params, struct qx_err *e)
+{
+	return reference_into(s, p, params, NULL, e);
 }
 
 /* Checks that the variant exists on backend b and that the GPU is usable; fills info. */
@@ -375,6 +401,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	int block = rq.block;
 	size_t ref_samples;
 	struct run_output o = {0};
+	double *ref_buf = NULL; /* the reference's buffer, when it must be computed */
 
 	if (b == QX_GPU && p->gpu_block && (block = p->gpu_block(&rq, e)) < 0)
 		return -1;
@@ -395,11 +422,18 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->evals = count;
 	reference_kind(p, rq.params, &ref_samples, &r->ref_name);
 
+	/* Everything the run needs is allocated before it starts, the reference's buffer too:
+	 * a long run must not end in "cannot allocate". */
+	if (!p->is_reference(b, rq.prec, rq.variant) && !reference_cached(s, p, rq.params) &&
+	    !(ref_buf = reference_alloc(count, e)))
+		return run_discard(s, b, r);
 	o.values = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
 	if (o.values && p->has_estimates)
 		o.estimates = run_estimates(s, count, e);
-	if (!o.values || (p->has_estimates && !o.estimates) || run_timed(s, &rq, b, &o, r, e))
+	if (!o.values || (p->has_estimates && !o.estimates) || run_timed(s, &rq, b, &o, r, e)) {
+		free(ref_buf);
 		return run_discard(s, b, r);
+	}
 	for (size_t i = 0; i < count; i++)
 		r->nonfinite += !isfinite(value_at(o.values, rq.prec, i));
 	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
@@ -415,7 +449,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 			params_key(p, rq.params, s->ref_key, sizeof s->ref_key);
 		}
 	} else {
-		const double *ref = session_reference(s, p, rq.params, e);
+		const double *ref = reference_into(s, p, rq.params, ref_buf, e);
 		if (!ref)
 			return run_discard(s, b, r);
 		run_error(s, &rq, ref, &o, r);

@@ -309,8 +309,10 @@ class HostFaultTest(unittest.TestCase):
 
     CASES = [
         ("malloc", "set n 50 m 50 precision double; run cpu", r"cannot allocate .* results"),
-        ("malloc:2", "set n 50 m 50; run cpu", r"out of memory for 5 timing samples"),
-        ("malloc:3", "set n 50 m 50; run cpu", r"cannot allocate .* reference values"),
+        # the reference's buffer is allocated first, before the run starts
+        ("malloc", "set n 50 m 50; run cpu", r"cannot allocate .* reference values"),
+        ("malloc:2", "set n 50 m 50; run cpu", r"cannot allocate .* results"),
+        ("malloc:3", "set n 50 m 50; run cpu", r"out of memory for 5 timing samples"),
         ("fopen", "source tests/script/inner_ok.qx",
          r"source: cannot open tests/script/inner_ok.qx: Input/output error"),
         ("fopen", "help run", r"cannot read .*run.txt: Input/output error"),
@@ -556,6 +558,29 @@ class FileFaultTest(FileTest):
                     continue
                 self.check_refused(f"plot {self.dir}/old.png", r"cannot write " + self.REASON,
                                    env={**env, "QUADX_FAULT": fault})
+
+
+class AddressSpaceLimitTest(unittest.TestCase):
+    """Under an address-space limit (ulimit -v) a run whose values and reference do not fit
+    is refused before it starts, naming both figures, rather than failing after computing."""
+
+    LIMIT = 700 << 20
+
+    def limited(self, cmds):
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (self.LIMIT, self.LIMIT))
+        return qxtest.run(["-e", cmds], preexec_fn=limit)
+
+    def test_run_refused_up_front(self):
+        if self.limited("show params").returncode != 0:
+            self.skipTest("this build cannot start under a 700 MiB address-space limit "
+                          "(a sanitizer's shadow memory)")
+        p = self.limited("use longman; set M 60000000 repeat 1 warmup 0; run cpu")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertRegex(p.stderr, r"^quadx: line 3: run refused: it needs [\d.]+ MiB of host "
+                         r"memory and [\d.]+ MiB is available\n$")
 
 
 class StaleTempTest(FileTest):
