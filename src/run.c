@@ -92,6 +92,17 @@ static int reference_compute(const struct session *s, const struct problem *p,
 	return p->reference(params, omp_get_num_procs(), NULL, count, ref, e);
 }
 
+/* The reference values of params into ref, computed; a Ctrl-C during the computation fails it
+ * (the values may be cut short, so they are not kept). Returns 0 or -1 with e filled. */
+static int reference_checked(struct session *s, const struct problem *p,
+                             const struct param_value *params, double *ref, size_t count,
+                             struct qx_err *e)
+{
+	if (reference_compute(s, p, params, ref, count, e))
+		return -1;
+	return qx_cancelled() ? qx_fail(e, "run cancelled (while computing the reference)") : 0;
+}
+
 /* 1 when the session holds the reference values of params. */
 static int reference_cached(const struct session *s, const struct problem *p,
                             const struct param_value *params)
@@ -129,7 +140,7 @@ static const double *reference_into(struct session *s, const struct problem *p,
 	if (!ref && !(ref = reference_alloc(count, e)))
 		return NULL;
 	qx_progress_start((long long)count, "reference");
-	if (reference_compute(s, p, params, ref, count, e)) {
+	if (reference_checked(s, p, params, ref, count, e)) {
 		free(ref);
 		return NULL;
 	}
@@ -463,6 +474,10 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 			return run_discard(s, b, r);
 		}
 		*r->chart = o.chart;
+	}
+	if (qx_cancelled()) { /* a Ctrl-C during the analysis: never a success */
+		qx_fail(e, "run cancelled");
+		return run_discard(s, b, r);
 	}
 	run_speedup(s, r);
 	if (run_keep(s, r, e))

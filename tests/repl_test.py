@@ -173,6 +173,17 @@ class ReplTest(qxtest.TmuxTestCase):
         with open(self.hist) as f:
             self.assertEqual(f.read().splitlines(), [line])
 
+    def test_ctrl_c_during_the_reference_cancels(self):
+        """Ctrl-C while the reference is computed after the timed run cancels the run: it
+        says so, and no result is printed as if it had succeeded."""
+        self.screen("quadx expint/float> ")
+        self.keys("use longman; set M 10000000 warmup 0 repeat 1; run cpu", "Enter")
+        self.screen(re.compile(r"(?m)^reference \d+%"), timeout=120)
+        self.keys("C-c")
+        text = self.screen(re.compile(r"(?m)^quadx: run cancelled.*\nquadx longman/float>\s*\Z"),
+                           timeout=120).string
+        self.assertNotIn("max_rel", text)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

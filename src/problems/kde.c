@@ -148,7 +148,8 @@ static void kde_state_clear(struct kde_state *st)
 }
 
 /* Writes the identity of what p's samples, bandwidth and grid depend on into key (the data
- * file with its size and modification time, so that an edited file is read again); returns
+ * file with its size and modification time, so that an edited file is read again; a FIFO's
+ * identity only, since it can be read once); returns
  * 0, or -1 with e when the data file cannot be examined. */
 static int kde_state_key(const struct param_value *p, char *key, size_t len, struct qx_err *e)
 {
@@ -162,6 +163,8 @@ static int kde_state_key(const struct param_value *p, char *key, size_t len, str
 	}
 	if (stat(path, &st))
 		return qx_fail(e, "data %s: cannot open: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode)) /* a FIFO or device: read once, its samples kept */
+		st.st_size = 0, st.st_mtim.tv_sec = (time_t)st.st_ino, st.st_mtim.tv_nsec = 0;
 	snprintf(key, len, "data=%s size=%lld mtime=%lld.%09ld col=%d h=%.17g dim=%d at=%d G=%.0f",
 	         path, (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 	         (int)p[P_COLUMN].num, p[P_H].num, (int)p[P_DIM].num, (int)p[P_AT].num, p[P_G].num);
