@@ -105,8 +105,8 @@ static int kde_pass(FILE *f, const char *path, const int *cols, int ncols, size_
 		/* a UTF-8 byte order mark (editors on Windows write one) is not part of the data */
 		const int bom = ln == 0 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3) ? 3 : 0;
 		ln++;
-		if ((ln & 0xFFFF) == 0 &&
-		    qx_cancelled()) { /* a large file: Ctrl-C stops the read */
+		/* a large file: Ctrl-C stops the read */
+		if ((ln & 0xFFFF) == 0 && qx_cancelled()) {
 			rc = qx_fail(e, "%s: reading cancelled at line %zu", path, ln);
 			break;
 		}
