@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fault.h"
+#include "output.h"
 
 /* The absolute number (history_base + history_length) of the list's end as last written. */
 static int written_to;
@@ -28,8 +29,11 @@ int cmd_history(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	for (int i = history_length > (int)n.num ? history_length - (int)n.num : 0;
 	     i < history_length; i++) {
 		const HIST_ENTRY *h = history_get(history_base + i);
-		if (h)
-			fprintf(sh->s.out, "%5d  %s\n", history_base + i, h->line);
+		if (h) { /* a damaged file's bytes shown as \xHH, never sent to the terminal */
+			fprintf(sh->s.out, "%5d  ", history_base + i);
+			output_visible_text(sh->s.out, h->line);
+			fputc('\n', sh->s.out);
+		}
 	}
 	return 0;
 }

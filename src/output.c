@@ -55,6 +55,21 @@ void output_json_text(FILE *out, const char *text)
 	fwrite(run, 1, (size_t)(c - run), out);
 }
 
+/* Writes text to out with each control byte and each byte outside well-formed UTF-8 as the
+ * text \\xHH, so that a line from a damaged file shows what it holds and cannot drive the
+ * terminal. */
+void output_visible_text(FILE *out, const char *text)
+{
+	size_t n;
+	for (const unsigned char *c = (const unsigned char *)text; *c; c += n) {
+		n = utf8_sequence(c);
+		if (n && !(n == 1 && (*c < 0x20 || *c == 0x7F)))
+			fwrite(c, 1, n, out);
+		else
+			fprintf(out, "\\x%02X", *c), n = 1;
+	}
+}
+
 /* Prints a cJSON object as one line and frees it. */
 void output_print_json(struct session *s, cJSON *obj)
 {

@@ -22,7 +22,7 @@ int parse_real(const char *word, double *out)
 	v = strtod(word, &end);
 	if (*end || end == word || !isfinite(v))
 		return -1;
-	*out = v;
+	*out = v == 0 ? 0 : v; /* -0 is 0: shown as 0, never as "-0" */
 	return 0;
 }
 

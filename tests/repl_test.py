@@ -173,6 +173,21 @@ class ReplTest(qxtest.TmuxTestCase):
         with open(self.hist) as f:
             self.assertEqual(f.read().splitlines(), [line])
 
+    def test_history_shows_damaged_bytes_escaped(self):
+        """`history` on a damaged history file shows control bytes and bytes outside UTF-8 as
+        \\xHH, never sending them to the terminal."""
+        self.tmux.close()
+        with open(self.hist, "wb") as f:
+            f.write(b"set n 5\nab\x01\x1b[31mred\ncaf\xff\n")
+        self.start_quadx()
+        self.screen("quadx expint/float> ")
+        self.keys("history", "Enter")
+        text = self.screen(re.compile(r"(?m)^ +4  history$")).string
+        self.assertIn("ab\\x01\\x1B[31mred", text)
+        self.assertIn("caf\\xFF", text)
+        styled = self.tmux.pane(styled=True)
+        self.assertNotIn("\x1b[31m", styled)
+
     def test_ctrl_c_during_the_reference_cancels(self):
         """Ctrl-C while the reference is computed after the timed run cancels the run: it
         says so, and no result is printed as if it had succeeded."""

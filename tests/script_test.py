@@ -1396,6 +1396,28 @@ class WidthTest(QuadxTestCase):
         res = quadx("-e", "use longman; set M 200 repeat 1 warmup 0; sweep N 4,8 on cpu")
         self.assertRegex(res.out, r"\nbest: N=[48] on cpu")  # N changes work, not size
 
+class SmallDefectsTest(unittest.TestCase):
+    """A range an error states is the range that is checked (rel 1 is in (0, 1]), and -0 is
+    shown as 0."""
+
+    def test_rel_range_as_said(self):
+        p = qxtest.commands("use cubature; set rel zzz")
+        self.assertIn("expected a number in (0, 1]", p.stderr)
+        p = qxtest.commands("use cubature; set rel 1 repeat 1 warmup 0; run cpu")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_minus_zero_is_zero(self):
+        p = qxtest.commands("use kde; set seed -0; use longman; set a -0; show params; "
+                            "use kde; show params", "--json")
+        params = [o for o in qxtest.json_lines(p.stdout) if o.get("type") == "params"]
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(params), 2, p.stdout)
+        self.assertIn('"a":0,', p.stdout)
+        self.assertIn('"seed":0,', p.stdout)
+        text = qxtest.commands("use kde; set seed -0; show params").stdout
+        self.assertRegex(text, r"(?m)^  seed +0$")
+
+
 class RefusedRunTest(unittest.TestCase):
     """A run that fails keeps the last good result: `show last` and `errors` still show it."""
 

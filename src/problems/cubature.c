@@ -259,8 +259,8 @@ static int cub_check(const struct param_value *p, struct qx_err *e)
 		    "integrand %s takes asin of the coordinates: the box must lie within "
 		    "[-1, 1]; got a = %g, b = %g",
 		    integrand_names[(int)p[P_INTEGRAND].num], p[P_A].num, p[P_B].num);
-	if (!(p[P_REL].num > 0 && p[P_REL].num < 1))
-		return qx_fail(e, "rel must be in (0, 1); got %g", p[P_REL].num);
+	if (!(p[P_REL].num > 0 && p[P_REL].num <= 1))
+		return qx_fail(e, "rel must be in (0, 1]; got %g", p[P_REL].num);
 	if (!cub_rule_points(deg, dim))
 		return qx_fail(e,
 		               "rule %d needs dim 2..%d: its two-axis generators define the "
