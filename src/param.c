@@ -48,15 +48,17 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s|",
 			                         def->choices[i]);
 		snprintf(buf + (used < len ? used : len - 1), used < len ? len - used : 1,
-		         "a number in %s%g, %g]", def->min_open ? "(" : "[", def->min, def->max);
+		         "a number in %s%g, %g%s", def->min_open & PARAM_MIN_OPEN ? "(" : "[",
+		         def->min, def->max, def->min_open & PARAM_MAX_OPEN ? ")" : "]");
 		break;
 	case PARAM_PATH:
 		snprintf(buf, len, "a file name (printable, up to %d bytes) or none",
 		         PARAM_PATH_MAX);
 		break;
 	case PARAM_RANGE:
-		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI <= %g", def->min,
-		         def->min_open ? "<" : "<=", def->max);
+		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI %s %g", def->min,
+		         def->min_open & PARAM_MIN_OPEN ? "<" : "<=",
+		         def->min_open & PARAM_MAX_OPEN ? "<" : "<=", def->max);
 		break;
 	case PARAM_ENUM:
 		buf[0] = '\0';
@@ -135,7 +137,8 @@ static int param_in_bounds(const struct param_def *def, double v)
 {
 	if (v < def->min || v > def->max)
 		return -1;
-	if (def->min_open && v == def->min)
+	if ((def->min_open & PARAM_MIN_OPEN && v == def->min) ||
+	    (def->min_open & PARAM_MAX_OPEN && v == def->max))
 		return -1;
 	return 0;
 }

@@ -16,12 +16,16 @@ enum param_type {
 #define PARAM_TEXT_LEN 264   /* bytes param_format may write (a PARAM_PATH is the longest) */
 #define PARAM_PATH_SLOTS 256 /* file names kept for PARAM_PATH values (least recently used go) */
 
+#define PARAM_MIN_OPEN 1 /* bits of param_def.min_open */
+#define PARAM_MAX_OPEN 2
+
 /* One parameter: its name, type, allowed values, default and one-line help. */
 struct param_def {
 	const char *name;
 	enum param_type type;
 	double min, max;            /* inclusive bounds (INT, REAL, both ends of RANGE) */
-	int min_open;               /* 1: min itself is not allowed */
+	int min_open;               /* PARAM_MIN_OPEN: min itself is not allowed; | PARAM_MAX_OPEN:
+	                             * nor max (REAL, RANGE) */
 	double def, def_hi;         /* default (ENUM: index into choices; RANGE: def..def_hi) */
 	const char *const *choices; /* ENUM: NULL-terminated list of words; REAL: words also
 	                             * allowed besides a number, word i stored as -1 - i (so

@@ -75,7 +75,7 @@ static const struct param_def cub_params_def[P_COUNT] = {
                      0},
     [P_DIM] = {"dim", PARAM_INT, 1, CUB_MAX_DIM, 0, 5, 0, NULL,
                "dimensions (rules 7 and 9 need 2..16)", 0},
-    [P_REL] = {"rel", PARAM_REAL, 0, 1, 1, 1e-6, 0, NULL,
+    [P_REL] = {"rel", PARAM_REAL, 0, 1, PARAM_MIN_OPEN | PARAM_MAX_OPEN, 1e-6, 0, NULL,
                "relative tolerance, 0 < rel < 1: stop when error <= max(abs, rel |I|)", 0},
     [P_ABS] = {"abs", PARAM_REAL, 0, 1e300, 0, 0, 0, NULL, "absolute tolerance (0: none)", 0},
     [P_MAXEVAL] = {"maxeval", PARAM_INT, 1, 1e15, 0, 1e8, 0, NULL,
@@ -259,8 +259,8 @@ static int cub_check(const struct param_value *p, struct qx_err *e)
 		    "integrand %s takes asin of the coordinates: the box must lie within "
 		    "[-1, 1]; got a = %g, b = %g",
 		    integrand_names[(int)p[P_INTEGRAND].num], p[P_A].num, p[P_B].num);
-	if (!(p[P_REL].num > 0 && p[P_REL].num <= 1))
-		return qx_fail(e, "rel must be in (0, 1]; got %g", p[P_REL].num);
+	if (!(p[P_REL].num > 0 && p[P_REL].num < 1))
+		return qx_fail(e, "rel must be in (0, 1); got %g", p[P_REL].num);
 	if (!cub_rule_points(deg, dim))
 		return qx_fail(e,
 		               "rule %d needs dim 2..%d: its two-axis generators define the "

@@ -40,7 +40,11 @@ static void fuzz_def(const struct param_def *d, const char *word)
 	} else {
 		check(isfinite(v.num) && v.num >= d->min && v.num <= d->max, "value out of bounds",
 		      d, word);
-		check(!d->min_open || v.num > d->min, "open bound accepted", d, word);
+		check(!(d->min_open & PARAM_MIN_OPEN) || v.num > d->min, "open bound accepted", d,
+		      word);
+		check(!(d->min_open & PARAM_MAX_OPEN) ||
+		          (v.num < d->max && (d->type != PARAM_RANGE || v.hi < d->max)),
+		      "open upper bound accepted", d, word);
 		check(d->type != PARAM_INT || v.num == floor(v.num), "integer not whole", d, word);
 		check(d->type != PARAM_RANGE || (v.num <= v.hi && v.hi <= d->max),
 		      "range out of order", d, word);
