@@ -91,11 +91,12 @@ def out_of_range(allowed):
         lo, hi = float(m.group(1)), float(m.group(2))
         return bad + ["%d" % (lo - 1), "%d" % (hi + 1), "%.17g" % (hi * 10 + 10),
                       "%d.5" % lo, "-%d" % (hi + 1)]
-    m = re.match(r"a number in ([(\[])(-?[\d.e+-]+), (-?[\d.e+-]+)\]$", allowed)
+    m = re.match(r"a number in ([(\[])(-?[\d.e+-]+), (-?[\d.e+-]+)([)\]])$", allowed)
     if m:
         lo, hi = float(m.group(2)), float(m.group(3))
         below = repr(lo) if m.group(1) == "(" else repr(lo - abs(lo) - 1)
-        return bad + [below, repr(hi + abs(hi) + 1), "%s:%s" % (lo, hi)]
+        above = [repr(hi)] if m.group(4) == ")" else []  # an open upper bound
+        return bad + [below, repr(hi + abs(hi) + 1), "%s:%s" % (lo, hi)] + above
     m = re.match(r"LO:HI or a number, with (-?[\d.e+-]+) (<=?) LO <= HI <= (-?[\d.e+-]+)$",
                  allowed)
     if m:
