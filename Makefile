@@ -5,6 +5,7 @@
 #                   end, then every failure again and `N passed, N failed`
 #   make test-gpu   the GPU tests, on a machine with a GPU
 #   make test-asan / test-valgrind / fuzz   parts of make test (see below)
+#   make fuzz-long  the fuzzers until 10^7 executions in all (not part of make test)
 #   make bench      the benchmark tables: every problem's bench hook (GPU machine)
 #   make format-check  the sources against .clang-format (part of make test)
 #   make install PREFIX=/usr/local
@@ -74,7 +75,8 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test test-unit test-script test-asan test-valgrind fuzz test-gpu bench install deps \
+.PHONY: all run test test-unit test-script test-asan test-valgrind fuzz fuzz-build fuzz-long test-gpu \
+	bench install deps \
 	clean announce format-check
 
 all: announce $(BIN)
@@ -240,10 +242,11 @@ FUZZ_DIR     := build/fuzz
 FUZZ_SECONDS ?= 20
 FUZZERS      := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-fuzz:
+fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) NVCC= CC=clang WARN="-Wall -Wextra -Werror" \
 	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(FAULTS)" LDFLAGS="$(FUZZ_SAN)" \
 	  $(FUZZERS:%=$(FUZZ_DIR)/fuzz/%)
+fuzz: fuzz-build
 	@set -e; total=0; for f in $(FUZZERS); do mkdir -p $(FUZZ_DIR)/corpus/$$f; \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 	  $(FUZZ_DIR)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
@@ -252,6 +255,19 @@ fuzz:
 	  runs=$$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' $(FUZZ_DIR)/$$f.log | tail -n 1); \
 	  echo "fuzz: $$f: $$runs executions in $(FUZZ_SECONDS) s, no crash"; \
 	  total=$$((total + runs)); done; echo "fuzz: $$total executions in total"
+
+# make fuzz-long: every harness there is (FUZZERS), FUZZ_JOBS processes of each side by side,
+# in rounds of FUZZ_ROUND_SECONDS from the corpora grown so far, until they have run
+# FUZZ_LONG_RUNS executions in all with no finding; prints each round and the total's count,
+# time and date. Not part of make test (hours on a small loaded machine; set FUZZ_JOBS to about
+# the processors over the harnesses). NOBUILD=1 runs harnesses built elsewhere.
+FUZZ_LONG_RUNS     ?= 10000000
+FUZZ_ROUND_SECONDS ?= 300
+FUZZ_JOBS          ?= 1
+fuzz-long: $(if $(filter 1,$(NOBUILD)),,fuzz-build)
+	@FUZZ_DIR=$(FUZZ_DIR) FUZZ_JOBS=$(FUZZ_JOBS) \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+	  sh tests/fuzz/long.sh $(FUZZ_LONG_RUNS) $(FUZZ_ROUND_SECONDS) $(FUZZERS)
 
 # A harness: one file of tests/fuzz with tests/fuzz/common.c and libFuzzer's main (built inside
 # `make fuzz`); session_run is wrapped so that only tiny runs start, export_session,

@@ -998,6 +998,10 @@ int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going
 		struct qx_err e = {""};
 		lineno++;
 		rc = shell_exec_next(sh, f, buf, &stop, &e);
+		if (ferror(sh->s.out)) { /* the output is lost: stop; main reports it at exit */
+			failed++;
+			break;
+		}
 		if (rc > 0)
 			break;
 		if (rc == 0)

@@ -46,8 +46,8 @@ int cmd_split(char *text, char **argv, int max, struct qx_err *e);
 int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e);
 
 /* Reads commands from f line by line. Errors go to stderr as `quadx: line N: message` (with
- * name when it is not NULL); stops at the first unless keep_going. Returns the number of
- * failed lines. */
+ * name when it is not NULL); stops at the first unless keep_going, and after a line whose
+ * output could not be written (main reports it). Returns the number of failed lines. */
 int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going);
 
 /* Registers run as what the `dashboard` command starts (the dashboard registers itself this

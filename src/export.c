@@ -3,6 +3,7 @@
 #include "export.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -50,10 +53,90 @@ static int write_direct(const char *path, const char *data, size_t len, struct q
 	return 0;
 }
 
-/* Atomic write: temporary file beside path, fsync, rename, fsync of the directory. */
+/* 1 when name is a temporary file of quadx's: .NAME.EXT.tmpXXXXXX, with EXT one of the
+ * extensions export and plot write and XXXXXX mkstemp's six letters or digits. */
+static int is_quadx_temp(const char *name)
+{
+	static const char *const exts[] = {".csv", ".json", ".png", ".svg", ".gp", ".dat"};
+	const size_t n = strlen(name);
+	if (n < 1 + 1 + 3 + 4 + 6 || name[0] != '.' || strncmp(name + n - 10, ".tmp", 4))
+		return 0;
+	for (size_t i = n - 6; i < n; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9')))
+			return 0;
+	for (size_t k = 0; k < sizeof exts / sizeof *exts; k++) {
+		const size_t m = strlen(exts[k]);
+		if (n - 10 > m + 1 && !strncmp(name + n - 10 - m, exts[k], m))
+			return 1;
+	}
+	return 0;
+}
+
+/* Removes from dir the temporary files of quadx's pattern that an export or plot killed midway
+ * (kill -9, a power cut) left behind: those no writer holds locked (a live writer keeps an
+ * flock on its temporary file until the rename) and untouched for QX_STALE_TEMP_S seconds (a
+ * writer between mkstemp and its flock). Best effort: errors are ignored. */
+void export_clean_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *ent;
+	const time_t now = time(NULL);
+	if (!d)
+		return;
+	while ((ent = readdir(d)) != NULL) {
+		struct stat st;
+		int fd;
+		if (!is_quadx_temp(ent->d_name))
+			continue;
+		fd = openat(dirfd(d), ent->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    now - st.st_mtime >= QX_STALE_TEMP_S && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			unlinkat(dirfd(d), ent->d_name, 0);
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* Creates the temporary file beside path (dir/.BASE.tmpXXXXXX into tmp, PATH_MAX bytes),
+ * flock'ed so that export_clean_stale leaves it alone while this process lives, after removing
+ * the stale ones of dir. Returns its descriptor, or -1 with errno set. */
+int export_temp_file(const char *dir, const char *base, char *tmp)
+{
+	int fd;
+	export_clean_stale(dir);
+	snprintf(tmp, PATH_MAX, "%s/.%s.tmpXXXXXX", dir, base);
+	fd = qx_fault("fopen") ? (errno = EIO, -1) : mkostemp(tmp, O_CLOEXEC);
+	if (fd >= 0)
+		flock(fd, LOCK_EX | LOCK_NB); /* a new file: nobody else holds it */
+	return fd;
+}
+
+/* Writes into buf (PATH_MAX bytes) the file path names: path itself, or when path is a
+ * symbolic link, the file it points to (so that the link stays and its target is written).
+ * Returns 0, or -1 with e filled (a link whose target cannot be resolved). */
+static int export_target(const char *path, char *buf, struct qx_err *e)
+{
+	struct stat st;
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode)) {
+		snprintf(buf, PATH_MAX, "%s", path);
+		return 0;
+	}
+	if (!realpath(path, buf))
+		return qx_fail(e,
+		               "cannot write %.200s: it is a symbolic link whose target cannot be "
+		               "reached (%s)",
+		               path, strerror(errno));
+	return 0;
+}
+
+/* Atomic write: temporary file beside path (beside its target when path is a symbolic link),
+ * fsync, rename, fsync of the directory. */
 int export_write_file(const char *path, const char *data, size_t len, struct qx_err *e)
 {
-	char dir_buf[PATH_MAX], base_buf[PATH_MAX], tmp[PATH_MAX];
+	char dir_buf[PATH_MAX], base_buf[PATH_MAX], tmp[PATH_MAX], target[PATH_MAX];
 	struct stat st;
 	const int exists = stat(path, &st) == 0;
 	mode_t mode, mask;
@@ -62,11 +145,12 @@ int export_write_file(const char *path, const char *data, size_t len, struct qx_
 		return write_direct(path, data, len, e);
 	if (strlen(path) >= sizeof dir_buf - 16 || !*path)
 		return qx_fail(e, "cannot write '%.200s': the path is empty or too long", path);
-	snprintf(dir_buf, sizeof dir_buf, "%s", path);
-	snprintf(base_buf, sizeof base_buf, "%s", path);
+	if (export_target(path, target, e))
+		return -1;
+	snprintf(dir_buf, sizeof dir_buf, "%s", target);
+	snprintf(base_buf, sizeof base_buf, "%s", target);
 	const char *dir = dirname(dir_buf), *base = basename(base_buf);
-	snprintf(tmp, sizeof tmp, "%s/.%s.tmpXXXXXX", dir, base);
-	fd = qx_fault("fopen") ? (errno = EIO, -1) : mkstemp(tmp);
+	fd = export_temp_file(dir, base, tmp);
 	if (fd < 0)
 		return qx_fail(e,
 		               "cannot write %.200s: cannot create a temporary file in %.200s: %s",
@@ -82,12 +166,14 @@ int export_write_file(const char *path, const char *data, size_t len, struct qx_
 		return qx_fail(e, "cannot write %.200s: %s (the old file, if any, is unchanged)",
 		               path, strerror(err));
 	}
-	if (close(fd) || (qx_fault("rename") ? (errno = EIO, -1) : rename(tmp, path))) {
+	if (qx_fault("rename") ? (errno = EIO, -1) : rename(tmp, target)) {
 		const int err = errno;
+		close(fd);
 		unlink(tmp);
 		return qx_fail(e, "cannot write %.200s: %s (the old file, if any, is unchanged)",
 		               path, strerror(err));
 	}
+	close(fd); /* written and flushed before the rename: closing only drops the lock */
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
 	if (dirfd >= 0) {
 		fsync(dirfd); /* makes the rename durable; a failure here loses nothing written */
@@ -289,9 +375,14 @@ int export_session(const struct session *s, const char *path, int last, struct q
 		return qx_fail(e, "export last: no sweep yet (try: sweep block 32..1024)");
 	if (!last && s->nruns == 0)
 		return qx_fail(e, "export: no run yet (try: run cpu)");
-	if (json) {
-		text = last ? sweep_json(s, device) : runs_json(s, device);
-		len = text ? strlen(text) : 0;
+	if (json) { /* valid UTF-8 whatever bytes a file name or message holds */
+		char *doc = last ? sweep_json(s, device) : runs_json(s, device);
+		FILE *f = doc ? open_memstream(&text, &len) : NULL;
+		if (f) {
+			output_json_text(f, doc);
+			fclose(f);
+		}
+		free(doc);
 	} else {
 		FILE *f = open_memstream(&text, &len);
 		if (f) {

@@ -1,6 +1,7 @@
 /* main.c - quadx's entry point: options, the coursework-compatible one-shot mode, and the
  * choice between the readline prompt and a script read from stdin, -f or -e. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
@@ -24,6 +25,25 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	qx_cancel_request();
+}
+
+/* At exit: flushes and closes standard output; when a write to it failed (a full disk,
+ * /dev/full, a closed descriptor) says so in one line on stderr and exits with status 1, so
+ * that no lost output goes unnoticed. */
+static void close_stdout(void)
+{
+	int failed = ferror(stdout), err;
+	errno = 0;
+	failed |= fflush(stdout) != 0;
+	err = errno;
+	failed |= fclose(stdout) != 0;
+	if (!err)
+		err = errno;
+	if (!failed)
+		return;
+	fprintf(stderr, "quadx: cannot write to standard output: %s (the output is incomplete)\n",
+	        err ? strerror(err) : "a write failed");
+	_exit(1);
 }
 
 /* Returns a malloc'd copy of the -e text with each ';' outside quotes turned into a line
@@ -159,6 +179,16 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct winsize ws;
 
+	/* A closed standard output gets /dev/null opened read-only: writes to it fail (and are
+	 * reported at exit) rather than land in the next file quadx opens. */
+	if (fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0 && fd != STDOUT_FILENO) {
+			dup2(fd, STDOUT_FILENO);
+			close(fd);
+		}
+	}
+	atexit(close_stdout);
 	if (!src) {
 		fprintf(stderr, "quadx: out of memory\n");
 		return 1;

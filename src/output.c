@@ -15,12 +15,68 @@ void output_number(char *buf, size_t len, double v)
 	format_real(v, buf, len);
 }
 
+/* The length of the well-formed UTF-8 sequence (RFC 3629: no overlong form, no surrogate,
+ * nothing over U+10FFFF) at s, or 0 when the byte at s starts none. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+	unsigned lo = 0x80, hi = 0xBF;
+	size_t n;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		n = 2;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		n = 3, lo = s[0] == 0xE0 ? 0xA0 : lo, hi = s[0] == 0xED ? 0x9F : hi;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		n = 4, lo = s[0] == 0xF0 ? 0x90 : lo, hi = s[0] == 0xF4 ? 0x8F : hi;
+	else
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return n;
+}
+
+/* Writes JSON text to out with each byte that is not part of well-formed UTF-8 (a file name
+ * or a typed word in another encoding, echoed in a message) written as the six characters
+ * \\xHH, so that every line is valid JSON in UTF-8 and the byte stays visible. */
+void output_json_text(FILE *out, const char *text)
+{
+	const unsigned char *c = (const unsigned char *)text, *run = c;
+	size_t n;
+	for (; *c; c += n)
+		if (!(n = utf8_sequence(c))) {
+			fwrite(run, 1, (size_t)(c - run), out);
+			fprintf(out, "\\\\x%02X", *c);
+			run = c + (n = 1);
+		}
+	fwrite(run, 1, (size_t)(c - run), out);
+}
+
+/* Writes text to out with each control byte and each byte outside well-formed UTF-8 as the
+ * text \\xHH, so that a line from a damaged file shows what it holds and cannot drive the
+ * terminal. */
+void output_visible_text(FILE *out, const char *text)
+{
+	size_t n;
+	for (const unsigned char *c = (const unsigned char *)text; *c; c += n) {
+		n = utf8_sequence(c);
+		if (n && !(n == 1 && (*c < 0x20 || *c == 0x7F)))
+			fwrite(c, 1, n, out);
+		else
+			fprintf(out, "\\x%02X", *c), n = 1;
+	}
+}
+
 /* Prints a cJSON object as one line and frees it. */
 void output_print_json(struct session *s, cJSON *obj)
 {
 	char *text = cJSON_PrintUnformatted(obj);
 	if (text) {
-		fprintf(s->out, "%s\n", text);
+		output_json_text(s->out, text);
+		fputc('\n', s->out);
 		cJSON_free(text);
 	}
 	cJSON_Delete(obj);
@@ -185,6 +241,7 @@ cJSON *output_run_json(const struct run_result *r)
 	cJSON_AddBoolToObject(obj, "reference", r->is_reference);
 	cJSON_AddStringToObject(obj, "against", r->ref_name);
 	cJSON_AddNumberToObject(obj, "compared", (double)r->ref_compared);
+	cJSON_AddNumberToObject(obj, "nonfinite", (double)r->nonfinite);
 	if (r->note)
 		cJSON_AddStringToObject(obj, "note", r->note);
 	if (r->has_estimates)
@@ -503,6 +560,9 @@ static void run_lines(FILE *f, const struct run_result *r)
 		else
 			fprintf(f, "; vs cpu threads: not measured\n");
 	}
+	if (r->nonfinite)
+		fprintf(f, "  values     %zu of %zu are NaN or inf (not numbers)\n", r->nonfinite,
+		        r->evals);
 	if (r->has_answer)
 		answer_lines(f, r);
 	if (r->is_reference)

@@ -12,6 +12,12 @@ struct cJSON; /* <cjson/cJSON.h> */
 /* Prints one run result in the session's format. */
 void output_run(struct session *s, const struct run_result *r);
 
+/* Writes JSON text to out with each byte outside well-formed UTF-8 as the text \\xHH. */
+void output_json_text(FILE *out, const char *text);
+
+/* Writes text to out with control bytes and bytes outside UTF-8 as the text \\xHH. */
+void output_visible_text(FILE *out, const char *text);
+
 /* Prints obj as one JSON line on the session's output and deletes it. */
 void output_print_json(struct session *s, struct cJSON *obj);
 

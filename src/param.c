@@ -22,7 +22,7 @@ int parse_real(const char *word, double *out)
 	v = strtod(word, &end);
 	if (*end || end == word || !isfinite(v))
 		return -1;
-	*out = v;
+	*out = v == 0 ? 0 : v; /* -0 is 0: shown as 0, never as "-0" */
 	return 0;
 }
 
@@ -48,7 +48,8 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s|",
 			                         def->choices[i]);
 		snprintf(buf + (used < len ? used : len - 1), used < len ? len - used : 1,
-		         "a number in %s%g, %g]", def->min_open ? "(" : "[", def->min, def->max);
+		         "a number in %s%g, %g%s", def->min_open & PARAM_MIN_OPEN ? "(" : "[",
+		         def->min, def->max, def->min_open & PARAM_MAX_OPEN ? ")" : "]");
 		break;
 	case PARAM_PATH:
 		snprintf(buf, len, "a file name (printable, up to %d bytes) or none",
@@ -63,8 +64,9 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 		         "an expression (up to %d bytes; see help expressions)", PARAM_EXPR_MAX);
 		break;
 	case PARAM_RANGE:
-		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI <= %g", def->min,
-		         def->min_open ? "<" : "<=", def->max);
+		snprintf(buf, len, "LO:HI or a number, with %g %s LO <= HI %s %g", def->min,
+		         def->min_open & PARAM_MIN_OPEN ? "<" : "<=",
+		         def->min_open & PARAM_MAX_OPEN ? "<" : "<=", def->max);
 		break;
 	case PARAM_ENUM:
 		buf[0] = '\0';
@@ -75,31 +77,61 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 	}
 }
 
-/* The file names PARAM_PATH values have named, each once, kept for the process's life. */
-static char **param_paths;
-static size_t param_npaths;
+/* The file names PARAM_PATH values name: a fixed table of PARAM_PATH_SLOTS names, the least
+ * recently used one given up for a new name, so that memory and the search stay bounded however
+ * many names a session (or a fuzzer) gives. A value is slot + 1 + PARAM_PATH_SLOTS * generation;
+ * a slot's generation grows each time it is given to a new name, so a value whose name was given
+ * up reads as no file rather than as another file. */
+struct param_path_slot {
+	char *name;               /* NULL while the slot is free */
+	unsigned long generation; /* how many names the slot has held before this one */
+	unsigned long long used;  /* the use counter's value at the last use */
+};
+static struct param_path_slot param_slots[PARAM_PATH_SLOTS];
+static unsigned long long param_path_clock;
 
-/* The index + 1 of path in the names seen, added when new; 0 when out of memory. */
+/* The value naming path, added when new (over the least recently used name when the table is
+ * full); 0 when out of memory. */
 static double param_path_intern(const char *path)
 {
-	char **more;
-	for (size_t i = 0; i < param_npaths; i++)
-		if (!strcmp(param_paths[i], path))
-			return (double)(i + 1);
-	more = realloc(param_paths, (param_npaths + 1) * sizeof *more);
-	if (!more)
+	size_t pick = PARAM_PATH_SLOTS; /* the first free slot, else the least recently used */
+	char *copy;
+	for (size_t i = 0; i < PARAM_PATH_SLOTS; i++) {
+		struct param_path_slot *slot = &param_slots[i];
+		if (slot->name && !strcmp(slot->name, path)) {
+			slot->used = ++param_path_clock;
+			return (double)(i + 1) +
+			       (double)PARAM_PATH_SLOTS * (double)slot->generation;
+		}
+		if (pick == PARAM_PATH_SLOTS ||
+		    (param_slots[pick].name &&
+		     (!slot->name || slot->used < param_slots[pick].used)))
+			pick = i;
+	}
+	if (!(copy = strdup(path)))
 		return 0;
-	param_paths = more;
-	if (!(param_paths[param_npaths] = strdup(path)))
-		return 0;
-	return (double)++param_npaths;
+	if (param_slots[pick].name) {
+		free(param_slots[pick].name);
+		param_slots[pick].generation++;
+	}
+	param_slots[pick].name = copy;
+	param_slots[pick].used = ++param_path_clock;
+	return (double)(pick + 1) + (double)PARAM_PATH_SLOTS * (double)param_slots[pick].generation;
 }
 
-/* The file name a PARAM_PATH value stands for, or NULL for none. */
+/* The file name a PARAM_PATH value stands for, or NULL for none (or a name given up since). */
 const char *param_path(struct param_value v)
 {
-	const size_t i = (size_t)v.num;
-	return i >= 1 && i <= param_npaths ? param_paths[i - 1] : NULL;
+	double slot, generation;
+	if (!(v.num >= 1) || v.num > 9007199254740992.0)
+		return NULL;
+	generation = floor((v.num - 1) / PARAM_PATH_SLOTS);
+	slot = v.num - 1 - generation * PARAM_PATH_SLOTS;
+	if (!param_slots[(size_t)slot].name ||
+	    (double)param_slots[(size_t)slot].generation != generation)
+		return NULL;
+	param_slots[(size_t)slot].used = ++param_path_clock;
+	return param_slots[(size_t)slot].name;
 }
 
 /* The texts PARAM_EXPR values have named, each once, kept for the process's life: at most
@@ -138,7 +170,8 @@ static int param_in_bounds(const struct param_def *def, double v)
 {
 	if (v < def->min || v > def->max)
 		return -1;
-	if (def->min_open && v == def->min)
+	if ((def->min_open & PARAM_MIN_OPEN && v == def->min) ||
+	    (def->min_open & PARAM_MAX_OPEN && v == def->max))
 		return -1;
 	return 0;
 }

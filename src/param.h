@@ -9,7 +9,7 @@ enum param_type {
 	PARAM_REAL,  /* a finite real number */
 	PARAM_ENUM,  /* one word of choices[] */
 	PARAM_RANGE, /* LO:HI reals (a single number means LO = HI) */
-	PARAM_PATH,  /* a file name, or none; num: its index in the names seen (param_path) */
+	PARAM_PATH,  /* a file name, or none; num: where param_path finds the name */
 	PARAM_EXPR   /* one word of choices[] (num: its index), or an expression the problem checks
 	              * (num: -1 - its index in the texts seen, param_expr) */
 };
@@ -18,13 +18,18 @@ enum param_type {
 #define PARAM_EXPR_MAX 4096  /* longest text of a PARAM_EXPR */
 #define PARAM_EXPR_COUNT 512 /* distinct PARAM_EXPR texts a process keeps */
 #define PARAM_TEXT_LEN 4104  /* bytes param_format may write (a PARAM_EXPR is the longest) */
+#define PARAM_PATH_SLOTS 256 /* file names kept for PARAM_PATH values (least recently used go) */
+
+#define PARAM_MIN_OPEN 1 /* bits of param_def.min_open */
+#define PARAM_MAX_OPEN 2
 
 /* One parameter: its name, type, allowed values, default and one-line help. */
 struct param_def {
 	const char *name;
 	enum param_type type;
 	double min, max;            /* inclusive bounds (INT, REAL, both ends of RANGE) */
-	int min_open;               /* 1: min itself is not allowed */
+	int min_open;               /* PARAM_MIN_OPEN: min itself is not allowed; | PARAM_MAX_OPEN:
+	                             * nor max (REAL, RANGE) */
 	double def, def_hi;         /* default (ENUM: index into choices; RANGE: def..def_hi) */
 	const char *const *choices; /* ENUM: NULL-terminated list of words; REAL: words also
 	                             * allowed besides a number, word i stored as -1 - i (so
@@ -48,7 +53,8 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len);
 /* Writes v as def would accept it back ("5000", "0.5", "float", "0.05:0.5") into buf. */
 void param_format(const struct param_def *def, struct param_value v, char *buf, size_t len);
 
-/* The file name a PARAM_PATH value stands for, or NULL for none. */
+/* The file name a PARAM_PATH value stands for, or NULL for none; NULL too once
+ * PARAM_PATH_SLOTS other names have been given or read since v's name was last used. */
 const char *param_path(struct param_value v);
 
 /* The expression a PARAM_EXPR value stands for, or NULL when it is one of the choices. */

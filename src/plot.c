@@ -2,6 +2,7 @@
 #include "plot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -359,33 +360,84 @@ static int plot_gnuplot(const struct sweep *sw, const char *tmp, int kind, int c
 	return 0;
 }
 
-/* Renders through gnuplot into a temporary image beside path, renamed into place. */
+/* Checks that the image gnuplot wrote into tmp is whole and on disk: gnuplot exits 0 even when
+ * its writes fail (a full disk), leaving an empty or cut file. A PNG must end with its IEND
+ * chunk, an SVG with </svg>; the file is then flushed with fsync. Returns 0, or -1 with e
+ * naming path. */
+static int plot_image_check(const char *tmp, const char *path, int kind, struct qx_err *e)
+{
+	static const unsigned char iend[12] = {0,   0,   0,    0,    'I',  'E',
+	                                       'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+	unsigned char tail[16];
+	struct stat st = {0};
+	ssize_t got = -1;
+	int fd = open(tmp, O_RDWR | O_CLOEXEC), whole = 0;
+	if (fd < 0)
+		return qx_fail(e, "plot: cannot read back the image for %.200s: %s", path,
+		               strerror(errno));
+	if (qx_fault("write") && fstat(fd, &st) == 0) /* a disk that filled up under gnuplot */
+		(void)!ftruncate(fd, st.st_size / 2);
+	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof tail)
+		got = pread(fd, tail, sizeof tail, st.st_size - (off_t)sizeof tail);
+	if (got == (ssize_t)sizeof tail && kind == PLOT_PNG)
+		whole = !memcmp(tail + 4, iend, sizeof iend);
+	else if (got == (ssize_t)sizeof tail) {
+		size_t n = sizeof tail;
+		while (n && (tail[n - 1] == '\n' || tail[n - 1] == ' '))
+			n--;
+		whole = n >= 6 && !memcmp(tail + n - 6, "</svg>", 6);
+	}
+	if (!whole) {
+		close(fd);
+		return qx_fail(e,
+		               "plot: gnuplot wrote an incomplete image (%lld bytes; is the disk "
+		               "full?); %.200s is unchanged",
+		               (long long)st.st_size, path);
+	}
+	if ((qx_fault("fsync") ? (errno = EIO, -1) : fsync(fd))) {
+		const int err = errno;
+		close(fd);
+		return qx_fail(e, "plot: cannot write %.200s: %s (it is unchanged)", path,
+		               strerror(err));
+	}
+	close(fd);
+	return 0;
+}
+
+/* Renders through gnuplot into a temporary image beside path, checked whole, then renamed
+ * into place; on any failure the old file is unchanged. */
 static int plot_render(const struct sweep *sw, const char *path, struct qx_err *e)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 	const int dir_len = slash ? (int)(slash - path) : 1;
-	int fd;
+	int fd; /* kept open until the rename: its flock marks the temporary file as in use */
 	const mode_t mask = umask(0);
 	umask(mask);
-	snprintf(tmp, sizeof tmp, "%.*s/.%s.tmpXXXXXX", dir_len, slash ? path : ".",
-	         slash ? slash + 1 : path);
-	fd = qx_fault("fopen") ? (errno = EIO, -1) : mkstemp(tmp);
+	snprintf(dir, sizeof dir, "%.*s", dir_len, slash ? path : ".");
+	fd = export_temp_file(dir, slash ? slash + 1 : path, tmp);
 	if (fd < 0)
 		return qx_fail(e, "plot: cannot create a temporary file beside %.200s: %s", path,
 		               strerror(errno));
-	close(fd);
 	if (plot_gnuplot(sw, tmp, is_svg(path) ? PLOT_SVG : PLOT_PNG, 0, 0, e)) {
 		const struct qx_err why = *e;
 		unlink(tmp);
+		close(fd);
 		return qx_fail(e, "%s; nothing was written to %.200s", why.msg, path);
+	}
+	if (plot_image_check(tmp, path, is_svg(path) ? PLOT_SVG : PLOT_PNG, e)) {
+		unlink(tmp);
+		close(fd);
+		return -1;
 	}
 	if (chmod(tmp, 0666 & ~mask) ||
 	    (qx_fault("rename") ? (errno = EIO, -1) : rename(tmp, path))) {
 		const int err = errno;
 		unlink(tmp);
+		close(fd);
 		return qx_fail(e, "plot: cannot write %.200s: %s", path, strerror(err));
 	}
+	close(fd);
 	return 0;
 }
 

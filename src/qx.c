@@ -4,9 +4,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static atomic_int cancel_flag;
 static atomic_llong progress_done, progress_total, progress_gen;
@@ -168,17 +171,39 @@ double qx_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* Reads MemAvailable from /proc/meminfo; returns bytes, or 0 when it cannot be read. */
+/* The bytes this process may still map under its address-space limit (RLIMIT_AS, ulimit -v):
+ * the limit less the current size from /proc/self/statm; SIZE_MAX when unlimited or unknown. */
+static size_t qx_address_space_left(void)
+{
+	struct rlimit lim;
+	unsigned long long pages = 0;
+	FILE *f;
+	if (getrlimit(RLIMIT_AS, &lim) || lim.rlim_cur == RLIM_INFINITY)
+		return SIZE_MAX;
+	f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return SIZE_MAX;
+	if (fscanf(f, "%llu", &pages) != 1)
+		pages = 0;
+	fclose(f);
+	pages *= (unsigned long long)sysconf(_SC_PAGESIZE);
+	return pages < lim.rlim_cur ? (size_t)(lim.rlim_cur - pages) : 1;
+}
+
+/* Reads MemAvailable from /proc/meminfo, lowered to what the address-space limit leaves;
+ * returns bytes, or 0 when neither can be read. */
 size_t qx_host_mem_available(void)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
 	char line[256];
-	size_t kib = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib * 1024;
+	size_t kib = 0, left = qx_address_space_left();
+	if (f) {
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1)
+				break;
+		fclose(f);
+	}
+	if (kib == 0)
+		return left == SIZE_MAX ? 0 : left;
+	return kib * 1024 < left ? kib * 1024 : left;
 }

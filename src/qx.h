@@ -68,7 +68,8 @@ size_t qx_precision_size(enum qx_precision p);
 /* Monotonic wall clock in milliseconds. */
 double qx_now_ms(void);
 
-/* Bytes of host memory available for new allocations (MemAvailable), 0 when unknown. */
+/* Bytes of host memory available for new allocations (MemAvailable, lowered to what the
+ * address-space limit RLIMIT_AS leaves), 0 when unknown. */
 size_t qx_host_mem_available(void);
 
 /* Asks the run in progress to stop (SIGINT, Esc); safe from a signal handler. */

@@ -228,8 +228,8 @@ void repl_init(struct shell *sh)
 }
 
 /* The interactive loop: a one-line banner, then a line at a time; each line typed (in the
- * dashboard too) is appended to the history file as soon as it has run, and long help pages go
- * through the pager. */
+ * dashboard too) is appended to the history file before it runs (a run killed by a signal is
+ * still there), and long help pages go through the pager. */
 int repl_run(struct shell *sh)
 {
 	char hist[PATH_MAX], prompt[128];
@@ -254,13 +254,13 @@ int repl_run(struct shell *sh)
 		}
 		if (*line)
 			add_history(line);
+		if (have_hist && history_append(hist, &herr))
+			fprintf(stderr, "quadx: %s\n", herr.msg);
 		if (shell_exec_line(sh, line, &e)) {
 			fprintf(stderr, "quadx: %s\n", e.msg);
 			failed++;
 		}
 		free(line);
-		if (have_hist && history_append(hist, &herr))
-			fprintf(stderr, "quadx: %s\n", herr.msg);
 	}
 	notes_use_pager(0);
 	return failed;

@@ -117,31 +117,68 @@ static int reference_compute(const struct session *s, const struct problem *p,
 	return p->reference(params, &s->user, omp_get_num_procs(), NULL, count, ref, e);
 }
 
-/* Returns the reference values for params, computing them when not cached. */
-const double *session_reference(struct session *s, const struct problem *p,
-                                const struct param_value *params, struct qx_err *e)
+/* The reference values of params into ref, computed; a Ctrl-C during the computation fails it
+ * (the values may be cut short, so they are not kept). Returns 0 or -1 with e filled. */
+static int reference_checked(struct session *s, const struct problem *p,
+                             const struct param_value *params, double *ref, size_t count,
+                             struct qx_err *e)
+{
+	if (reference_compute(s, p, params, ref, count, e))
+		return -1;
+	return qx_cancelled() ? qx_fail(e, "run cancelled (while computing the reference)") : 0;
+}
+
+/* 1 when the session holds the reference values of params. */
+static int reference_cached(const struct session *s, const struct problem *p,
+                            const struct param_value *params)
+{
+	char key[512];
+	ref_key(s, p, params, key, sizeof key);
+	return s->ref && strcmp(key, s->ref_key) == 0;
+}
+
+/* Returns a buffer for count reference values, or NULL with e filled. */
+static double *reference_alloc(size_t count, struct qx_err *e)
+{
+	double *ref = qx_fault("malloc") ? NULL : malloc((count ? count : 1) * sizeof *ref);
+	if (!ref)
+		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
+	return ref;
+}
+
+/* The reference values for params: the cached ones (buf is then freed), else computed into buf
+ * (malloc'd by the caller, which gives it up), or into a new buffer when buf is NULL. Returns
+ * NULL with e filled when memory is short or the computation fails or is cancelled. */
+static const double *reference_into(struct session *s, const struct problem *p,
+                                    const struct param_value *params, double *buf, struct qx_err *e)
 {
 	char key[512];
 	const size_t count = p->count(params);
-	double *ref;
+	double *ref = buf;
 	ref_key(s, p, params, key, sizeof key);
-	if (s->ref && strcmp(key, s->ref_key) == 0)
+	if (s->ref && strcmp(key, s->ref_key) == 0) {
+		free(buf);
 		return s->ref;
+	}
 	free(s->ref);
 	s->ref = NULL;
-	ref = qx_fault("malloc") ? NULL : malloc(count * sizeof *ref);
-	if (!ref) {
-		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
+	if (!ref && !(ref = reference_alloc(count, e)))
 		return NULL;
-	}
 	qx_progress_start((long long)count, "reference");
-	if (reference_compute(s, p, params, ref, count, e)) {
+	if (reference_checked(s, p, params, ref, count, e)) {
 		free(ref);
 		return NULL;
 	}
 	s->ref = ref;
 	snprintf(s->ref_key, sizeof s->ref_key, "%s", key);
 	return ref;
+}
+
+/* Returns the reference values for params, computing them when not cached. */
+const double *session_reference(struct session *s, const struct problem *p,
+                                const struct param_value *params, struct qx_err *e)
+{
+	return reference_into(s, p, params, NULL, e);
 }
 
 /* Checks that the variant exists on backend b and that the GPU is usable; fills info. */
@@ -207,21 +244,23 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
 	return 0;
 }
 
-/* Returns a host buffer for the run's values: pinned for the GPU, a reused malloc for the CPU. */
+/* Returns a host buffer for the run's values: pinned for the GPU; for the CPU the reused
+ * malloc that does not hold the last result's values, which a failed run leaves intact. */
 static void *run_buffer(struct session *s, enum qx_backend b, size_t bytes, struct qx_err *e)
 {
+	const int k = s->cpu_values[0] && s->last_values == s->cpu_values[0];
 	if (b == QX_GPU)
 		return gpu_host_buffer(bytes, e);
-	if (bytes > s->cpu_values_bytes) {
-		free(s->cpu_values);
-		s->cpu_values = qx_fault("malloc") ? NULL : malloc(bytes ? bytes : 1);
-		s->cpu_values_bytes = s->cpu_values ? bytes : 0;
-		if (!s->cpu_values) {
+	if (bytes > s->cpu_values_bytes[k]) {
+		free(s->cpu_values[k]);
+		s->cpu_values[k] = qx_fault("malloc") ? NULL : malloc(bytes ? bytes : 1);
+		s->cpu_values_bytes[k] = s->cpu_values[k] ? bytes : 0;
+		if (!s->cpu_values[k]) {
 			qx_fail(e, "cannot allocate %.1f MiB for the results", bytes / MIB);
 			return NULL;
 		}
 	}
-	return s->cpu_values;
+	return s->cpu_values[k];
 }
 
 /* Returns the reused buffer of count per-value error estimates, or NULL with e filled. */
@@ -360,12 +399,13 @@ static void run_speedup(struct session *s, struct run_result *r)
 	}
 }
 
-/* Drops a failed run r. The values buffer of the last result on backend b was reused by it
- * and may hold partial values, so that result stops being the last (it stays in the session's
- * list of runs, whose timings are still valid). Returns -1. */
+/* Drops a failed run r. A failed CPU run wrote into the buffer the last result does not hold,
+ * so the last result stays. The GPU's buffer is one: the last result on the GPU may hold
+ * partial values then, so it stops being the last (it stays in the session's list of runs,
+ * whose timings are still valid). Returns -1. */
 static int run_discard(struct session *s, enum qx_backend b, struct run_result *r)
 {
-	if (s->last && s->last->backend == b)
+	if (s->last && b == QX_GPU && s->last->backend == QX_GPU)
 		s->last = NULL;
 	free(r->samples);
 	free(r->chart);
@@ -418,6 +458,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	int block = rq.block;
 	size_t ref_samples;
 	struct run_output o = {0};
+	double *ref_buf = NULL; /* the reference's buffer, when it must be computed */
 
 	if (b == QX_GPU && p->gpu_block && (block = p->gpu_block(&rq, e)) < 0)
 		return -1;
@@ -438,21 +479,26 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->evals = count;
 	reference_kind(p, rq.params, &ref_samples, &r->ref_name);
 
+	/* Everything the run needs is allocated before it starts, the reference's buffer too:
+	 * a long run must not end in "cannot allocate". */
+	if (!p->is_reference(b, rq.prec, rq.variant) && !reference_cached(s, p, rq.params) &&
+	    !(ref_buf = reference_alloc(count, e)))
+		return run_discard(s, b, r);
 	o.values = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
 	if (o.values && p->has_estimates)
 		o.estimates = run_estimates(s, count, e);
-	/* a reference still to compute is announced with the run: its time is not in the run's */
-	char key[512];
-	ref_key(s, p, rq.params, key, sizeof key);
-	qx_progress_then(!p->is_reference(b, rq.prec, rq.variant) &&
-	                         !(s->ref && !strcmp(key, s->ref_key))
-	                     ? "the reference"
-	                     : NULL);
+	/* a reference still to compute (its buffer allocated above) is announced with the run:
+	 * its time is not in the run's */
+	qx_progress_then(ref_buf ? "the reference" : NULL);
 	const int timed =
 	    o.values && (!p->has_estimates || o.estimates) && run_timed(s, &rq, b, &o, r, e) == 0;
 	qx_progress_then(NULL);
-	if (!timed)
+	if (!timed) {
+		free(ref_buf);
 		return run_discard(s, b, r);
+	}
+	for (size_t i = 0; i < count; i++)
+		r->nonfinite += !isfinite(value_at(o.values, rq.prec, i));
 	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
 	r->work = o.work > 0 ? o.work : (double)count;
 	r->work_per_s = r->med.total > 0 ? r->work / (r->med.total * 1e-3) : NAN;
@@ -468,7 +514,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 			ref_key(s, p, rq.params, s->ref_key, sizeof s->ref_key);
 		}
 	} else {
-		const double *ref = session_reference(s, p, rq.params, e);
+		const double *ref = reference_into(s, p, rq.params, ref_buf, e);
 		if (!ref)
 			return run_discard(s, b, r);
 		run_error(s, &rq, ref, &o, r);
@@ -483,6 +529,10 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 			return run_discard(s, b, r);
 		}
 		*r->chart = o.chart;
+	}
+	if (qx_cancelled()) { /* a Ctrl-C during the analysis: never a success */
+		qx_fail(e, "run cancelled");
+		return run_discard(s, b, r);
 	}
 	run_speedup(s, r);
 	if (run_keep(s, r, e))

@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,8 @@ void session_setting_def(const struct session *s, enum setting which, struct par
                          const char **names)
 {
 	*def = settings_defs[which];
+	if (which == S_THREADS) /* more threads than QX_THREADS_PER_CPU per processor only spin */
+		def->max = fmin(def->max, (double)QX_THREADS_PER_CPU * omp_get_num_procs());
 	if (which == S_VARIANT) {
 		variant_names(s->prob, names);
 		def->choices = names;
@@ -81,7 +84,8 @@ void session_free(struct session *s)
 	}
 	free(s->runs);
 	free(s->sweep); /* one block with its rows (sweep_run) */
-	free(s->cpu_values);
+	free(s->cpu_values[0]);
+	free(s->cpu_values[1]);
 	free(s->estimates);
 	free(s->ref);
 	problem_jit_free(s->jit);
@@ -90,7 +94,7 @@ void session_free(struct session *s)
 	s->nruns = s->runs_cap = 0;
 	s->sweep = NULL;
 	s->last = NULL;
-	s->cpu_values = s->ref = s->estimates = NULL;
+	s->cpu_values[0] = s->cpu_values[1] = s->ref = s->estimates = NULL;
 }
 
 /* Switches problem. */

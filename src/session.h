@@ -39,6 +39,7 @@ struct run_result {
 	struct qx_timing *samples; /* nsamples of them (malloc'd, freed with the result) */
 	struct qx_timing med, min, max;
 	size_t evals;       /* values computed */
+	size_t nonfinite;   /* of them NaN or inf: the run says so, whatever its error figures */
 	double evals_per_s; /* of the median total */
 	double work;        /* units of the problem's work_unit */
 	double work_per_s;
@@ -94,8 +95,9 @@ struct session {
 	size_t nruns, runs_cap;
 	struct run_result *last; /* the latest run (one of runs), NULL before the first */
 	void *last_values;       /* its values (count of them, in last->prec) */
-	void *cpu_values;        /* malloc'd buffer for CPU results, reused */
-	size_t cpu_values_bytes;
+	void *cpu_values[2];     /* malloc'd buffers for CPU results, reused in turn: a run writes
+	                          * the one last_values is not in, so a failed run keeps the last */
+	size_t cpu_values_bytes[2];
 	double *estimates; /* per-value error estimates of the last run, for problems with them */
 	size_t estimates_count;
 
@@ -136,7 +138,11 @@ int session_set_words(struct session *s, const char *words, struct qx_err *e);
 /* Returns the current value of a setting as a number (precision/variant: the index). */
 double session_setting(const struct session *s, enum setting which);
 
-/* Fills def with the setting's definition for the current problem (variant gets its names). */
+/* The most CPU threads per processor of this host that `threads` accepts. */
+#define QX_THREADS_PER_CPU 4
+
+/* Fills def with the setting's definition for the current problem (variant gets its names;
+ * threads its upper bound: QX_THREADS_PER_CPU per processor, at most 1024). */
 void session_setting_def(const struct session *s, enum setting which, struct param_def *def,
                          const char **names);
 

@@ -9,6 +9,7 @@ QUADX names the binary (default ./quadx). Standard library only; no timing is as
 
 import math
 import os
+import shutil
 import statistics
 import tempfile
 import unittest
@@ -287,6 +288,86 @@ class KdeTest(unittest.TestCase):
         rc, _, err = session("set share 0.3")
         self.assertEqual(rc, 1)
         self.assertIn("share 0.3: the fast variant is built for 0.125, 0.25 and 0.375", err)
+
+
+class DataFileTest(unittest.TestCase):
+    """Data files as users have them: a FIFO (read once), a UTF-8 byte order mark (not part of
+    the first number), hexadecimal floats (refused, as `set` refuses them), and Ctrl-C while a
+    FIFO is read (cancelled, not a read error)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="quadx-kde-data-")
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def file(self, name, data):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_fifo_read_once(self):
+        import threading
+        fifo = os.path.join(self.dir, "samples")
+        os.mkfifo(fifo)
+
+        def write():
+            with open(fifo, "w") as f:
+                f.write("".join(f"{i / 7}\n" for i in range(200)))
+        writer = threading.Thread(target=write)
+        writer.start()
+        objs = ok(self, f"set data {fifo} repeat 1 warmup 0; run cpu; run cpu")
+        writer.join()
+        self.assertEqual([r["compared"] for r in runs(objs)], [200, 200])
+
+    def test_byte_order_mark(self):
+        path = self.file("bom.csv", b"\xef\xbb\xbf1\n2\n3.5\n")
+        objs = ok(self, f"set data {path} repeat 1 warmup 0; run cpu")
+        self.assertEqual(runs(objs)[0]["compared"], 3)
+
+    def test_hex_refused(self):
+        path = self.file("hex.csv", b"1\n0x10\n3\n")
+        rc, _, err = session(f"set data {path}")
+        self.assertEqual(rc, 1)
+        self.assertIn("line 2: '0x10' is not a number", err)
+
+    def test_ctrl_c_while_reading_a_fifo(self):
+        import signal
+        import subprocess
+        fifo = os.path.join(self.dir, "endless")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([qxtest.QUADX, "-e", f"use kde; set data {fifo}"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        with open(fifo, "w") as f:  # returns once quadx has opened it for reading
+            f.write("1\n2\n")
+            f.flush()
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=qxtest.TIMEOUT)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("reading cancelled", err)
+
+
+class NotANumberTest(unittest.TestCase):
+    """A run whose values are NaN or inf says so; a bandwidth whose 1/h^dim overflows a double
+    is refused before the run."""
+
+    def test_overflowing_bandwidth_refused(self):
+        for cmds, least in (("set h 1e-310 n 100", "5.57e-309"),
+                            ("set h 1e-200 n 100 dim 2", "2.98e-155")):
+            rc, objs, err = session(cmds + " repeat 1 warmup 0; run cpu")
+            self.assertEqual(rc, 1, err)
+            self.assertIn("too small a bandwidth", err)
+            self.assertIn(f"h at least {least}", err)
+            self.assertEqual(runs(objs), [])
+
+    def test_nonfinite_values_said(self):
+        """h 1e-200 fits a double but its density's peak overflows a float: every value is
+        inf, and the run says how many, in JSON and text."""
+        objs = ok(self, "set h 1e-200 n 100 repeat 1 warmup 0; run cpu")
+        self.assertEqual(runs(objs)[0]["nonfinite"], 100)
+        p = qxtest.commands("use kde; set h 1e-200 n 100 repeat 1 warmup 0; run cpu")
+        self.assertIn("values     100 of 100 are NaN or inf (not numbers)", p.stdout)
+        objs = ok(self, "set n 100 repeat 1 warmup 0; run cpu")
+        self.assertEqual(runs(objs)[0]["nonfinite"], 0)
 
 
 if __name__ == "__main__":

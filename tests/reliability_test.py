@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 import qxtest
@@ -90,11 +91,12 @@ def out_of_range(allowed):
         lo, hi = float(m.group(1)), float(m.group(2))
         return bad + ["%d" % (lo - 1), "%d" % (hi + 1), "%.17g" % (hi * 10 + 10),
                       "%d.5" % lo, "-%d" % (hi + 1)]
-    m = re.match(r"a number in ([(\[])(-?[\d.e+-]+), (-?[\d.e+-]+)\]$", allowed)
+    m = re.match(r"a number in ([(\[])(-?[\d.e+-]+), (-?[\d.e+-]+)([)\]])$", allowed)
     if m:
         lo, hi = float(m.group(2)), float(m.group(3))
         below = repr(lo) if m.group(1) == "(" else repr(lo - abs(lo) - 1)
-        return bad + [below, repr(hi + abs(hi) + 1), "%s:%s" % (lo, hi)]
+        above = [repr(hi)] if m.group(4) == ")" else []  # an open upper bound
+        return bad + [below, repr(hi + abs(hi) + 1), "%s:%s" % (lo, hi)] + above
     m = re.match(r"LO:HI or a number, with (-?[\d.e+-]+) (<=?) LO <= HI <= (-?[\d.e+-]+)$",
                  allowed)
     if m:
@@ -308,8 +310,10 @@ class HostFaultTest(unittest.TestCase):
 
     CASES = [
         ("malloc", "set n 50 m 50 precision double; run cpu", r"cannot allocate .* results"),
-        ("malloc:2", "set n 50 m 50; run cpu", r"out of memory for 5 timing samples"),
-        ("malloc:3", "set n 50 m 50; run cpu", r"cannot allocate .* reference values"),
+        # the reference's buffer is allocated first, before the run starts
+        ("malloc", "set n 50 m 50; run cpu", r"cannot allocate .* reference values"),
+        ("malloc:2", "set n 50 m 50; run cpu", r"cannot allocate .* results"),
+        ("malloc:3", "set n 50 m 50; run cpu", r"out of memory for 5 timing samples"),
         ("fopen", "source tests/script/inner_ok.qx",
          r"source: cannot open tests/script/inner_ok.qx: Input/output error"),
         ("fopen", "help run", r"cannot read .*run.txt: Input/output error"),
@@ -518,10 +522,21 @@ class FileFaultTest(FileTest):
     @unittest.skipIf(shutil.which("gnuplot") is None, "gnuplot is not installed")
     def test_plot_with_gnuplot(self):
         """gnuplot renders into the temporary file; creating it or the rename fails."""
-        for fault in ["fopen", "rename"]:
+        for fault in ["fopen", "fsync", "rename"]:
             with self.subTest(fault=fault):
                 self.check_refused(f"plot {self.dir}/old.svg", r"plot: .*" + self.REASON,
                                    env={"QUADX_FAULT": fault})
+
+    @unittest.skipIf(shutil.which("gnuplot") is None, "gnuplot is not installed")
+    def test_plot_cut_short(self):
+        """gnuplot exits 0 when the disk fills up under it; QUADX_FAULT=write cuts its image
+        in half as a full disk does: the cut image is refused and the old file stays."""
+        for name in ["old.svg", "old.png"]:
+            with self.subTest(name=name):
+                self.check_refused(f"plot {self.dir}/{name}",
+                                   r"plot: gnuplot wrote an incomplete image \(\d+ bytes; is "
+                                   r"the disk full\?\); .*" + name + " is unchanged$",
+                                   env={"QUADX_FAULT": "write"})
 
     def test_plot_without_gnuplot(self):
         """Without gnuplot, plot writes STEM.dat then STEM.gp, each atomically; a fault in
@@ -544,6 +559,123 @@ class FileFaultTest(FileTest):
                     continue
                 self.check_refused(f"plot {self.dir}/old.png", r"cannot write " + self.REASON,
                                    env={**env, "QUADX_FAULT": fault})
+
+
+class AddressSpaceLimitTest(unittest.TestCase):
+    """Under an address-space limit (ulimit -v) a run whose values and reference do not fit
+    is refused before it starts, naming both figures, rather than failing after computing."""
+
+    LIMIT = 700 << 20
+
+    def limited(self, cmds):
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (self.LIMIT, self.LIMIT))
+        return qxtest.run(["-e", cmds], preexec_fn=limit)
+
+    def test_run_refused_up_front(self):
+        if self.limited("show params").returncode != 0:
+            self.skipTest("this build cannot start under a 700 MiB address-space limit "
+                          "(a sanitizer's shadow memory)")
+        p = self.limited("use longman; set M 60000000 repeat 1 warmup 0; run cpu")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertRegex(p.stderr, r"^quadx: line 3: run refused: it needs [\d.]+ MiB of host "
+                         r"memory and [\d.]+ MiB is available\n$")
+
+
+class StaleTempTest(FileTest):
+    """The next export or plot into a directory removes the temporary files a killed export
+    left (.NAME.EXT.tmpXXXXXX), but only those no live writer holds (flock) and untouched for
+    a minute; other files stay."""
+
+    def make(self, name, age):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(b"partial")
+        os.utime(path, (time.time() - age, time.time() - age))
+        return path
+
+    def test_stale_temporary_files_removed(self):
+        import fcntl
+        stale = [self.make(".old.csv.tmpAbC123", 120), self.make(".x.gp.tmp0a1B2c", 3600)]
+        kept = [self.make(".old.csv.tmpFresh1", 0),        # a writer between mkstemp and flock
+                self.make(".notes.txt.tmpAbC123", 3600),   # not an extension quadx writes
+                self.make("old.csv.tmpAbC123", 3600),      # no leading dot
+                self.make(".old.csv.tmpAb_123", 3600)]     # not mkstemp's letters
+        locked = self.make(".old.json.tmpLock01", 3600)    # a live writer holds it
+        holder = open(locked, "rb")
+        self.addCleanup(holder.close)
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        for cmd in (f"export {self.dir}/new.csv", f"plot {self.dir}/new.svg"):
+            rc, _, errs = file_session(self.dir, cmd)
+            self.assertEqual((rc, errs), (0, []), cmd)
+        for path in stale:
+            self.assertFalse(os.path.exists(path), path)
+        for path in kept + [locked]:
+            self.assertTrue(os.path.exists(path), path)
+
+    def test_export_through_a_symlink_writes_its_target(self):
+        os.mkdir(os.path.join(self.dir, "real"))
+        target = os.path.join(self.dir, "real", "target.csv")
+        with open(target, "wb") as f:
+            f.write(self.OLD)
+        link = os.path.join(self.dir, "link.csv")
+        os.symlink("real/target.csv", link)
+        rc, _, errs = file_session(self.dir, f"export {link}")
+        self.assertEqual((rc, errs), (0, []))
+        self.assertEqual(os.readlink(link), "real/target.csv")
+        with open(target, "rb") as f:
+            self.assertTrue(f.read().startswith(b"type,problem,"))
+        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "real"))), ["target.csv"])
+        os.symlink("nowhere/x.csv", os.path.join(self.dir, "dangling.csv"))
+        self.check_refused(f"export {self.dir}/dangling.csv",
+                           r"cannot write .*dangling.csv: it is a symbolic link whose target "
+                           r"cannot be reached \(No such file or directory\)$")
+
+
+@unittest.skipIf(shutil.which("gnuplot") is None, "gnuplot is not installed")
+class FullFileSystemTest(unittest.TestCase):
+    """plot over a good image on a file system that fills up: gnuplot's short write is refused
+    and the good image stays whole. A 64 KiB tmpfs needs root (mount); skipped otherwise."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="quadx-fullfs-")
+        self.addCleanup(os.rmdir, self.dir)
+        try:
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", self.dir],
+                           check=True, capture_output=True, timeout=30)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            self.skipTest(f"cannot mount a small tmpfs (needs root): {exc}")
+        self.addCleanup(subprocess.run, ["umount", self.dir], capture_output=True,
+                        timeout=30)
+
+    def test_plot_on_a_full_file_system(self):
+        for name in ["good.svg", "good.png"]:
+            with self.subTest(name=name):
+                path = os.path.join(self.dir, name)
+                rc, _, errs = file_session(self.dir, f"plot {path}")
+                self.assertEqual((rc, errs), (0, []))
+                with open(path, "rb") as f:
+                    good = f.read()
+                filler = os.path.join(self.dir, "filler")
+                with open(filler, "wb") as f:  # fill the file system but for 2 KiB
+                    try:
+                        while os.statvfs(self.dir).f_bavail * os.statvfs(self.dir).f_frsize > 2048:
+                            f.write(b"x" * 1024)
+                            f.flush()
+                    except OSError:
+                        pass
+                rc, _, errs = file_session(self.dir, f"plot {path}")
+                self.assertEqual(rc, 1, errs)
+                self.assertEqual(len(errs), 1, errs)
+                self.assertRegex(errs[0], r"plot: (gnuplot wrote an incomplete image|cannot "
+                                 r"create a temporary file|cannot write)")
+                with open(path, "rb") as f:
+                    self.assertEqual(f.read(), good)
+                self.assertEqual(sorted(os.listdir(self.dir)), sorted([name, "filler"]))
+                os.unlink(filler)
+                os.unlink(path)
 
 
 class InteractiveCancelTest(qxtest.TmuxTestCase):

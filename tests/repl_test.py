@@ -188,6 +188,46 @@ class ReplTest(qxtest.TmuxTestCase):
         qxtest.script("show params\n", env={"QUADX_HISTFILE": self.hist + ".script"})
         self.assertFalse(os.path.exists(self.hist + ".script"))
 
+    def test_history_records_a_line_before_it_runs(self):
+        """A line is in the history file before its command runs, so a run killed by SIGTERM
+        is there too."""
+        line = "use longman; set M 10000000 warmup 0 repeat 1; run cpu"
+        self.screen("quadx expint/float> ")
+        self.keys(line, "Enter")
+        qxtest.poll(lambda: os.path.exists(self.hist) and "run cpu" in open(self.hist).read(),
+                    "the line in the history file", timeout=60)
+        self.assertTrue(qxtest.alive(self.quadx), "the run had ended before its line was kept")
+        os.kill(self.quadx, signal.SIGTERM)
+        self.tmux.wait_exit(self.quadx)
+        with open(self.hist) as f:
+            self.assertEqual(f.read().splitlines(), [line])
+
+    def test_history_shows_damaged_bytes_escaped(self):
+        """`history` on a damaged history file shows control bytes and bytes outside UTF-8 as
+        \\xHH, never sending them to the terminal."""
+        self.tmux.close()
+        with open(self.hist, "wb") as f:
+            f.write(b"set n 5\nab\x01\x1b[31mred\ncaf\xff\n")
+        self.start_quadx()
+        self.screen("quadx expint/float> ")
+        self.keys("history", "Enter")
+        text = self.screen(re.compile(r"(?m)^ +4  history$")).string
+        self.assertIn("ab\\x01\\x1B[31mred", text)
+        self.assertIn("caf\\xFF", text)
+        styled = self.tmux.pane(styled=True)
+        self.assertNotIn("\x1b[31m", styled)
+
+    def test_ctrl_c_during_the_reference_cancels(self):
+        """Ctrl-C while the reference is computed after the timed run cancels the run: it
+        says so, and no result is printed as if it had succeeded."""
+        self.screen("quadx expint/float> ")
+        self.keys("use longman; set M 10000000 warmup 0 repeat 1; run cpu", "Enter")
+        self.screen(re.compile(r"(?m)^reference \d+%"), timeout=120)
+        self.keys("C-c")
+        text = self.screen(re.compile(r"(?m)^quadx: run cancelled.*\nquadx longman/float>\s*\Z"),
+                           timeout=120).string
+        self.assertNotIn("max_rel", text)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

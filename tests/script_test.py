@@ -16,6 +16,7 @@ import math
 import os
 import re
 import struct
+import subprocess
 import tempfile
 import unittest
 
@@ -794,6 +795,16 @@ class NumbersTest(QuadxTestCase):
         self.assertLess(o["error"]["max_rel"], 1e-5)
         self.assertEqual(o["error"]["over_threshold"], 0)
 
+    def test_threads_capped_by_the_host(self):
+        """threads accepts up to 4 per processor of the host, and refuses more naming the
+        bound (1024 threads on a small host only spin)."""
+        cap = 4 * len(os.sched_getaffinity(0))
+        ok = qxtest.commands(f"set threads {cap}; show params")
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        p = qxtest.commands(f"set threads {min(cap + 1, 1025)}")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(f"for threads: expected an integer in 1..{min(cap, 1024)}", p.stderr)
+
     def test_threads_float(self):
         """Float CPU run with 4 threads agrees with the reference like the serial one."""
         o = self.error_of("set n 300 m 300 threads 4; run cpu")
@@ -1447,6 +1458,119 @@ class WidthTest(QuadxTestCase):
                 self.assertNotRegex(res.out, r"(?m)^\* ")
         res = quadx("-e", "use longman; set M 200 repeat 1 warmup 0; sweep N 4,8 on cpu")
         self.assertRegex(res.out, r"\nbest: N=[48] on cpu")  # N changes work, not size
+
+class SmallDefectsTest(unittest.TestCase):
+    """A range an error states is the range that is checked (rel is in (0, 1)), and -0 is
+    shown as 0."""
+
+    def test_rel_range_as_said(self):
+        """rel is in (0, 1): a bad word and 1 itself get the same error, which says so."""
+        for word in ("zzz", "1"):
+            p = qxtest.commands(f"use cubature; set rel {word}")
+            self.assertEqual(p.returncode, 1)
+            self.assertIn(f"bad value '{word}' for rel: expected a number in (0, 1)\n",
+                          p.stderr)
+
+    def test_minus_zero_is_zero(self):
+        p = qxtest.commands("use kde; set seed -0; use longman; set a -0; show params; "
+                            "use kde; show params", "--json")
+        params = [o for o in qxtest.json_lines(p.stdout) if o.get("type") == "params"]
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(params), 2, p.stdout)
+        self.assertIn('"a":0,', p.stdout)
+        self.assertIn('"seed":0,', p.stdout)
+        text = qxtest.commands("use kde; set seed -0; show params").stdout
+        self.assertRegex(text, r"(?m)^  seed +0$")
+
+
+class RefusedRunTest(unittest.TestCase):
+    """A run that fails keeps the last good result: `show last` and `errors` still show it."""
+
+    def test_refused_run_keeps_the_last(self):
+        rc, objs, err = qxtest.json_commands(
+            "use longman; set M 1000 repeat 1 warmup 0 integrand j0; run cpu; "
+            "set precision double variant qawf; run cpu")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("variant qawf does not apply to integrand j0", err)
+        p = qxtest.run(["--json", "--keep-going", "-e",
+                        "use longman; set M 1000 repeat 1 warmup 0 integrand j0; run cpu; "
+                        "set precision double variant qawf; run cpu; show last; errors 2"])
+        objs = qxtest.json_lines(p.stdout)
+        runs = [o for o in objs if o.get("type") == "run"]
+        self.assertEqual(len(runs), 2, p.stdout)  # the run, then show last
+        self.assertEqual(runs[1]["precision"], "float")
+        self.assertEqual(runs[0]["error"], runs[1]["error"])
+        self.assertEqual(p.stderr.count("quadx:"), 1, p.stderr)  # only the refused run
+        self.assertEqual(len([o for o in objs if "rank" in o]), 2, p.stdout)
+
+
+class Utf8Test(unittest.TestCase):
+    """Every --json line, and an exported JSON file, is valid JSON in UTF-8 whatever bytes the
+    input holds: a byte outside well-formed UTF-8 is written as the text \\xHH."""
+
+    def test_invalid_bytes_are_escaped(self):
+        text = (b"use \xff\xfe\nuse caf\xc3\xa9\nuse \xc0\x80\nuse \xed\xa0\x80\n"
+                b"use \xf4\x90\x80\x80\nuse \xe2\x82\n")
+        p = subprocess.run([QUADX, "--json", "--keep-going"], input=text, capture_output=True,
+                           timeout=qxtest.TIMEOUT)
+        errors = [json.loads(line.decode("utf-8", errors="strict"))["error"]
+                  for line in p.stdout.splitlines()]
+        self.assertEqual(len(errors), 6, p.stdout)
+        self.assertIn("'\\xFF\\xFE'", errors[0])
+        self.assertIn("'caf\u00e9'", errors[1])  # well-formed UTF-8 is kept as it is
+        for err, raw in zip(errors[2:], ("\\xC0\\x80", "\\xED\\xA0\\x80",
+                                         "\\xF4\\x90\\x80\\x80", "\\xE2\\x82")):
+            self.assertIn(raw, err)
+
+    def test_export_json_is_utf8(self):
+        """A data file whose name is not UTF-8: the export's JSON still is."""
+        with tempfile.TemporaryDirectory() as tmp:
+            data = os.path.join(os.fsencode(tmp), b"\xff.csv")
+            with open(data, "w") as f:
+                f.write("".join(f"{i / 10}\n" for i in range(100)))
+            out = os.path.join(tmp, "runs.json").encode()
+            p = subprocess.run([os.fsencode(QUADX), b"-e", b"use kde; set data " + data +
+                                b" repeat 1 warmup 0; run cpu; export " + out],
+                               capture_output=True, timeout=qxtest.TIMEOUT)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out, "rb") as f:
+                doc = json.loads(f.read().decode("utf-8", errors="strict"))
+            self.assertIn("\\xFF.csv", json.dumps(doc))
+
+
+class OutputErrorTest(unittest.TestCase):
+    """A write to standard output that fails (a full disk, a closed descriptor) ends quadx
+    with one message naming standard output and status 1, never a silent exit 0."""
+
+    def check_failed(self, p):
+        self.assertEqual(p.returncode, 1, p.stderr)
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("cannot write to standard output", lines[0])
+
+    def test_full_device(self):
+        with open("/dev/full", "w") as full:
+            for args in (["--json", "-e", "show device"], ["-e", "show params; help"],
+                         ["--version"]):
+                self.check_failed(subprocess.run([QUADX, *args], stdout=full,
+                                                 stderr=subprocess.PIPE, text=True,
+                                                 timeout=qxtest.TIMEOUT))
+
+    def test_script_stops_at_the_first_lost_output(self):
+        """A script writing to a full device stops there, with no error per later line."""
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([QUADX, "--json", "--keep-going"],
+                               input="help\n" * 200 + "bogus\n", stdout=full,
+                               stderr=subprocess.PIPE, text=True,
+                               timeout=qxtest.TIMEOUT)
+        self.check_failed(p)
+
+    def test_closed_stdout(self):
+        self.check_failed(subprocess.run([QUADX, "-e", "show params"], stdout=None,
+                                         stderr=subprocess.PIPE, text=True,
+                                         timeout=qxtest.TIMEOUT,
+                                         preexec_fn=lambda: os.close(1)))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

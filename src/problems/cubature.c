@@ -77,7 +77,7 @@ static const struct param_def cub_params_def[P_COUNT] = {
                      0},
     [P_DIM] = {"dim", PARAM_INT, 1, CUB_MAX_DIM, 0, 5, 0, NULL,
                "dimensions (1: Gauss-Kronrod 7/15; rules 7 and 9 from 2)", 0},
-    [P_REL] = {"rel", PARAM_REAL, 0, 1, 1, 1e-6, 0, NULL,
+    [P_REL] = {"rel", PARAM_REAL, 0, 1, PARAM_MIN_OPEN | PARAM_MAX_OPEN, 1e-6, 0, NULL,
                "relative tolerance, 0 < rel < 1: stop when error <= max(abs, rel |I|)", 0},
     [P_ABS] = {"abs", PARAM_REAL, 0, 1e300, 0, 0, 0, NULL, "absolute tolerance (0: none)", 0},
     [P_MAXEVAL] = {"maxeval", PARAM_INT, 1, 1e15, 0, 1e8, 0, NULL,

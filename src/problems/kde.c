@@ -148,7 +148,8 @@ static void kde_state_clear(struct kde_state *st)
 }
 
 /* Writes the identity of what p's samples, bandwidth and grid depend on into key (the data
- * file with its size and modification time, so that an edited file is read again); returns
+ * file with its size and modification time, so that an edited file is read again; a FIFO's
+ * identity only, since it can be read once); returns
  * 0, or -1 with e when the data file cannot be examined. */
 static int kde_state_key(const struct param_value *p, char *key, size_t len, struct qx_err *e)
 {
@@ -162,6 +163,8 @@ static int kde_state_key(const struct param_value *p, char *key, size_t len, str
 	}
 	if (stat(path, &st))
 		return qx_fail(e, "data %s: cannot open: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode)) /* a FIFO or device: read once, its samples kept */
+		st.st_size = 0, st.st_mtim.tv_sec = (time_t)st.st_ino, st.st_mtim.tv_nsec = 0;
 	snprintf(key, len, "data=%s size=%lld mtime=%lld.%09ld col=%d h=%.17g dim=%d at=%d G=%.0f",
 	         path, (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 	         (int)p[P_COLUMN].num, p[P_H].num, (int)p[P_DIM].num, (int)p[P_AT].num, p[P_G].num);
@@ -219,6 +222,25 @@ static void kde_histogram(struct kde_state *st)
 	}
 }
 
+/* Refuses a bandwidth so small that 1/h, or the density's largest value 1/(prod h (2 pi)^(d/2))
+ * in front of the sum, overflows a double: every value would be NaN or inf. Returns 0, or -1
+ * with e naming h and about the smallest h allowed in this dim. */
+static int kde_h_check(const struct kde_state *st, struct qx_err *e)
+{
+	const double peak = kde_norm(1, st->dim, st->h);
+	const double least =
+	    fmax(pow(pow(KDE_INV_SQRT_2PI, st->dim) / DBL_MAX, 1.0 / st->dim), 1 / DBL_MAX);
+	int ok = isfinite(peak) && peak > 0;
+	for (int k = 0; k < st->dim; k++)
+		ok &= isfinite(1 / st->h[k]);
+	if (ok)
+		return 0;
+	return qx_fail(e,
+	               "h %g: too small a bandwidth in dim %d: 1/h^%d overflows a double, so every "
+	               "value would be NaN or inf (h at least %.3g)",
+	               st->h[0], st->dim, st->dim, least * 1.001);
+}
+
 /* Returns the cached state for p, built (samples generated or read, bandwidth, grid) when p
  * differs from the cached one; NULL with e filled when the data file is bad, the samples have
  * no spread, or memory is short. */
@@ -258,6 +280,10 @@ static struct kde_state *kde_state(const struct param_value *p, struct qx_err *e
 	} else {
 		for (int k = 0; k < st->dim; k++)
 			st->h[k] = p[P_H].num;
+	}
+	if (kde_h_check(st, e)) {
+		kde_state_clear(st);
+		return NULL;
 	}
 	kde_grid_limits(&st->s, st->h, st->lo, st->hi);
 	kde_center(&st->s, st->center);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Longest field quoted in an error message. */
 #define KDE_SHOW 40
@@ -74,7 +75,7 @@ static int kde_parse_line(const char *path, size_t ln, const char *line, const i
 		buf[len] = '\0';
 		errno = 0;
 		v[c] = strtod(buf, &endp);
-		if (endp == buf || *endp)
+		if (endp == buf || *endp || strpbrk(buf, "xX")) /* hex floats: refused as by set */
 			return qx_fail(e, "%s: line %zu: '%s' is not a number", path, ln, buf);
 		if (!isfinite(v[c]))
 			return qx_fail(e,
@@ -101,15 +102,22 @@ static int kde_pass(FILE *f, const char *path, const int *cols, int ncols, size_
 	errno = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		double v[KDE_DMAX];
+		/* a UTF-8 byte order mark (editors on Windows write one) is not part of the data */
+		const int bom = ln == 0 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3) ? 3 : 0;
 		ln++;
+		/* a large file: Ctrl-C stops the read */
+		if ((ln & 0xFFFF) == 0 && qx_cancelled()) {
+			rc = qx_fail(e, "%s: reading cancelled at line %zu", path, ln);
+			break;
+		}
 		if ((size_t)len != strlen(line)) {
 			rc = qx_fail(e, "%s: line %zu: contains a NUL byte (not a text file)", path,
 			             ln);
 			break;
 		}
-		if (kde_skip_line(line))
+		if (kde_skip_line(line + bom))
 			continue;
-		const int r = kde_parse_line(path, ln, line, cols, ncols, v, e);
+		const int r = kde_parse_line(path, ln, line + bom, cols, ncols, v, e);
 		if (r < 0) {
 			rc = -1;
 			break;
@@ -128,6 +136,41 @@ static int kde_pass(FILE *f, const char *path, const int *cols, int ncols, size_
 	return rc;
 }
 
+/* Opens path for two passes (count, then store). A file that cannot be read twice (a FIFO,
+ * a pipe, a terminal) is first copied into an unnamed temporary file (tmpfile), a copy that
+ * Ctrl-C stops. Returns the stream, or NULL with e filled. */
+static FILE *kde_data_open(const char *path, struct qx_err *e)
+{
+	struct stat st;
+	char chunk[65536];
+	size_t got;
+	int failed;
+	FILE *f = fopen(path, "r"), *copy;
+	if (!f) {
+		qx_fail(e, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return f; /* a directory: the read reports it */
+	copy = tmpfile();
+	while (copy && !qx_cancelled() && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+		if (fwrite(chunk, 1, got, copy) != got)
+			break;
+	failed = !copy || qx_cancelled() || ferror(f) || !feof(f) || fflush(copy);
+	fclose(f);
+	if (failed) {
+		qx_fail(e, "%s: %s", path,
+		        qx_cancelled() ? "reading cancelled"
+		        : !copy        ? "cannot create a temporary copy of it"
+		                       : "read error, or no room for a temporary copy of it");
+		if (copy)
+			fclose(copy);
+		return NULL;
+	}
+	rewind(copy);
+	return copy;
+}
+
 int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
                   struct kde_points *out, struct qx_err *e)
 {
@@ -137,9 +180,9 @@ int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
 	for (int c = 0; c < ncols; c++)
 		if (cols[c] < 1)
 			return qx_fail(e, "column %d: columns count from 1", cols[c]);
-	FILE *f = fopen(path, "r");
+	FILE *f = kde_data_open(path, e);
 	if (!f)
-		return qx_fail(e, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
 	if (kde_pass(f, path, cols, ncols, &n, NULL, e))
 		goto fail;
 	if (n == 0) {

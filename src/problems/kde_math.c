@@ -237,6 +237,10 @@ int kde_grid_points(const double *lo, const double *hi, int dim, size_t g, struc
 		return -1;
 	for (size_t i = 0; i < total; i++) {
 		size_t rest = i;
+		if ((i & 0xFFFFF) == 0 && qx_cancelled()) { /* a 3-D grid takes seconds */
+			kde_points_free(p);
+			return qx_fail(e, "cancelled while building the grid");
+		}
 		for (int k = 0; k < dim; k++) {
 			p->x[k][i] = kde_grid_coord(lo[k], hi[k], g, rest % g);
 			rest /= g;

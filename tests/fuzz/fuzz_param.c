@@ -33,14 +33,18 @@ static void fuzz_def(const struct param_def *d, const char *word)
 		check(v.num >= 0 && v.num < (double)nchoices, "choice out of the list", d, word);
 	} else if (d->type == PARAM_PATH) {
 		const char *path = param_path(v);
-		check(!path || (*path && strlen(path) < PARAM_PATH_MAX), "file name out of bounds",
+		check(!path || (*path && strlen(path) <= PARAM_PATH_MAX), "file name out of bounds",
 		      d, word);
 	} else if (d->type == PARAM_REAL && d->choices && v.num < 0) {
 		check(-1 - v.num < (double)nchoices, "word out of the list", d, word);
 	} else {
 		check(isfinite(v.num) && v.num >= d->min && v.num <= d->max, "value out of bounds",
 		      d, word);
-		check(!d->min_open || v.num > d->min, "open bound accepted", d, word);
+		check(!(d->min_open & PARAM_MIN_OPEN) || v.num > d->min, "open bound accepted", d,
+		      word);
+		check(!(d->min_open & PARAM_MAX_OPEN) ||
+		          (v.num < d->max && (d->type != PARAM_RANGE || v.hi < d->max)),
+		      "open upper bound accepted", d, word);
 		check(d->type != PARAM_INT || v.num == floor(v.num), "integer not whole", d, word);
 		check(d->type != PARAM_RANGE || (v.num <= v.hi && v.hi <= d->max),
 		      "range out of order", d, word);

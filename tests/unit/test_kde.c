@@ -237,6 +237,10 @@ static void test_grid(void **state)
 	assert_true(g.x[0][5] == lo[0] && g.x[1][5] > lo[1] && g.x[1][24] == hi[1]);
 	kde_points_free(&g);
 	assert_int_equal(kde_grid_points(lo, hi, 3, (size_t)1 << 30, &g, &e), -1);
+	qx_cancel_request(); /* a Ctrl-C: the grid's build stops (a 3-D grid takes seconds) */
+	assert_int_equal(kde_grid_points(lo, hi, 2, 5, &g, &e), -1);
+	assert_non_null(strstr(e.msg, "cancelled while building the grid"));
+	qx_cancel_clear();
 }
 
 /* Generated samples: the same seed gives the same samples, another seed others; the

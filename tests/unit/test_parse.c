@@ -104,6 +104,30 @@ static void test_real_words_and_path(void **state)
 	assert_string_equal(buf, longname);
 }
 
+/* File names: however many distinct names are given, the table keeps PARAM_PATH_SLOTS; a value
+ * whose name was given up reads as no file (never as another), and a name in use stays. */
+static void test_path_table_bounded(void **state)
+{
+	const struct param_def f = {"data", PARAM_PATH, 0, 0, 0, 0, 0, NULL, "file", 0};
+	struct param_value first, kept, v;
+	struct qx_err e;
+	char name[32];
+	(void)state;
+	assert_int_equal(param_parse(&f, "first.csv", &first, &e), 0);
+	assert_int_equal(param_parse(&f, "kept.csv", &kept, &e), 0);
+	for (int i = 0; i < 100000; i++) {
+		snprintf(name, sizeof name, "name%d.csv", i);
+		assert_int_equal(param_parse(&f, name, &v, &e), 0);
+		assert_string_equal(param_path(v), name);
+		if (i % 64 == 0)
+			assert_string_equal(param_path(kept), "kept.csv"); /* in use: kept */
+	}
+	assert_null(param_path(first));
+	assert_int_equal(param_parse(&f, "first.csv", &v, &e), 0);
+	assert_string_equal(param_path(v), "first.csv");
+	assert_true(v.num != first.num);
+}
+
 static void test_format(void **state)
 {
 	char buf[64];
@@ -232,10 +256,15 @@ static void test_set_atomic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_int),        cmocka_unit_test(test_real_range_enum),
-	    cmocka_unit_test(test_format),     cmocka_unit_test(test_cmd_find),
-	    cmocka_unit_test(test_split),      cmocka_unit_test(test_completion),
-	    cmocka_unit_test(test_set_atomic), cmocka_unit_test(test_real_words_and_path),
+	    cmocka_unit_test(test_int),
+	    cmocka_unit_test(test_real_range_enum),
+	    cmocka_unit_test(test_format),
+	    cmocka_unit_test(test_cmd_find),
+	    cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_completion),
+	    cmocka_unit_test(test_set_atomic),
+	    cmocka_unit_test(test_real_words_and_path),
+	    cmocka_unit_test(test_path_table_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
