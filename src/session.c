@@ -189,13 +189,13 @@ void session_names(const struct session *s, char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%s, ", p->params[j].name);
 	for (size_t j = 0; j < p->nsettings && used < len; j++)
 		used += (size_t)snprintf(buf + used, len - used, "%s, ", p->settings[j].name);
+	if (p->user_integrand && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "param, bounds, exact, ");
+	for (int j = 0; j < s->user.nparams && used < len; j++)
+		used += (size_t)snprintf(buf + used, len - used, "%s, ", s->user.param_name[j]);
 	for (int j = 0; j < S_COUNT && used < len; j++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", settings_defs[j].name,
 		                         j + 1 < S_COUNT ? ", " : "");
-	if (p->user_integrand && used < len)
-		used += (size_t)snprintf(buf + used, len - used, ", param, bounds, exact");
-	for (int j = 0; j < s->user.nparams && used < len; j++)
-		used += (size_t)snprintf(buf + used, len - used, ", %s", s->user.param_name[j]);
 }
 
 /* Applies NAME VALUE pairs to copies, checks them together, then commits. */

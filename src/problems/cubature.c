@@ -286,8 +286,10 @@ static int cub_user_check(const struct param_value *p, const struct user_defs *u
 	if (cub_kind(p) != CUB_USER)
 		return 0;
 	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), (int)p[P_DIM].num, NULL, 0, u,
-	                         p[P_A].num, p[P_B].num, &ui, e))
-		return -1;
+	                         p[P_A].num, p[P_B].num, &ui, e)) {
+		struct qx_err why = *e; /* the parser's message, with the parameter named */
+		return qx_fail(e, "integrand: %s", why.msg);
+	}
 	user_integrand_free(&ui);
 	return 0;
 }
