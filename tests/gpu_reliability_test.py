@@ -170,8 +170,8 @@ class GpuFaultTest(unittest.TestCase):
                            env={"QUADX_FAULT": "cudaMalloc"})
         lines = err.splitlines()
         self.assertEqual(len(lines), 2, err)
-        self.assertRegex(lines[0], r"run refused: it needs [\d.]+ MiB of (GPU|host) memory "
-                         r"and [\d.]+ MiB (is free|is available)")
+        self.assertRegex(lines[0], r"run refused: it needs [\d.]+ [KMG]iB of (GPU|host) memory "
+                         r"and [\d.]+ [KMG]iB (is free|is available)")
         self.assertRegex(lines[1], r"cudaMalloc.*injected fault")
 
 

@@ -105,10 +105,11 @@ static int fake_run(const struct run_request *rq, struct run_output *o, struct q
 }
 
 /* The exact values at idx[0..n) (every value when idx is NULL); records what was asked. */
-static int fake_reference(const struct param_value *p, int threads, const size_t *idx, size_t n,
-                          double *ref, struct qx_err *e)
+static int fake_reference(const struct param_value *p, const struct user_defs *u, int threads,
+                          const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
 	(void)p;
+	(void)u;
 	(void)threads;
 	(void)e;
 	reference_calls++;

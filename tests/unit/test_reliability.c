@@ -21,7 +21,7 @@ static int bad_words(const struct param_def *def, char words[][64])
 	const char *common[] = {"nan", "inf", "-inf", "1e999", "", "\x01", "nosuch"};
 	for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
 		snprintf(words[n++], 64, "%s", common[i]);
-	if (def->type == PARAM_ENUM)
+	if (def->type == PARAM_ENUM || def->type == PARAM_EXPR) /* numbers are expressions */
 		return n;
 	snprintf(words[n++], 64, "%.17g", def->max * 2 + 1);
 	snprintf(words[n++], 64, "%.17g", def->min_open ? def->min : def->min - 1);
