@@ -35,6 +35,12 @@ static void fuzz_def(const struct param_def *d, const char *word)
 		const char *path = param_path(v);
 		check(!path || (*path && strlen(path) <= PARAM_PATH_MAX), "file name out of bounds",
 		      d, word);
+	} else if (d->type == PARAM_EXPR) {
+		/* a choice, or the text itself kept (the problem's check parses it) */
+		check(v.num < 0 ? param_expr(v) && !strcmp(param_expr(v), word)
+		                : v.num < (double)nchoices && v.num == floor(v.num),
+		      "expression or choice not kept", d, word);
+		check(strlen(word) <= PARAM_EXPR_MAX, "expression over its limit", d, word);
 	} else if (d->type == PARAM_REAL && d->choices && v.num < 0) {
 		check(-1 - v.num < (double)nchoices, "word out of the list", d, word);
 	} else {
