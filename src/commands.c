@@ -91,8 +91,9 @@ static int show_params(struct shell *sh)
 {
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
-	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1];
+	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + USER_MAX_PARAMS + 3];
 	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][PARAM_TEXT_LEN];
+	char bounds[USER_MAX_AXES * 64];
 	size_t n = 0;
 	kv[n++] = (struct kv){"problem", p->name, 0};
 	for (size_t k = 0; k < p->nparams; k++) {
@@ -101,6 +102,14 @@ static int show_params(struct shell *sh)
 		kv[n] =
 		    param_kv(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
 		n++;
+	}
+	if (p->user_integrand) { /* the user's definitions: the box, the exact value, parameters */
+		user_bounds_format(&s->user, bounds, sizeof bounds);
+		kv[n++] = (struct kv){"bounds", bounds, 0};
+		kv[n++] = isnan(s->user.exact) ? (struct kv){"exact", "none", 0}
+		                               : (struct kv){"exact", NULL, s->user.exact};
+		for (int j = 0; j < s->user.nparams; j++)
+			kv[n++] = (struct kv){s->user.param_name[j], NULL, s->user.param_value[j]};
 	}
 	for (size_t k = 0; k < p->nsettings; k++, n++)
 		kv[n] = param_kv(&p->settings[k], s->psettings[s->prob_index][k], text[n],

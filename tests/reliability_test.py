@@ -82,6 +82,10 @@ def out_of_range(allowed):
     bad = ["nan", "inf", "-inf", "1e999", "\x01"]
     if allowed.startswith("a file name"):  # a data file: missing, a directory, empty
         return bad + ["/nonexistent/file", "/", "/dev/null", "-", "none:"]
+    if allowed == "a finite number or none":  # set exact
+        return bad + ["nonex", "1x", "0x10", "--1"]
+    if " at column " in allowed:  # an expression (the parser named where it failed)
+        return bad + ["(", "x1+", "sin(x1, x2)", "nosuch", "sum(i, x[j])", "1" * 5000]
     m = re.match(r"((?:[\w-]+\|)+)(a number in .*)$", allowed)
     if m:  # words or a number
         words = m.group(1).rstrip("|").split("|")
@@ -115,6 +119,12 @@ def generated_lines(problem):
     and without a value, every command missing its argument or with too many, long lines."""
     lines, current = [], params_of(problem)
     for name in setting_names(problem):
+        if name in ("param", "bounds"):  # the user's definitions: words of their own shape
+            lines += [f"set {name}", f"set {name} \x01", f"set {name} nan:inf", "set bounds 1:0",
+                      "set bounds " + " ".join(["0:1"] * 17), "set param x 1",
+                      "set param k nan", "set param 1k 2", "set param " + "k" * 40 + " 1",
+                      f"sweep {name} nan on both"]
+            continue
         bad = out_of_range(allowed_range(problem, name))
         lines.append(f"set {name}")
         lines += [f"set {name} {v}" for v in bad]
