@@ -28,7 +28,7 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
 LDLIBS   := -lreadline -lncursesw -lcjson -lcubature -lgsl -lgslcblas -lsleef -lfftw3 -lm -ldl -fopenmp -pthread
 
-SRC      := $(wildcard src/*.c src/problems/*.c src/expr/*.c src/gpujit/*.c)
+SRC      := $(wildcard src/*.c src/problems/*.c src/expr/*.c src/expr/*.S src/gpujit/*.c)
 MAIN_SRC := src/main.c src/bench.c
 # A cuda/.../NAME.lto.cu holds kernels that are linked at run time with a user's integrand
 # (src/gpujit): nvcc compiles it to a fatbin of LTO-IR, $(BUILD)/.../NAME.fatbin, which
@@ -71,7 +71,7 @@ cub_user_flags = -DCUB_USER_S=$(call cub_user_prec,$1) \
 	-DCUB_USER_T=$(if $(filter d,$(call cub_user_prec,$1)),double,float) \
 	$(if $(filter p2,$(word 2,$(subst _, ,$1))),,-DCUB_USER_RULE_DN=$(word 2,$(subst _, ,$1)))
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
+LIB_OBJ  := $(patsubst %,$(BUILD)/%.o,$(basename $(LIB_SRC))) $(CU_OBJ)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -114,6 +114,12 @@ $(BUILD)/quadx-bench: $(BUILD)/src/bench.o $(LIB_OBJ)
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+# An assembly file embeds the bytes of a file (.incbin, a path from the repository's root).
+$(BUILD)/%.o: %.S | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) -c -MMD -MP -o $@ $<
+$(BUILD)/src/expr/reduced_math_text.o: src/expr/reduced_math.h
 
 # A .cu file may ask for flags of its own in a line `// nvccflags: FLAGS` (e.g. -fmad=false: no
 # contraction into fmas, where the GPU must do the CPU's arithmetic).

@@ -347,6 +347,13 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			             ? p->eval(args, s->params[s->prob_index], &s->user,
 			                       (enum qx_backend)b, (enum qx_precision)prec, &r, e)
 			             : QX_EVAL_UNREPRESENTABLE;
+			/* the CPU's rows are out already: a GPU that cannot compile or run the
+			 * evaluation gets a row with the reason, as a missing GPU does */
+			if (rc < 0 && b == QX_GPU) {
+				notes_eval_missing(s, p, args, nargs, QX_GPU, prec, "unavailable",
+				                   e->msg);
+				continue;
+			}
 			if (rc < 0)
 				return -1;
 			if (rc == QX_EVAL_UNREPRESENTABLE)

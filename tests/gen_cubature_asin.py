@@ -1,10 +1,10 @@
-"""Generate the constants of cubature's asin (cub_asin_reduced in src/problems/cubature_math.h)
+"""Generate the constants of cubature's asin (qx_asin_reduced in src/expr/reduced_math.h)
 and the mpmath values its unit test checks it against.
 
     nice python3 tests/gen_cubature_asin.py --constants        # the C constants, to paste
     nice python3 tests/gen_cubature_asin.py > tests/data/cubature_asin_ref.csv
 
-cub_asin_reduced(x) takes t = |x| to s in [0, 1/2] with z = s^2 in [0, 1/4]: s = t for
+qx_asin_reduced(x) takes t = |x| to s in [0, 1/2] with z = s^2 in [0, 1/4]: s = t for
 t <= 1/2, else s = sqrt((1 - t) / 2), where asin(t) = pi/2 - 2 asin(s). It evaluates
 asin(s) = s + s z P(z) with P of degree 12: mpmath's Chebyshev fit (mpmath.chebyfit) of
 (asin(sqrt(z)) - sqrt(z)) / (z sqrt(z)) on [0, 1/4] (1/6 at z = 0), whose error is 1.5e-17
@@ -57,7 +57,7 @@ def points():
     """The x of the reference file, each a float in [-1, 1]."""
     rnd = random.Random(20261127)
     xs = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-300, -1e-300, 2.0**-30, -(2.0**-30), 5e-324, 1e-8, 0.25]
-    # the largest absolute and relative errors of cub_asin_reduced over 5e7 random points in
+    # the largest absolute and relative errors of qx_asin_reduced over 5e7 random points in
     # [0, 1] against the C library's long double asinl
     xs += [0.85130580017829693, 0.84179287598845065]
     xs += [rnd.uniform(-1, 1) for _ in range(1000)]
@@ -89,7 +89,7 @@ def main():
         )
         print(", ".join(repr(c) for c in coef))
         return
-    print("# asin(x) for the unit test of cub_asin_reduced, made by tests/gen_cubature_asin.py with mpmath %s:" % mpmath.__version__)
+    print("# asin(x) for the unit test of qx_asin_reduced, made by tests/gen_cubature_asin.py with mpmath %s:" % mpmath.__version__)
     print("# each value at dps 30 and dps 50, agreeing to 1e-25")
     print("x,asin")
     for x in points():

@@ -1,5 +1,5 @@
-"""Generate the constants of cubature's cos and sin (cub_cos_reduced and cub_sin_reduced in
-src/problems/cubature_math.h) and the mpmath values their unit test checks them against.
+"""Generate the constants of cubature's cos and sin (qx_cos_reduced and qx_sin_reduced in
+src/expr/reduced_math.h) and the mpmath values their unit test checks them against.
 
     nice python3 tests/gen_cubature_cos.py --constants        # the C constants, to paste
     nice python3 tests/gen_cubature_cos.py > tests/data/cubature_cos_ref.csv

@@ -63,6 +63,18 @@ class UserGpuTest(unittest.TestCase):
             self.assertLessEqual(abs(b["value"] - u["value"]),
                                  b["error_estimate"] + u["error_estimate"], name)
 
+    def test_builtins_to_the_last_bit(self):
+        """Where the arithmetic is the built-in's — f4 as sin(prod(asin)) and f5 as the sum of
+        cosines times the built-in's own constant 0.5/beta, on [0, 1]^d whose map is exact — the
+        expression's value is the built-in's bit for bit: the same reduced sin, cos and asin."""
+        f5 = "sum(i, cos(10*x[i])) * (0.5/-0.054402111088936981340)"
+        for name, expr, dim, rel in (("f4", "sin(prod(i, asin(x[i])))", 8, "1e-3"),
+                                     ("f5", f5, 5, "1e-6")):
+            b, u = self.runs(f"set precision double dim {dim} rel {rel} integrand {name}; "
+                             f'run gpu; set integrand "{expr}"; run gpu')
+            self.assertEqual(u["error"]["evaluations"], b["error"]["evaluations"], name)
+            self.assertEqual(u["value"].hex(), b["value"].hex(), name)
+
     def test_cache(self):
         """The first run builds the kernels (NVRTC, nvJitLink); the next compiles nothing
         and reports the same build times; a new parameter value needs no build either."""
@@ -85,6 +97,43 @@ class UserGpuTest(unittest.TestCase):
         self.assertEqual(len(r), 2)
         self.assertLessEqual(abs(r[0]["value"] - r[1]["value"]),
                              r[0]["error_estimate"] + r[1]["error_estimate"])
+
+    def test_gaussian_over_r6(self):
+        """exp(-|x|^2) over R^6 is pi^3: breadth in double at 1e-6 and in float at 1e-4
+        converge within their estimates; twophase at 1e-6 need not converge, but its estimate
+        covers its true error either way."""
+        exact = math.pi ** 3
+        r = self.runs('set maxeval 1e10 dim 6 integrand "exp(-sum(i, x[i]^2))" '
+                      f'bounds -inf:inf exact {exact!r}; set precision double rel 1e-6; '
+                      'run gpu; set variant twophase; run gpu; '
+                      'set variant breadth precision float rel 1e-4; run gpu')
+        self.assertEqual(len(r), 3)
+        for run in r:
+            what = (run["variant"], run["precision"])
+            print(f"\n  R^6 {what}: {run['value']!r} ± {run['error_estimate']:.2g} "
+                  f"(true {run['true_error']:.2g}) converged {run['error']['converged']}",
+                  end="")
+            self.assertLessEqual(abs(run["value"] - exact), run["error_estimate"], what)
+        self.assertEqual(r[0]["error"]["converged"], 1)
+        self.assertEqual(r[2]["error"]["converged"], 1)
+
+    def test_eval_on_the_gpu(self):
+        """eval compiles the user's integrand for the GPU too: every backend and precision
+        gives a value, the GPU's agree with the CPU's (double within 1e-15, float within
+        1e-6 relative) and with the formula computed here."""
+        p = qxtest.commands('use cubature; set param k 3; set dim 3 '
+                            'integrand "exp(-x^2)*cos(k*y) + asin(z)/(1 + x*y)"; '
+                            'eval 0.25 0.5 0.75', "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = {(o["backend"], o["precision"]): o["value"]
+               for o in qxtest.json_lines(p.stdout) if o.get("type") == "eval"}
+        self.assertEqual(len(got), 4, got)
+        want = math.exp(-0.0625) * math.cos(1.5) + math.asin(0.75) / 1.125
+        for prec, tol in (("double", 1e-15), ("float", 1e-6)):
+            cpu, gpu = got[("cpu", prec)], got[("gpu", prec)]
+            self.assertIsNotNone(gpu, prec)
+            self.assertLessEqual(abs(gpu - cpu), tol * abs(want), prec)
+            self.assertLessEqual(abs(gpu - want), 10 * tol * abs(want), prec)
 
 
 if __name__ == "__main__":

@@ -120,7 +120,7 @@ __device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, 
  * for fn.kind (with KIND, the launch has checked its cos and sin arguments' range: cub_f_in_range).
  * With st (breadth running ahead), the regions are st->fresh..st->n-1, and none once st->stop is
  * set. Blocks of 128 run 5 a multiprocessor (96 registers: on an H100 f4 dim 8 at 1e-3 took 68 ms
- * against 72 at 6 blocks, f5 dim 8 at 1e-9 the same or 1% less; with cub_asin_reduced f3 and f4
+ * against 72 at 6 blocks, f5 dim 8 at 1e-9 the same or 1% less; with qx_asin_reduced f3 and f4
  * no longer spill, by ptxas for sm_90, and with its first version 6 blocks measured the
  * same as 5 on an H200). */
 template <typename T, int BLOCK, int WPR, int DN, int KIND = -1, int LPR = 32>
@@ -355,8 +355,12 @@ cub_phase2_body(long long n, cub_fn fn, cub_rule rule, cub_list<T> g, long long 
 		par.h[ax] = child.h[ax] = par.h[ax] / 2;
 		par.c[ax] -= par.h[ax];
 		child.c[ax] += child.h[ax];
-		cub_rule_serial<T, KIND>(fn, rule, par);
-		cub_rule_serial<T, KIND>(fn, rule, child);
+		/* one call site, kept a loop: every copy of the rule (and of the integrand inlined
+		 * into it) is code that nvJitLink compiles while the user waits */
+		cub_p2_region<T> *const halves[2] = {&par, &child};
+#pragma unroll 1
+		for (int k = 0; k < 2; k++)
+			cub_rule_serial<T, KIND>(fn, rule, *halves[k]);
 		const double d = fabs(pest - (par.est + child.est)), e = par.err + child.err;
 		if (e > 0) {
 			par.err *= 1 + 0.5 * d / e;

@@ -202,13 +202,26 @@ static void spawn_attr_init(posix_spawnattr_t *attr)
 }
 
 /* Runs the compiler at cc on src, writing the shared object so; its messages go into msg.
- * Returns 0, or -1 with the reason in e. */
+ * -fno-semantic-interposition lets the compiler inline one exported function into another (an
+ * integrand's body into its map), which -fPIC alone forbids. Returns 0, or -1 with the reason
+ * in e. */
 static int run_compiler(const char *cc, const char *src, const char *so, const char *dir, char *msg,
                         size_t cap, struct qx_err *e)
 {
-	char *argv[] = {(char *)cc,          "-O2", "-fPIC", "-shared", "-fno-math-errno",
-	                "-ffp-contract=off", "-x",  "c",     "-",       "-o",
-	                (char *)so,          "-lm", NULL};
+	char *argv[] = {(char *)cc,
+	                "-O2",
+	                "-fPIC",
+	                "-fno-semantic-interposition",
+	                "-shared",
+	                "-fno-math-errno",
+	                "-ffp-contract=off",
+	                "-x",
+	                "c",
+	                "-",
+	                "-o",
+	                (char *)so,
+	                "-lm",
+	                NULL};
 	char tmpvar[4200];
 	int sv[2], ep[2], status = 0, rc = -1;
 	posix_spawn_file_actions_t fa;

@@ -1,8 +1,12 @@
 /* emit.c - a checked tree as C or CUDA source, in float or double: one function of the point
  * and the parameters. Sums and products become loops over a literal dim with an accumulator
  * declared before the return (no statement expressions, so C11 and CUDA C++ both take it);
- * small integer powers become multiplications. */
+ * small integer powers become multiplications; in double, asin and the cosines and sines
+ * whose arguments are known to stay in range are reduced_math.h's, as the built-ins'. */
 #include "tree.h"
+
+#define QX_REDUCED_LIMIT_ONLY
+#include "reduced_math.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -26,6 +30,8 @@ struct emit {
 	struct expr_buf body;
 	int ntemp;
 	int indent;
+	const struct expr_ranges *r;
+	int reduced; /* set once a reduced_math.h function is called */
 };
 
 static void emit_node(struct emit *m, int i, struct expr_buf *o, int depth);
@@ -169,6 +175,23 @@ static void emit_binary(struct emit *m, const struct expr_node *nd, struct expr_
 	expr_buf_put(o, "%s", close);
 }
 
+/* Writes the callee of the call nd and its '(': in double asin, and cos and sin with an
+ * argument within half the reduced functions' range (room for the rounding of the argument's
+ * own evaluation), are reduced_math.h's; the others the math library's. */
+static void emit_callee(struct emit *m, const struct expr_node *nd, struct expr_buf *o)
+{
+	const char *name = expr_fns[nd->fn].name;
+	const int trig = !strcmp(name, "cos") || !strcmp(name, "sin");
+	if (!m->is_float &&
+	    (!strcmp(name, "asin") ||
+	     (trig && expr_node_bound(m->x, nd->a[0], m->r) <= QX_REDUCED_LIMIT / 2))) {
+		m->reduced = 1;
+		expr_buf_put(o, "qx_%s_reduced(", name);
+		return;
+	}
+	expr_buf_put(o, "%s%s(", expr_fns[nd->fn].c, m->suf);
+}
+
 /* Writes node i as a C expression into o; depth counts the parentheses around it, and a node
  * too deep goes into a local. Comparisons and logic give 1 or 0 in the emitted type. */
 static void emit_node(struct emit *m, int i, struct expr_buf *o, int depth)
@@ -228,7 +251,7 @@ static void emit_node(struct emit *m, int i, struct expr_buf *o, int depth)
 		emit_pow(m, nd, o, depth);
 		break;
 	case E_CALL:
-		expr_buf_put(o, "%s%s(", expr_fns[nd->fn].c, m->suf);
+		emit_callee(m, nd, o);
 		for (int k = 0; k < nd->nargs; k++) {
 			if (k)
 				expr_buf_put(o, ", ");
@@ -257,14 +280,15 @@ static void emit_node(struct emit *m, int i, struct expr_buf *o, int depth)
 }
 
 /* Appends the function name computing x in precision prec to out, with the CUDA qualifiers
- * when lang says so. */
-static void emit_function(const struct expr *x, enum expr_lang lang, enum qx_precision prec,
-                          const char *name, struct expr_buf *out)
+ * when lang says so; returns 1 when it calls reduced_math.h's functions, else 0. */
+static int emit_function(const struct expr *x, enum expr_lang lang, enum qx_precision prec,
+                         const char *name, const struct expr_ranges *r, struct expr_buf *out)
 {
 	struct emit m;
 	struct expr_buf ret = {NULL, 0, 0, 0};
 	memset(&m, 0, sizeof m);
 	m.x = x;
+	m.r = r;
 	m.is_float = prec == QX_FLOAT;
 	m.T = m.is_float ? "float" : "double";
 	m.suf = m.is_float ? "f" : "";
@@ -279,6 +303,7 @@ static void emit_function(const struct expr *x, enum expr_lang lang, enum qx_pre
 		out->oom = 1;
 	free(m.body.p);
 	free(ret.p);
+	return m.reduced;
 }
 
 /* Returns the string of out, or NULL (freeing it) when an allocation failed. */
@@ -290,21 +315,37 @@ static char *finish(struct expr_buf *out)
 	return NULL;
 }
 
-char *expr_emit(const struct expr *x, enum expr_lang lang, enum qx_precision prec, const char *name)
+/* Returns head, then reduced_math.h's text when reduced says so, then fn, in a malloc'd
+ * string (NULL when out of memory); frees fn's string. */
+static char *join(const char *head, int reduced, struct expr_buf *fn)
 {
 	struct expr_buf out = {NULL, 0, 0, 0};
-	if (lang == EXPR_C)
-		expr_buf_put(&out, "#include <math.h>\n\n");
-	emit_function(x, lang, prec, name, &out);
+	expr_buf_put(&out, "%s%s%s%s", head, reduced ? qx_reduced_math_text : "",
+	             reduced ? "\n" : "", fn->p ? fn->p : "");
+	if (fn->oom)
+		out.oom = 1;
+	free(fn->p);
 	return finish(&out);
+}
+
+char *expr_emit_in(const struct expr *x, enum expr_lang lang, enum qx_precision prec,
+                   const char *name, const struct expr_ranges *r)
+{
+	struct expr_buf fn = {NULL, 0, 0, 0};
+	const int reduced = emit_function(x, lang, prec, name, r, &fn);
+	return join(lang == EXPR_C ? "#include <math.h>\n\n" : "", reduced, &fn);
+}
+
+char *expr_emit(const struct expr *x, enum expr_lang lang, enum qx_precision prec, const char *name)
+{
+	return expr_emit_in(x, lang, prec, name, NULL);
 }
 
 char *expr_emit_unit(const struct expr *x)
 {
-	struct expr_buf out = {NULL, 0, 0, 0};
-	expr_buf_put(&out, "#include <math.h>\n\n");
-	emit_function(x, EXPR_C, QX_DOUBLE, EXPR_CPU_NAME_D, &out);
-	expr_buf_put(&out, "\n");
-	emit_function(x, EXPR_C, QX_FLOAT, EXPR_CPU_NAME_F, &out);
-	return finish(&out);
+	struct expr_buf fn = {NULL, 0, 0, 0};
+	int reduced = emit_function(x, EXPR_C, QX_DOUBLE, EXPR_CPU_NAME_D, NULL, &fn);
+	expr_buf_put(&fn, "\n");
+	reduced |= emit_function(x, EXPR_C, QX_FLOAT, EXPR_CPU_NAME_F, NULL, &fn);
+	return join("#include <math.h>\n\n", reduced, &fn);
 }

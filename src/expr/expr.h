@@ -66,11 +66,27 @@ int expr_dim(const struct expr *x);
 
 enum expr_lang { EXPR_C, EXPR_CUDA };
 
+/* What the emitted code may assume of its inputs: point coordinate k lies in [lo[k], hi[k]]
+ * (k < nvars; infinite bounds allowed), parameter j is param[j] (j < nparams). Anything not
+ * given is taken as unbounded. */
+struct expr_ranges {
+	int nvars, nparams;
+	const double *lo, *hi, *param;
+};
+
 /* Returns the source of `T name(const T *x, const double *p)` computing x, T being float or
  * double: for C a function with external linkage after `#include <math.h>`, for CUDA an
  * `extern "C" __device__` function with no #include (NVRTC has the math functions built in).
  * x holds the point (dim coordinates then the extras), p the parameters in scope order.
- * Returns a malloc'd string, NULL when out of memory. */
+ * In double, asin and every cos and sin whose argument stays within QX_REDUCED_LIMIT / 2 over
+ * r (NULL: nothing known) are the branch-free functions of reduced_math.h, whose text then
+ * comes first: the built-in integrands' arithmetic. A source made with r holds only while r
+ * does, so a caller keys what it compiles by the source. Returns a malloc'd string, NULL when
+ * out of memory. */
+char *expr_emit_in(const struct expr *x, enum expr_lang lang, enum qx_precision prec,
+                   const char *name, const struct expr_ranges *r);
+
+/* expr_emit_in with nothing known of the inputs. */
 char *expr_emit(const struct expr *x, enum expr_lang lang, enum qx_precision prec,
                 const char *name);
 
@@ -79,7 +95,8 @@ char *expr_emit(const struct expr *x, enum expr_lang lang, enum qx_precision pre
 #define EXPR_CPU_NAME_F "qx_expr_f"
 
 /* Returns a C translation unit that defines both precisions' functions, EXPR_CPU_NAME_D and
- * EXPR_CPU_NAME_F, as a shared object exports them; malloc'd, NULL when out of memory. */
+ * EXPR_CPU_NAME_F, as a shared object exports them (as expr_emit writes them); malloc'd, NULL
+ * when out of memory. */
 char *expr_emit_unit(const struct expr *x);
 
 /* A compiled integrand: both precisions' functions, how long this call took to get them

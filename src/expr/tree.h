@@ -83,4 +83,12 @@ void expr_format_number(double v, char *buf, size_t cap);
 /* Returns the text of the operator of node kind op ("+", "<=", "!", ...), "" for others. */
 const char *expr_op_text(enum expr_op op);
 
+/* The largest |value| node i of x can take when the inputs lie in r (NULL: nothing known):
+ * interval arithmetic, never below the true bound up to the evaluation's rounding; infinite
+ * when unknown. */
+double expr_node_bound(const struct expr *x, int i, const struct expr_ranges *r);
+
+/* The text of reduced_math.h, embedded by reduced_math_text.S, NUL-terminated. */
+extern const char qx_reduced_math_text[];
+
 #endif

@@ -102,6 +102,12 @@ int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, i
 /* Returns in *count how many cubins c holds, and their total bytes in *bytes. */
 void gpujit_cache_stats(struct gpujit_cache *c, int *count, size_t *bytes);
 
+/* Runs kernel (from gpujit_get), an extern "C" __global__ void (const double *pt, const double
+ * *p, double *out), on one thread with copies of pt[0..n) and p[0..np) on the current GPU, and
+ * puts *out into *value (cuda/gpujit/eval.cu). Returns 0, or -1 with the CUDA call in e. */
+int gpujit_eval_point(void *kernel, const double *pt, int n, const double *p, int np, double *value,
+                      struct qx_err *e);
+
 /* Puts the current GPU's architecture, major * 10 + minor (90 for an H100), into *arch; fails
  * without a usable GPU. */
 int gpujit_device_arch(int *arch, struct qx_err *e);

@@ -91,6 +91,19 @@ void gpujit_cache_stats(struct gpujit_cache *c, int *count, size_t *bytes)
 }
 
 /* Always fails: no GPU backend in this build. */
+int gpujit_eval_point(void *kernel, const double *pt, int n, const double *p, int np, double *value,
+                      struct qx_err *e)
+{
+	(void)kernel;
+	(void)pt;
+	(void)n;
+	(void)p;
+	(void)np;
+	(void)value;
+	return qx_fail(e, NO_CUDA);
+}
+
+/* Always fails: no GPU backend in this build. */
 int gpujit_device_arch(int *arch, struct qx_err *e)
 {
 	(void)arch;

@@ -923,14 +923,16 @@ static int cub_eval(const double *args, const struct param_value *p, const struc
 	if (given != fn.dim)
 		return qx_fail(e, "eval takes dim = %d coordinates X1..X%d; got %d", fn.dim, fn.dim,
 		               given);
-	if (b == QX_GPU)
+	if (b == QX_GPU && fn.kind != CUB_USER)
 		return 1;
 	if (fn.kind == CUB_USER) {
 		struct user_integrand ui;
 		if (user_integrand_parse(param_expr(p[P_INTEGRAND]), fn.dim, NULL, 0, u, p[P_A].num,
 		                         p[P_B].num, &ui, e))
 			return -1;
-		const int rc = user_integrand_eval(&ui, u, args, prec, &out->value, e);
+		const int rc = b == QX_GPU
+		                   ? user_integrand_eval_gpu(&ui, u, args, prec, &out->value, e)
+		                   : user_integrand_eval(&ui, u, args, prec, &out->value, e);
 		user_integrand_free(&ui);
 		if (rc)
 			return -1;

@@ -53,157 +53,27 @@ struct cub_fn {
 	float (*user_f)(const float *x, const double *p);
 };
 
-/* cub_cos_reduced's constants (from tests/gen_cubature_cos.py --constants): 1/pi; pi in two
- * parts, the first of 38 bits (q times it is exact for |q| < 2^15, where x - q times it is
- * exact too); the coefficients, c8 first, of cos(sqrt(s)) on [0, (pi/2)^2] as a polynomial of
- * degree 8 (mpmath's Chebyshev fit, error 3.9e-18). On the GPU they sit in constant memory. */
-#define CUB_COS_CONSTANTS                                                                          \
-	1 / CUB_PI, 3.1415926535846666, 5.126688303189038e-12, 4.608977003001797e-14,              \
-	    -1.1462901901757276e-11, 2.0876561839933163e-09, -2.755731639102575e-07,               \
-	    2.4801587277414926e-05, -0.001388888888877299, 0.04166666666666388,                    \
-	    -0.4999999999999997, 1.0
-#define CUB_COS_LIMIT 1e5 /* under 2^15 pi */
-static const double cub_cos_host[] = {CUB_COS_CONSTANTS};
-#ifdef __CUDACC__
-static __constant__ double cub_cos_dev[] = {CUB_COS_CONSTANTS};
-#endif
+/* The branch-free double cos, sin and asin the built-ins share with the user's expressions
+ * (reduced_math.h); cos and sin take |x| <= CUB_COS_LIMIT, and set *wide past it, where the
+ * caller evaluates again with the C library's. */
+#include "../expr/reduced_math.h"
+#define CUB_COS_LIMIT QX_REDUCED_LIMIT
 
-/* The host's or the GPU's copy of a table of constants NAME_host / NAME_dev. */
-#ifdef __CUDA_ARCH__
-#define CUB_TABLE(name) name##_dev
-#else
-#define CUB_TABLE(name) name##_host
-#endif
-
-/* The polynomial of coefficients k[0..n-1], highest degree first, at s (Horner's rule). */
-CUB_HD double cub_horner(const double *k, int n, double s)
-{
-	double p = k[0];
-	for (int i = 1; i < n; i++)
-		p = p * s + k[i];
-	return p;
-}
-
-/* cub_sin_reduced's coefficients (tests/gen_cubature_cos.py --constants), c7 first, of
- * S(s) = (sin(sqrt(s)) - sqrt(s)) / s^1.5 on [0, (pi/2)^2] as a polynomial of degree 7
- * (mpmath's Chebyshev fit, error 3.4e-19); sin(r) = r + r s S(s), s = r^2. */
-#define CUB_SIN_CONSTANTS                                                                          \
-	2.7314447669863995e-15, -7.643970296798572e-13, 1.6058977312464087e-10,                    \
-	    -2.5052107616996182e-08, 2.7557319219163234e-06, -0.00019841269841254974,              \
-	    0.008333333333333316, -0.16666666666666666
-static const double cub_sin_host[] = {CUB_SIN_CONSTANTS};
-#ifdef __CUDACC__
-static __constant__ double cub_sin_dev[] = {CUB_SIN_CONSTANTS};
-#endif
-
-/* x less the nearest multiple q pi, into *r (in [-pi/2, pi/2]; Cody and Waite's reduction
- * with cub_cos_reduced's constants, its product exact for |x| <= CUB_COS_LIMIT), setting *wide
- * past that limit; returns q's parity as a sign bit (0 or 1 << 63): cos(x) = (-1)^q cos(r) and
- * sin(x) = (-1)^q sin(r). */
-CUB_HD unsigned long long cub_pi_reduce(double x, double *r, int *wide)
-{
-	const double *k = CUB_TABLE(cub_cos);
-	*wide |= !(fabs(x) <= CUB_COS_LIMIT);
-	/* the nearest integer to x / pi: 1.5 2^52 has unit spacing, so t's last bit is q's */
-	const double t = x * k[0] + 0x1.8p52, q = t - 0x1.8p52;
-	*r = x - q * k[1] - q * k[2];
-	unsigned long long tb;
-	memcpy(&tb, &t, sizeof tb);
-	return tb << 63;
-}
-
-/* v with its sign bit flipped by sign (0 or 1 << 63). */
-CUB_HD double cub_flip_sign(double v, unsigned long long sign)
-{
-	unsigned long long vb;
-	memcpy(&vb, &v, sizeof vb);
-	vb ^= sign;
-	memcpy(&v, &vb, sizeof v);
-	return v;
-}
-
-/* cos(x) in double for the integrands, for |x| <= CUB_COS_LIMIT: x less the nearest multiple
- * q pi is r in [-pi/2, pi/2] (cub_pi_reduce), and cos(x) = (-1)^q P(r^2). Absolute error under
- * 4e-16 against mpmath (tests/data/cubature_cos_ref.csv). Beyond the limit the value is
- * meaningless and *wide is set: the integrand is then evaluated again with the C library's cos
- * (cub_f_d), or, in the GPU's kernels made for an integrand, the host has checked the
- * arguments' range (cub_trig_arg_bound). Without a branch of its own, the GPU evaluates it in
- * 13 double operations and no table, and an integrand's cosines interleave; CUDA's cos reduces
- * by pi/2, converts q twice, loads its coefficients from memory and branches for every call
- * (f5's eight cosines a point were most of its rule kernel's instructions). */
+/* cos(x) by qx_cos_reduced, setting *wide past its range: the integrand is then evaluated
+ * again with the C library's cos (cub_f_d), or, in the GPU's kernels made for an integrand,
+ * the host has checked the arguments' range (cub_trig_arg_bound). (f5's eight cosines a point
+ * were most of its rule kernel's instructions with CUDA's cos.) */
 CUB_HD double cub_cos_reduced(double x, int *wide)
 {
-	double r;
-	const unsigned long long sign = cub_pi_reduce(x, &r, wide);
-	return cub_flip_sign(cub_horner(CUB_TABLE(cub_cos) + 3, 9, r * r), sign);
+	*wide |= !(fabs(x) <= CUB_COS_LIMIT);
+	return qx_cos_reduced(x);
 }
 
-/* sin(x) in double for f4, for |x| <= CUB_COS_LIMIT, as cub_cos_reduced: (-1)^q (r + r s
- * S(s)), s = r^2, r and q from cub_pi_reduce (*wide set past the limit). Error under 4e-16 of
- * max(|sin x|, 1e-3) against mpmath (the reference file's third column; at most 2.2e-16). */
+/* sin(x) by qx_sin_reduced, setting *wide past its range, as cub_cos_reduced. */
 CUB_HD double cub_sin_reduced(double x, int *wide)
 {
-	double r;
-	const unsigned long long sign = cub_pi_reduce(x, &r, wide);
-	const double s = r * r;
-	return cub_flip_sign(r + r * s * cub_horner(CUB_TABLE(cub_sin), 8, s), sign);
-}
-
-/* cub_asin_reduced's constants (from tests/gen_cubature_asin.py --constants): pi/2 as the
- * double nearest it and the rest; the coefficients, c12 first, of P(z) = (asin(sqrt(z)) -
- * sqrt(z)) / z^1.5 on [0, 1/4] as a polynomial of degree 12 (mpmath's Chebyshev fit, error
- * 1.5e-17). On the GPU they sit in constant memory. */
-#define CUB_ASIN_CONSTANTS                                                                         \
-	1.5707963267948966, 6.123233995736766e-17, 0.028757851367421566, -0.014851887071247204,    \
-	    0.01740087944269402, 0.005457506718640358, 0.01032281435018578, 0.011479177415184906,  \
-	    0.013971212973552933, 0.017352392720869973, 0.02237217294214989, 0.030381944138531247, \
-	    0.04464285714635543, 0.07499999999998433, 0.16666666666666669
-static const double cub_asin_host[] = {CUB_ASIN_CONSTANTS};
-#ifdef __CUDACC__
-static __constant__ double cub_asin_dev[] = {CUB_ASIN_CONSTANTS};
-#endif
-
-/* 1/sqrt(w) for w in [2^-54, 1/2] (cub_asin_reduced's), and NaN for w < 0: on the GPU the
- * reciprocal square root's hardware approximation (good to about 2^-22), on the host 1 /
- * sqrt(w); one step of the third-order Newton iteration y (1 + e/2 + 3e^2/8), e = 1 - w y^2,
- * cubes its relative error, so the GPU's result is as accurate as the host's (the host's tests
- * check the same steps; the two can differ in the last bit where the compilers contract
- * multiplications and additions differently). 5 double operations and no branch (CUDA's sqrt tests
- * its argument and branches to a slow path at every call). */
-CUB_HD double cub_rsqrt_asin(double w)
-{
-#ifdef __CUDA_ARCH__
-	double y;
-	asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(w));
-#else
-	double y = 1 / sqrt(w);
-#endif
-	const double e = fma(-w, y * y, 1.0);
-	return fma(fma(e, 0.375, 0.5), y * e, y);
-}
-
-/* asin(x) in double for f3 and f4, NaN for |x| > 1. With t = |x|, s is t up to 1/2 and
- * sqrt((1 - t) / 2) past it, where asin(t) = pi/2 - 2 asin(s); asin(s) = s + s z P(z) with
- * z = s^2 in [0, 1/4], and past 1/2 the result is (pi/2 - 2s) + (pi/2's second part - 2 s z
- * P(z)). Every lane computes the square root (cub_rsqrt_asin, then one correction of the
- * root's residual) and the polynomial once, on the z its t selects, and selects between
- * values: 29 double operations and no branch, so that a point's asins interleave (CUDA's asin
- * branches between its halves at every call: about 15 operations below 0.575 and 26 above, both
- * where a warp's lanes disagree, and the branches keep a point's asins apart). At the 1653
- * points of tests/data/cubature_asin_ref.csv (mpmath) its error is at most 2.8e-16 absolute and
- * relative, as over 5e7 random points in [0, 1] against long double's asinl (without the root's
- * correction 4.1e-16 relative). */
-CUB_HD double cub_asin_reduced(double x)
-{
-	const double *k = CUB_TABLE(cub_asin);
-	const double t = fabs(x), w = fma(-0.5, t, 0.5);
-	const int big = t > 0.5;
-	const double y = cub_rsqrt_asin(w), r0 = w * y, root = fma(fma(-r0, r0, w), 0.5 * y, r0);
-	/* w = 0 (t = 1): root is NaN from 0 * inf, and asin(1) = pi/2 */
-	const double s = big ? (w == 0 ? 0.0 : root) : t, z = big ? w : t * t;
-	const double q = s * z * cub_horner(k + 2, 13, z);
-	const double past = fma(-2.0, s, k[0]) + fma(-2.0, q, k[1]), upto = s + q;
-	return copysign(big ? past : upto, x);
+	*wide |= !(fabs(x) <= CUB_COS_LIMIT);
+	return qx_sin_reduced(x);
 }
 
 /* The largest |argument| fn's cosines (and f4's sine) can take on the box [a, b]^dim (0 for
@@ -258,13 +128,13 @@ CUB_HD unsigned long long cub_hash(unsigned long long seed, unsigned long long k
 #define CUB_M(fn) fn
 #define CUB_COS(v) (wide ? cub_cos_reduced(v, wide) : cos(v))
 #define CUB_SIN(v) (wide ? cub_sin_reduced(v, wide) : sin(v))
-#define CUB_ASIN(v) cub_asin_reduced(v)
+#define CUB_ASIN(v) qx_asin_reduced(v)
 #endif
 
 /* The integrand fn at the point x (fn->dim coordinates), in precision CUB_REAL; in double with
  * wide, its cosines (and f4's sine) are cub_cos_reduced's and cub_sin_reduced's (which set
  * *wide past their range), without it the C library's; in double its asins (f3, f4) are
- * cub_asin_reduced's, in float asinf's. */
+ * qx_asin_reduced's, in float asinf's. */
 CUB_HD CUB_REAL CUB_FN(cub_f_body)(const struct cub_fn *fn, const CUB_REAL *x, int *wide)
 {
 #if CUB_SUFFIX_IS_FLOAT

@@ -69,9 +69,14 @@ int user_integrand_parse(const char *text, int dim, const char *const *extra, in
 		               PARAM_EXPR_MAX);
 	}
 	out->dim = dim;
+	out->nparams = u->nparams;
+	for (int j = 0; j < u->nparams; j++)
+		out->param[j] = u->param_value[j];
 	for (int i = 0; i < dim; i++) {
 		double lo, hi;
 		user_axis_bounds(u, i, a, b, &lo, &hi);
+		out->lo[i] = lo;
+		out->hi[i] = hi;
 		out->map[i] = isinf(lo) ? (isinf(hi) ? USER_BOTH_INF : USER_LOWER_INF)
 		                        : (isinf(hi) ? USER_UPPER_INF : USER_FINITE);
 	}
@@ -180,17 +185,23 @@ static void user_wrapper(char **buf, size_t *len, size_t *cap, const struct user
 	            "\tconst %s v = qx_body_%s(x, p);\n\treturn v == 0 ? 0 : v * jac;\n}\n", T, S);
 }
 
-/* The body (expr_emit) and the wrapper, for one or both precisions. */
+/* The body (expr_emit_in, over the axes' bounds and the parameters' values) and the wrapper,
+ * for one or both precisions. */
 char *user_integrand_source(const struct user_integrand *ui, enum expr_lang lang,
                             enum qx_precision prec)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
 	const int both = lang == EXPR_C;
+	const struct expr_ranges ranges = {.nvars = ui->dim,
+	                                   .nparams = ui->nparams,
+	                                   .lo = ui->lo,
+	                                   .hi = ui->hi,
+	                                   .param = ui->param};
 	for (int q = both ? QX_FLOAT : (int)prec; q <= (both ? QX_DOUBLE : (int)prec); q++) {
 		char name[16];
 		snprintf(name, sizeof name, "qx_body_%s", q == QX_DOUBLE ? "d" : "f");
-		char *body = expr_emit(ui->tree, lang, (enum qx_precision)q, name);
+		char *body = expr_emit_in(ui->tree, lang, (enum qx_precision)q, name, &ranges);
 		if (!body) {
 			free(buf);
 			return NULL;
@@ -280,5 +291,39 @@ int user_integrand_eval(const struct user_integrand *ui, const struct user_defs 
 	}
 	free(src);
 	expr_jit_cache_free(c);
+	return rc;
+}
+
+/* Compiles the body with a kernel that evaluates it at one point into a cache of its own,
+ * runs it once on the GPU, and frees it. */
+int user_integrand_eval_gpu(const struct user_integrand *ui, const struct user_defs *u,
+                            const double *x, enum qx_precision prec, double *value,
+                            struct qx_err *e)
+{
+	const char *T = prec == QX_DOUBLE ? "double" : "float", *S = prec == QX_DOUBLE ? "d" : "f";
+	const char *name = "qx_eval";
+	char *src = user_integrand_source(ui, EXPR_CUDA, prec);
+	size_t len = src ? strlen(src) : 0, cap = len + 1;
+	double data[USER_DATA_COUNT];
+	void *kernel;
+	int arch;
+	user_append(&src, &len, &cap,
+	            "extern \"C\" __global__ void qx_eval(const double *pt, const double *p, "
+	            "double *out)\n{\n\t%s x[%d];\n\tfor (int i = 0; i < %d; i++)\n\t\tx[i] = "
+	            "(%s)pt[i];\n\t*out = (double)qx_body_%s(x, p);\n}\n",
+	            T, ui->dim, ui->dim, T, S);
+	if (!src)
+		return qx_fail(e, "out of memory for the integrand's source");
+	struct gpujit_cache *c = gpujit_cache_new();
+	int rc = -1;
+	if (!c)
+		qx_fail(e, "out of memory for the compiled integrand");
+	else if (!gpujit_device_arch(&arch, e) &&
+	         !gpujit_get(c, src, src, arch, NULL, 0, &name, 1, &kernel, NULL, e)) {
+		user_integrand_data(ui, u, 0, 1, data);
+		rc = gpujit_eval_point(kernel, x, ui->dim, data, USER_DATA_COUNT, value, e);
+	}
+	gpujit_cache_free(c);
+	free(src);
 	return rc;
 }

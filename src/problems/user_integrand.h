@@ -26,6 +26,10 @@ struct user_integrand {
 	int dim;
 	enum user_axis_map map[USER_MAX_AXES];
 	char canonical[PARAM_EXPR_MAX + 64];
+	/* what the emitted code may assume: each axis's bounds and the parameters' values at
+	 * parse time (the source is made again, and keyed, for every run) */
+	double lo[USER_MAX_AXES], hi[USER_MAX_AXES], param[USER_MAX_PARAMS];
+	int nparams;
 };
 
 /* Parses text in dim variables (x1..xdim; extra names after them in the point array) against
@@ -64,6 +68,12 @@ int user_integrand_cpu(void **jit, const struct user_integrand *ui,
  * typed at the prompt), not cached. Returns 0 or -1 with e. */
 int user_integrand_eval(const struct user_integrand *ui, const struct user_defs *u, const double *x,
                         enum qx_precision prec, double *value, struct qx_err *e);
+
+/* user_integrand_eval on the current GPU: the body compiled by NVRTC with a one-thread kernel
+ * around it, for this one call. Returns 0 or -1 with e (no GPU, no NVRTC, a CUDA error). */
+int user_integrand_eval_gpu(const struct user_integrand *ui, const struct user_defs *u,
+                            const double *x, enum qx_precision prec, double *value,
+                            struct qx_err *e);
 
 /* The GPU's kernel for ui in prec: the kernel's LTO-IR fatbin (holding the kernel called name)
  * linked with the integrand for the current device into *kernel (a cudaKernel_t); kind names

@@ -397,7 +397,7 @@ static void test_bad_input(void **state)
  * exactly the points past CUB_COS_LIMIT, and there the C library's cos takes over. sin by
  * cub_sin_reduced within the limit: its error at most 4e-16 of max(|sin x|, 1e-3), flagged past
  * it alike; and f4 in dim 1 at x in [0, 1] is sin(asin(x)) through it
- * (exactly cub_sin_reduced of cub_asin_reduced, at points where the C library's sin differs
+ * (exactly cub_sin_reduced of qx_asin_reduced, at points where the C library's sin differs
  * too). Fails if the reduction loses the multiple's
  * parity, a coefficient is wrong, the hand-off misses or f4 calls another sin. */
 static void test_trig_reference(void **state)
@@ -441,7 +441,7 @@ static void test_trig_reference(void **state)
 	fclose(f);
 	int nlib = 0;
 	for (int i = 0; i <= 1000; i++) {
-		const double x = i / 1000.0, a = cub_asin_reduced(x), v = cub_f_d(&f4, &x);
+		const double x = i / 1000.0, a = qx_asin_reduced(x), v = cub_f_d(&f4, &x);
 		int wide = 0;
 		assert_true(v == cub_sin_reduced(a, &wide) && !wide);
 		nlib += v != sin(a);
@@ -456,11 +456,11 @@ static void test_trig_reference(void **state)
 
 /* The integrands' asin in double against mpmath's asin at the points of
  * tests/data/cubature_asin_ref.csv (gen_cubature_asin.py: random points in [-1, 1], points
- * dense near 0, the doubles either side of +-1/2 where cub_asin_reduced's halves meet,
+ * dense near 0, the doubles either side of +-1/2 where qx_asin_reduced's halves meet,
  * 1 - 2^-k up to k = 53, +-1, tiny x and the worst of 5e7 random points): the absolute and the
  * relative error are at most 4e-16 (about two units in the last place) everywhere; f4 in dim 1
  * (sin(asin(x))) is within 1e-15 of sin of the reference at the first points and is
- * cub_sin_reduced(cub_asin_reduced(x)) exactly at all, among them points where the C library's asin
+ * cub_sin_reduced(qx_asin_reduced(x)) exactly at all, among them points where the C library's asin
  * gives another value, so the integrand uses it; past [-1, 1] it is NaN. Fails if a coefficient is
  * wrong, a half is taken on the wrong side or the integrand calls another asin. */
 static void test_asin_reference(void **state)
@@ -480,7 +480,7 @@ static void test_asin_reference(void **state)
 		assert_int_equal(*end, ',');
 		/* in long double (64 bits on x86-64): the error, not the reference's rounding */
 		const long double refl = strtold(end + 1, NULL);
-		const double ref = (double)refl, d = (double)fabsl(cub_asin_reduced(x) - refl);
+		const double ref = (double)refl, d = (double)fabsl(qx_asin_reduced(x) - refl);
 		if (!(d <= worst)) {
 			worst = d;
 			worst_x = x;
@@ -491,9 +491,9 @@ static void test_asin_reference(void **state)
 		}
 		int wide = 0;
 		const double f4 = cub_f_d(&fn, &x),
-		             mine = cub_sin_reduced(cub_asin_reduced(x), &wide);
+		             mine = cub_sin_reduced(qx_asin_reduced(x), &wide);
 		if ((n < 20 && fabs(f4 - sin(ref)) > 1e-15) || f4 != mine)
-			fail_msg("f4 dim 1 at %.17g: %.17g, sin of cub_asin_reduced %.17g, of the "
+			fail_msg("f4 dim 1 at %.17g: %.17g, sin of qx_asin_reduced %.17g, of the "
 			         "reference %.17g",
 			         x, f4, mine, sin(ref));
 		nlib += mine != cub_sin_reduced(asin(x), &wide);
@@ -506,7 +506,7 @@ static void test_asin_reference(void **state)
 	    n, nlib, worst, worst_x, worst_rel, worst_rel_x);
 	assert_true(n >= 1600 && nlib >= 10);
 	assert_true(worst <= 4e-16 && worst_rel <= 4e-16);
-	assert_true(isnan(cub_asin_reduced(1.5)) && isnan(cub_asin_reduced(-1.0000001)));
+	assert_true(isnan(qx_asin_reduced(1.5)) && isnan(qx_asin_reduced(-1.0000001)));
 }
 
 int main(void)

@@ -489,7 +489,8 @@ static void test_integrands(void **state)
 }
 
 /* The emitted source: math.h only for C, CUDA qualifiers, float functions and literals,
- * multiplications for small powers, loops over a literal dim. */
+ * multiplications for small powers, loops over a literal dim; in double the reduced asin, and
+ * the reduced sin of a product of asins (bounded whatever the point), after their text. */
 static void test_emit(void **state)
 {
 	static const struct expr_scope sc8 = {8, params_kw, 2, NULL, 0};
@@ -502,6 +503,9 @@ static void test_emit(void **state)
 	assert_non_null(c);
 	assert_non_null(cu);
 	static const char *const in_c[] = {"#include <math.h>",
+	                                   "#ifndef QX_REDUCED_MATH_H",
+	                                   "qx_sin_reduced(",
+	                                   "qx_asin_reduced(",
 	                                   "\ndouble g(const double *x, const double *p)\n",
 	                                   "for (int k0 = 1; k0 <= 8; k0++)",
 	                                   "x[0] * x[0]",
@@ -514,12 +518,89 @@ static void test_emit(void **state)
 		assert_non_null(strstr(c, in_c[i]));
 	for (size_t i = 0; i < sizeof in_cu / sizeof in_cu[0]; i++)
 		assert_non_null(strstr(cu, in_cu[i]));
-	assert_null(strstr(c, "static"));
 	assert_null(strstr(cu, "#include"));
+	assert_null(strstr(cu, "QX_REDUCED_MATH_H"));
 	assert_null(strstr(cu, "pow("));
 	assert_int_equal(strncmp(cu, cuda_head, strlen(cuda_head)), 0);
 	free(c);
 	free(cu);
+	expr_free(x);
+}
+
+/* Returns 1 when text, emitted in double over the ranges r, calls the reduced function fn
+ * (qx_cos_reduced ...), 0 when it calls the C library's. */
+static int emits_reduced(const struct expr_scope *sc, const char *text, const struct expr_ranges *r,
+                         const char *fn)
+{
+	struct expr *x = must_parse(sc, text);
+	char *src = expr_emit_in(x, EXPR_C, QX_DOUBLE, "g", r), call[32], lib[32];
+	assert_non_null(src);
+	/* the prelude defines the reduced functions; the body after it tells which are called
+	 * ("qx_cos_reduced(" does not hold "cos(") */
+	snprintf(call, sizeof call, "qx_%s_reduced(", fn);
+	snprintf(lib, sizeof lib, "%s(", fn);
+	const char *body = strstr(src, "double g(");
+	assert_non_null(body);
+	const int reduced = strstr(body, call) != NULL, any_lib = strstr(body, lib) != NULL;
+	free(src);
+	expr_free(x);
+	assert_true(reduced != any_lib);
+	return reduced;
+}
+
+/* Which cosines and sines are the reduced ones: those whose argument stays within half the
+ * reduced range over the axes' bounds and the parameters' values, by interval arithmetic; an
+ * unknown parameter, an unbounded axis or a division by a range holding 0 keeps the C
+ * library's. Float never uses them. The reduced code compiled by the C compiler agrees with
+ * the C library within 4e-16. */
+static void test_emit_ranges(void **state)
+{
+	static const struct expr_scope sc = {2, params_kw, 2, NULL, 0};
+	const double lo[2] = {0, 0}, hi[2] = {1, 1}, inf_hi[2] = {1, INFINITY};
+	const double k3[2] = {3, 0}, kbig[2] = {1e6, 0};
+	const struct expr_ranges unit = {2, 2, lo, hi, k3}, big = {2, 2, lo, hi, kbig},
+	                         open = {2, 2, lo, inf_hi, k3}, wide = {2, 0, lo, hi, NULL};
+	(void)state;
+	assert_true(emits_reduced(&sc, "cos(10*x)", &unit, "cos"));
+	assert_true(emits_reduced(&sc, "cos(10*x)", NULL, "cos") == 0);
+	assert_true(emits_reduced(&sc, "sin(k*x)", &unit, "sin"));
+	assert_true(emits_reduced(&sc, "sin(k*x)", &big, "sin") == 0);
+	assert_true(emits_reduced(&sc, "sin(k*x)", &wide, "sin") == 0); /* k unknown */
+	assert_true(emits_reduced(&sc, "cos(x*y)", &open, "cos") == 0);
+	assert_true(emits_reduced(&sc, "cos(x/y)", &unit, "cos") == 0);
+	assert_true(emits_reduced(&sc, "cos(x/(1+y))", &unit, "cos"));
+	assert_true(emits_reduced(&sc, "cos(exp(10*x))", &unit, "cos"));      /* e^10 = 22026 */
+	assert_true(emits_reduced(&sc, "cos(exp(11*x))", &unit, "cos") == 0); /* e^11 = 59874 */
+	assert_true(emits_reduced(&sc, "cos(sum(i,x[i]^2)*1e4)", &unit, "cos"));
+	assert_true(emits_reduced(&sc, "cos(sum(i,x[i]^2)*3e4)", &unit, "cos") == 0);
+	assert_true(emits_reduced(&sc, "sin(prod(i,asin(x[i])))", NULL, "sin"));
+	assert_true(emits_reduced(&sc, "cos(if(x<y,1e3,x))", &unit, "cos"));
+	assert_true(emits_reduced(&sc, "cos(tan(x))", &unit, "cos") == 0);
+
+	struct expr *x = must_parse(&sc, "cos(10*x) + sin(k*y) + asin(x - y)");
+	char *d = expr_emit_in(x, EXPR_C, QX_DOUBLE, "gd", &unit),
+	     *f = expr_emit_in(x, EXPR_C, QX_FLOAT, "gf", &unit);
+	assert_non_null(d);
+	assert_non_null(f);
+	assert_null(strstr(f, "reduced"));
+	char *unit_src = malloc(strlen(d) + strlen(f) + 2);
+	assert_non_null(unit_src);
+	sprintf(unit_src, "%s\n%s", d, f);
+	struct expr_jit_cache *c = expr_jit_cache_new();
+	struct expr_cpu_fn fn;
+	struct qx_err e = {""};
+	assert_non_null(c);
+	if (expr_cpu_compile_source(c, unit_src, "gd", "gf", &fn, &e))
+		fail_msg("not compiled: %s", e.msg);
+	for (int i = 0; i <= 1000; i++) {
+		const double pt[2] = {i / 1000.0, 1 - i / 1000.0};
+		const double want = cos(10 * pt[0]) + sin(3 * pt[1]) + asin(pt[0] - pt[1]);
+		near(fn.d(pt, k3), want, 4e-15);
+	}
+	expr_jit_cache_free(c);
+	free(unit_src);
+	free(d);
+	free(f);
 	expr_free(x);
 }
 
@@ -654,6 +735,7 @@ int main(void)
 	    cmocka_unit_test(test_functions),
 	    cmocka_unit_test(test_integrands),
 	    cmocka_unit_test(test_emit),
+	    cmocka_unit_test(test_emit_ranges),
 	    cmocka_unit_test(test_cache),
 	    cmocka_unit_test(test_files_and_compiler),
 	};
