@@ -433,7 +433,7 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 	if (plan->backends & QX_ON_GPU)
 		snprintf(sw->device, sizeof sw->device, "%s", info.name);
 	sw->nconfigs = n;
-	free(s->sweep);
+	free(s->sweep); /* one allocation with its rows, as this one */
 	s->sweep = sw;
 	memcpy(params, s->params[s->prob_index], sizeof params);
 	memcpy(sw->params, params, sizeof params);
@@ -461,12 +461,6 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 		return qx_fail(e, "sweep: every one of the %zu runs failed (the first: %s)",
 		               sw->nrows, sw->rows[0].error);
 	return 0;
-}
-
-/* Frees sw and its rows (one allocation). */
-void sweep_free(struct sweep *sw)
-{
-	free(sw);
 }
 
 /* The index of the axis named block, or -1. */
