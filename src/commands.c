@@ -19,6 +19,7 @@
 #include "output.h"
 #include "plot.h"
 #include "promptline.h"
+#include "run.h"
 #include "sweep.h"
 
 static const char *const show_words[] = {"params", "device", "last", NULL};

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
+
 #define SWEEP_SPEC_HELP "a list a,b,c or a range A..B (powers of two), A..B:STEP or A..B:xFACTOR"
 
 /* Appends the number v as a word to words[*n], with 15 significant digits so that steps like

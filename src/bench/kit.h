@@ -10,7 +10,7 @@
 #ifndef QX_BENCH_KIT_H
 #define QX_BENCH_KIT_H
 
-#include "../session.h"
+#include "../run.h"
 
 /* One problem's section: run in a session of its own with problem `problem` selected. */
 struct bench_section {
