@@ -5,7 +5,7 @@
 #ifndef QX_NOTES_H
 #define QX_NOTES_H
 
-#include "commands.h"
+#include "shell.h"
 
 /* Reports the error msg of line `line` of a script (named file, or NULL) on stderr as
  * `quadx: [FILE: ]line N: msg`; in format json also as {"type":"error","error":msg,
