@@ -15,7 +15,7 @@
 #include "export.h"
 #include "fault.h"
 #include "helptext.h"
-#include "notes.h"
+#include "messages.h"
 #include "output.h"
 #include "plot.h"
 #include "promptline.h"
