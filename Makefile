@@ -6,7 +6,7 @@
 #   make test-gpu   the GPU tests, on a machine with a GPU
 #   make test-asan / test-valgrind / fuzz   parts of make test (see below)
 #   make fuzz-long  the fuzzers until 10^7 executions in all (not part of make test)
-#   make bench      the benchmark tables: every problem's bench hook (GPU machine)
+#   make bench      the benchmark tables: every section of the bench kit, src/bench/ (GPU machine)
 #   make format-check  the sources against .clang-format (part of make test)
 #   make install PREFIX=/usr/local
 
@@ -29,7 +29,10 @@ override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
 LDLIBS   := -lreadline -lncursesw -lcjson -lcubature -lgsl -lgslcblas -lsleef -lfftw3 -lm -ldl -fopenmp -pthread
 
 SRC      := $(wildcard src/*.c src/problems/*.c src/expr/*.c src/expr/*.S src/gpujit/*.c)
-MAIN_SRC := src/main.c src/bench.c
+MAIN_SRC := src/main.c
+# The bench kit (src/bench/): `make bench`'s sections, a client of the session linked into
+# $(BUILD)/quadx-bench only (never into quadx), with its main and the results file's text.
+BENCH_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/bench/*.c))
 # A cuda/.../NAME.lto.cu holds kernels that are linked at run time with a user's integrand
 # (src/gpujit): nvcc compiles it to a fatbin of LTO-IR, $(BUILD)/.../NAME.fatbin, which
 # cuda/lto_embed.S embeds into the binary as the bytes qx_lto_NAME .. qx_lto_NAME_end
@@ -108,7 +111,7 @@ deps: $(BUILD)/.deps-ok
 $(BIN): $(BUILD)/.deps-ok $(BUILD)/src/main.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/src/main.o $(LIB_OBJ) $(LDLIBS)
 
-$(BUILD)/quadx-bench: $(BUILD)/src/bench.o $(LIB_OBJ)
+$(BUILD)/quadx-bench: $(BENCH_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
@@ -159,6 +162,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lcmocka $(LDLIBS)
 
+$(BUILD)/tests/test_benchfile: $(BUILD)/src/bench/benchfile.o
 ifeq ($(GPU_BUILD),yes)
 $(BUILD)/tests/test_gpujit: $(BUILD)/tests/unit/gpujit_kernel.fatbin.o
 endif

@@ -4,7 +4,7 @@
 #ifndef QX_CMDHISTORY_H
 #define QX_CMDHISTORY_H
 
-#include "commands.h"
+#include "shell.h"
 
 /* The most lines the history file and the list keep. */
 #define QX_HISTORY_LINES 2000

@@ -15,10 +15,11 @@
 #include "export.h"
 #include "fault.h"
 #include "helptext.h"
-#include "notes.h"
+#include "messages.h"
 #include "output.h"
 #include "plot.h"
 #include "promptline.h"
+#include "run.h"
 #include "sweep.h"
 
 static const char *const show_words[] = {"params", "device", "last", NULL};

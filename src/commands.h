@@ -3,18 +3,10 @@
 #ifndef QX_COMMANDS_H
 #define QX_COMMANDS_H
 
-#include "session.h"
+#include "shell.h"
 
 #define QX_MAX_ARGS 64
 #define QX_LINE_MAX 65536 /* bytes of one input line */
-
-/* A session plus the state of the interpreter around it. */
-struct shell {
-	struct session s;
-	int quit;          /* set by `quit` */
-	int depth;         /* nesting of `source` */
-	int progress_line; /* 1: long runs show their progress on stderr, a terminal */
-};
 
 /* What the first argument of a command completes to. */
 enum cmd_arg { ARG_NONE, ARG_PROBLEM, ARG_SET, ARG_WORDS, ARG_TOPIC, ARG_FILE };

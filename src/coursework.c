@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "run.h"
 #include "stats.h"
 
 /* Resets o. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../cuda/quadx_cuda.h"
+#include "run.h"
 
 /* Clears d. */
 void dash_init(struct dash_data *d)

@@ -20,6 +20,7 @@
 
 #include "fault.h"
 #include "output.h"
+#include "run.h"
 #include "sweep.h"
 
 /* Writes all of data to fd; returns 0 or -1 with errno set. */

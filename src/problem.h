@@ -8,9 +8,11 @@
  *  2. cuda/NAME.cu with cuda/NAME.h: plain C functions (a job struct, run, device bytes,
  *     occupancy) that NAME.c calls under #ifdef QX_HAVE_CUDA; the GPU run fills o's phases.
  *  3. help/NAME.txt: the page, with a paragraph per variant (tests/unit/test_helptext.c).
- *  4. One line in src/problems/registry.c. Optional: a `make bench` section, NAME_bench.c in
- *     src/problems/ behind the bench hook. No other module names a problem.
- *  5. tests/unit/test_problems.c checks the contract of every registered problem. */
+ *  4. One line in src/problems/registry.c. No other module of quadx names a problem.
+ *  5. tests/unit/test_problems.c checks the contract of every registered problem.
+ *  6. Optional: a `make bench` section, src/bench/NAME.c, and its line in the bench kit's
+ *     registry (src/bench/kit.c). The bench kit is a client of the session, above it, linked
+ *     into build/quadx-bench only: a problem knows nothing of it. */
 #ifndef QX_PROBLEM_H
 #define QX_PROBLEM_H
 
@@ -45,7 +47,6 @@ struct run_request {
 };
 
 struct gpu_occupancy; /* cuda/quadx_cuda.h */
-struct session;       /* session.h */
 
 /* How text output shows a figure (JSON and CSV always have the number). */
 enum qx_figure_kind {
@@ -225,10 +226,6 @@ struct problem {
 	int (*eval)(const double *args, const struct param_value *p, const struct user_defs *u,
 	            enum qx_backend b, enum qx_precision prec, struct eval_result *out,
 	            struct qx_err *e);
-	/* Optional: the problem's `make bench` section (src/problems/NAME_bench.c, linked into
-	 * build/quadx-bench only), run in a session of its own; prints Markdown on stdout and
-	 * progress on stderr. Returns 0 or -1 with e filled. */
-	int (*bench)(struct session *s, struct qx_err *e);
 };
 
 #define QX_EVAL_UNREPRESENTABLE 2

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cmdhistory.h"
-#include "notes.h"
+#include "messages.h"
 
 #define MAX_CANDIDATES 128
 

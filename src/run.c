@@ -1,6 +1,6 @@
 /* run.c - one `run` of the current problem: memory checks, warm-up and timed repetitions,
  * error against the reference, and speedup against the CPU timings measured so far. */
-#include "session.h"
+#include "run.h"
 
 #include <math.h>
 #include <omp.h>

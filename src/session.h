@@ -160,25 +160,8 @@ void session_names(const struct session *s, char *buf, size_t len);
 void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
                            size_t len);
 
-/* The request a run of the current problem with the current settings makes (its params point
- * into s). */
-struct run_request session_request(const struct session *s);
-
-/* Writes the key that identifies a timing configuration (problem, parameters, precision,
- * variant) into buf: equal configurations give equal keys. */
-void session_timing_key(const struct problem *p, const struct param_value *v,
-                        enum qx_precision prec, int variant, char *buf, size_t len);
-
-/* Runs the current problem on backend b (warmup, then repeat timed runs), computes error and
- * speedup, and makes it the session's last result. */
-int session_run(struct session *s, enum qx_backend b, struct qx_err *e);
-
 /* The width text output is fitted to: s->cols, or 0 (no limit) while a dashboard observes the
  * session (s->sweep_observer set), whose Log wraps the lines itself. */
 int session_cols(const struct session *s);
-
-/* The reference values of the last result's configuration (computed once, then cached). */
-const double *session_reference(struct session *s, const struct problem *p,
-                                const struct param_value *params, struct qx_err *e);
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
+
 #define SWEEP_SPEC_HELP "a list a,b,c or a range A..B (powers of two), A..B:STEP or A..B:xFACTOR"
 
 /* Appends the number v as a word to words[*n], with 15 significant digits so that steps like
@@ -433,7 +435,7 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 	if (plan->backends & QX_ON_GPU)
 		snprintf(sw->device, sizeof sw->device, "%s", info.name);
 	sw->nconfigs = n;
-	free(s->sweep);
+	free(s->sweep); /* one allocation with its rows, as this one */
 	s->sweep = sw;
 	memcpy(params, s->params[s->prob_index], sizeof params);
 	memcpy(sw->params, params, sizeof params);
@@ -461,12 +463,6 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 		return qx_fail(e, "sweep: every one of the %zu runs failed (the first: %s)",
 		               sw->nrows, sw->rows[0].error);
 	return 0;
-}
-
-/* Frees sw and its rows (one allocation). */
-void sweep_free(struct sweep *sw)
-{
-	free(sw);
 }
 
 /* The index of the axis named block, or -1. */

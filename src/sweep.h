@@ -47,7 +47,10 @@ struct sweep_row {
 
 /* A sweep: its plan (axes, backends) and its rows. From the start of sweep_run it is the
  * session's s->sweep, and rows, nrows and configs_done grow as configurations finish, so a
- * panel can draw it while it runs (they are written by the thread that runs the sweep). */
+ * panel can draw it while it runs (they are written by the thread that runs the sweep). It is
+ * one allocation with its rows and owns nothing else: free() frees it (session_free, and
+ * sweep_run as a new sweep replaces it), so that the session, below this module, needs no
+ * function of it. */
 struct sweep {
 	const struct problem *prob;
 	struct param_value params[QX_MAX_PARAMS]; /* the parameters before it; axes override */
@@ -109,8 +112,5 @@ int sweep_best_block(const struct session *s, int *block, struct qx_err *e);
 /* Writes the `set block auto` value: cudaOccupancyMaxPotentialBlockSize's choice for the
  * kernel of the current problem and variant. Returns 0 or -1 with e filled. */
 int sweep_auto_block(const struct session *s, int *block, struct qx_err *e);
-
-/* Frees a sweep from sweep_run (NULL is fine). */
-void sweep_free(struct sweep *sw);
 
 #endif

@@ -959,8 +959,6 @@ static const char *const cub_phases[] = {"alloc",  "rules",  "classify", "split"
                                          "copies", "phase2", "free",     NULL};
 static const char *const cub_table_phases[] = {"rules", "classify", "split", NULL};
 
-int cubature_bench(struct session *s, struct qx_err *e); /* cubature_bench.c */
-
 const struct problem cubature_problem = {
     .name = "cubature",
     .summary = "adaptive multidimensional integration, CUHRE rules (seed 002)",
@@ -987,7 +985,6 @@ const struct problem cubature_problem = {
     .is_reference = cub_is_reference,
     .tolerance = cub_tolerance,
     .eval = cub_eval,
-    .bench = cubature_bench,
 #ifdef QX_HAVE_CUDA
     .run_gpu = cub_run_gpu,
     .device_bytes = cub_device_bytes,

@@ -336,8 +336,6 @@ static int expint_occupancy(const struct run_request *rq, struct gpu_occupancy *
 }
 #endif
 
-int expint_bench(struct session *s, struct qx_err *e); /* expint_bench.c */
-
 /* The phases its GPU runs report (cuda/expint.cu), in order. */
 static const char *const expint_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
 static const char *const expint_table_phases[] = {"kernel", "d2h", NULL};
@@ -366,7 +364,6 @@ const struct problem expint_problem = {
     .reference = expint_reference,
     .is_reference = expint_is_reference,
     .eval = expint_eval,
-    .bench = expint_bench,
 #ifdef QX_HAVE_CUDA
     .run_gpu = expint_run_gpu,
     .device_bytes = expint_device_bytes,

@@ -830,8 +830,6 @@ static int kde_eval(const double *args, const struct param_value *p, const struc
 	return 0;
 }
 
-int kde_bench(struct session *s, struct qx_err *e); /* kde_bench.c */
-
 /* The phases its GPU runs report (cuda/kde.cu), in order, and the host's interpolation. */
 static const char *const kde_phases[] = {"alloc",    "h2d", "scale", "sort",   "kernel", "bin",
                                          "convolve", "d2h", "free",  "interp", NULL};
@@ -864,7 +862,6 @@ const struct problem kde_problem = {
     .add_figures = kde_add_figures,
     .gpu_block = kde_gpu_block,
     .eval = kde_eval,
-    .bench = kde_bench,
 #ifdef QX_HAVE_CUDA
     .run_gpu = kde_run_gpu,
     .device_bytes = kde_device_bytes,

@@ -630,8 +630,6 @@ static int longman_eval(const double *args, const struct param_value *p, const s
 	return 0;
 }
 
-int longman_bench(struct session *s, struct qx_err *e); /* longman_bench.c */
-
 /* The phases its GPU runs report (cuda/longman.cu), in order. */
 static const char *const longman_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
 static const char *const longman_table_phases[] = {"kernel", "d2h", NULL};
@@ -661,7 +659,6 @@ const struct problem longman_problem = {
     .rounding_bound = longman_rounding_bound,
     .gpu_block = longman_launch_block,
     .eval = longman_eval,
-    .bench = longman_bench,
 #ifdef QX_HAVE_CUDA
     .run_gpu = longman_run_gpu,
     .device_bytes = longman_device_bytes,

@@ -14,6 +14,7 @@
 
 #include "../../src/export.h"
 #include "../../src/plot.h"
+#include "../../src/run.h"
 
 int __real_session_run(struct session *s, enum qx_backend b, struct qx_err *e);
 int __wrap_session_run(struct session *s, enum qx_backend b, struct qx_err *e);

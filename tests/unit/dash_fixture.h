@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "../../src/run.h"
 #include "../../src/session.h"
 #include "timing_fixture.h"
 

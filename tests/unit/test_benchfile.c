@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/benchfile.h"
+#include "../../src/bench/benchfile.h"
 
 /* The heading: the section's name, then where, when and of what commit. */
 static void test_header(void **state)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../../src/run.h"
 #include "../../src/sweep.h"
 
 /* A session on expint with a grid small enough to run in microseconds. */

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../src/dashdata.h"
+#include "../../src/run.h"
 #include "../../src/sweep.h"
 #include "dash_fixture.h"
 

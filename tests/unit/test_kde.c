@@ -17,6 +17,7 @@
 
 #include "../../src/problems/kde_data.h"
 #include "../../src/problems/kde_math.h"
+#include "../../src/run.h"
 #include "../../src/session.h"
 
 #define MAXSETS 8

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../src/output.h"
+#include "../../src/run.h"
 
 #define FAKE_MAX 1000
 #define FAKE_SAMPLES 10

@@ -1,4 +1,4 @@
-/* longman_bench.c - the `make bench` section of problem longman: the seed's experiments (time
+/* longman.c - the `make bench` section of problem longman: the seed's experiments (time
  * vs M at N = 16, figs. 7, 8, 10; N = 8..32 at small M, fig. 9; float vs double and fast vs
  * precise math, figs. 11-13) on the GPU against CPU serial, CPU threads and GSL's QAWF, with
  * the floors (a pinned device-to-host copy of the M values, a kernel that only writes them)
@@ -11,35 +11,11 @@
 #include <string.h>
 
 #include "../../cuda/quadx_cuda.h"
-#include "../session.h"
+#include "kit.h"
 
 /* CPU serial and GSL runs use at most this many integrals and are scaled up to M. */
 #define LB_CPU_SUBSET 20000
 #define LB_GPU_RUNS "repeat 20 warmup 3"
-
-/* Applies the space-separated NAME VALUE pairs of words to s (all or nothing). */
-static int lb_set(struct session *s, const char *words, struct qx_err *e)
-{
-	if (session_set_words(s, words, e) == 0)
-		return 0;
-	fprintf(stderr, "bench longman: set %s\n", words);
-	return -1;
-}
-
-/* Runs backend b; returns the result, or NULL with e filled. */
-static const struct run_result *lb_run(struct session *s, enum qx_backend b, struct qx_err *e)
-{
-	return session_run(s, b, e) ? NULL : s->last;
-}
-
-/* The run's figure named name (bound_max, over_bound...), NaN when it has none. */
-static double lb_extra(const struct run_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->nfigures; i++)
-		if (!strcmp(r->figure[i].name, name))
-			return r->figure[i].value;
-	return NAN;
-}
 
 /* Milliseconds for M integrals on the CPU with variant and threads: run on min(M,
  * LB_CPU_SUBSET) integrals and scaled by M / that (exact when M is not larger). */
@@ -51,7 +27,7 @@ static int lb_cpu(struct session *s, long m, const char *variant, int threads, d
 	const struct run_result *r;
 	snprintf(words, sizeof words, "M %ld variant %s threads %d repeat 1 warmup 0", sub, variant,
 	         threads);
-	if (lb_set(s, words, e) || !(r = lb_run(s, QX_CPU, e)))
+	if (bench_set(s, words, e) || !(r = bench_run(s, NULL, QX_CPU, e)))
 		return -1;
 	*ms = r->med.total * (double)m / (double)sub;
 	return 0;
@@ -87,7 +63,7 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 			fprintf(stderr, "bench longman: M = %ld, %s %s\n", sizes[i], cfg[c][0],
 			        cfg[c][1]);
 			snprintf(words, sizeof words, "precision %s math %s", cfg[c][0], cfg[c][1]);
-			if (lb_set(s, words, e))
+			if (bench_set(s, words, e))
 				return -1;
 			if (strcmp(cfg[c][1], "fast") && /* the CPU has no fast math */
 			    (lb_cpu(s, sizes[i], "packed", 1, &serial, e) ||
@@ -96,10 +72,11 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 				return -1;
 			snprintf(words, sizeof words, "M %ld variant block %s", sizes[i],
 			         LB_GPU_RUNS);
-			if (lb_set(s, words, e) || !(r = lb_run(s, QX_GPU, e)))
+			if (bench_set(s, words, e) || !(r = bench_run(s, NULL, QX_GPU, e)))
 				return -1;
 			block_ms = r->med.total;
-			if (lb_set(s, "variant packed", e) || !(r = lb_run(s, QX_GPU, e)) ||
+			if (bench_set(s, "variant packed", e) ||
+			    !(r = bench_run(s, NULL, QX_GPU, e)) ||
 			    gpu_floor_copy((size_t)sizes[i] * qx_precision_size(prec), 20, &copy_ms,
 			                   e) ||
 			    gpu_floor_write((size_t)sizes[i], prec, 256, 20, &write_ms, e))
@@ -121,7 +98,7 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 			    r->med.total, copy_ms, write_ms,
 			    qx_timing_ms(&r->med, "kernel") / write_ms, r->med.total / copy_ms,
 			    serial / r->med.total, thr / r->med.total, q_speedup, r->err.max_abs,
-			    lb_extra(r, "bound_max"), lb_extra(r, "over_bound"));
+			    bench_figure(r, "bound_max"), bench_figure(r, "over_bound"));
 			fflush(stdout);
 		}
 	return 0;
@@ -145,21 +122,22 @@ static int lb_areas(struct session *s, int nproc, struct qx_err *e)
 			        qx_precision_name((enum qx_precision)prec));
 			snprintf(words, sizeof words, "N %d precision %s math precise", ns[i],
 			         qx_precision_name((enum qx_precision)prec));
-			if (lb_set(s, words, e) || lb_cpu(s, 10000, "packed", nproc, &thr, e))
+			if (bench_set(s, words, e) || lb_cpu(s, 10000, "packed", nproc, &thr, e))
 				return -1;
-			if (lb_set(s, "variant block " LB_GPU_RUNS, e) ||
-			    !(r = lb_run(s, QX_GPU, e)))
+			if (bench_set(s, "variant block " LB_GPU_RUNS, e) ||
+			    !(r = bench_run(s, NULL, QX_GPU, e)))
 				return -1;
 			block_ms = r->med.total;
-			if (lb_set(s, "variant packed", e) || !(r = lb_run(s, QX_GPU, e)))
+			if (bench_set(s, "variant packed", e) ||
+			    !(r = bench_run(s, NULL, QX_GPU, e)))
 				return -1;
 			printf("| %d | %s | %.4f | %.4f | %.4f | %.3g | %.0fx | %.2g | %.2g |\n",
 			       ns[i], qx_precision_name((enum qx_precision)prec), r->med.total,
 			       qx_timing_ms(&r->med, "kernel"), block_ms, thr, thr / r->med.total,
-			       r->err.max_abs, lb_extra(r, "bound_max"));
+			       r->err.max_abs, bench_figure(r, "bound_max"));
 			fflush(stdout);
 		}
-	return lb_set(s, "N 16", e);
+	return bench_set(s, "N 16", e);
 }
 
 /* Table 3: at M = 10^6, N = 16, one change at a time from the defaults. */
@@ -197,21 +175,21 @@ static int lb_costs(struct session *s, struct qx_err *e)
 			snprintf(words, sizeof words,
 			         "%s M 1000000 variant packed precision %s math %s %s", reset,
 			         precs[p][0], precs[p][1], LB_GPU_RUNS);
-			if (lb_set(s, words, e) || lb_set(s, changes[i], e) ||
-			    !(r = lb_run(s, QX_GPU, e)))
+			if (bench_set(s, words, e) || bench_set(s, changes[i], e) ||
+			    !(r = bench_run(s, NULL, QX_GPU, e)))
 				return -1;
 			printf("| %s | %s | %.4f | %.4f | %.4f | %.2g | %.2g |\n", changes[i],
 			       precs[p][0], qx_timing_ms(&r->med, "kernel"),
 			       qx_timing_ms(&r->med, "d2h"), r->med.total, r->err.max_abs,
-			       lb_extra(r, "bound_max"));
+			       bench_figure(r, "bound_max"));
 			fflush(stdout);
 		}
-	return lb_set(s, reset, e);
+	return bench_set(s, reset, e);
 }
 
-/* longman's bench hook: every longman table of `make bench` (sizes, areas, costs) in session s
+/* longman's section: every longman table of `make bench` (sizes, areas, costs) in session s
  * (current problem longman); returns 0, or -1 with e from the first run or floor that fails. */
-int longman_bench(struct session *s, struct qx_err *e)
+int bench_longman(struct session *s, struct qx_err *e)
 {
 	const int nproc = omp_get_num_procs();
 	struct gpu_info g;

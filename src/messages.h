@@ -1,11 +1,12 @@
-/* notes.h - what quadx prints besides results, in the session's format: a script's errors,
+/* messages.h - what quadx prints besides results, in the session's format: a script's errors,
  * help pages, and the rows of `eval` that have no value (no GPU; a precision that cannot
  * represent an argument or the result). In format json every one is a JSON Lines object on
- * the session's output, so that every line of a --json script is JSON. */
-#ifndef QX_NOTES_H
-#define QX_NOTES_H
+ * the session's output, so that every line of a --json script is JSON. (The functions keep
+ * the prefix notes_ of the file's former name, notes.c.) */
+#ifndef QX_MESSAGES_H
+#define QX_MESSAGES_H
 
-#include "commands.h"
+#include "shell.h"
 
 /* Reports the error msg of line `line` of a script (named file, or NULL) on stderr as
  * `quadx: [FILE: ]line N: msg`; in format json also as {"type":"error","error":msg,

@@ -1,44 +1,22 @@
-/* expint_bench.c - the `make bench` section of problem expint: the coursework's sizes on CPU
+/* expint.c - the `make bench` section of problem expint: the coursework's sizes on CPU
  * and GPU in float and double, against two floors measured in the same run (a pinned
  * device-to-host copy of the result array and a kernel that only writes it), then sweeps of
  * the GPU variants, block sizes and streams. Prints Markdown tables; progress goes to stderr. */
 #include <omp.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../cuda/quadx_cuda.h"
 #include "../output.h"
-#include "../session.h"
+#include "../problems/expint_accuracy.h"
 #include "../sweep.h"
-#include "expint_accuracy.h"
-
-/* Sets NAME VALUE pairs (NULL-terminated varargs of strings); exits the benchmark on error. */
-static void bench_set(struct session *s, const char *name, const char *value)
-{
-	struct qx_err e;
-	char *argv[2] = {(char *)name, (char *)value};
-	if (session_set(s, 2, argv, &e)) {
-		fprintf(stderr, "bench: set %s %s: %s\n", name, value, e.msg);
-		exit(1);
-	}
-}
-
-/* Runs backend b and returns the result; exits the benchmark on error. */
-static const struct run_result *bench_run(struct session *s, enum qx_backend b)
-{
-	struct qx_err e;
-	if (session_run(s, b, &e)) {
-		fprintf(stderr, "bench: run %s: %s\n", qx_backend_name(b), e.msg);
-		exit(1);
-	}
-	return s->last;
-}
+#include "kit.h"
 
 /* The sweep section: every GPU variant of expint x block sizes at n = m = size in precision
  * prec (warm-up 2, median of 10), with occupancy, against the copy and write floors measured
- * here; then the streams variant over 1..16 streams. Prints Markdown tables and the winner. */
-static void bench_sweep(struct session *s, long size, const char *prec)
+ * here; then the streams variant over 1..16 streams. Prints Markdown tables and the winner;
+ * returns 0 or -1 with e filled. */
+static int eb_sweep(struct session *s, long size, const char *prec, struct qx_err *e)
 {
 	static const char *const sweeps[][5] = {
 	    {"sweep", "variant", "fast,coursework,shared,constant,streams", "block",
@@ -47,31 +25,22 @@ static void bench_sweep(struct session *s, long size, const char *prec)
 	};
 	const size_t count = (size_t)size * (size_t)size;
 	const enum qx_precision p = strcmp(prec, "double") == 0 ? QX_DOUBLE : QX_FLOAT;
-	char num[32];
+	char words[160];
 	double copy_ms, write_ms;
-	struct qx_err e;
-	snprintf(num, sizeof num, "%ld", size);
-	bench_set(s, "n", num);
-	bench_set(s, "m", num);
-	bench_set(s, "precision", prec);
-	bench_set(s, "repeat", "10");
-	bench_set(s, "warmup", "2");
-	bench_set(s, "block", "256");
-	bench_set(s, "variant", "streams");
-	if (gpu_floor_copy(count * qx_precision_size(p), 10, &copy_ms, &e) ||
-	    gpu_floor_write(count, p, 256, 10, &write_ms, &e)) {
-		fprintf(stderr, "bench: floor: %s\n", e.msg);
-		exit(1);
-	}
+	snprintf(words, sizeof words,
+	         "n %ld m %ld precision %s repeat 10 warmup 2 block 256 variant streams", size,
+	         size, prec);
+	if (bench_set(s, words, e) ||
+	    gpu_floor_copy(count * qx_precision_size(p), 10, &copy_ms, e) ||
+	    gpu_floor_write(count, p, 256, 10, &write_ms, e))
+		return -1;
 	for (size_t k = 0; k < sizeof sweeps / sizeof sweeps[0]; k++) {
 		struct sweep plan;
 		const struct sweep *sw;
 		const struct sweep_row *best, *base = NULL;
-		if (sweep_plan(s, 5, (char **)sweeps[k], &plan, &e) ||
-		    sweep_run(s, &plan, output_sweep_progress, &e)) {
-			fprintf(stderr, "bench: sweep: %s\n", e.msg);
-			exit(1);
-		}
+		if (sweep_plan(s, 5, (char **)sweeps[k], &plan, e) ||
+		    sweep_run(s, &plan, output_sweep_progress, e))
+			return -1;
 		sw = s->sweep;
 		printf("\n%s %s: n = m = %ld %s, copy floor %.2f ms, write floor %.3f ms\n\n",
 		       sweeps[k][1], sweeps[k][3], size, prec, copy_ms, write_ms);
@@ -109,20 +78,20 @@ static void bench_sweep(struct session *s, long size, const char *prec)
 		printf("\n");
 		fflush(stdout);
 	}
+	return 0;
 }
 
-/* expint's bench hook: the table of sizes, the accuracy per branch, then the sweeps at 20000^2 in
+/* expint's section: the table of sizes, the accuracy per branch, then the sweeps at 20000^2 in
  * float and double, in session s (current problem expint); returns 0 or -1 with e. */
-int expint_bench(struct session *s, struct qx_err *e)
+int bench_expint(struct session *s, struct qx_err *e)
 {
 	static const long sizes[] = {5000, 8192, 16384, 20000};
 	struct gpu_info g;
-	char num[32], threads[16];
+	char words[160];
 	const int nproc = omp_get_num_procs();
 
 	if (gpu_init(&g, e))
 		return -1;
-	snprintf(threads, sizeof threads, "%d", nproc);
 	printf("expint, fast variant, block 256; device: %s (%d SMs), %d CPU threads\n", g.name,
 	       g.sms, nproc);
 	printf("GPU: median of 10 runs after 2 warm-ups; CPU all threads: 1 run; CPU serial: one "
@@ -140,27 +109,22 @@ int expint_bench(struct session *s, struct qx_err *e)
 			double serial_s, threads_s, copy_ms, write_ms, cw_ms;
 			const struct run_result *r;
 			fprintf(stderr, "bench: n = m = %ld, %s\n", sizes[i], pname);
-			snprintf(num, sizeof num, "%ld", sizes[i]);
-			bench_set(s, "n", num);
-			snprintf(num, sizeof num, "%ld", sizes[i] / 50);
-			bench_set(s, "m", num);
-			bench_set(s, "precision", pname);
-			bench_set(s, "variant", "fast");
-			bench_set(s, "threads", "1");
-			bench_set(s, "repeat", "1");
-			bench_set(s, "warmup", "0");
-			serial_s = bench_run(s, QX_CPU)->med.total * 50 / 1e3;
-			snprintf(num, sizeof num, "%ld", sizes[i]);
-			bench_set(s, "m", num);
-			bench_set(s, "threads", threads);
-			threads_s = bench_run(s, QX_CPU)->med.total / 1e3;
-			bench_set(s, "repeat", "10");
-			bench_set(s, "warmup", "2");
-			bench_set(s, "variant", "coursework");
-			cw_ms = bench_run(s, QX_GPU)->med.total;
-			bench_set(s, "variant", "fast");
-			r = bench_run(s, QX_GPU);
-			if (gpu_floor_copy(count * qx_precision_size((enum qx_precision)prec), 10,
+			snprintf(
+			    words, sizeof words,
+			    "n %ld m %ld precision %s variant fast threads 1 repeat 1 warmup 0",
+			    sizes[i], sizes[i] / 50, pname);
+			if (!(r = bench_run(s, words, QX_CPU, e)))
+				return -1;
+			serial_s = r->med.total * 50 / 1e3;
+			snprintf(words, sizeof words, "m %ld threads %d", sizes[i], nproc);
+			if (!(r = bench_run(s, words, QX_CPU, e)))
+				return -1;
+			threads_s = r->med.total / 1e3;
+			if (!(r = bench_run(s, "repeat 10 warmup 2 variant coursework", QX_GPU, e)))
+				return -1;
+			cw_ms = r->med.total;
+			if (!(r = bench_run(s, "variant fast", QX_GPU, e)) ||
+			    gpu_floor_copy(count * qx_precision_size((enum qx_precision)prec), 10,
 			                   &copy_ms, e) ||
 			    gpu_floor_write(count, (enum qx_precision)prec, 256, 10, &write_ms, e))
 				return -1;
@@ -179,7 +143,5 @@ int expint_bench(struct session *s, struct qx_err *e)
 	if (expint_accuracy_table(stdout, "tests/data/expint_ref.csv", 1, e))
 		return -1;
 	fflush(stdout);
-	bench_sweep(s, 20000, "float");
-	bench_sweep(s, 20000, "double");
-	return 0;
+	return eb_sweep(s, 20000, "float", e) || eb_sweep(s, 20000, "double", e) ? -1 : 0;
 }

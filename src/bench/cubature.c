@@ -1,4 +1,4 @@
-/* cubature_bench.c - the `make bench` section of problem cubature (its "Speed and
+/* cubature.c - the `make bench` section of problem cubature (its "Speed and
  * accuracy"): the seed's Figure 2 in reduced form, and four Genz rows. For each row (integrand,
  * dim, tolerance, rule): breadth and twophase on the GPU (double), the CPU on every core, serial
  * and hcubature, each with its time, true relative error and evaluations; CPU runs are capped
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../session.h"
-#include "cubature_rules.h"
+#include "../problems/cubature_rules.h"
+#include "kit.h"
 
 #ifdef QX_HAVE_CUDA
 #include "../../cuda/cubature.h"
@@ -21,32 +21,13 @@
 
 #define CUB_CAP_MS 1500.0
 
-/* The figure name of run r, NaN when it has none. */
-static double cb_figure(const struct run_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->nfigures; i++)
-		if (!strcmp(r->figure[i].name, name))
-			return r->figure[i].value;
-	return NAN;
-}
-
-/* Sets words and runs backend b; returns the result or NULL with e filled. */
-static const struct run_result *cb_run(struct session *s, const char *words, enum qx_backend b,
-                                       struct qx_err *e)
-{
-	fprintf(stderr, "bench cubature: %s on %s\n", words, qx_backend_name(b));
-	if (session_set_words(s, words, e) || session_run(s, b, e))
-		return NULL;
-	return s->last;
-}
-
 /* One cell "ms / true rel / evals", with '!' when the true error is over the tolerance and
  * 'E' when it is over the run's own estimate, '>cap' for a capped run that did not
  * converge, "nc" for another unconverged one; *bad counts the marked cells. */
 static void cb_cell(const struct run_result *r, double rel, int capped, char *buf, size_t len,
                     int *bad)
 {
-	const int conv = cb_figure(r, "converged") == 1;
+	const int conv = bench_figure(r, "converged") == 1;
 	if (!conv && capped) {
 		snprintf(buf, len, ">cap");
 		return;
@@ -57,7 +38,7 @@ static void cb_cell(const struct run_result *r, double rel, int capped, char *bu
 		snprintf(true_rel, sizeof true_rel, "%.1e", r->err.max_rel);
 	*bad += over || under;
 	snprintf(buf, len, "%.4g ms, %s, %.2g%s%s%s", r->med.total, true_rel,
-	         cb_figure(r, "evaluations"), conv ? "" : " nc", over ? " !" : "",
+	         bench_figure(r, "evaluations"), conv ? "" : " nc", over ? " !" : "",
 	         under ? " E" : "");
 }
 
@@ -105,11 +86,11 @@ static const struct {
 static double cb_serial_rate(struct session *s, struct qx_err *e)
 {
 	const struct run_result *r =
-	    cb_run(s,
-	           "integrand f4 dim 5 rel 1e-5 maxeval 1e8 variant breadth precision double "
-	           "threads 1 repeat 1 warmup 0",
-	           QX_CPU, e);
-	return r ? cb_figure(r, "evaluations") / fmax(r->med.total, 1e-3) : -1;
+	    bench_run(s,
+	              "integrand f4 dim 5 rel 1e-5 maxeval 1e8 variant breadth precision double "
+	              "threads 1 repeat 1 warmup 0",
+	              QX_CPU, e);
+	return r ? bench_figure(r, "evaluations") / fmax(r->med.total, 1e-3) : -1;
 }
 
 /* The Figure 2 table. */
@@ -150,32 +131,33 @@ static int cb_table(struct session *s, struct qx_err *e)
 		         cb_rows[i].f, cb_rows[i].dim, rel, cb_rows[i].rule);
 		snprintf(label, sizeof label, "%s%s", cb_rows[i].f,
 		         cb_rows[i].rule == 7 ? ", rule 7" : "");
-		if (session_set_words(s, words, e))
+		if (bench_set(s, words, e))
 			return -1;
 #ifdef QX_HAVE_CUDA
-		if (!(r = cb_run(s, "variant breadth maxeval " CB_GPU_MAXEVAL " repeat 3 warmup 1",
-		                 QX_GPU, e)))
+		if (!(r = bench_run(s,
+		                    "variant breadth maxeval " CB_GPU_MAXEVAL " repeat 3 warmup 1",
+		                    QX_GPU, e)))
 			return -1;
 		cb_cell(r, rel, 0, cell[0], sizeof cell[0], &bad_quadx);
 		breadth_ms = r->med.total;
-		breadth_evals = cb_figure(r, "evaluations");
-		if (!(r = cb_run(s, "variant twophase repeat 1 warmup 1", QX_GPU, e)))
+		breadth_evals = bench_figure(r, "evaluations");
+		if (!(r = bench_run(s, "variant twophase repeat 1 warmup 1", QX_GPU, e)))
 			return -1;
 		cb_cell(r, rel, 0, cell[1], sizeof cell[1], &bad_quadx);
 #endif
 		snprintf(words, sizeof words,
 		         "variant breadth threads %d maxeval %lld repeat 1 warmup 0", nproc,
 		         cap_evals * nproc);
-		if (!(r = cb_run(s, words, QX_CPU, e)))
+		if (!(r = bench_run(s, words, QX_CPU, e)))
 			return -1;
 		cb_cell(r, rel, 1, cell[2], sizeof cell[2], &bad_quadx);
 		snprintf(words, sizeof words, "threads 1 maxeval %lld", cap_evals);
-		if (!(r = cb_run(s, words, QX_CPU, e)))
+		if (!(r = bench_run(s, words, QX_CPU, e)))
 			return -1;
 		cb_cell(r, rel, 1, cell[3], sizeof cell[3], &bad_quadx);
-		serial_done = cb_figure(r, "converged") == 1;
+		serial_done = bench_figure(r, "converged") == 1;
 		serial_ms = r->med.total;
-		if (!(r = cb_run(s, "variant hcubature", QX_CPU, e)))
+		if (!(r = bench_run(s, "variant hcubature", QX_CPU, e)))
 			return -1;
 		cb_cell(r, rel, 1, cell[4], sizeof cell[4], &bad_hcub);
 #ifdef QX_HAVE_CUDA
@@ -215,15 +197,16 @@ static int cb_table(struct session *s, struct qx_err *e)
  * count of its iterations (the floor, median of 10 launches). */
 static int cb_floor(struct session *s, struct qx_err *e)
 {
-	const struct run_result *r = cb_run(
+	const struct run_result *r = bench_run(
 	    s,
 	    "integrand f4 dim 8 rel 1e-3 variant breadth precision double maxeval " CB_GPU_MAXEVAL
 	    " repeat 3 warmup 1",
 	    QX_GPU, e);
 	if (!r)
 		return -1;
-	const double evals = cb_figure(r, "evaluations"), regions = cb_figure(r, "regions"),
-	             iters = cb_figure(r, "iterations"), rule_ms = qx_timing_ms(&r->med, "rules");
+	const double evals = bench_figure(r, "evaluations"), regions = bench_figure(r, "regions"),
+	             iters = bench_figure(r, "iterations"),
+	             rule_ms = qx_timing_ms(&r->med, "rules");
 	const long long per_iter = (long long)fmax(1, regions / fmax(iters, 1));
 	struct cub_rule rule = {0};
 	double floor_ms;
@@ -272,15 +255,15 @@ static int cb_init(struct session *s, struct qx_err *e)
 				    rows[i].row, rows[i].inits[k]);
 			else
 				snprintf(words, sizeof words, "variant twophase");
-			if (!(r = cb_run(s, words, QX_GPU, e)))
+			if (!(r = bench_run(s, words, QX_GPU, e)))
 				return -1;
 			char init[16] = "";
 			if (k == 1)
 				snprintf(init, sizeof init, "init %d: ", rows[i].inits[1]);
 			snprintf(cell[k], sizeof cell[k], "%s%.4g ms, %.3g, %.0f%s", init,
-			         r->med.total, cb_figure(r, "evaluations"),
-			         cb_figure(r, "iterations"),
-			         cb_figure(r, "converged") == 1 ? "" : " nc");
+			         r->med.total, bench_figure(r, "evaluations"),
+			         bench_figure(r, "iterations"),
+			         bench_figure(r, "converged") == 1 ? "" : " nc");
 		}
 		printf("| %s | %s | %s | %s |\n", rows[i].row, cell[0], cell[1], cell[2]);
 		fflush(stdout);
@@ -307,7 +290,7 @@ static const struct {
 static const struct run_result *cb_user_run(struct session *s, const char *words, enum qx_backend b,
                                             double *v, double *est, struct qx_err *e)
 {
-	const struct run_result *r = cb_run(s, words, b, e);
+	const struct run_result *r = bench_run(s, words, b, e);
 	if (!r)
 		return NULL;
 	*v = ((const double *)s->last_values)[0];
@@ -340,7 +323,7 @@ static int cb_user(struct session *s, struct qx_err *e)
 		         cb_user_rows[i].f, cb_user_rows[i].dim, cb_user_rows[i].rel);
 		if (!(r = cb_user_run(s, words, QX_GPU, &vb, &eb, e)))
 			return -1;
-		const double tb = r->med.total, nb = cb_figure(r, "evaluations");
+		const double tb = r->med.total, nb = bench_figure(r, "evaluations");
 		const double *ref = session_reference(s, s->prob, s->params[s->prob_index], e);
 		if (!ref)
 			return -1;
@@ -349,8 +332,9 @@ static int cb_user(struct session *s, struct qx_err *e)
 		         exact);
 		if (!(r = cb_user_run(s, words, QX_GPU, &vu, &eu, e)))
 			return -1;
-		const double tu = r->med.total, nu = cb_figure(r, "evaluations");
-		const double nvrtc = cb_figure(r, "compile_ms"), link = cb_figure(r, "link_ms");
+		const double tu = r->med.total, nu = bench_figure(r, "evaluations");
+		const double nvrtc = bench_figure(r, "compile_ms"),
+		             link = bench_figure(r, "link_ms");
 		snprintf(words, sizeof words,
 		         "integrand %s rel %g maxeval 1e10 threads %d repeat 3 warmup 1",
 		         cb_user_rows[i].f, cb_user_rows[i].cpu_rel, nproc);
@@ -373,11 +357,9 @@ static int cb_user(struct session *s, struct qx_err *e)
 
 #endif
 
-int cubature_bench(struct session *s, struct qx_err *e); /* cubature.c's bench hook */
-
 /* The cubature section: the Figure 2 table and, with a GPU, the floor and the first
  * partitions. */
-int cubature_bench(struct session *s, struct qx_err *e)
+int bench_cubature(struct session *s, struct qx_err *e)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("\n## cubature: adaptive multidimensional integration (seed 002)\n");

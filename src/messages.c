@@ -1,5 +1,5 @@
-/* notes.c - errors, help pages and eval's missing rows in the session's format (notes.h). */
-#include "notes.h"
+/* messages.c - errors, help pages and eval's missing rows in the session's format (messages.h). */
+#include "messages.h"
 
 #include <cjson/cJSON.h>
 #include <float.h>

@@ -1,5 +1,5 @@
-/* bench.c - `make bench`: every registered problem's bench section (problem->bench), each in
- * a session of its own with the problem selected; `quadx-bench NAME...` runs the named
+/* main.c - build/quadx-bench, `make bench`: every section of the bench kit (kit.h), each in a
+ * session of its own with its problem selected; `quadx-bench NAME...` runs the named
  * problems' sections only. The sections print Markdown tables on stdout and progress on
  * stderr; with `-o FILE` each problem's tables replace its `## NAME` section of FILE (the
  * results file, help/performance.txt), headed by the device, the date and the commit
@@ -10,16 +10,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cuda/quadx_cuda.h"
+#include "../../cuda/quadx_cuda.h"
+#include "../export.h"
 #include "benchfile.h"
-#include "export.h"
-#include "session.h"
+#include "kit.h"
 
-/* 1 when problem p is among the names argv[1..argc) or there are none. */
-static int bench_chosen(const struct problem *p, int argc, char **argv)
+/* 1 when the problem name is among the names argv[1..argc) or there are none. */
+static int bench_chosen(const char *name, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], p->name))
+		if (!strcmp(argv[i], name))
 			return 1;
 	return argc < 2;
 }
@@ -41,21 +41,22 @@ static char *read_all(FILE *f)
 	return text;
 }
 
-/* Runs p's bench in a session of its own; with section set its stdout is captured into
+/* Runs section b in a session of its own; with section set its stdout is captured into
  * *section (malloc'd). Returns 0 or -1 with e filled. */
-static int bench_one(struct session *s, const struct problem *p, char **section, struct qx_err *e)
+static int bench_one(struct session *s, const struct bench_section *b, char **section,
+                     struct qx_err *e)
 {
 	FILE *tmp = section ? tmpfile() : NULL;
 	int saved = -1, rc;
 	if (section && !tmp)
-		return qx_fail(e, "cannot make a temporary file for %s's tables", p->name);
+		return qx_fail(e, "cannot make a temporary file for %s's tables", b->problem);
 	if (tmp) {
 		fflush(stdout);
 		saved = dup(STDOUT_FILENO);
 		dup2(fileno(tmp), STDOUT_FILENO);
 	}
 	session_init(s, stderr);
-	rc = session_use(s, p->name, e) || p->bench(s, e) ? -1 : 0;
+	rc = session_use(s, b->problem, e) || b->run(s, e) ? -1 : 0;
 	session_free(s);
 	if (tmp) {
 		fflush(stdout);
@@ -64,13 +65,13 @@ static int bench_one(struct session *s, const struct problem *p, char **section,
 		*section = read_all(tmp);
 		fclose(tmp);
 		if (!*section && rc == 0)
-			rc = qx_fail(e, "cannot read back %s's tables", p->name);
+			rc = qx_fail(e, "cannot read back %s's tables", b->problem);
 	}
 	return rc;
 }
 
-/* Adds p's tables under their heading to *doc (replacing its section). */
-static int bench_merge(char **doc, const struct problem *p, const char *tables, struct qx_err *e)
+/* Adds problem name's tables under their heading to *doc (replacing its section). */
+static int bench_merge(char **doc, const char *name, const char *tables, struct qx_err *e)
 {
 	char head[512], date[32], device[160];
 	struct gpu_info g;
@@ -82,12 +83,12 @@ static int bench_merge(char **doc, const struct problem *p, const char *tables, 
 		snprintf(device, sizeof device, "no GPU (%.100s)", why.msg);
 	else
 		snprintf(device, sizeof device, "%.100s", g.name);
-	bench_header(head, sizeof head, p->name, device, date, commit ? commit : "unknown");
+	bench_header(head, sizeof head, name, device, date, commit ? commit : "unknown");
 	char *section = malloc(strlen(head) + strlen(tables) + 1), *merged;
 	if (!section)
-		return qx_fail(e, "out of memory for %s's section", p->name);
+		return qx_fail(e, "out of memory for %s's section", name);
 	sprintf(section, "%s%s", head, tables);
-	merged = bench_replace_section(*doc, p->name, section);
+	merged = bench_replace_section(*doc, name, section);
 	free(section);
 	if (!merged)
 		return qx_fail(e, "out of memory for the results file");
@@ -113,15 +114,14 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 	}
-	for (int i = 0; qx_problems[i]; i++) {
-		const struct problem *p = qx_problems[i];
+	for (const struct bench_section *b = bench_sections; b->problem; b++) {
 		struct qx_err e;
 		char *tables = NULL;
-		if (!p->bench || !bench_chosen(p, argc, argv))
+		if (!bench_chosen(b->problem, argc, argv))
 			continue;
-		if (bench_one(&s, p, out ? &tables : NULL, &e) ||
-		    (out && bench_merge(&doc, p, tables, &e))) {
-			fprintf(stderr, "bench: %s: %s\n", p->name, e.msg);
+		if (bench_one(&s, b, out ? &tables : NULL, &e) ||
+		    (out && bench_merge(&doc, b->problem, tables, &e))) {
+			fprintf(stderr, "bench: %s: %s\n", b->problem, e.msg);
 			failed = 1;
 		}
 		free(tables);

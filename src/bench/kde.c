@@ -1,4 +1,4 @@
-/* kde_bench.c - the `make bench` section of problem kde (its speed targets), under 60 s on an
+/* kde.c - the `make bench` section of problem kde (its speed targets), under 60 s on an
  * H200: the special-function unit's ceiling (theoretical and measured), float tiled and fast (each
  * built share) at n = 2^20 at the samples with their errors, double tiled against the FP64 peak
  * (n = 2^17: the rate does not depend on n once the GPU is full), the naive kernel once at the
@@ -14,28 +14,9 @@
 #include <string.h>
 
 #include "../output.h"
-#include "../session.h"
+#include "../problems/kde_math.h"
 #include "../sweep.h"
-#include "kde_math.h"
-
-/* Applies the space-separated NAME VALUE pairs of words to s (all or nothing). */
-static int kb_set(struct session *s, const char *words, struct qx_err *e)
-{
-	if (session_set_words(s, words, e) == 0)
-		return 0;
-	fprintf(stderr, "bench kde: set %s\n", words);
-	return -1;
-}
-
-/* Sets words, then runs backend b; returns the result, or NULL with e filled. */
-static const struct run_result *kb_run(struct session *s, const char *words, enum qx_backend b,
-                                       struct qx_err *e)
-{
-	fprintf(stderr, "bench kde: %s on %s\n", words, qx_backend_name(b));
-	if (kb_set(s, words, e) || session_run(s, b, e))
-		return NULL;
-	return s->last;
-}
+#include "kit.h"
 
 #ifdef QX_HAVE_CUDA
 #include "../../cuda/kde.h"
@@ -89,7 +70,7 @@ static int kb_exact(struct session *s, const struct kde_gpu_ceiling *c, struct q
 		snprintf(words, sizeof words,
 		         "n %s at samples variant %s precision %s block %s repeat 5 warmup 1",
 		         cfg[i][2], cfg[i][0], cfg[i][1], cfg[i][3]);
-		const struct run_result *r = kb_run(s, words, QX_GPU, e);
+		const struct run_result *r = bench_run(s, words, QX_GPU, e);
 		if (!r)
 			return -1;
 		char share[16] = "-";
@@ -110,7 +91,7 @@ static int kb_exact(struct session *s, const struct kde_gpu_ceiling *c, struct q
 			    100 * r->work_per_s / fp64_pairs);
 	}
 	fflush(stdout);
-	return kb_set(s, "share 0.375 block 256", e);
+	return bench_set(s, "share 0.375 block 256", e);
 }
 
 /* The seed's largest size, n = 2048000 at the samples in float: naive (one timed run, no
@@ -123,7 +104,7 @@ static int kb_naive(struct session *s, struct qx_err *e)
 		char words[128];
 		snprintf(words, sizeof words, "n 2048000 precision float block 256 variant %s",
 		         v[i]);
-		const struct run_result *r = kb_run(s, words, QX_GPU, e);
+		const struct run_result *r = bench_run(s, words, QX_GPU, e);
 		if (!r)
 			return -1;
 		ms[i] = r->med.total;
@@ -148,16 +129,16 @@ static int kb_binned(struct session *s, struct qx_err *e)
 	const struct run_result *r;
 	if (!y)
 		return qx_fail(e, "no memory for the binned values");
-	if (!(r = kb_run(s,
-	                 "n 16777216 at grid G 4096 variant binned precision float repeat 20 "
-	                 "warmup 3",
-	                 QX_GPU, e))) {
+	if (!(r = bench_run(s,
+	                    "n 16777216 at grid G 4096 variant binned precision float repeat 20 "
+	                    "warmup 3",
+	                    QX_GPU, e))) {
 		free(y);
 		return -1;
 	}
 	const struct run_result keep = *r;
 	memcpy(y, s->last_values, G * sizeof *y);
-	if (!(r = kb_run(s, "variant tiled precision double repeat 1 warmup 0", QX_GPU, e))) {
+	if (!(r = bench_run(s, "variant tiled precision double repeat 1 warmup 0", QX_GPU, e))) {
 		free(y);
 		return -1;
 	}
@@ -178,7 +159,7 @@ static int kb_binned(struct session *s, struct qx_err *e)
 	       qx_timing_ms(&keep.med, "convolve"), worst, r->err.max_rel);
 	fflush(stdout);
 	free(y);
-	return kb_set(s, "at samples", e);
+	return bench_set(s, "at samples", e);
 }
 #endif
 
@@ -190,11 +171,11 @@ static int kb_cpu(struct session *s, struct qx_err *e)
 	snprintf(words, sizeof words,
 	         "n 131072 at samples variant tiled precision float threads %d repeat 3 warmup 1",
 	         nproc);
-	const struct run_result *r = kb_run(s, words, QX_CPU, e);
+	const struct run_result *r = bench_run(s, words, QX_CPU, e);
 	if (!r)
 		return -1;
 	const double all = r->work_per_s;
-	if (!(r = kb_run(s, "n 8192 threads 1 repeat 3 warmup 1", QX_CPU, e)))
+	if (!(r = bench_run(s, "n 8192 threads 1 repeat 3 warmup 1", QX_CPU, e)))
 		return -1;
 	printf("\n### CPU, float, exact (%s)\n\n| threads | pairs/s | vs serial |\n"
 	       "|---|---|---|\n| 1 | %.3g | 1 |\n| %d | %.3g | %.1fx |\n\nSciPy gaussian_kde "
@@ -213,7 +194,7 @@ static int kb_seed_tables(struct session *s, struct qx_err *e)
 	     a3[] = "2..1024", a4[] = "on", a5[] = "gpu";
 	char *argv[] = {w, a0, a1, a2, a3, a4, a5};
 	struct sweep plan;
-	if (kb_set(s, "variant seed precision float repeat 2 warmup 1", e) ||
+	if (bench_set(s, "variant seed precision float repeat 2 warmup 1", e) ||
 	    sweep_plan(s, 7, argv, &plan, e) || sweep_run(s, &plan, NULL, e))
 		return -1;
 	printf("\n### The seed's tables (variant seed as written), time, speedup against block "
@@ -225,10 +206,8 @@ static int kb_seed_tables(struct session *s, struct qx_err *e)
 }
 #endif
 
-int kde_bench(struct session *s, struct qx_err *e); /* kde.c's bench hook */
-
 /* The kde section: GPU figures when there is a GPU, the CPU's always. */
-int kde_bench(struct session *s, struct qx_err *e)
+int bench_kde(struct session *s, struct qx_err *e)
 {
 	printf("\n## kde: Gaussian kernel density estimation (seed 003)\n");
 #ifdef QX_HAVE_CUDA

@@ -1,0 +1,42 @@
+/* kit.h - the bench kit: what `make bench` (build/quadx-bench) runs. A client of the session,
+ * above it: each problem's section (src/bench/NAME.c) drives a session of its own through
+ * session_set and session_run as a script would, and prints Markdown tables on stdout and
+ * progress on stderr. Nothing below the kit knows of it, and it is linked into
+ * build/quadx-bench only, never into ./quadx. A section returns a status (0, or -1 with e
+ * filled); nothing exits.
+ *
+ * Adding a section: src/bench/NAME.c defines `int bench_NAME(struct session *, struct qx_err *)`,
+ * declared below, and one line in bench_sections (kit.c). */
+#ifndef QX_BENCH_KIT_H
+#define QX_BENCH_KIT_H
+
+#include "../run.h"
+
+/* One problem's section: run in a session of its own with problem `problem` selected. */
+struct bench_section {
+	const char *problem; /* the problem's name (problem_find) */
+	int (*run)(struct session *s, struct qx_err *e);
+};
+
+/* Every section, in the order `make bench` runs them; ended by one with a NULL problem. */
+extern const struct bench_section bench_sections[];
+
+/* Applies the space-separated NAME VALUE pairs of words to s (all or nothing, as `set`);
+ * on failure also says on stderr which words failed. Returns 0 or -1 with e filled. */
+int bench_set(struct session *s, const char *words, struct qx_err *e);
+
+/* Sets words (unless NULL), then runs backend b; with words, first says on stderr what runs.
+ * Returns the session's new last result, or NULL with e filled. */
+const struct run_result *bench_run(struct session *s, const char *words, enum qx_backend b,
+                                   struct qx_err *e);
+
+/* The figure called name of run r (evaluations, bound_max...), NaN when it has none. */
+double bench_figure(const struct run_result *r, const char *name);
+
+/* The sections (src/bench/NAME.c), each in session s with its problem selected. */
+int bench_expint(struct session *s, struct qx_err *e);
+int bench_longman(struct session *s, struct qx_err *e);
+int bench_cubature(struct session *s, struct qx_err *e);
+int bench_kde(struct session *s, struct qx_err *e);
+
+#endif
