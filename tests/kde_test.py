@@ -178,7 +178,7 @@ class KdeTest(unittest.TestCase):
         for name, value in (("n", "100"), ("dist", "uniform"), ("seed", "3")):
             rc, _, err = session(f"set data {path}; set {name} {value}")
             self.assertEqual(rc, 1)
-            self.assertRegex(err, rf"^quadx: line 3: set: {name} has no effect: the samples "
+            self.assertRegex(err, rf"^quadx: command 3 of -e: set: {name} has no effect: the samples "
                                   r"are the data file's \(set data none")
         ok(self, f"set data {path}; set data none n 100; show params")
 
