@@ -127,6 +127,27 @@ class DashboardTest(Dashboard):
         self.type("set n 200")  # the command line still works after the reflows
         self.screen("n=200 m=")
 
+    def test_too_small_names_one_minimum(self):
+        """The too-small message names the same size at 60x15 (one column, too few rows), at
+        100x10 (two columns, too few rows) and one row short of it, and the dashboard opens at
+        exactly that size."""
+        self.start()
+        needs = set()
+        for cols, rows in ((60, 15), (100, 10)):
+            self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows))
+            text = self.screen(f"terminal too small: {cols}x{rows}")
+            needs.add(re.search(r"needs\s+(\d+)x(\d+)", text).groups())
+        self.assertEqual(len(needs), 1, needs)
+        cols, rows = (int(v) for v in needs.pop())
+        self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows - 1))
+        text = self.screen(f"terminal too small: {cols}x{rows - 1}")
+        self.assertIn(f"needs {cols}x{rows}", " ".join(text.split()))
+        self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows))
+        self.gone("too small")
+        self.screen(re.compile(r"Problem .*Timing"))
+        self.keys("F10")
+        self.screen("EXITED 0")
+
     def test_escape_cancels_a_long_run(self):
         """Esc (then Ctrl-C) stops a long CPU run with progress showing, dropping the line
         queued behind it; the next command works."""
