@@ -358,9 +358,12 @@ static int cub_tally_copy(const double *tally_d, double *tally_h, size_t count, 
 }
 
 /* Records an iteration in res's history (while it has room): the integral's estimate and error
- * estimate after it and the live regions. */
-static void cub_history_add(struct cub_result *res, double est, double err, long long live)
+ * estimate after it and the live regions; publishes the error against job's tolerance as the
+ * run's progress. */
+static void cub_history_add(const struct cub_gpu_job *job, struct cub_result *res, double est,
+                            double err, long long live)
 {
+	cub_progress_error(est, err, job->rel, job->abs);
 	if (res->nhist < CUB_HISTORY) {
 		res->hist_est[res->nhist] = est;
 		res->hist_err[res->nhist] = err;
@@ -540,7 +543,7 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 		live_err = tally[1];
 		tol = tally[4];
 		active = (long long)tally[5];
-		cub_history_add(res, fin_est + live_est, fin_err + live_err, n);
+		cub_history_add(job, res, fin_est + live_est, fin_err + live_err, n);
 		if (fin_err + live_err <= tol || active == 0)
 			break; /* converged, or every region retired: the sums are final */
 		if (active * k > std::min((long long)job->lmax, cap))
@@ -1010,7 +1013,7 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 		qx_timing_add(t, "copies",
 		              gpu_elapsed(ev[3 * AHEAD_BATCH], ev[3 * AHEAD_BATCH + 1]), 0);
 		for (long long i = done; i < st->iterations; i++)
-			cub_history_add(res, st->history[0][i], st->history[1][i],
+			cub_history_add(job, res, st->history[0][i], st->history[1][i],
 			                (long long)st->history[2][i]);
 		qx_progress_add(st->evals - evals);
 	}
@@ -1200,7 +1203,7 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		live_err = tally_h[1];
 		const double tol = tally_h[2];
 		const long long nsplit = (long long)tally_h[3];
-		cub_history_add(res, fin_est + live_est, fin_err + live_err, n);
+		cub_history_add(job, res, fin_est + live_est, fin_err + live_err, n);
 		if (fin_err + live_err <= tol && res->iterations > 1)
 			break;
 		if (nsplit == 0) {

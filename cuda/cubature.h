@@ -56,6 +56,12 @@ struct cub_result {
 	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
 };
 
+/* The progress of an adaptive run (src/problems/cubature.c): the count of evaluations up to
+ * maxeval starts; per iteration the integral's estimate est and error estimate err against
+ * max(abs_tol, rel |est|). The evaluations are added with qx_progress_add. */
+void cub_progress_begin(long long maxeval);
+void cub_progress_error(double est, double err, double rel, double abs_tol);
+
 /* Bytes of one region on the device (its entries in breadth's two lists, their work arrays and
  * those of running ahead) for dim and prec. */
 size_t cub_gpu_region_bytes(int dim, enum qx_precision prec);

@@ -1,6 +1,7 @@
 /* commands.c - the command table and the line interpreter. */
 #include "commands.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
@@ -1001,8 +1002,26 @@ static int shell_exec_next(struct shell *sh, FILE *f, char *buf, int *stop, stru
 	return -1;
 }
 
-/* Reads and executes f line by line, reporting errors with their line number. */
-int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going)
+/* Reports the error msg of the command at place n among the commands of -e: on stderr and, in
+ * format json, as an error object on stdout (as notes_error does for a script's lines). */
+static void command_error(struct session *s, long n, const char *msg)
+{
+	fprintf(stderr, "quadx: command %ld of -e: %s\n", n, msg);
+	fflush(stderr);
+	if (s->format == FORMAT_JSON) {
+		cJSON *obj = cJSON_CreateObject();
+		cJSON_AddStringToObject(obj, "type", "error");
+		cJSON_AddStringToObject(obj, "error", msg);
+		cJSON_AddNumberToObject(obj, "command", (double)n);
+		cJSON_AddStringToObject(obj, "source", "-e");
+		output_print_json(s, obj);
+		fflush(s->out);
+	}
+}
+
+/* Reads and executes f line by line, reporting errors with their line number (commands: with
+ * their place among the commands of -e). */
+static int run_stream(struct shell *sh, FILE *f, const char *name, int keep_going, int commands)
 {
 	char *buf = malloc(QX_LINE_MAX + 1);
 	long lineno = 0;
@@ -1024,12 +1043,25 @@ int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going
 		if (rc == 0)
 			continue;
 		failed++;
-		notes_error(&sh->s, name, lineno, e.msg);
+		if (commands)
+			command_error(&sh->s, lineno, e.msg);
+		else
+			notes_error(&sh->s, name, lineno, e.msg);
 		if (!keep_going)
 			break;
 	}
 	free(buf);
 	return failed;
+}
+
+int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going)
+{
+	return run_stream(sh, f, name, keep_going, 0);
+}
+
+int shell_run_commands(struct shell *sh, FILE *f, int keep_going)
+{
+	return run_stream(sh, f, NULL, keep_going, 1);
 }
 
 /* Returns the directory holding this executable (malloc'd), or NULL. */

@@ -42,6 +42,11 @@ int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e);
  * output could not be written (main reports it). Returns the number of failed lines. */
 int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going);
 
+/* Runs the commands of -e, one a line of f, as shell_run_stream does, but names an error by
+ * the command's place among them: `quadx: command N of -e: message` (in JSON "command": N and
+ * "source": "-e"), since the commands of one -e share its one line. */
+int shell_run_commands(struct shell *sh, FILE *f, int keep_going);
+
 /* Registers run as what the `dashboard` command starts (the dashboard registers itself this
  * way, so that the command table does not depend on it); without one the command fails. */
 void cmd_register_dashboard(int (*run)(struct shell *sh, int standalone, struct qx_err *e));

@@ -45,7 +45,7 @@ static void forget_runs(struct dash_data *d)
 	d->speedup_serial = d->speedup_threads = NAN;
 	d->nhistory = 0;
 	d->chart.nseries = 0;
-	d->error_of[0] = d->extras[0] = '\0';
+	d->error_of[0] = d->extras[0] = d->compile[0] = '\0';
 	d->has_error = d->is_reference = 0;
 	d->runs_seen = 0;
 	memset(&d->seen, 0, sizeof d->seen);
@@ -67,6 +67,7 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	dash_extras_line(figures, sizeof figures, r->figure, r->nfigures);
 	snprintf(d->extras, sizeof d->extras, "%s%s%s", answer, *answer && *figures ? "  " : "",
 	         figures);
+	dash_compile_line(d->compile, sizeof d->compile, r->backend, r->figure, r->nfigures);
 	if (!d->has_error)
 		return;
 	d->err = r->err;
@@ -194,6 +195,63 @@ void dash_answer_line(char *buf, size_t len, const struct run_result *r)
 		snprintf(buf + n, len - (size_t)n,
 		         isnan(r->exact) ? "  no exact value" : "  true error %.2g",
 		         fabs(r->value - r->exact));
+}
+
+/* Writes the compile phase from the figures. */
+void dash_compile_line(char *buf, size_t len, enum qx_backend b, const struct qx_figure *fig,
+                       size_t n)
+{
+	double compile = NAN, link = NAN, cached = NAN;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(fig[i].name, "compile_ms"))
+			compile = fig[i].value;
+		else if (!strcmp(fig[i].name, "link_ms"))
+			link = fig[i].value;
+		else if (!strcmp(fig[i].name, "compile_cached"))
+			cached = fig[i].value;
+	}
+	if (isnan(compile))
+		return;
+	int k = snprintf(buf, len, "%s compile %.3g ms", qx_backend_name(b), compile);
+	if (k >= 0 && (size_t)k < len && link > 0)
+		k += snprintf(buf + k, len - (size_t)k, " + link %.3g ms", link);
+	if (k >= 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, "%s",
+		         cached > 0 ? " (cached)" : ", before the run's time");
+}
+
+/* Takes in one progress report for the live convergence chart. */
+int dash_converge_add(struct dash_converge *c, const struct qx_progress *p)
+{
+	struct qx_series *s = &c->chart.series[0];
+	if (!(p->target > 0) || !(p->err >= 0) || p->done <= 0) {
+		const int was = c->active;
+		c->active = 0;
+		return was;
+	}
+	if (!c->active || c->gen != p->gen) {
+		c->active = 1;
+		c->gen = p->gen;
+		c->chart = (struct qx_chart){.nseries = 1};
+		snprintf(c->chart.title, sizeof c->chart.title, "convergence, live");
+		snprintf(c->chart.xlabel, sizeof c->chart.xlabel, "evaluations");
+		s->kind = QX_SERIES_LINE;
+		snprintf(s->name, sizeof s->name, "log10(error estimate / where it stops)");
+	}
+	if (s->npoints && (double)p->done <= s->x[s->npoints - 1])
+		return 0;
+	if (s->npoints == QX_CHART_POINTS) { /* full: every other point, the newest kept */
+		int k = 0;
+		for (int i = 1; i < QX_CHART_POINTS; i += 2, k++) {
+			s->x[k] = s->x[i];
+			s->y[k] = s->y[i];
+		}
+		s->npoints = k;
+	}
+	s->x[s->npoints] = (double)p->done;
+	s->y[s->npoints++] = p->err > 0 ? fmax(0, log10(p->err / p->target)) : 0;
+	return 1;
 }
 
 /* Writes the extras as "name value" pairs, two blanks apart. */

@@ -42,6 +42,15 @@ struct dash_sweep {
 	struct dash_sweep_row rows[DASH_SWEEP_ROWS];
 };
 
+/* The live convergence of an adaptive run (the Chart panel while it runs): per progress report
+ * the run's error estimate over the error it stops at, log10, against its evaluations so far;
+ * 0 when it meets its tolerance. */
+struct dash_converge {
+	int active;    /* 1 while an adaptive run reports: the Chart panel shows it */
+	long long gen; /* the progress count (qx_progress.gen) the chart follows */
+	struct qx_chart chart;
+};
+
 struct dash_data {
 	char problem[32];
 	char params[400];          /* name=value of the problem's parameters */
@@ -64,13 +73,15 @@ struct dash_data {
 	char worst_at[100];    /* the worst point's coordinates, "n=3 x=1.5" */
 	char worst_value[100]; /* its value and the reference, "0.0123 vs 0.0124" */
 	struct log_hist hist;
-	char extras[DASH_LINE]; /* the problem's own figures of the run, "bound_max 1e-07  ..." */
-	struct qx_chart chart;  /* the run's chart; nseries 0 when it left none */
+	char extras[DASH_LINE];  /* the problem's own figures of the run, "bound_max 1e-07  ..." */
+	char compile[DASH_LINE]; /* the run's compile phase, "cpu compile 162 ms (cached)"; "" */
+	struct qx_chart chart;   /* the run's chart; nseries 0 when it left none */
 
 	char device[DASH_DEVICE_LINES][DASH_LINE];
 	int ndevice;
 
 	struct dash_sweep sweep;
+	struct dash_converge converge; /* written by the UI thread (dash_converge_add) */
 
 	int runs_seen;
 	struct run_result seen; /* a copy of the last result taken in, to spot a new one */
@@ -106,6 +117,20 @@ int dash_block_key(const struct dash_data *d, int up, char *line, size_t len);
 /* Writes the answer of a run of one value into buf: "value V ± E (estimate)  true error T"
  * (or "no exact value"); "" for a run of many values. */
 void dash_answer_line(char *buf, size_t len, const struct run_result *r);
+
+/* Writes the compile phase of a run from its figures compile_ms, link_ms and compile_cached
+ * (user integrands), e.g. "gpu compile 120 ms + link 310 ms (cached)", into buf: the time the
+ * code took to build, outside the run's own time; cached: this run reused it and built
+ * nothing. "" when the run compiled nothing. */
+void dash_compile_line(char *buf, size_t len, enum qx_backend b, const struct qx_figure *fig,
+                       size_t n);
+
+/* Takes in a progress report p for the live convergence chart c: while p is an adaptive run's
+ * (target > 0, an error estimate, evaluations done) c is active and a report with more
+ * evaluations than its last point adds (evaluations, log10(err / target) at least 0); a new
+ * count (another gen) starts the chart again; when it is full every other point goes. Anything
+ * else (no run, a count of known total) makes c inactive. Returns 1 when c changed. */
+int dash_converge_add(struct dash_converge *c, const struct qx_progress *p);
 
 /* Writes the extras (a problem's own figures of a run) as "name value  name value" into buf;
  * "" when there are none. */

@@ -97,11 +97,33 @@ static int place(int rows, int cols, const struct panel_hint *hints, int n, stru
 	return 0;
 }
 
-/* Computes the layout, leaving out optional panels, the last first, until the rest fit. */
+/* The smallest terminal on which place() lays out the hints in two columns (*rows2 x
+ * *cols2) and in one (*rows1 x *cols1): the same whatever the terminal's size. */
+static void minimums(const struct panel_hint *hints, int n, int *rows2, int *cols2, int *rows1,
+                     int *cols1)
+{
+	struct layout probe;
+	int width_side = 1;
+	for (int i = 0; i < n; i++)
+		if (!hints[i].hidden && !hints[i].fill && hints[i].min_w > width_side)
+			width_side = hints[i].min_w;
+	place(0, 2 * width_side, hints, n, &probe); /* two columns: as wide as they need */
+	*rows2 = probe.min_rows;
+	*cols2 = probe.min_cols;
+	place(0, 2 * width_side - 1, hints, n, &probe); /* one column */
+	*rows1 = probe.min_rows;
+	*cols1 = probe.min_cols;
+}
+
+/* Computes the layout, leaving out optional panels, the last first, until the rest fit; the
+ * minimum is that of the panels without the optional ones, in two columns (its fewest rows),
+ * and the narrow one that of one column, so that the too-small message names one size at
+ * every size. */
 int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out)
 {
 	struct panel_hint h[LAYOUT_MAX_PANELS];
 	unsigned dropped = 0;
+	int min_rows, min_cols, narrow_rows, narrow_cols;
 	n = n > LAYOUT_MAX_PANELS ? LAYOUT_MAX_PANELS : n;
 	memcpy(h, hints, (size_t)(n > 0 ? n : 0) * sizeof *h);
 	int rc = place(rows, cols, h, n, out);
@@ -111,6 +133,14 @@ int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, st
 			dropped |= 1u << i;
 			rc = place(rows, cols, h, n, out);
 		}
+	for (int i = 0; i < n; i++)
+		h[i].hidden |= h[i].optional;
+	minimums(h, n, &min_rows, &min_cols, &narrow_rows, &narrow_cols);
+	out->min_rows = min_rows;
+	out->min_cols = min_cols;
+	/* one column is an alternative only where it is narrower */
+	out->narrow_rows = narrow_cols < min_cols ? narrow_rows : 0;
+	out->narrow_cols = narrow_cols < min_cols ? narrow_cols : 0;
 	out->dropped = dropped;
 	return rc;
 }

@@ -22,14 +22,17 @@ struct panel_hint {
 	int optional;
 };
 
-/* The computed geometry. columns is 1 or 2; min_rows/min_cols are what the panels need (the
- * optional ones left out when the terminal is too small with them); dropped has bit i set for
- * each optional panel i left out for want of room. */
+/* The computed geometry. columns is 1 or 2; min_rows x min_cols is the smallest terminal the
+ * panels fit (the optional ones left out) in two columns, whatever the terminal's size: the
+ * one size the too-small message names; narrow_rows x narrow_cols the smallest in one column
+ * where that is narrower (more rows), else 0 x 0; dropped has bit i set for each optional
+ * panel i left out for want of room. */
 struct layout {
 	struct rect status, cmdline;
 	struct rect panel[LAYOUT_MAX_PANELS];
 	int columns;
 	int min_rows, min_cols;
+	int narrow_rows, narrow_cols;
 	unsigned dropped;
 };
 
@@ -38,8 +41,9 @@ struct layout {
  * wide enough (one otherwise), each column filled in table order by the shorter column first,
  * then the fill panels at full width, each its minimum height and an equal share of the rows
  * left; hidden panels get an empty rectangle, and so do optional ones, the last first, until
- * the others fit. Returns 0, or -1 when the terminal is smaller than out->min_rows x
- * out->min_cols (both are set in either case). */
+ * the others fit. Returns 0, or -1 when the panels do not fit (neither in two columns, at least
+ * out->min_rows x out->min_cols, nor in one, at least out->narrow_rows x out->narrow_cols;
+ * all four are set in either case). */
 int layout_compute(int rows, int cols, const struct panel_hint *hints, int n, struct layout *out);
 
 /* Zooms panel keep of the n hints to the whole body: hides every other panel and makes keep a

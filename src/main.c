@@ -84,7 +84,7 @@ static int run_commands(struct shell *sh, const struct source *src, int n, int k
 		char *lines = commands_to_lines(script);
 		FILE *f = lines ? fmemopen(lines, strlen(lines), "r") : NULL;
 		if (f) {
-			failed = shell_run_stream(sh, f, NULL, keep_going);
+			failed = shell_run_commands(sh, f, keep_going);
 			fclose(f);
 		}
 		free(lines);

@@ -253,7 +253,7 @@ cJSON *output_run_json(const struct run_result *r)
 		output_json_num(err, "mean_rel", none + r->err.mean_rel);
 		output_json_num(err, "max_abs", none + r->err.max_abs);
 		output_json_num(err, "mean_abs", none + r->err.mean_abs);
-		cJSON_AddNumberToObject(err, "over_threshold", (double)r->err.over);
+		output_json_num(err, "over_threshold", none + (double)r->err.over);
 		cJSON_AddNumberToObject(err, "threshold", r->err.threshold);
 		if (r->has_rounding) {
 			cJSON_AddNumberToObject(err, "over_within_rounding",
@@ -956,6 +956,9 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 	if (r->has_error) {
 		output_json_num(obj, "max_rel", r->max_rel);
 		cJSON_AddNumberToObject(obj, "over_threshold", (double)r->over);
+	} else if (r->ok && r->no_exact) { /* nothing to compare with: null, never 0 */
+		cJSON_AddNullToObject(obj, "max_rel");
+		cJSON_AddNullToObject(obj, "over_threshold");
 	}
 	if (r->ok && r->note)
 		cJSON_AddStringToObject(obj, "note", r->note);
@@ -1251,8 +1254,10 @@ static void grid_key_cols(struct grid *g, const struct sweep *sw)
  * "note: rel=1e-9 cpu: not converged: maxeval reached". */
 static void table_notes(const struct sweep *sw, FILE *out)
 {
+	int no_exact = 0;
 	for (size_t i = 0; i < sw->nrows; i++) {
 		const struct sweep_row *r = &sw->rows[i];
+		no_exact |= r->ok && r->no_exact;
 		if (!r->ok || !r->note)
 			continue;
 		fputs("note:", out);
@@ -1260,6 +1265,11 @@ static void table_notes(const struct sweep *sw, FILE *out)
 			fprintf(out, " %s=%s", sw->axes[a].name, r->values[a]);
 		fprintf(out, " %s: %s\n", qx_backend_name(r->backend), r->note);
 	}
+	if (no_exact)
+		fputs(
+		    "note: max_rel \"no exact\": no exact value is known for these parameters, so "
+		    "there is no true error (`set exact VALUE` gives one)\n",
+		    out);
 }
 
 /* Prints the table of sw: per row the totals, the problem's table phases, the throughput, the
@@ -1322,7 +1332,7 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 		if (r->has_error)
 			snprintf(cell[err], GRID_CELL, "%.3g", r->max_rel);
 		else
-			snprintf(cell[err], GRID_CELL, "ref");
+			snprintf(cell[err], GRID_CELL, "%s", r->no_exact ? "no exact" : "ref");
 	}
 	grid_print(&g, cols, out);
 	table_notes(sw, out);

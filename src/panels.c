@@ -157,6 +157,8 @@ static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_
 			y = timing_row(w, c, y, label, p->phase[k].ms, scale, PAIR_PHASE);
 		}
 	}
+	if (d->compile[0] && y < getmaxy(w) - 2) /* its own phase, outside the totals above */
+		put(w, y++, 2, d->compile);
 	fmt_scale(line, sizeof line, scale, TIMING_BAR(w));
 	put(w, getmaxy(w) - 2 > y ? getmaxy(w) - 2 : y, 13, line);
 }
@@ -384,12 +386,14 @@ static void chart_row(WINDOW *w, const struct panel_ctx *c, int y, int x,
 	}
 }
 
-/* Chart: the last run's chart, when its problem drew one: the legend (when there is room),
+/* Chart: an adaptive run's live convergence while it runs, else the last run's chart, when its
+ * problem drew one: the legend (when there is room),
  * the plot with the top of its y range and 0 beside it, the x axis with its label under it; or
  * a line saying the last run has none (zoomed, F9). */
 static void draw_chart(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
-	const struct qx_chart *ch = &c->data->chart;
+	const struct dash_converge *live = &c->data->converge;
+	const struct qx_chart *ch = live->active ? &live->chart : &c->data->chart;
 	const int inside = getmaxy(w) - 2, legend = inside >= 4;
 	const int height = inside - 1 - legend, xw = *ch->xlabel ? (int)strlen(ch->xlabel) + 1 : 0;
 	struct chart_plot p;
@@ -419,10 +423,10 @@ static void draw_chart(WINDOW *w, const struct panel *self, const struct panel_c
 	put(w, getmaxy(w) - 2, x + p.width + 1, ch->xlabel);
 }
 
-/* The Chart panel has a place when the last run left a chart. */
+/* The Chart panel has a place when the last run left a chart or an adaptive run reports. */
 static int chart_shown(const struct dash_data *d)
 {
-	return d->chart.nseries > 0;
+	return d->chart.nseries > 0 || d->converge.active;
 }
 
 const struct panel panel_table[] = {

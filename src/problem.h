@@ -103,6 +103,8 @@ struct run_output {
 	const char *note; /* NULL, or a static line the run wants shown with it ("not converged:
 	                   * maxeval"): text output prints it, JSON has it as "note" */
 	struct qx_chart chart; /* optional: nseries 0 (as the caller clears it) leaves none */
+	double untimed_ms;     /* CPU runs: ms inside run_cpu that are not the run's own (compiling
+	                        * the user's integrand, its own phase): taken off the total */
 };
 
 /* Appends the figure name = value of kind k to o (dropped past QX_MAX_FIGURES). */

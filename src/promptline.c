@@ -5,8 +5,11 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +30,69 @@ static struct {
 	long long first_gen;  /* counts up to this one started before the command */
 	long long hidden_gen; /* the count whose line promptline_clear erased */
 } line = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+/* The terminal's echo, off while a command runs at the prompt: what the user types ahead would
+ * otherwise be echoed at the end of the progress line ("~3 s leftshow last") and, with its
+ * newline, left there. The typed text stays queued and readline shows it on its own line at
+ * the next prompt. The signals that end quadx put the echo back first. */
+static struct termios echo_saved;
+static volatile sig_atomic_t echo_off;
+static const int echo_signals[] = {SIGTERM, SIGHUP, SIGQUIT};
+#define NECHO_SIGNALS (sizeof echo_signals / sizeof echo_signals[0])
+static struct sigaction echo_old[NECHO_SIGNALS];
+static int echo_handlers; /* echo_old holds the actions ours replaced */
+
+/* Puts the terminal's echo back (async-signal-safe). */
+static void echo_restore(void)
+{
+	if (echo_off) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &echo_saved);
+		echo_off = 0;
+	}
+}
+
+/* A signal that ends quadx while the echo is off: the echo back, then the signal's own
+ * action (the one before ours). */
+static void echo_on_signal(int sig)
+{
+	echo_restore();
+	for (size_t i = 0; i < NECHO_SIGNALS; i++)
+		if (echo_signals[i] == sig)
+			sigaction(sig, &echo_old[i], NULL);
+	raise(sig);
+}
+
+/* Turns the echo of a terminal on stdin off, keeping its line editing (typed lines wait
+ * whole for readline); nothing when stdin is no terminal. */
+static void echo_suspend(void)
+{
+	struct termios t;
+	struct sigaction sa;
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &echo_saved) != 0 ||
+	    !(echo_saved.c_lflag & ECHO))
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = echo_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NECHO_SIGNALS; i++)
+		sigaction(echo_signals[i], &sa, &echo_old[i]);
+	echo_handlers = 1;
+	t = echo_saved;
+	t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+	echo_off = 1;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t) != 0)
+		echo_off = 0;
+}
+
+/* Puts the echo back after a command and the signals' own actions. */
+static void echo_resume(void)
+{
+	echo_restore();
+	if (echo_handlers)
+		for (size_t i = 0; i < NECHO_SIGNALS; i++)
+			sigaction(echo_signals[i], &echo_old[i], NULL);
+	echo_handlers = 0;
+}
 
 /* Writes a duration of ms as "15 s", "1 min 20 s", "9 min" or "2.5 h" into buf. */
 static void duration_text(char *buf, size_t len, double ms)
@@ -174,10 +240,12 @@ int promptline_begin(void)
 		line.warned_gen = -1;
 		line.first_gen = p.gen;
 		line.hidden_gen = -1;
-		if (pthread_create(&line.thread, NULL, promptline_main, NULL) == 0)
+		if (pthread_create(&line.thread, NULL, promptline_main, NULL) == 0) {
 			line.running = 1;
-		else
+			echo_suspend();
+		} else {
 			rc = -1;
+		}
 	}
 	pthread_mutex_unlock(&line.lock);
 	return rc;
@@ -195,6 +263,7 @@ void promptline_end(void)
 	pthread_cond_signal(&line.wake);
 	pthread_mutex_unlock(&line.lock);
 	pthread_join(line.thread, NULL);
+	echo_resume();
 	pthread_mutex_lock(&line.lock);
 	line.running = 0;
 	pthread_mutex_unlock(&line.lock);

@@ -305,7 +305,7 @@ static int run_timed(struct session *s, const struct run_request *rq, enum qx_ba
 			const double t0 = qx_now_ms();
 			if (s->prob->run_cpu(rq, o, e))
 				return -1;
-			o->time.total = qx_now_ms() - t0;
+			o->time.total = qx_now_ms() - t0 - o->untimed_ms;
 		}
 		if (i >= warmup)
 			r->samples[r->nsamples++] = o->time;

@@ -316,7 +316,8 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	row->work_per_s = r->work_per_s;
 	row->speedup = isfinite(r->speedup_threads) ? r->speedup_threads : r->speedup_serial;
 	row->speedup_threads = isfinite(r->speedup_threads) ? r->threads_ref : 1;
-	row->has_error = r->has_error;
+	row->has_error = r->has_error && r->err.count > 0;
+	row->no_exact = !r->is_reference && !row->has_error;
 	row->max_rel = r->err.max_rel;
 	row->over = r->err.over;
 	row->note = r->note;

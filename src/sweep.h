@@ -38,7 +38,8 @@ struct sweep_row {
 	int speedup_threads; /* CPU threads of that run */
 	int has_occupancy;   /* GPU rows of problems with an occupancy hook */
 	struct gpu_occupancy occ;
-	int has_error; /* max_rel and over are set (not for the reference run itself) */
+	int has_error; /* max_rel and over are set: the run was compared with exact values */
+	int no_exact;  /* the run was not the reference but no exact value was known: no error */
 	double max_rel;
 	size_t over;
 	const char *note; /* the run's note ("not converged: ..."), static, or NULL */

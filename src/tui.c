@@ -137,6 +137,15 @@ static void take_stderr(struct tui *t)
 	}
 }
 
+/* Copies the worker's snapshot into the one the panels draw from (under the lock), keeping
+ * the live convergence chart, which the UI thread alone writes. */
+static void publish(struct tui *t)
+{
+	const struct dash_converge live = t->shared.converge;
+	t->shared = t->work;
+	t->shared.converge = live;
+}
+
 /* Runs one line on the worker: output into a memory stream, then into the log with the error
  * if any; then the new snapshot is published. */
 static void worker_run_line(struct tui *t, const char *line)
@@ -165,7 +174,7 @@ static void worker_run_line(struct tui *t, const char *line)
 		snprintf(err, sizeof err, "error: %s", e.msg);
 		dash_log_add(&t->log, err);
 	}
-	t->shared = t->work;
+	publish(t);
 	t->quit_seen = sh->quit;
 	pthread_mutex_unlock(&t->lock);
 	free(text);
@@ -204,7 +213,7 @@ static void *worker_main(void *arg)
 	dash_update(&t->work, &t->sh->s);
 	dash_device(&t->work);
 	pthread_mutex_lock(&t->lock);
-	t->shared = t->work;
+	publish(t);
 	t->busy = 0;
 	for (;;) {
 		while (!t->queue_len && !t->stop)
@@ -526,6 +535,9 @@ static void update_live(struct tui *t)
 	l->busy = t->busy;
 	snprintf(l->line, sizeof l->line, "%s", t->busy_line);
 	qx_progress_get(&l->prog);
+	if (!t->busy)
+		l->prog.target = 0; /* no run: the live convergence chart goes */
+	dash_converge_add(&t->shared.converge, &l->prog);
 	if (l->prog.phase != t->last_phase || l->prog.total != t->last_total) {
 		t->last_phase = l->prog.phase;
 		t->last_total = l->prog.total;

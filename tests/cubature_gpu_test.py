@@ -6,6 +6,7 @@ device (refused before the run).
 
 Run from the repository root: `python3 tests/cubature_gpu_test.py`. Without a usable GPU every
 test is skipped, unless QUADX_REQUIRE_GPU=1, which makes that a failure."""
+import re
 import unittest
 
 import qxtest
@@ -271,6 +272,30 @@ class CubatureGpuTest(unittest.TestCase):
                 if e["converged"]:  # its estimate within 1e-4 of the value: 4 digits
                     self.assertGreaterEqual(digits["y"][-1], 4 - 1e-9, digits)
             self.assertTrue(all(y >= 0 for y in digits["y"] + regions["y"]))
+
+@unittest.skipIf(GPU is None, "no usable GPU")
+class CubatureGpuPromptTest(qxtest.TmuxTestCase):
+    TMUX_NAME = "cubature-gpu-prompt"
+
+    def test_gpu_run_shows_its_error_and_cancel_key(self):
+        """At the prompt a long adaptive GPU run shows, as the CPU's does, its error estimate
+        against where it stops, its evaluations so far and the cancel key, from the host loop's
+        iterations; Ctrl-C cancels it and the line goes. f3 in dim 8 to 1e-14 does not converge
+        before breadth's lists reach their limit: seconds of iterations on any GPU."""
+        self.start_quadx()
+        self.tmux.screen("quadx expint/float> ")
+        self.tmux.keys("use cubature; set integrand f3 dim 8 rel 1e-14 precision double "
+                       "maxeval 1e15 warmup 0 repeat 1 variant breadth; run gpu", "Enter")
+        line = re.compile(r"(?m)^gpu error ([0-9.e+-]+), stops at ([0-9.e+-]+)  (\d+) "
+                          r"evaluations  Ctrl-C cancels")
+        m = line.search(self.tmux.screen(line, timeout=120).string)
+        self.assertGreater(float(m.group(1)), float(m.group(2)))  # not converged yet
+        self.assertGreater(int(m.group(3)), 0)
+        self.tmux.keys("C-c")
+        text = self.tmux.screen(re.compile(r"(?m)^quadx: run cancelled\nquadx cubature/double>"
+                                           r"\s*\Z"), timeout=120).string
+        self.assertNotIn("Ctrl-C cancels", text)  # the progress line was erased
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -151,6 +151,7 @@ class CubatureTest(unittest.TestCase):
         self.assertEqual(exact["error"]["over_threshold"], 0)
         self.assertIsNone(boxed["exact"])
         self.assertIsNone(boxed["error"]["max_rel"])  # nothing compared: no error of 0
+        self.assertIsNone(boxed["error"]["over_threshold"])  # nor 0 values over
         self.assertEqual(boxed["compared"], 0)
         self.assertGreater(boxed["value"], 0)
         note = [o for o in out if o.get("type") == "errors"]

@@ -120,7 +120,7 @@ class ImpossibleLaunchTest(unittest.TestCase):
         rc, out, err = run([QUADX, "--keep-going", "-e",
                             f"set n 10 m 10 {SMALL}; set block 2048; run gpu"])
         self.assertEqual(rc, 1, err)
-        self.assertRegex(err, r"^quadx: line 2: bad value '2048' for block: expected an "
+        self.assertRegex(err, r"^quadx: command 2 of -e: bad value '2048' for block: expected an "
                          r"integer in 1\.\.1024\n$")
         self.assertIn("block 256", out)  # the next run ran with the block size unchanged
 
@@ -129,7 +129,7 @@ class ImpossibleLaunchTest(unittest.TestCase):
                             f"use longman; set M 10 {SMALL} variant block precision double "
                             "N 1000; run gpu; set N 16; run gpu"])
         self.assertEqual(rc, 1, err)
-        self.assertRegex(err, r"^quadx: line 3: .*shared memory.*\n$")
+        self.assertRegex(err, r"^quadx: command 3 of -e: .*shared memory.*\n$")
         self.assertEqual(len(re.findall(r"^gpu longman ", out, re.M)), 1, out)
 
 
@@ -158,7 +158,7 @@ class GpuFaultTest(unittest.TestCase):
                                         f"{self.SETUP[prob]}; run gpu; run gpu"],
                                        env={"QUADX_FAULT": fault})
                     self.assertEqual(rc, 1, err)
-                    self.assertRegex(err, r"^quadx: line \d+: \(?%s.*: injected fault "
+                    self.assertRegex(err, r"^quadx: command \d+ of -e: \(?%s.*: injected fault "
                                      r"\(QUADX_FAULT\)\n$" % fault.split(":")[0])
                     self.assertEqual(len(re.findall(r"^gpu %s " % prob, out, re.M)), 1, out)
 

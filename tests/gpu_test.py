@@ -100,7 +100,7 @@ class GpuTest(unittest.TestCase):
         p = qxtest.commands("set iters 3; run gpu; set iters 1000; run gpu", "--keep-going")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("did not converge", p.stderr)
-        self.assertEqual(p.stderr.count("quadx: line"), 1, p.stderr)
+        self.assertEqual(p.stderr.count("quadx: command "), 1, p.stderr)
         self.assertIn("gpu expint", p.stdout)
 
     def test_too_big_is_refused(self):

@@ -133,6 +133,37 @@ class KdeTest(unittest.TestCase):
         self.assertEqual(r["params"]["data"], path)
         self.assertLess(r["error"]["max_rel"], 1e-5)
 
+    def test_data_auto_column_skips_row_ids(self):
+        """By default (column auto) a CSV's id column is not read as the samples: neither one
+        named id in the header nor an unnamed column of the row numbers 1..n; the run names
+        the column read and says auto chose it; `set column 1` reads the ids, as asked, with
+        no note; a file of ids only is one error saying to set column."""
+        rows = "".join(f"{k + 1},{k * 0.37 % 5},{k % 3}\n" for k in range(300))
+        named, bare = self.file("n.csv", "id,x,c\n" + rows), self.file("b.csv", rows)
+        for path in (named, bare):
+            r = runs(ok(self, f"set data {path} repeat 1 warmup 0; run cpu"))[0]
+            self.assertEqual(r["params"]["column"], "auto")
+            self.assertEqual(r["error"]["column"], 2, path)
+            self.assertIn("chosen by column auto", r["note"])
+            self.assertLess(r["error"]["h"], 1, path)  # x's spread: about 1.4; the ids': 87
+        r = runs(ok(self, f"set data {named} column 1 repeat 1 warmup 0; run cpu"))[0]
+        self.assertEqual(r["error"]["column"], 1)
+        self.assertNotIn("note", r)
+        self.assertGreater(r["error"]["h"], 10)
+        p = qxtest.commands(f"use kde; set data {named} repeat 1 warmup 0 dim 2; run cpu")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"(?m)^cpu kde  data=\S+n\.csv column=auto ")
+        self.assertRegex(p.stdout, r"samples 300  column 2\b")
+        self.assertIn("note       data column chosen by column auto", p.stdout)
+        ids = self.file("ids.csv", "id,row\n" + "".join(f"{k},{k}\n" for k in range(1, 9)))
+        rc, _, err = session(f"set data {ids}")
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{ids}: column auto: no 1 column without a row id", err)
+        self.assertIn("set column N", err)
+        rc, _, err = session("set column 1.5")
+        self.assertEqual(rc, 1)
+        self.assertIn("column 1.5: expected a column number 1..64 or auto", err)
+
     def test_data_file_says_what_is_used(self):
         """With a data file, n, dist and seed draw nothing: show params and the run's header
         leave them out (no `n=4000 dist=normal seed=1` beside the file), and setting one is one
@@ -141,13 +172,13 @@ class KdeTest(unittest.TestCase):
         p = qxtest.commands(f"use kde; set data {path} repeat 1 warmup 0; show params; run cpu")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertNotRegex(p.stdout, r"(?m)^  (n|dist|seed) ")
-        self.assertRegex(p.stdout, r"(?m)^cpu kde  data=\S+u\.csv column=1 ")
+        self.assertRegex(p.stdout, r"(?m)^cpu kde  data=\S+u\.csv column=auto ")
         self.assertNotRegex(p.stdout, r"\b(n|dist|seed)=")
         self.assertIn("samples 50", p.stdout)
         for name, value in (("n", "100"), ("dist", "uniform"), ("seed", "3")):
             rc, _, err = session(f"set data {path}; set {name} {value}")
             self.assertEqual(rc, 1)
-            self.assertRegex(err, rf"^quadx: line 3: set: {name} has no effect: the samples "
+            self.assertRegex(err, rf"^quadx: command 3 of -e: set: {name} has no effect: the samples "
                                   r"are the data file's \(set data none")
         ok(self, f"set data {path}; set data none n 100; show params")
 

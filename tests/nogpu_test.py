@@ -33,7 +33,7 @@ class NoGpuTest(unittest.TestCase):
         self.assertEqual(rc, 1, err)
         lines = err.splitlines()
         self.assertEqual(len(lines), 1, err)
-        self.assertRegex(lines[0], r"^quadx: line \d+: .*(GPU|CUDA)")
+        self.assertRegex(lines[0], r"^quadx: (line \d+|command \d+ of -e): .*(GPU|CUDA)")
 
     def test_gpu_commands_fail_with_one_line(self):
         """`run gpu` and `run both` ask for the GPU: one error each. A plain `run` runs what
@@ -68,7 +68,7 @@ class NoGpuTest(unittest.TestCase):
                         "show device"]
                 rc, out, err = quadx("; ".join(cmds), "--keep-going")
                 self.assertOneGpuError(rc, err)
-                self.assertIn("line 3:", err)  # only the GPU run failed
+                self.assertIn("command 3 of -e:", err)  # only the GPU run failed
                 self.assertEqual(json.loads(out.splitlines()[-1])["gpu"], "none")
 
     def test_coursework_flags(self):

@@ -57,7 +57,7 @@ class JsonCommandsTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(objs[0]["type"], "params")
         self.assertIn("error", objs[-1])
-        self.assertRegex(err, r"^quadx: line \d+: bad value '0' for n")
+        self.assertRegex(err, r"^quadx: command \d+ of -e: bad value '0' for n")
 
 
 class PollTest(unittest.TestCase):

@@ -24,7 +24,8 @@ from qxtest import QUADX, ROOT, proc_stat
 
 HOSTILE = os.path.join(ROOT, "tests", "data", "hostile_lines.txt")
 
-ERROR_RE = re.compile(r"^quadx: line (\d+): (.+)$")
+# A script line's error, or with -e the command's place among the -e commands.
+ERROR_RE = re.compile(r"^quadx: (?:line|command) (\d+)(?: of -e)?: (.+)$")
 
 
 def quadx(stdin, *args, env=None):
@@ -590,7 +591,7 @@ class AddressSpaceLimitTest(unittest.TestCase):
                           "(a sanitizer's shadow memory)")
         p = self.limited("use longman; set M 60000000 repeat 1 warmup 0; run cpu")
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertRegex(p.stderr, r"^quadx: line 3: run refused: it needs [\d.]+ MiB of host "
+        self.assertRegex(p.stderr, r"^quadx: command 3 of -e: run refused: it needs [\d.]+ MiB of host "
                          r"memory and [\d.]+ MiB is available\n$")
 
 

@@ -90,6 +90,23 @@ class ReplTest(qxtest.TmuxTestCase):
         self.screen(re.compile(r"(?m)^quadx: run cancelled\nquadx cubature/float>\s*\Z"),
                     timeout=60)
 
+    def test_typed_ahead_line_waits_for_the_prompt(self):
+        """A line typed while a run shows its progress line is not echoed onto it (not
+        `Ctrl-C cancelsvalues 1`): it waits, and shows at the next prompt as readline's line,
+        then runs. The run stops at maxeval: seconds long, its progress line shown after one."""
+        self.screen("quadx expint/float> ")
+        self.keys("use cubature; set integrand f4 dim 8 rel 1e-9 warmup 0 repeat 1 threads 1 "
+                  "maxeval 6e6; run cpu", "Enter")
+        self.screen(re.compile(r"(?m)^cpu error [0-9.e+-]+, stops at [0-9.e+-]+  \d+ "
+                               r"evaluations  Ctrl-C cancels"), timeout=120)
+        self.keys("values 1", "Enter")
+        text = self.screen(re.compile(r"(?m)^quadx cubature/float> values 1\n  index 0  dim 8 "
+                                      r"[^>]*\nquadx cubature/float>\s*\Z"), timeout=120).string
+        self.assertIn("not converged: maxeval reached", text)
+        self.assertNotRegex(text, r"cancels\S")
+        typed = [l for l in text.splitlines() if "values 1" in l]
+        self.assertEqual(typed, ["quadx cubature/float> values 1"], text)
+
     def test_cancelled_sweep_erases_the_progress_line(self):
         """Ctrl-C in a sweep's long run: the progress line goes before what the sweep prints
         (not `~6 s leftsweep longman over N:`)."""

@@ -32,7 +32,8 @@ E3_15 = 0.056739490170354276
 SPEC_COMMANDS = ["use", "set", "show", "run", "sweep", "export", "plot", "eval", "errors", "values",
                  "format", "help", "source", "dashboard", "history", "quit"]
 
-ERROR_RE = re.compile(r"^quadx: line (\d+): (.+)$")
+# A script line's error, or with -e the command's place among the -e commands.
+ERROR_RE = re.compile(r"^quadx: (?:line|command) (\d+)(?: of -e)?: (.+)$")
 INT_RANGE = r"-?\d+\s*\.\.\s*\d+"  # 1..1000000
 INTERVAL = r"[\[(]\s*[-+0-9.e]+\s*,\s*[-+0-9.e]+\s*[\])]"  # (0, 1]
 
@@ -1140,9 +1141,17 @@ class CommandLineTest(QuadxTestCase):
         -e."""
         res = quadx("-e", "set n 5; set m 0")
         self.assertOneError(res, 2, ["m"])
+        self.assertRegex(res.err_lines[0], r"^quadx: command 2 of -e: bad value '0' for m")
         res = quadx("-e", "set n 5", "-e", "set m 6; set n 0")
         self.assertOneError(res, 3, ["n"])
-        self.assertIn("in -e 'set n 5; set m 0' the error is on line 2",
+        self.assertRegex(res.err_lines[0], r"^quadx: command 3 of -e: ")
+        # a script from stdin keeps its lines: two commands on line 1, one on line 2
+        res = session("set n 5; set m 6\nset n 0\n")
+        self.assertEqual(len(res.err_lines), 1, res)
+        self.assertRegex(res.err_lines[0], r"^quadx: line 2: bad value '0' for n")
+        res = session("set n 5; set m 0\n")
+        self.assertRegex(res.err_lines[0], r"^quadx: line 1: bad value '0' for m")
+        self.assertIn("in -e 'set n 5; set m 0' the error is `quadx: command 2 of -e: ...`",
                       " ".join(quadx("-e", "help scripts").out.split()))
 
     def test_f_and_e_run_in_the_order_given(self):
@@ -1189,7 +1198,13 @@ class JsonEverywhereTest(QuadxTestCase):
         self.assertEqual(res.rc, 1, res)
         objs = json_lines(res)
         errors = [o for o in objs if o["type"] == "error"]
-        self.assertEqual([e["line"] for e in errors], [2, 3])
+        self.assertEqual([(e["command"], e["source"]) for e in errors], [(2, "-e"), (3, "-e")])
+        self.assertNotIn("line", errors[0])
+        self.assertEqual(["quadx: command %d of -e: %s" % (e["command"], e["error"])
+                          for e in errors], res.err_lines)
+        res = session("show params\nset n 0; help nosuch\n", "--json", "--keep-going")
+        errors = [o for o in json_lines(res) if o["type"] == "error"]
+        self.assertEqual([e["line"] for e in errors], [2])
         self.assertEqual(["quadx: line %d: %s" % (e["line"], e["error"]) for e in errors],
                          res.err_lines)
 

@@ -203,6 +203,39 @@ class SweepTest(TmpDirTest):
         self.assertIn(kept["configs_done"], range(2, 64))
 
 
+    def test_no_exact_value_is_not_an_error_of_zero(self):
+        """A sweep of an integrand with no exact value says so in the table, gives null in its
+        JSON rows and empty fields in its CSV rows, never max_rel 0; with `set exact` the same
+        sweep compares."""
+        setup = 'use cubature; set integrand "x*y"; set dim 2; set repeat 1 warmup 0; '
+        csv_out, json_out = self.path("ne.csv"), self.path("ne.json")
+        p = quadx(setup + f"sweep rel 1e-4,1e-6 on cpu; export last {csv_out}; "
+                  f"export last {json_out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = [l for l in p.stdout.splitlines() if " cpu " in l]
+        self.assertEqual(len(rows), 2, p.stdout)
+        for r in rows:
+            self.assertTrue(r.endswith("no exact"), r)
+        self.assertIn("no exact value is known for these parameters", p.stdout)
+        with open(csv_out) as f:
+            table = list(csv.DictReader(f))
+        self.assertEqual([(r["max_rel"], r["over_threshold"]) for r in table], [("", "")] * 2)
+        for row in json.loads(read(json_out))["rows"]:
+            self.assertIsNone(row["max_rel"], row)
+            self.assertIsNone(row["over_threshold"], row)
+        p = qxtest.commands(setup + "sweep rel 1e-4,1e-6 on cpu", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = json_objects(p.stdout, "sweep")
+        self.assertEqual(len(rows), 2)
+        self.assertEqual([(r["max_rel"], r["over_threshold"]) for r in rows], [(None, None)] * 2)
+        p = qxtest.commands(setup + "set exact 0.25; sweep rel 1e-4,1e-6 on cpu", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = json_objects(p.stdout, "sweep")
+        self.assertEqual([r["over_threshold"] for r in rows], [0, 0])
+        for r in rows:
+            self.assertLess(r["max_rel"], 1e-4)
+
+
 class ExportTest(TmpDirTest):
     SESSION = ("set n 20 m 100 repeat 3; run cpu; set threads 2; run cpu; "
                "sweep precision on cpu; ")

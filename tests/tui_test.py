@@ -127,6 +127,59 @@ class DashboardTest(Dashboard):
         self.type("set n 200")  # the command line still works after the reflows
         self.screen("n=200 m=")
 
+    def test_too_small_names_one_minimum(self):
+        """The too-small message names the same size at 60x15 (one column, too few rows), at
+        100x10 (two columns, too few rows) and one row short of it, and the dashboard opens at
+        exactly that size."""
+        self.start()
+        needs = set()
+        for cols, rows in ((60, 15), (100, 10)):
+            self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows))
+            text = self.screen(f"terminal too small: {cols}x{rows}")
+            needs.add(re.search(r"needs\s+(\d+)x(\d+)", text).groups())
+        self.assertEqual(len(needs), 1, needs)
+        cols, rows = (int(v) for v in needs.pop())
+        self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows - 1))
+        text = self.screen(f"terminal too small: {cols}x{rows - 1}")
+        self.assertIn(f"needs {cols}x{rows}", " ".join(text.split()))
+        self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows))
+        self.gone("too small")
+        self.screen(re.compile(r"Problem .*Timing"))
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_compile_phase_and_live_convergence(self):
+        """A user integrand's run shows the expression, its compile phase in the Timing panel
+        (its own line, not in the run's total; "(cached)" on the next run, which builds
+        nothing), and a long adaptive run the live convergence chart (its error estimate over
+        where it stops, against its evaluations) while it runs; Esc ends it and the chart with
+        it."""
+        self.start()
+        self.type('use cubature; set integrand "exp(-x*x-y*y)*cos(3*x)" dim 2 rel 1e-7 '
+                  "warmup 0 repeat 1")
+        self.screen("integrand=exp(-x*x-y*y)*cos(3*x)")
+        self.type("run cpu")
+        m = self.screen(re.compile(r"cpu compile ([0-9.]+) ms, before the run's time"))
+        text = self.idle()
+        total = float(re.search(r"cpu 1 thr .*?([0-9.]+) ms", text).group(1))
+        compile_ms = float(m.group(1))
+        # 444 evaluations take well under a millisecond; cc takes tens: the total is the run's
+        self.assertLess(total, compile_ms)
+        self.type("run cpu")
+        self.screen(re.compile(r"cpu compile [0-9.]+ ms \(cached\)"))
+        self.idle()
+        self.assertNotIn("convergence, live", self.pane())
+        self.type("set integrand f4 dim 8 rel 1e-9 threads 1 maxeval 1e9")
+        self.type("run cpu")
+        text = self.screen(re.compile(r"Chart \(convergence, live\)(.*\n)+.*"
+                                      r"log10\(error estimate / where it stops\)(.*\n)+.*"
+                                      r" evaluations")).string
+        self.assertRegex(text, r"\d(\.\d+)?e\+0\d evaluations")  # the x axis: evaluations
+        self.keys("Escape")
+        self.screen("error: run cancelled")
+        self.idle()
+        self.gone("convergence, live")
+
     def test_escape_cancels_a_long_run(self):
         """Esc (then Ctrl-C) stops a long CPU run with progress showing, dropping the line
         queued behind it; the next command works."""

@@ -414,6 +414,21 @@ static size_t cub_host_budget(const struct param_value *p)
 	return avail ? avail / 4 : (size_t)1 << 30;
 }
 
+/* Starts the progress count of an adaptive run, CPU or GPU: evaluations up to maxeval, in the
+ * phase shown now (the run's backend); its error comes with cub_progress_error. */
+void cub_progress_begin(long long maxeval)
+{
+	struct qx_progress was;
+	qx_progress_get(&was);
+	qx_progress_start(maxeval, was.phase);
+}
+
+/* Publishes an adaptive run's error estimate err of its estimate est of the integral against
+ * what it stops at, max(abs_tol, rel |est|): the prompt's line and the dashboard show both. */
+void cub_progress_error(double est, double err, double rel, double abs_tol)
+{
+	qx_progress_adaptive(err, fmax(abs_tol, rel * fabs(est)));
+}
 /* The sequential CUHRE (seed's Algorithm 1): a max-heap of regions by error, started as
  * breadth starts (the box halved along every axis, all of it split once, so that every
  * estimate is checked against its parent's); each iteration then splits the worst region
@@ -475,9 +490,7 @@ static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fn
 		cub_heap_up(heap, n);
 	res->evals = (long long)first * r->npts;
 	res->regions = (long long)first;
-	struct qx_progress was;
-	qx_progress_get(&was); /* a count of evaluations up to maxeval, its error beside it */
-	qx_progress_start(maxeval, was.phase);
+	cub_progress_begin(maxeval);
 	qx_progress_add((long long)first * r->npts);
 	double est = 0, err = 0;
 	res->reason = CUB_CONVERGED;
@@ -543,7 +556,7 @@ static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fn
 		res->regions += 2 * m;
 		res->iterations = it + 1;
 		qx_progress_add(2LL * m * r->npts);
-		qx_progress_adaptive(err, fmax(abs_tol, rel * fabs(est)));
+		cub_progress_error(est, err, rel, abs_tol);
 		if (n * sizeof *heap > res->peak_bytes)
 			res->peak_bytes = (double)(n * sizeof *heap);
 	}
@@ -688,7 +701,10 @@ static int cub_bind_cpu(const struct run_request *rq, struct cub_fn *fn, struct 
 	                         p[P_B].num, &ui, e))
 		return -1;
 	user_integrand_data(&ui, rq->user, p[P_A].num, p[P_B].num, fn->user);
+	const double t0 = qx_now_ms();
 	const int rc = user_integrand_cpu(rq->jit, &ui, &fn->user_d, &fn->user_f, &t, e);
+	if (o) /* the compile is a phase of its own, outside the run's time */
+		o->untimed_ms += qx_now_ms() - t0;
 	user_integrand_free(&ui);
 	if (rc)
 		return -1;
@@ -892,6 +908,7 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 			return -1;
 		job.user = &uk;
 	}
+	cub_progress_begin(job.maxeval);
 	if (cub_gpu_run(&job, &res, &o->time, e))
 		return -1;
 	cub_output(&res, rq->prec, o);

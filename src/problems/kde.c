@@ -46,6 +46,7 @@ static const char *const dist_names[] = {"normal",      "mixture", "uniform",
                                          "exponential", "student", NULL};
 static const char *const at_names[] = {"samples", "grid", NULL};
 static const char *const h_names[] = {"silverman", "scott", NULL}; /* enum kde_bw_rule order */
+static const char *const column_names[] = {"auto", NULL};          /* column -1 */
 
 static const struct param_def kde_params_def[P_COUNT] = {
     [P_N] = {"n", PARAM_INT, 2, KDE_N_MAX, 0, 4000, 0, NULL,
@@ -56,8 +57,10 @@ static const struct param_def kde_params_def[P_COUNT] = {
                 "seed of the samples drawn from dist", 0},
     [P_DATA] = {"data", PARAM_PATH, 0, 0, 0, 0, 0, NULL,
                 "samples read from FILE (one number per line, or CSV columns), or none", 0},
-    [P_COLUMN] = {"column", PARAM_INT, 1, KDE_COLUMN_MAX, 0, 1, 0, NULL,
-                  "data FILE: the first column read (dim columns from it)", 0},
+    [P_COLUMN] = {"column", PARAM_REAL, 1, KDE_COLUMN_MAX, 0, -1, 0, column_names,
+                  "data FILE: the first column read (dim columns from it), or auto: the first "
+                  "that is not a row id",
+                  0},
     [P_AT] = {"at", PARAM_ENUM, 0, 0, 0, AT_SAMPLES, 0, at_names,
               "evaluate at the samples (the seed) or at a grid of G points per axis", 0},
     [P_G] = {"G", PARAM_INT, 2, KDE_G_MAX, 0, 1024, 0, NULL,
@@ -114,6 +117,7 @@ struct kde_state {
 	float *sf[KDE_DMAX], *gf[KDE_DMAX];
 	double h[KDE_DMAX], lo[KDE_DMAX], hi[KDE_DMAX], center[KDE_DMAX];
 	int dim, at;
+	int column;            /* data FILE: the first column read (column auto's choice), else 0 */
 	size_t m, g;           /* outputs, grid points per axis */
 	int sf_pinned;         /* sf[0..dim) page-locked for the GPU's copies */
 	struct qx_series hist; /* dim 1: the samples' histogram as a density (kde_histogram) */
@@ -257,10 +261,11 @@ static struct kde_state *kde_state(const struct param_value *p, struct qx_err *e
 	const char *path = param_path(p[P_DATA]);
 	if (path) {
 		int cols[KDE_DMAX];
-		for (int k = 0; k < st->dim; k++)
-			cols[k] = (int)p[P_COLUMN].num + k;
+		for (int k = 0; k < st->dim; k++) /* auto (-1): cols[0] 0, the loader chooses */
+			cols[k] = p[P_COLUMN].num < 0 ? 0 : (int)p[P_COLUMN].num + k;
 		if (kde_data_load(path, cols, st->dim, (size_t)KDE_N_MAX, &st->s, e))
 			return NULL;
+		st->column = cols[0];
 		if (st->s.n < 2) {
 			kde_state_clear(st);
 			qx_fail(e, "data %s: 1 sample; a density needs at least 2", path);
@@ -313,6 +318,9 @@ static int kde_check(const struct param_value *p, struct qx_err *e)
 	const double m = at_grid ? pow(p[P_G].num, dim) : p[P_N].num;
 	const char *path = param_path(p[P_DATA]);
 	const double slots = p[P_SHARE].num * 8;
+	if (p[P_COLUMN].num >= 0 && p[P_COLUMN].num != floor(p[P_COLUMN].num))
+		return qx_fail(e, "column %g: expected a column number 1..%d or auto",
+		               p[P_COLUMN].num, KDE_COLUMN_MAX);
 	if (slots != 1 && slots != 2 && slots != 3)
 		return qx_fail(
 		    e,
@@ -615,6 +623,14 @@ static void kde_add_figures(const struct run_request *rq, const double *ref, str
 		return;
 	run_output_figure(o, "h", st->h[0]);
 	run_output_figure_as(o, "samples", (double)st->s.n, QX_FIG_COUNT);
+	if (st->column) {
+		run_output_figure_as(o, "column", st->column, QX_FIG_COUNT);
+		if (rq->params[P_COLUMN].num < 0 && !o->note)
+			o->note =
+			    "data column chosen by column auto: the first that is not a row id "
+			    "(a header named id, index or row, or the row numbers 1..n); set "
+			    "column N to choose";
+	}
 	if (rq->variant == V_BINNED && ref)
 		run_output_figure(o, "err_core", kde_err_core(ref, o->values, rq->prec, st->m));
 }

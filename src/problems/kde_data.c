@@ -171,18 +171,130 @@ static FILE *kde_data_open(const char *path, struct qx_err *e)
 	return copy;
 }
 
-int kde_data_load(const char *path, const int *cols, int ncols, size_t max_n,
-                  struct kde_points *out, struct qx_err *e)
+/* 1 when the header word [s, t) names a row id: id, index, idx, row, rownum, row_id (any
+ * case). */
+static int kde_id_name(const char *s, const char *t)
+{
+	static const char *const names[] = {"id", "index", "idx", "row", "rownum", "row_id", NULL};
+	for (int i = 0; names[i]; i++)
+		if ((size_t)(t - s) == strlen(names[i]) &&
+		    !strncasecmp(s, names[i], (size_t)(t - s)))
+			return 1;
+	return 0;
+}
+
+/* The number of comma-separated fields of line. */
+static int kde_fields(const char *line)
+{
+	int n = 1;
+	for (; *line; line++)
+		n += *line == ',';
+	return n;
+}
+
+/* `column auto`: one pass over f finds, among the fields of the first data line, the columns
+ * that are row ids (kde_data_auto's rule) and writes the first column c with c..c+ncols-1 all
+ * present and none an id into *col; when the file has just ncols columns, 1. Returns 0, or -1
+ * with e when every choice holds an id (or the file has fewer than ncols columns: 1, and the
+ * load says what is missing). */
+static int kde_auto_pass(FILE *f, const char *path, int ncols, int *col, struct qx_err *e)
+{
+	int is_id[KDE_AUTO_MAX + 1] = {0}, nf = 0, header = 0;
+	double first[KDE_AUTO_MAX + 1];
+	char *line = NULL;
+	size_t cap = 0, ln = 0, k = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		const int bom = ln == 0 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3) ? 3 : 0;
+		const char *l = line + bom;
+		ln++;
+		if (kde_skip_line(l))
+			continue;
+		const int fields = kde_fields(l);
+		if (!nf) {
+			nf = fields < KDE_AUTO_MAX ? fields : KDE_AUTO_MAX;
+			for (int c = 1; c <= nf; c++)
+				is_id[c] = 1; /* a sequence until a line shows otherwise */
+		}
+		int words = 0;
+		for (int c = 1; c <= nf; c++) {
+			const char *s, *t;
+			if (kde_field(l, c, &s, &t))
+				break;
+			words += ln == 1 && t > s && isalpha((unsigned char)*s);
+		}
+		if (ln == 1 &&
+		    words == nf) { /* a header: its names, the values start on the next */
+			header = 1;
+			for (int c = 1; c <= nf; c++) {
+				const char *s, *t;
+				kde_field(l, c, &s, &t);
+				is_id[c] = kde_id_name(s, t) ? 2 : 1;
+			}
+			continue;
+		}
+		for (int c = 1; c <= nf; c++) {
+			const char *s, *t;
+			char buf[64], *endp;
+			double v = NAN;
+			if (is_id[c] != 1 || kde_field(l, c, &s, &t))
+				continue;
+			if (t - s > 0 && (size_t)(t - s) < sizeof buf) {
+				memcpy(buf, s, (size_t)(t - s));
+				buf[t - s] = '\0';
+				v = strtod(buf, &endp);
+				if (*endp)
+					v = NAN;
+			}
+			if (k == 0)
+				first[c] = v;
+			/* the row numbers from 0 or 1, one a line */
+			if (!(k == 0 ? v == 0 || v == 1 : v == first[c] + (double)k))
+				is_id[c] = 0;
+		}
+		k++;
+	}
+	free(line);
+	if (ferror(f))
+		return qx_fail(e, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+	(void)header;
+	*col = 1;
+	if (nf <= ncols || k < 2) /* nothing to choose (one sample: the load refuses it) */
+		return 0;
+	for (int c = 1; c + ncols - 1 <= nf; c++) {
+		int ok = 1;
+		for (int j = c; j < c + ncols; j++)
+			ok &= !is_id[j];
+		if (ok) {
+			*col = c;
+			return 0;
+		}
+	}
+	return qx_fail(e,
+	               "%s: column auto: no %d column%s without a row id (a header named id, "
+	               "index or row, or the row numbers 1..n) among its %d: set column N",
+	               path, ncols, ncols > 1 ? "s" : "", nf);
+}
+
+int kde_data_load(const char *path, int *cols, int ncols, size_t max_n, struct kde_points *out,
+                  struct qx_err *e)
 {
 	size_t n = 0, again = 0;
 	if (ncols < 1 || ncols > KDE_DMAX)
 		return qx_fail(e, "%d columns: allowed 1 to %d", ncols, KDE_DMAX);
 	for (int c = 0; c < ncols; c++)
-		if (cols[c] < 1)
+		if (cols[c] < (cols[0] == 0 ? 0 : 1))
 			return qx_fail(e, "column %d: columns count from 1", cols[c]);
 	FILE *f = kde_data_open(path, e);
 	if (!f)
 		return -1;
+	if (cols[0] == 0) {
+		if (kde_auto_pass(f, path, ncols, &cols[0], e))
+			goto fail;
+		for (int c = 1; c < ncols; c++)
+			cols[c] = cols[0] + c;
+		rewind(f);
+	}
 	if (kde_pass(f, path, cols, ncols, &n, NULL, e))
 		goto fail;
 	if (n == 0) {

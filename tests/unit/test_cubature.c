@@ -14,7 +14,9 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 
+#include "../../cuda/cubature.h"
 #include "../../src/problem.h"
+#include "../../src/promptline.h"
 #include "../../src/problems/cubature_rules.h"
 #define CUB_REAL double
 #define CUB_SUFFIX d
@@ -509,6 +511,32 @@ static void test_asin_reference(void **state)
 	assert_true(isnan(qx_asin_reduced(1.5)) && isnan(qx_asin_reduced(-1.0000001)));
 }
 
+/* The progress an adaptive run publishes, the CPU's and the GPU's host loop alike: the run's
+ * count of its repetitions (as a run starts it, in its backend's name) becomes a count of
+ * evaluations up to maxeval in the same name, and the prompt's line shows the error estimate
+ * against max(abs, rel |est|), not a percent of the repetitions. */
+static void test_progress(void **state)
+{
+	struct qx_progress p;
+	char buf[128];
+	(void)state;
+	qx_progress_start(6, "gpu");
+	cub_progress_begin(100000000);
+	qx_progress_add(3107340);
+	cub_progress_error(0.25, 3.2e-5, 1e-6, 0);
+	qx_progress_get(&p);
+	assert_string_equal(p.phase, "gpu");
+	assert_true(p.total == 100000000 && p.done == 3107340);
+	assert_true(p.err == 3.2e-5 && p.target == 0.25e-6);
+	assert_int_equal(promptline_text(&p, p.start_ms + 2000, 80, buf, sizeof buf), 0);
+	assert_string_equal(buf, "gpu error 3.2e-05, stops at 2.5e-07  3107340 evaluations  Ctrl-C "
+	                         "cancels");
+	cub_progress_error(-4, 1e-3, 1e-6, 1e-2); /* abs above rel |est| */
+	qx_progress_get(&p);
+	assert_true(p.target == 1e-2);
+	qx_progress_start(0, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +545,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_edge_term),
 	    cmocka_unit_test(test_f3_reference),    cmocka_unit_test(test_rule_runs),
 	    cmocka_unit_test(test_trig_reference),  cmocka_unit_test(test_asin_reference),
+	    cmocka_unit_test(test_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -499,6 +499,68 @@ static void test_log_view(void **state)
 	assert_int_equal(view[1].piece.len, (int)strlen(view[1].line));
 }
 
+/* The compile phase: the compiler's and the linker's ms from the run's figures, whether the run
+ * reused the session's code, nothing for a run that compiled nothing. */
+static void test_compile_line(void **state)
+{
+	char buf[DASH_LINE];
+	const struct qx_figure built[] = {{.name = "compile_ms", .value = 162.5},
+	                                  {.name = "compile_cached", .value = 0},
+	                                  {.name = "iterations", .value = 3}};
+	const struct qx_figure linked[] = {{.name = "compile_ms", .value = 120},
+	                                   {.name = "link_ms", .value = 310},
+	                                   {.name = "compile_cached", .value = 1}};
+	const struct qx_figure none[] = {{.name = "iterations", .value = 3}};
+	(void)state;
+	dash_compile_line(buf, sizeof buf, QX_CPU, built, 3);
+	assert_string_equal(buf, "cpu compile 162 ms, before the run's time");
+	dash_compile_line(buf, sizeof buf, QX_GPU, linked, 3);
+	assert_string_equal(buf, "gpu compile 120 ms + link 310 ms (cached)");
+	dash_compile_line(buf, sizeof buf, QX_CPU, none, 1);
+	assert_string_equal(buf, "");
+}
+
+/* The live convergence chart: an adaptive run's reports become points (evaluations,
+ * log10(err / target), 0 once under it), repeated reports add nothing, a new count starts
+ * again, a full chart keeps every other point and the newest, and a report that is not an
+ * adaptive run's ends it. */
+static void test_converge_live(void **state)
+{
+	struct dash_converge c = {0};
+	struct qx_progress p = {.total = 100000000, .gen = 7, .target = 1e-6};
+	const struct qx_series *s = &c.chart.series[0];
+	(void)state;
+	p.err = 1e-2;
+	assert_int_equal(dash_converge_add(&c, &p), 0); /* nothing done yet */
+	assert_false(c.active);
+	p.done = 1000;
+	assert_int_equal(dash_converge_add(&c, &p), 1);
+	assert_true(c.active && c.chart.nseries == 1 && s->npoints == 1);
+	assert_true(s->x[0] == 1000 && fabs(s->y[0] - 4) < 1e-12);
+	assert_int_equal(dash_converge_add(&c, &p), 0); /* the same report again */
+	p.done = 3000;
+	p.err = 1e-7; /* under where it stops: 0 */
+	assert_int_equal(dash_converge_add(&c, &p), 1);
+	assert_true(s->npoints == 2 && s->y[1] == 0);
+	assert_string_equal(c.chart.xlabel, "evaluations");
+	for (int i = 0; i < QX_CHART_POINTS; i++) {
+		p.done += 10;
+		p.err = 1e-3;
+		dash_converge_add(&c, &p);
+	}
+	assert_true(s->npoints <= QX_CHART_POINTS && s->npoints > QX_CHART_POINTS / 2);
+	assert_true(s->x[s->npoints - 1] == (double)p.done);
+	for (int i = 1; i < s->npoints; i++)
+		assert_true(s->x[i] > s->x[i - 1]);
+	p.gen = 8; /* the next run */
+	p.done = 500;
+	assert_int_equal(dash_converge_add(&c, &p), 1);
+	assert_true(s->npoints == 1 && s->x[0] == 500 && fabs(s->y[0] - 3) < 1e-12);
+	p.target = NAN; /* a count of known total */
+	assert_int_equal(dash_converge_add(&c, &p), 1);
+	assert_false(c.active);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +578,8 @@ int main(void)
 	    cmocka_unit_test(test_sweep_visible),
 	    cmocka_unit_test(test_log_view),
 	    cmocka_unit_test(test_chart_taken_in),
+	    cmocka_unit_test(test_compile_line),
+	    cmocka_unit_test(test_converge_live),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

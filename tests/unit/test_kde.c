@@ -478,7 +478,9 @@ static int load_text(const char *text, const int *cols, int ncols, size_t max_n,
                      struct kde_points *p, struct qx_err *e)
 {
 	const char *path = tmpfile_with(text);
-	const int rc = kde_data_load(path, cols, ncols, max_n, p, e);
+	int chosen[KDE_DMAX];
+	memcpy(chosen, cols, (size_t)ncols * sizeof *cols);
+	const int rc = kde_data_load(path, chosen, ncols, max_n, p, e);
 	unlink(path);
 	return rc;
 }
@@ -501,6 +503,45 @@ static void test_data_good(void **state)
 	assert_int_equal(load_text("1,2,3\n4,5,6\n", both, 2, 10, &p, &e), 0);
 	assert_true(p.dim == 2 && p.x[0][1] == 6 && p.x[1][1] == 4);
 	kde_points_free(&p);
+}
+
+/* Loads text with column auto in ncols columns; returns the first column chosen, or -1 with e
+ * filled. */
+static int load_auto(const char *text, int ncols, struct qx_err *e)
+{
+	struct kde_points p;
+	int cols[KDE_DMAX] = {0};
+	const char *path = tmpfile_with(text);
+	const int rc = kde_data_load(path, cols, ncols, 100, &p, e);
+	unlink(path);
+	if (rc)
+		return -1;
+	for (int c = 1; c < ncols; c++)
+		assert_int_equal(cols[c], cols[0] + c);
+	assert_int_equal(p.dim, ncols);
+	kde_points_free(&p);
+	return cols[0];
+}
+
+/* column auto: a column of row ids is never chosen silently: neither one named id, index, row
+ * (any case) in the header nor one holding the row numbers from 0 or 1; a lone column, or a
+ * file of just dim columns, is read from 1; every choice an id is refused, naming the file. */
+static void test_data_auto_column(void **state)
+{
+	struct qx_err e;
+	(void)state;
+	assert_int_equal(load_auto("id,x\n1,0.5\n2,0.25\n3,4\n", 1, &e), 2);
+	assert_int_equal(load_auto("x,ID\n7,0.5\n9,0.25\n3,4\n", 1, &e), 1);
+	assert_int_equal(load_auto("1,0.5\n2,0.25\n3,4\n", 1, &e), 2);         /* 1..n */
+	assert_int_equal(load_auto("# rows\n0,0.5\n1,0.25\n2,4\n", 1, &e), 2); /* 0..n-1 */
+	assert_int_equal(load_auto("2,0.5\n3,0.25\n4,4\n", 1, &e), 1);         /* not from 0 or 1 */
+	assert_int_equal(load_auto("1,0.5\n3,0.25\n2,4\n", 1, &e), 1);         /* not in order */
+	assert_int_equal(load_auto("Index,row,a,b\n1,1,5,6\n2,2,7,8\n3,3,9,1\n", 2, &e), 3);
+	assert_int_equal(load_auto("index,a\n1,5\n2,7\n", 2, &e), 1); /* just dim columns */
+	assert_int_equal(load_auto("1\n2\n3\n", 1, &e), 1);           /* one number a line */
+	assert_int_equal(load_auto("id,row\n1,1\n2,2\n3,3\n", 1, &e), -1);
+	assert_non_null(strstr(e.msg, "column auto: no 1 column without a row id"));
+	assert_non_null(strstr(e.msg, "set column N"));
 }
 
 /* Bad files: each fails with the line and what was found, or the reason; nothing is kept. */
@@ -535,9 +576,10 @@ static void test_data_bad(void **state)
 	}
 	assert_int_equal(load_text("1,2\n3\n", &three, 1, 10, &p, &e), -1);
 	assert_non_null(strstr(e.msg, "line 1: no column 3"));
-	assert_int_equal(kde_data_load("/nonexistent/kde.txt", &one, 1, 10, &p, &e), -1);
+	int col = 1;
+	assert_int_equal(kde_data_load("/nonexistent/kde.txt", &col, 1, 10, &p, &e), -1);
 	assert_non_null(strstr(e.msg, "/nonexistent/kde.txt: cannot open"));
-	assert_int_equal(kde_data_load("/tmp", &one, 1, 10, &p, &e), -1);
+	assert_int_equal(kde_data_load("/tmp", &col, 1, 10, &p, &e), -1);
 	assert_non_null(strstr(e.msg, "/tmp: read error"));
 }
 
@@ -669,8 +711,8 @@ int main(void)
 	    cmocka_unit_test(test_generate),     cmocka_unit_test(test_float_large_n),
 	    cmocka_unit_test(test_binned),       cmocka_unit_test(test_exp2_poly),
 	    cmocka_unit_test(test_seed_emulate), cmocka_unit_test(test_cancel),
-	    cmocka_unit_test(test_data_good),    cmocka_unit_test(test_data_bad),
-	    cmocka_unit_test(test_chart),
+	    cmocka_unit_test(test_data_good),    cmocka_unit_test(test_data_auto_column),
+	    cmocka_unit_test(test_data_bad),     cmocka_unit_test(test_chart),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }

@@ -94,7 +94,8 @@ static void test_many_sizes(void **state)
 			refused++;
 			continue;
 		}
-		assert_true(rows >= l.min_rows && cols >= l.min_cols);
+		assert_true((rows >= l.min_rows && cols >= l.min_cols) ||
+		            (l.narrow_rows && rows >= l.narrow_rows && cols >= l.narrow_cols));
 		check_layout(rows, cols, h, n, &l);
 		laid++;
 		if (!hide_chart) {
@@ -117,12 +118,43 @@ static void test_columns_and_minimum(void **state)
 	const int two_col_rows = l.min_rows;
 	assert_int_equal(layout_compute(100, 60, h, n, &l), 0);
 	assert_int_equal(l.columns, 1);
-	assert_true(l.min_rows > two_col_rows);
+	assert_int_equal(l.min_rows, two_col_rows); /* the minimum does not follow the size */
+	assert_true(l.narrow_rows > two_col_rows && l.narrow_cols < l.min_cols);
 	for (int i = 0; i < n; i++)
 		assert_int_equal(l.panel[i].w, 60);
 	assert_int_equal(layout_compute(5, 10, h, n, &l), -1);
 	assert_int_equal(l.columns, 1);
 	assert_int_equal(l.cmdline.y, 4);
+}
+
+/* The minimum is one size whatever the terminal's: at 60x15 (one column, too few rows) and
+ * 80x20 (two columns) alike, with or without room for the optional Chart panel; the panels fit
+ * at exactly that size and not one row or column less (in two columns), and in one column at
+ * the narrow minimum. */
+static void test_one_minimum(void **state)
+{
+	struct panel_hint h[LAYOUT_MAX_PANELS];
+	struct layout l;
+	const int n = table_hints(h);
+	const int sizes[][2] = {{15, 60}, {20, 80}, {5, 10}, {100, 60}, {24, 80}, {60, 250}};
+	int rows = 0, cols = 0;
+	(void)state;
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		layout_compute(sizes[k][0], sizes[k][1], h, n, &l);
+		if (k == 0) {
+			rows = l.min_rows;
+			cols = l.min_cols;
+		}
+		assert_int_equal(l.min_rows, rows);
+		assert_int_equal(l.min_cols, cols);
+	}
+	assert_int_equal(layout_compute(rows, cols, h, n, &l), 0);
+	assert_int_equal(l.columns, 2);
+	assert_int_equal(layout_compute(rows - 1, cols, h, n, &l), -1);
+	assert_int_equal(layout_compute(rows, cols - 1, h, n, &l), -1);
+	assert_int_equal(layout_compute(l.narrow_rows, l.narrow_cols, h, n, &l), 0);
+	assert_int_equal(l.columns, 1);
+	assert_int_equal(layout_compute(l.narrow_rows - 1, l.narrow_cols, h, n, &l), -1);
 }
 
 /* Preferred heights are used when there is room, and the fill panel takes the rest. */
@@ -265,10 +297,10 @@ static void test_chart_panel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_many_sizes),         cmocka_unit_test(test_columns_and_minimum),
-	    cmocka_unit_test(test_preferred_and_fill), cmocka_unit_test(test_one_more_panel),
-	    cmocka_unit_test(test_hidden_panel),       cmocka_unit_test(test_zoom),
-	    cmocka_unit_test(test_chart_panel),
+	    cmocka_unit_test(test_many_sizes),     cmocka_unit_test(test_columns_and_minimum),
+	    cmocka_unit_test(test_one_minimum),    cmocka_unit_test(test_preferred_and_fill),
+	    cmocka_unit_test(test_one_more_panel), cmocka_unit_test(test_hidden_panel),
+	    cmocka_unit_test(test_zoom),           cmocka_unit_test(test_chart_panel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
