@@ -505,12 +505,12 @@ static struct jit_entry *find_entry(struct gpujit_cache *c, const char *key, int
 	return NULL;
 }
 
-/* Builds the cubin of key, arch, flags and the kernels names[0..n) (all when n = 0) and adds it
- * to c, taking used (their joined names); returns the entry, or NULL with e (used freed). */
-static struct jit_entry *add_entry(struct gpujit_cache *c, const char *key, const char *src,
-                                   int arch, const void *fatbin, size_t fatbin_size, unsigned flags,
-                                   const char *const *names, int n, char *used,
-                                   struct gpujit_times *t, struct qx_err *e)
+/* Builds the cubin of key, arch, flags and the kernels names[0..n) (all when n = 0) into a new
+ * entry outside any cache, taking used (their joined names); returns it, or NULL with e (used
+ * freed). Called without the cache's lock, so that builds run side by side. */
+static struct jit_entry *build_entry(const char *key, const char *src, int arch, const void *fatbin,
+                                     size_t fatbin_size, unsigned flags, const char *const *names,
+                                     int n, char *used, struct gpujit_times *t, struct qx_err *e)
 {
 	const struct gpujit_opts o = {flags, names, n};
 	struct jit_entry *x = calloc(1, sizeof *x);
@@ -531,9 +531,16 @@ static struct jit_entry *add_entry(struct gpujit_cache *c, const char *key, cons
 	x->used = used;
 	x->built[0] = t->compile_ms;
 	x->built[1] = t->link_ms;
-	x->next = c->head;
-	c->head = x;
 	return x;
+}
+
+/* Frees an entry that no cache holds (never loaded). */
+static void drop_entry(struct jit_entry *x)
+{
+	free(x->cubin);
+	free(x->used);
+	free(x->key);
+	free(x);
 }
 
 /* Puts the kernel name of the loaded entry x into *kernel, resolving it on first use. */
@@ -561,8 +568,10 @@ static int entry_kernel(struct jit_entry *x, const char *name, void **kernel, st
 	return 0;
 }
 
-/* Finds or builds the entry under the cache's lock, then loads it and resolves the kernels
- * when asked for any; a failed load keeps the cubin, so a retry compiles nothing. */
+/* Finds the entry under the cache's lock, or builds it without the lock (two threads may then
+ * build different entries at once; of two builds of one entry the first kept wins), then loads
+ * it and resolves the kernels when asked for any; a failed load keeps the cubin, so a retry
+ * compiles nothing. */
 int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, int arch,
                      const void *kernels_fatbin, size_t fatbin_size, unsigned flags,
                      const char *const *names, int n, void **kernels, struct gpujit_times *t,
@@ -570,31 +579,42 @@ int gpujit_get_flags(struct gpujit_cache *c, const char *key, const char *src, i
 {
 	struct gpujit_times tt = {.cached = 1};
 	int rc = 0;
-	if (!c || !key || n < 0 || (n > 0 && (!names || !kernels)))
-		return qx_fail(e, "gpujit: no cache, no key, or no kernel names or slots");
+	if (!c || !key || n < 0 || (n > 0 && !names))
+		return qx_fail(e, "gpujit: no cache, no key, or no kernel names");
 	char *used = join_names(names, n);
 	if (!used)
 		return qx_fail(e, "gpujit: out of memory");
 	pthread_mutex_lock(&c->lock);
 	struct jit_entry *x = find_entry(c, key, arch, flags, used);
+	pthread_mutex_unlock(&c->lock);
 	if (x) {
 		free(used);
 	} else {
-		x = add_entry(c, key, src, arch, kernels_fatbin, fatbin_size, flags, names, n, used,
-		              &tt, e);
+		struct jit_entry *built = build_entry(key, src, arch, kernels_fatbin, fatbin_size,
+		                                      flags, names, n, used, &tt, e);
 		tt.cached = 0;
+		if (!built) {
+			if (t)
+				*t = tt;
+			return -1;
+		}
+		pthread_mutex_lock(&c->lock);
+		if ((x = find_entry(c, key, arch, flags, built->used))) {
+			drop_entry(built);
+		} else {
+			built->next = c->head;
+			c->head = x = built;
+		}
+		pthread_mutex_unlock(&c->lock);
 	}
-	if (x) {
-		tt.built_compile_ms = x->built[0];
-		tt.built_link_ms = x->built[1];
-	}
+	tt.built_compile_ms = x->built[0];
+	tt.built_link_ms = x->built[1];
 	if (t)
 		*t = tt;
-	if (!x) {
-		rc = -1;
-		goto out;
-	}
-	if (n > 0 && !x->lib && gpujit_lib_load(x->cubin, x->size, &x->lib, e)) {
+	if (n == 0 || !kernels)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	if (!x->lib && gpujit_lib_load(x->cubin, x->size, &x->lib, e)) {
 		x->lib = NULL;
 		rc = -1;
 		goto out;

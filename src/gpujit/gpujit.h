@@ -69,7 +69,7 @@ int gpujit_build_opts(const char *src, int arch, const void *kernels_fatbin, siz
                       struct gpujit_times *t, struct qx_err *e);
 
 /* A cache of built cubins keyed by a caller's string and the architecture; a lock inside makes
- * its calls safe from several threads (a build holds it). */
+ * its calls safe from several threads (a build runs without it). */
 struct gpujit_cache;
 
 /* Returns an empty cache, or NULL when out of memory. */
@@ -86,8 +86,9 @@ void gpujit_cache_free(struct gpujit_cache *c);
  * With n > 0 it then loads the cubin on the current GPU (once per entry) and puts the kernels
  * into kernels[0..n) as cudaKernel_t handles, which cudaLaunchKernel((const void *)kernels[i],
  * ...) accepts; they stay valid until gpujit_cache_free. n = 0 only builds, keeping every
- * kernel (no GPU needed). Fills t when not NULL: cached = 1 and times 0 when the cubin was in
- * c. */
+ * kernel (no GPU needed); kernels NULL with n > 0 only builds the entry of those kernels, for a
+ * later call to load. Threads may call it at once: builds run outside the cache's lock. Fills t
+ * when not NULL: cached = 1 and times 0 when the cubin was in c. */
 int gpujit_get(struct gpujit_cache *c, const char *key, const char *src, int arch,
                const void *kernels_fatbin, size_t fatbin_size, const char *const *names, int n,
                void **kernels, struct gpujit_times *t, struct qx_err *e);

@@ -864,7 +864,7 @@ static int cub_bind_gpu(const struct run_request *rq, struct cub_fn *fn,
 	const int q = rq->prec == QX_DOUBLE;
 	const char *suffix = q ? "d" : "f";
 	struct user_integrand ui;
-	struct user_compile_times t = {0, 0, 1}, tk;
+	struct user_compile_times t;
 	char name[2][32], kind[2][16];
 	*uk = (struct cub_user_kernels){.dn = dn};
 	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), dim, NULL, 0, rq->user, p[P_A].num,
@@ -875,19 +875,19 @@ static int cub_bind_gpu(const struct run_request *rq, struct cub_fn *fn,
 	snprintf(name[1], sizeof name[1], "qx_cub_phase2_%s", suffix);
 	snprintf(kind[0], sizeof kind[0], "rule%d", dn);
 	snprintf(kind[1], sizeof kind[1], "phase2");
+	struct user_gpu_kernel k[2];
 	const int nk = rq->variant == V_TWOPHASE ? 2 : 1;
-	int rc = 0;
-	for (int k = 0; k < nk && !rc; k++) {
-		const unsigned char *const *bin = cub_lto[q][k ? 6 : dn ? dn - 3 : 0];
-		rc = user_integrand_gpu(rq->jit, &ui, rq->prec, kind[k], bin[0],
-		                        (size_t)(bin[1] - bin[0]), name[k], &uk->kernel[k], &tk, e);
-		t.compile_ms += tk.compile_ms;
-		t.link_ms += tk.link_ms;
-		t.cached &= tk.cached;
+	for (int i = 0; i < nk; i++) {
+		const unsigned char *const *bin = cub_lto[q][i ? 6 : dn ? dn - 3 : 0];
+		k[i] = (struct user_gpu_kernel){kind[i], bin[0], (size_t)(bin[1] - bin[0]), name[i],
+		                                NULL};
 	}
+	const int rc = user_integrand_gpu_kernels(rq->jit, &ui, rq->prec, k, nk, &t, e);
 	user_integrand_free(&ui);
 	if (rc)
 		return -1;
+	for (int i = 0; i < nk; i++)
+		uk->kernel[i] = k[i].kernel;
 	cub_compile_figures(&t, o);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include "user_integrand.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,34 +237,108 @@ int user_integrand_cpu(void **jit, const struct user_integrand *ui,
 	return 0;
 }
 
-/* Compiles (or finds) the CUDA source of prec and links it with the kernel's fatbin. */
+/* One build of user_integrand_gpu_kernels beyond the first, on a thread of its own: only
+ * built into the cache (no GPU call), loaded afterwards by the calling thread. */
+struct user_build {
+	struct gpujit_cache *c;
+	const char *key, *src, *name;
+	const void *fatbin;
+	size_t size;
+	int arch, rc;
+	struct gpujit_times t;
+	struct qx_err e;
+};
+
+static void *user_build_run(void *arg)
+{
+	struct user_build *b = arg;
+	b->rc = gpujit_get(b->c, b->key, b->src, b->arch, b->fatbin, b->size, &b->name, 1, NULL,
+	                   &b->t, &b->e);
+	return NULL;
+}
+
+/* The cache key of kernel kind for the source src: the kind, then the source (the canonical
+ * expression, dim, the axes' maps, the parameters' places, precision, the math chosen); NULL
+ * when memory is out. */
+static char *user_key(const char *kind, const char *src)
+{
+	const size_t n = strlen(kind) + strlen(src) + 2;
+	char *key = malloc(n);
+	if (key)
+		snprintf(key, n, "%s\n%s", kind, src);
+	return key;
+}
+
+/* Builds every kernel's entry side by side (the first on this thread, which also loads it),
+ * then loads the others from the cache. */
+int user_integrand_gpu_kernels(void **jit, const struct user_integrand *ui, enum qx_precision prec,
+                               struct user_gpu_kernel *k, int n, struct user_compile_times *t,
+                               struct qx_err *e)
+{
+	struct user_jit *j = user_jit_get(jit);
+	struct user_build b[USER_GPU_KERNELS_MAX];
+	pthread_t tid[USER_GPU_KERNELS_MAX];
+	int started[USER_GPU_KERNELS_MAX] = {0}, arch, rc = 0;
+	if (n < 1 || n > USER_GPU_KERNELS_MAX)
+		return qx_fail(e, "user_integrand_gpu_kernels: 1..%d kernels, not %d",
+		               USER_GPU_KERNELS_MAX, n);
+	if (!j || (!j->gpu && !(j->gpu = gpujit_cache_new())))
+		return qx_fail(e, "out of memory for the compiled integrands");
+	if (gpujit_device_arch(&arch, e))
+		return -1;
+	char *src = user_integrand_source(ui, EXPR_CUDA, prec);
+	if (!src)
+		return qx_fail(e, "out of memory for the integrand's source");
+	memset(b, 0, sizeof b);
+	for (int i = 0; i < n; i++) {
+		b[i] = (struct user_build){.c = j->gpu,
+		                           .key = user_key(k[i].kind, src),
+		                           .src = src,
+		                           .name = k[i].name,
+		                           .fatbin = k[i].fatbin,
+		                           .size = k[i].size,
+		                           .arch = arch};
+		if (!b[i].key)
+			rc = qx_fail(e, "out of memory for the integrand's source");
+	}
+	for (int i = 1; i < n && !rc; i++)
+		started[i] = pthread_create(&tid[i], NULL, user_build_run, &b[i]) == 0;
+	*t = (struct user_compile_times){0, 0, 1};
+	for (int i = 0; i < n && !rc; i++) {
+		struct gpujit_times gt = {.cached = 1};
+		if (started[i]) {
+			pthread_join(tid[i], NULL);
+			started[i] = 0;
+			if (b[i].rc) {
+				rc = qx_fail(e, "%s", b[i].e.msg);
+				break;
+			}
+		}
+		rc = gpujit_get(j->gpu, b[i].key, src, arch, k[i].fatbin, k[i].size, &k[i].name, 1,
+		                &k[i].kernel, &gt, e);
+		const struct gpujit_times *built = i ? &b[i].t : &gt;
+		t->compile_ms += built->built_compile_ms;
+		t->link_ms += built->built_link_ms;
+		t->cached &= built->cached;
+	}
+	for (int i = 1; i < n; i++)
+		if (started[i])
+			pthread_join(tid[i], NULL);
+	for (int i = 0; i < n; i++)
+		free((char *)b[i].key);
+	free(src);
+	return rc;
+}
+
+/* One kernel: user_integrand_gpu_kernels of one. */
 int user_integrand_gpu(void **jit, const struct user_integrand *ui, enum qx_precision prec,
                        const char *kind, const void *fatbin, size_t size, const char *name,
                        void **kernel, struct user_compile_times *t, struct qx_err *e)
 {
-	struct user_jit *j = user_jit_get(jit);
-	if (!j || (!j->gpu && !(j->gpu = gpujit_cache_new())))
-		return qx_fail(e, "out of memory for the compiled integrands");
-	int arch;
-	if (gpujit_device_arch(&arch, e))
+	struct user_gpu_kernel k = {kind, fatbin, size, name, NULL};
+	if (user_integrand_gpu_kernels(jit, ui, prec, &k, 1, t, e))
 		return -1;
-	/* the key: the kernel, then the source (the canonical expression, dim, the axes' maps and
-	 * the parameters' places, precision) */
-	char *src = user_integrand_source(ui, EXPR_CUDA, prec);
-	const size_t n = src ? strlen(kind) + strlen(src) + 2 : 0;
-	char *key = src ? malloc(n) : NULL;
-	if (!key) {
-		free(src);
-		return qx_fail(e, "out of memory for the integrand's source");
-	}
-	snprintf(key, n, "%s\n%s", kind, src);
-	struct gpujit_times gt = {0};
-	const int rc = gpujit_get(j->gpu, key, src, arch, fatbin, size, &name, 1, kernel, &gt, e);
-	free(key);
-	free(src);
-	if (rc)
-		return -1;
-	*t = (struct user_compile_times){gt.built_compile_ms, gt.built_link_ms, gt.cached};
+	*kernel = k.kernel;
 	return 0;
 }
 

@@ -75,6 +75,24 @@ int user_integrand_eval_gpu(const struct user_integrand *ui, const struct user_d
                             const double *x, enum qx_precision prec, double *value,
                             struct qx_err *e);
 
+/* One kernel of user_integrand_gpu_kernels: kind names the fatbin (size bytes, holding the
+ * kernel called name) in the cache's key; kernel is filled. */
+struct user_gpu_kernel {
+	const char *kind;
+	const void *fatbin;
+	size_t size;
+	const char *name;
+	void *kernel;
+};
+#define USER_GPU_KERNELS_MAX 4
+
+/* The GPU's kernels k[0..n) for ui in prec, as user_integrand_gpu makes one, built side by side
+ * on threads of their own, so that a run of two kernels waits for the slower build, not for
+ * both; *t sums the builds' times (cached when every kernel was). Returns 0 or -1 with e. */
+int user_integrand_gpu_kernels(void **jit, const struct user_integrand *ui, enum qx_precision prec,
+                               struct user_gpu_kernel *k, int n, struct user_compile_times *t,
+                               struct qx_err *e);
+
 /* The GPU's kernel for ui in prec: the kernel's LTO-IR fatbin (holding the kernel called name)
  * linked with the integrand for the current device into *kernel (a cudaKernel_t); kind names
  * the fatbin in the cache's key. Returns 0 or -1 with e (NVRTC's or nvJitLink's message, or
