@@ -44,7 +44,8 @@ void user_integrand_data(const struct user_integrand *ui, const struct user_defs
                          double b, double *data);
 
 /* The source of qx_user_d and qx_user_f (C), or of qx_user_S for prec (CUDA): the integrand
- * at a point of the unit cube, times the map's Jacobian (bare: the body at x). Malloc'd; NULL when memory is out. */
+ * at a point of the unit cube, times the map's Jacobian (bare: the body at x). Malloc'd; NULL when
+ * memory is out. */
 char *user_integrand_source(const struct user_integrand *ui, enum expr_lang lang,
                             enum qx_precision prec);
 
