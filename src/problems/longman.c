@@ -797,6 +797,13 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 	if (qawf) {
 		run_output_figure(o, "qawf_err_max", ref_err);
 		run_output_figure_as(o, "qawf_failed", (double)lm_qawf_last.failed, QX_FIG_COUNT);
+		if (lm_qawf_last.failed)
+			o->note =
+			    "GSL's QAWF could not obtain some sampled references (qawf_failed): "
+			    "those integrals are not compared";
+	} else if (user) {
+		o->note = "no reference: QAWF takes cos and sin only, so nothing is compared and "
+		          "bound_max, Longman's own estimate, is the only measure of the error";
 	}
 }
 
