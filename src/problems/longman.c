@@ -520,22 +520,25 @@ static double longman_qawf_amp(double x, void *arg)
 	return q->amp->d(at, q->amp->p);
 }
 
-/* What the last QAWF reference of an expression amplitude found on this thread (the thread
- * that computes a run's reference also adds its figures): the largest error GSL estimated,
- * and how many integrals GSL could not obtain (their reference is NaN: not compared). */
-static _Thread_local struct {
+/* What a QAWF computation found: the largest error GSL estimated, and how many integrals GSL
+ * could not obtain (their value is NaN: not compared). */
+struct lm_qawf_stats {
 	double err_max;
-	long long failed, computed;
-} lm_qawf_last;
+	long long failed;
+};
+
+/* The stats of the last QAWF reference of an expression amplitude on this thread (the thread
+ * that computes a run's reference also adds its figures; a cached reference keeps them). */
+static _Thread_local struct lm_qawf_stats lm_qawf_last;
 
 /* Computes integrals through gsl_integration_qawf of amplitude amp (NULL: e^{-lambda x}) times
  * cos or sin, in double, on `threads` threads (each with its own workspaces), polling the
  * cancel flag between blocks: integral idx[i] for i < count into out[idx[i]] (idx NULL: every
- * integral k < count into out[k]). With lenient 0 (the variant) any failure fails the run;
- * with 1 (the reference) a failed integral gets NaN, counted in lm_qawf_last with the largest
- * error estimate. */
+ * integral k < count into out[k]). With st NULL (the variant) any failure fails the run;
+ * else (a reference) a failed integral gets NaN, counted in *st with the largest error
+ * estimate. */
 static int longman_qawf(const struct param_value *p, const struct longman_amp *amp, int threads,
-                        const size_t *idx, long long count, int lenient, double *out,
+                        const size_t *idx, long long count, struct lm_qawf_stats *st, double *out,
                         struct qx_err *e)
 {
 	enum { BLOCK = 1024, LIMIT = 1000 };
@@ -570,7 +573,7 @@ static int longman_qawf(const struct param_value *p, const struct longman_amp *a
 				const int status = gsl_integration_qawf(
 				    &fn, p[P_A].num, 1e-13, LIMIT, ws, cyc, tab, out + k, &abserr);
 				if (status && status != GSL_EROUND) {
-					if (lenient) {
+					if (st) {
 						out[k] = NAN;
 						failed++;
 						continue;
@@ -604,11 +607,8 @@ static int longman_qawf(const struct param_value *p, const struct longman_amp *a
 		               "gsl_integration_qawf failed at lambda = %.17g, omega = %.17g: %s",
 		               lam, om, gsl_strerror(bad_status));
 	}
-	if (lenient) {
-		lm_qawf_last.err_max = err_max;
-		lm_qawf_last.failed = failed;
-		lm_qawf_last.computed = count;
-	}
+	if (st)
+		*st = (struct lm_qawf_stats){err_max, failed};
 	return 0;
 }
 
@@ -632,7 +632,7 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 			               "variant qawf is the reference of an expression amplitude "
 			               "(its values would be compared with themselves): use "
 			               "variant packed");
-		return longman_qawf(p, NULL, rq->threads, NULL, m, 0, out, e);
+		return longman_qawf(p, NULL, rq->threads, NULL, m, NULL, out, e);
 	}
 	if (lm_is_user(p)) {
 		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, o, e))
@@ -671,8 +671,7 @@ static int longman_reference(const struct param_value *p, const struct user_defs
 	if (lm_is_user(p)) {
 		struct lm_user_fn uf;
 		void *jit = NULL;
-		lm_qawf_last.err_max = 0;
-		lm_qawf_last.failed = lm_qawf_last.computed = 0;
+		lm_qawf_last = (struct lm_qawf_stats){0, 0};
 		if (lm_trig(p) == LM_J0) {
 			for (long long k = 0; k < m; k++)
 				ref[k] = NAN;
@@ -680,8 +679,8 @@ static int longman_reference(const struct param_value *p, const struct user_defs
 		}
 		int rc = lm_bind_cpu(p, u, &jit, &uf, NULL, e);
 		if (!rc)
-			rc = longman_qawf(p, &uf.amp, threads, idx, idx ? (long long)n : m, 1, ref,
-			                  e);
+			rc = longman_qawf(p, &uf.amp, threads, idx, idx ? (long long)n : m,
+			                  &lm_qawf_last, ref, e);
 		problem_jit_free(jit);
 		return rc;
 	}
@@ -942,6 +941,7 @@ static int longman_eval_user(const double *args, const struct param_value *q,
 	struct lm_user_fn uf;
 	void *jit = NULL;
 	double mag, ref = NAN;
+	struct lm_qawf_stats st = {NAN, 0};
 	if (b == QX_GPU)
 		return 1;
 	if (lm_bind_cpu(q, u, &jit, &uf, NULL, e)) {
@@ -950,16 +950,15 @@ static int longman_eval_user(const double *args, const struct param_value *q,
 	}
 	out->value = longman_one(q, tab, prec, args[0], args[1], &uf.amp);
 	const double bound = longman_bound(q, tab, args[0], args[1], &uf.amp, &mag);
-	lm_qawf_last.err_max = NAN;
-	if (lm_trig(q) != LM_J0 && longman_qawf(q, &uf.amp, 1, NULL, 1, 1, &ref, e)) {
+	if (lm_trig(q) != LM_J0 && longman_qawf(q, &uf.amp, 1, NULL, 1, &st, &ref, e)) {
 		problem_jit_free(jit);
 		return -1;
 	}
 	problem_jit_free(jit);
 	out->nfigures = 4;
 	out->figure[0] = (struct qx_figure){.name = "reference", .value = ref};
-	out->figure[1] = (struct qx_figure){.name = "reference_err",
-	                                    .value = isnan(ref) ? NAN : lm_qawf_last.err_max};
+	out->figure[1] =
+	    (struct qx_figure){.name = "reference_err", .value = isnan(ref) ? NAN : st.err_max};
 	out->figure[2] = (struct qx_figure){.name = "bound", .value = bound};
 	out->figure[3] = (struct qx_figure){.name = "error", .value = fabs(out->value - ref)};
 	return 0;
