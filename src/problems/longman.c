@@ -291,7 +291,9 @@ static const struct longman_tables *longman_tables(int g, int n)
 
 /* Rejects what does not converge, has no exact value or cannot be computed: lambda = 0 with
  * cos or sin, a != 0 with j0, a largest lambda over LM_DECAY_MAX times the smallest omega
- * or, for a < 0, over LM_GROWTH_MAX / |a|. */
+ * or, for a < 0, over LM_GROWTH_MAX / |a|; lanes that are not a power of two. For an
+ * expression amplitude only lanes and a != 0 with trig j0: the limits on lambda are
+ * e^{-lambda x}'s, and g's own decay is the user's to choose (help longman). */
 static int longman_check(const struct param_value *p, struct qx_err *e)
 {
 	const int f = lm_trig(p), lanes = (int)p[P_LANES].num;
@@ -352,8 +354,7 @@ static const char *longman_param_unused(const struct param_value *p, size_t k)
 {
 	if (k == P_TRIG && !lm_is_user(p))
 		return "the integrands cos, sin and j0 carry their own oscillator; trig chooses "
-		       "the "
-		       "oscillator of an expression amplitude (set integrand \"EXPR\")";
+		       "the oscillator of an expression amplitude (set integrand \"EXPR\")";
 	if (k == P_MATH && lm_is_user(p))
 		return "an expression amplitude runs with the precise functions on the GPU (math "
 		       "applies to the integrands cos, sin and j0)";
