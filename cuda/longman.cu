@@ -9,6 +9,10 @@
 #include "longman.h"
 
 #include "../src/problems/longman_math.h"
+#include "../src/userdefs.h"
+#include "longman/user_kernel.cuh"
+
+static_assert(LM_USER_PARAMS == USER_MAX_PARAMS, "the job carries every user parameter");
 
 /* Integrals below this count run as one chunk; above, NSTREAMS chunks whose copies overlap
  * the kernels of the following chunks. */
@@ -314,11 +318,38 @@ static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *upl
 	return 0;
 }
 
+/* Launches the kernel linked with the user's amplitude (job->user_kernel, packed layout) for
+ * integrals [first, first+count) into dev on stream s: the batch of p, the tables of precision
+ * T by their device addresses and the user's parameters by value. */
+template <typename T>
+static cudaError_t lm_launch_user(const struct longman_gpu_job *job, const lm_args &p,
+                                  long long first, long long count, T *dev, cudaStream_t s)
+{
+	lm_user_args a = {p.m,     p.n,     p.g,     p.team,   p.team_log2, p.lam_lo, p.lam_hi,
+	                  p.om_lo, p.om_hi, p.a,     p.spread, p.integrand, p.method, p.seed,
+	                  nullptr, nullptr, nullptr, nullptr,  {0}};
+	const bool d = sizeof(T) == sizeof(double);
+	cudaError_t err;
+	if ((err = cudaGetSymbolAddress((void **)&a.t, d ? (const void *)&lm_t_d : &lm_t_f)) ||
+	    (err = cudaGetSymbolAddress((void **)&a.w, d ? (const void *)&lm_w_d : &lm_w_f)) ||
+	    (err = cudaGetSymbolAddress((void **)&a.c, d ? (const void *)&lm_c_d : &lm_c_f)) ||
+	    (err = cudaGetSymbolAddress((void **)&a.z, d ? (const void *)&lm_z_d : &lm_z_f)))
+		return err;
+	for (int j = 0; j < LM_USER_PARAMS; j++)
+		a.p[j] = job->user_p[j];
+	const int per_block = job->block / p.team;
+	const unsigned grid = (unsigned)((count + per_block - 1) / per_block);
+	void *args[] = {&a, &first, &count, &dev};
+	return cudaLaunchKernel(job->user_kernel, grid, job->block, args, 0, s);
+}
+
 /* Launches the job's kernel for integrals [first, first+count) into dev on stream s. */
 template <typename T, bool FAST>
 static cudaError_t lm_launch(const struct longman_gpu_job *job, const lm_args &p, long long first,
                              long long count, T *dev, cudaStream_t s)
 {
+	if (job->user_kernel)
+		return lm_launch_user<T>(job, p, first, count, dev, s);
 	if (job->layout == LONGMAN_GPU_BLOCK) {
 		const size_t shared = ((size_t)job->n * job->n + 1) * sizeof(T);
 		lm_block_kernel<T, FAST>
@@ -354,7 +385,10 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_timing *
 		return -1;
 	if (!sms)
 		GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-	if (job->layout == LONGMAN_GPU_PACKED)
+	if (job->user_kernel)
+		GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		    &blocks_per_sm, job->user_kernel, job->block, 0));
+	else if (job->layout == LONGMAN_GPU_PACKED)
 		GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 		    &blocks_per_sm, lm_packed_kernel<T, FAST>, job->block, 0));
 	const lm_args p = lm_make_args(job, (long long)sms * blocks_per_sm * job->block);
@@ -409,15 +443,16 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_timing *
 	return 0;
 }
 
-/* Runs the job in its precision and math (double is always precise) into host_out (pinned, M
- * values), adding its phases and total to *t; returns 0, or -1 with e (a limit the job exceeds, a
- * CUDA failure, a cancel) after freeing whatever the run allocated. */
+/* Runs the job in its precision and math (double is always precise, and so is the user's
+ * amplitude) into host_out (pinned, M values), adding its phases and total to *t; returns 0, or
+ * -1 with e (a limit the job exceeds, a CUDA failure, a cancel) after freeing whatever the run
+ * allocated. */
 extern "C" int longman_gpu_run(const struct longman_gpu_job *job, void *host_out,
                                struct qx_timing *t, struct qx_err *e)
 {
 	if (job->prec == QX_DOUBLE)
 		return lm_run<double, false>(job, (double *)host_out, t, e);
-	if (job->math == LM_FAST)
+	if (job->math == LM_FAST && !job->user_kernel)
 		return lm_run<float, true>(job, (float *)host_out, t, e);
 	return lm_run<float, false>(job, (float *)host_out, t, e);
 }
@@ -431,6 +466,8 @@ extern "C" int longman_gpu_occupancy(const struct longman_gpu_job *job, struct g
 	const size_t size = qx_precision_size(job->prec);
 	const bool fast = job->prec == QX_FLOAT && job->math == LM_FAST;
 	const void *func;
+	if (job->user_kernel)
+		return gpu_occupancy_of(job->user_kernel, job->block, 0, 0, o, e);
 	if (job->layout == LONGMAN_GPU_BLOCK) {
 		func = job->prec == QX_DOUBLE ? (const void *)lm_block_kernel<double, false>
 		       : fast                 ? (const void *)lm_block_kernel<float, true>

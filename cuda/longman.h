@@ -5,6 +5,9 @@
 
 #include "quadx_cuda.h"
 
+/* The user's parameters an expression amplitude may read (USER_MAX_PARAMS). */
+#define LM_USER_PARAMS 16
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +34,12 @@ struct longman_gpu_job {
 	const double *euler_c;     /* n Euler weights of the areas */
 	const double *zeros;       /* n + 1 zeros of J0 */
 	const float *gl_tf, *gl_wf, *euler_cf, *zeros_f; /* the same tables rounded to float */
+	/* An expression amplitude g(x) in place of e^{-lambda x}: the packed kernel linked with it
+	 * at run time (a cudaKernel_t from src/gpujit, of the job's precision), NULL for the
+	 * built-in kernels, and the user's parameters it reads (integrand is then the oscillator,
+	 * method never auto, math unused). */
+	const void *user_kernel;
+	double user_p[LM_USER_PARAMS];
 };
 /* Device bytes the job allocates at once (checked against the free memory before a run). */
 size_t longman_gpu_device_bytes(const struct longman_gpu_job *job);

@@ -1,17 +1,22 @@
 /* longman.c - problem `longman`: M improper integrals I_k = int_a^inf e^{-lambda x} f(omega x)
  * dx (f = cos, sin or J0) by Longman's method (seed 001): the first part [a, x_1] and N
  * half-cycle areas between zeros by Gauss-Legendre of order g, summed by the Euler transform
- * or directly. The reference is the exact closed form. */
+ * or directly. The reference is the exact closed form. The amplitude may instead be the
+ * user's expression g(x) in x and lambda (`set integrand "EXPR"`, oscillator `trig`), compiled
+ * for the CPU and the GPU like cubature's integrands; its reference is GSL's QAWF. */
 #include "../problem.h"
+#include "user_integrand.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef QX_HAVE_CUDA
 #include "../../cuda/longman.h"
+#include "../gpujit/gpujit.h"
 #endif
 
 /* The smallest omega: the last zero, (N + 1.5) pi / omega, and the values, up to 1 / omega,
@@ -50,6 +55,7 @@ enum {
 	P_SEED,
 	P_A,
 	P_INTEGRAND,
+	P_TRIG,
 	P_METHOD,
 	P_MATH,
 	P_LANES,
@@ -58,6 +64,7 @@ enum {
 
 static const char *const spread_names[] = {"grid", "random", NULL};
 static const char *const integrand_names[] = {"cos", "sin", "j0", NULL};
+static const char *const trig_names[] = {"cos", "sin", "j0", NULL};
 static const char *const method_names[] = {"euler", "direct", "auto", NULL};
 static const char *const math_names[] = {"fast", "precise", NULL};
 
@@ -75,8 +82,12 @@ static const struct param_def longman_params_def[P_COUNT] = {
     [P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL, "seed of spread random",
                 0},
     [P_A] = {"a", PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "lower limit of the integrals", 0},
-    [P_INTEGRAND] = {"integrand", PARAM_ENUM, 0, 0, 0, LM_COS, 0, integrand_names,
-                     "e^{-lambda x} times cos(omega x), sin(omega x) or J0(omega x)", 0},
+    [P_INTEGRAND] = {"integrand", PARAM_EXPR, 0, 0, 0, LM_COS, 0, integrand_names,
+                     "e^{-lambda x} times cos(omega x), sin(omega x) or J0(omega x); or an "
+                     "expression, the amplitude g(x) in x and lambda, times trig(omega x)",
+                     0},
+    [P_TRIG] = {"trig", PARAM_ENUM, 0, 0, 0, LM_COS, 0, trig_names,
+                "the oscillator of an expression amplitude: cos, sin or J0 of omega x", 0},
     [P_METHOD] = {"method", PARAM_ENUM, 0, 0, 0, LM_AUTO, 0, method_names,
                   "euler transform, direct partial sum, or auto (euler when q > 1/3)", 0},
     [P_MATH] = {"math", PARAM_ENUM, 0, 0, 0, LM_PRECISE, 0, math_names,
@@ -104,6 +115,86 @@ static const struct param_def longman_eval_args[] = {
     {"LAMBDA", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "decay rate lambda >= 0", 0},
     {"OMEGA", PARAM_REAL, LM_OMEGA_MIN, 1e6, 0, 0, 0, NULL, "frequency omega", 0},
 };
+
+/* How many integrals GSL's QAWF computes as the reference of an expression amplitude: a
+ * sample spread over the batch (every integral when M is at most this). */
+#define LM_QAWF_SAMPLE 2000
+
+/* 1 when the amplitude is the user's expression, 0 for e^{-lambda x}. */
+static int lm_is_user(const struct param_value *p)
+{
+	return p[P_INTEGRAND].num < 0;
+}
+
+/* The oscillator (enum longman_integrand): the built-in integrand's, or `trig` for an
+ * expression amplitude. */
+static int lm_trig(const struct param_value *p)
+{
+	return lm_is_user(p) ? (int)p[P_TRIG].num : (int)p[P_INTEGRAND].num;
+}
+
+/* The method (enum longman_method) the integrals take: auto chooses by q = e^{-lambda pi /
+ * omega} for e^{-lambda x}, and is euler for an expression amplitude, whose decay is unknown
+ * (Euler's transform suits the slowly, algebraically decaying amplitudes the plain sum does
+ * not). */
+static int lm_method(const struct param_value *p)
+{
+	const int m = (int)p[P_METHOD].num;
+	return lm_is_user(p) && m == LM_AUTO ? LM_EULER : m;
+}
+
+/* The user's amplitude compiled for the CPU: its functions and their parameters' data. */
+struct lm_user_fn {
+	struct longman_amp amp;
+	double data[USER_DATA_COUNT];
+};
+
+/* Parses p's expression amplitude in x (dim 1) and lambda against u's parameters into ui, as
+ * a bare body (no map: u's bounds do not apply); returns 0, or -1 with e naming the column
+ * and what was expected, prefixed with the parameter's name. */
+static int lm_parse(const struct param_value *p, const struct user_defs *u,
+                    struct user_integrand *ui, struct qx_err *e)
+{
+	static const char *const extra[] = {"lambda"};
+	struct user_defs mine = *u;
+	mine.nbounds = 0;
+	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), 1, extra, 1, &mine, 0, 1, ui, e)) {
+		struct qx_err why = *e;
+		return qx_fail(e, "integrand: %s", why.msg);
+	}
+	ui->bare = 1;
+	return 0;
+}
+
+/* Records what compiling the amplitude took as figures of o, as cubature does: the compiler's
+ * and the linker's milliseconds when this run built it, and whether the session had it. */
+static void lm_compile_figures(const struct user_compile_times *t, struct run_output *o)
+{
+	run_output_figure(o, "compile_ms", t->compile_ms);
+	if (t->link_ms > 0)
+		run_output_figure(o, "link_ms", t->link_ms);
+	run_output_figure_as(o, "compile_cached", t->cached, QX_FIG_COUNT);
+}
+
+/* Compiles (or finds in *jit, the session's cache or a caller's own) p's amplitude for the CPU
+ * into *uf, its compile times into o when not NULL. Returns 0 or -1 with e. */
+static int lm_bind_cpu(const struct param_value *p, const struct user_defs *u, void **jit,
+                       struct lm_user_fn *uf, struct run_output *o, struct qx_err *e)
+{
+	struct user_integrand ui;
+	struct user_compile_times t;
+	if (lm_parse(p, u, &ui, e))
+		return -1;
+	user_integrand_data(&ui, u, 0, 1, uf->data);
+	const int rc = user_integrand_cpu(jit, &ui, &uf->amp.d, &uf->amp.f, &t, e);
+	user_integrand_free(&ui);
+	if (rc)
+		return -1;
+	uf->amp.p = uf->data;
+	if (o)
+		lm_compile_figures(&t, o);
+	return 0;
+}
 
 /* Host tables for order g and N areas, cached across runs: Gauss-Legendre nodes and weights,
  * the Euler weights of the areas, the binomial weights of the remainder estimate and the
@@ -200,10 +291,24 @@ static const struct longman_tables *longman_tables(int g, int n)
 
 /* Rejects what does not converge, has no exact value or cannot be computed: lambda = 0 with
  * cos or sin, a != 0 with j0, a largest lambda over LM_DECAY_MAX times the smallest omega
- * or, for a < 0, over LM_GROWTH_MAX / |a|. */
+ * or, for a < 0, over LM_GROWTH_MAX / |a|; lanes that are not a power of two. For an
+ * expression amplitude only lanes and a != 0 with trig j0: the limits on lambda are
+ * e^{-lambda x}'s, and g's own decay is the user's to choose (help longman). */
 static int longman_check(const struct param_value *p, struct qx_err *e)
 {
-	const int f = (int)p[P_INTEGRAND].num, lanes = (int)p[P_LANES].num;
+	const int f = lm_trig(p), lanes = (int)p[P_LANES].num;
+	if (lanes & (lanes - 1))
+		return qx_fail(e,
+		               "lanes must be 0 (chosen for M) or a power of two 1, 2, 4, 8, 16, "
+		               "32; got %d",
+		               lanes);
+	if (lm_is_user(p))
+		return f == LM_J0 && p[P_A].num != 0
+		           ? qx_fail(e,
+		                     "trig j0 needs a = 0 (the zeros of J0 are tabulated from 0; "
+		                     "got a = %g)",
+		                     p[P_A].num)
+		           : 0;
 	if (p[P_LAMBDA].hi > LM_DECAY_MAX * p[P_OMEGA].num)
 		return qx_fail(e,
 		               "lambda %g is too large for omega %g: lambda must be <= %g omega "
@@ -226,12 +331,34 @@ static int longman_check(const struct param_value *p, struct qx_err *e)
 		               "integrand j0 needs a = 0 (its exact value is known there only; "
 		               "got a = %g)",
 		               p[P_A].num);
-	if (lanes & (lanes - 1))
-		return qx_fail(e,
-		               "lanes must be 0 (chosen for M) or a power of two 1, 2, 4, 8, 16, "
-		               "32; got %d",
-		               lanes);
 	return 0;
+}
+
+/* The user's expression amplitude of p checked against u: parsed in x and lambda with u's
+ * parameters. The built-in integrands pass. */
+static int longman_user_check(const struct param_value *p, const struct user_defs *u,
+                              struct qx_err *e)
+{
+	struct user_integrand ui;
+	if (!lm_is_user(p))
+		return 0;
+	if (lm_parse(p, u, &ui, e))
+		return -1;
+	user_integrand_free(&ui);
+	return 0;
+}
+
+/* trig chooses the oscillator of an expression amplitude only; math chooses the GPU's float
+ * functions of e^{-lambda x} and the built-in oscillators only. */
+static const char *longman_param_unused(const struct param_value *p, size_t k)
+{
+	if (k == P_TRIG && !lm_is_user(p))
+		return "the integrands cos, sin and j0 carry their own oscillator; trig chooses "
+		       "the oscillator of an expression amplitude (set integrand \"EXPR\")";
+	if (k == P_MATH && lm_is_user(p))
+		return "an expression amplitude runs with the precise functions on the GPU (math "
+		       "applies to the integrands cos, sin and j0)";
+	return NULL;
 }
 
 /* Returns M, the number of integrals. */
@@ -248,18 +375,58 @@ static void longman_lo(const struct param_value *p, size_t k, double *lam, doubl
 	               (unsigned long long)p[P_SEED].num, lam, om);
 }
 
-/* One integral in double or float (CPU, precise functions) by the parameters' method. */
+/* One integral in double or float (CPU, precise functions) by the parameters' method, of
+ * the amplitude amp (NULL: e^{-lambda x}). */
 static double longman_one(const struct param_value *p, const struct longman_tables *tab,
-                          enum qx_precision prec, double lam, double om)
+                          enum qx_precision prec, double lam, double om,
+                          const struct longman_amp *amp)
 {
-	const int f = (int)p[P_INTEGRAND].num, n = (int)p[P_N].num, g = (int)p[P_G].num;
+	const int f = lm_trig(p), n = (int)p[P_N].num, g = (int)p[P_G].num;
 	const double a = p[P_A].num, th1 = longman_first_phase(f, om, a);
-	const int euler = longman_use_euler((int)p[P_METHOD].num, lam, om);
+	const int euler = longman_use_euler(lm_method(p), lam, om);
 	if (prec == QX_DOUBLE)
 		return longman_value_d(f, lam, om, a, th1, n, g, tab->t, tab->w, tab->z,
-		                       euler ? tab->c : NULL);
+		                       euler ? tab->c : NULL, amp);
 	return longman_value_f(f, (float)lam, (float)om, (float)a, (float)th1, n, g, tab->tf,
-	                       tab->wf, tab->zf, euler ? tab->cf : NULL);
+	                       tab->wf, tab->zf, euler ? tab->cf : NULL, amp);
+}
+
+/* The remainder estimate of an expression amplitude from its signed areas A_0..A_n: twice the
+ * largest over r = n-2..n of 2^{-r} |Delta^r V_0| = |sum_j C(r,j) 2^{-r} A_j| (the signs of the
+ * A_j alternate) with Euler, of |A_r| with the direct sum. */
+static double longman_amp_bound(const double *areas, int n, int euler)
+{
+	double worst = 0;
+	for (int r = n - 2; r <= n; r++) {
+		double d = 0, c = ldexp(1, -r); /* C(r,j) 2^{-r} */
+		if (!euler) {
+			worst = fmax(worst, fabs(areas[r]));
+			continue;
+		}
+		for (int j = 0; j <= r; j++) {
+			d += c * areas[j];
+			c = c * (r - j) / (j + 1);
+		}
+		worst = fmax(worst, fabs(d));
+	}
+	return 2 * worst;
+}
+
+/* The quadrature error estimate of one segment [x0, x0 + h] of an expression amplitude, times
+ * its weight c in the sum: twice the difference of Gauss-Legendre of order g over the whole
+ * segment and the same rule over its two halves (where splitting at least halves the error,
+ * as it does for a smooth amplitude, that covers the coarser sum's error). An amplitude that varies
+ * on a scale shorter than the half-cycle (g = 1/(1+x^2) at omega = 0.2: 1e-4 in the first part at g
+ * = 10) shows here, not in the transform's remainder. */
+static double longman_amp_quad(int f, double lam, double om, double x0, double h, int g,
+                               const struct longman_tables *tab, const struct longman_amp *amp,
+                               double c)
+{
+	const double whole = longman_segment_d(f, lam, om, x0, h, g, tab->t, tab->w, amp);
+	const double halves =
+	    longman_segment_d(f, lam, om, x0, h / 2, g, tab->t, tab->w, amp) +
+	    longman_segment_d(f, lam, om, x0 + h / 2, h / 2, g, tab->t, tab->w, amp);
+	return 2 * fabs(c) * fabs(whole - halves);
 }
 
 /* The remainder estimate of one integral in double: 2^{-N} |Delta^N V_0| with Euler, |V_N|
@@ -267,19 +434,29 @@ static double longman_one(const struct param_value *p, const struct longman_tabl
  * rounding acts on. For cos and sin, area j+1 is exactly -q times area j (its Gauss nodes are
  * area j's shifted by pi/omega, where f changes sign and e^{-lambda x} shrinks by q), so
  * Delta^N V_0 = (1-q)^N V_0 and V_N = q^N V_0 follow from V_0 alone (g evaluations instead
- * of (N+2) g); for j0 the N+1 areas are integrated. */
+ * of (N+2) g); for j0 the N+1 areas are integrated. For the user's amplitude amp (not NULL)
+ * the N+1 areas are integrated and the estimate is twice the largest of the last three terms'
+ * sizes, r = N-2..N: 2^{-r} |Delta^r V_0| with Euler, |V_r| with the direct sum
+ * (longman_amp_bound). The tail of a transform whose terms shrink by about 1/2 is about twice
+ * its first omitted term, which the last term alone misjudges when the areas' differences
+ * change sign (g = 1/(1+x^2) with cos at omega = 3: the last term says 1.9e-8 of a true
+ * 3.6e-8); over omega = 0.2..20 in steps of 0.1 at N = 8 and 16 (mpmath, exact areas) the
+ * largest of the last three terms alone reached 1.3 times under the true error, twice it at
+ * most 0.65 of the estimate (the last four terms: 0.83). To it is
+ * added the quadrature's own estimate over the first part and the N areas (longman_amp_quad),
+ * which e^{-lambda x}'s estimate leaves out. */
 static double longman_bound(const struct param_value *p, const struct longman_tables *tab,
-                            double lam, double om, double *mag)
+                            double lam, double om, const struct longman_amp *amp, double *mag)
 {
-	const int f = (int)p[P_INTEGRAND].num, n = (int)p[P_N].num, g = (int)p[P_G].num;
-	const int euler = longman_use_euler((int)p[P_METHOD].num, lam, om);
+	const int f = lm_trig(p), n = (int)p[P_N].num, g = (int)p[P_G].num;
+	const int euler = longman_use_euler(lm_method(p), lam, om);
 	const double a = p[P_A].num, th1 = longman_first_phase(f, om, a);
 	double x0 = longman_zero_d(f, om, th1, 1, tab->z), delta = 0, area = 0;
-	*mag = fabs(longman_segment_d(f, lam, om, a, x0 - a, g, tab->t, tab->w));
-	if (f != LM_J0) {
+	*mag = fabs(longman_segment_d(f, lam, om, a, x0 - a, g, tab->t, tab->w, amp));
+	if (f != LM_J0 && !amp) {
 		const double one_minus_q = -expm1(-lam * LM_PI / om), q = 1 - one_minus_q;
 		const double v0 =
-		    fabs(longman_segment_d(f, lam, om, x0, LM_PI / om, g, tab->t, tab->w));
+		    fabs(longman_segment_d(f, lam, om, x0, LM_PI / om, g, tab->t, tab->w, NULL));
 		double qj = 1;
 		for (int j = 0; j < n; j++) {
 			*mag += v0 * qj;
@@ -287,18 +464,30 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 		}
 		return euler ? v0 * pow(one_minus_q / 2, n) : v0 * qj;
 	}
+	double areas[LM_NMAX + 1], quad = 0;
+	if (amp)
+		quad = longman_amp_quad(f, lam, om, a, x0 - a, g, tab, amp, 1);
 	for (int j = 0; j <= n; j++) {
 		const double x1 = longman_zero_d(f, om, th1, j + 2, tab->z);
-		area = longman_segment_d(f, lam, om, x0, x1 - x0, g, tab->t, tab->w);
+		area = areas[j] =
+		    longman_segment_d(f, lam, om, x0, x1 - x0, g, tab->t, tab->w, amp);
 		delta += tab->bc[j] * area;
-		if (j < n)
+		if (j < n) {
 			*mag += fabs(area);
+			if (amp)
+				quad += longman_amp_quad(f, lam, om, x0, x1 - x0, g, tab, amp,
+				                         euler ? tab->c[j] : 1);
+		}
 		x0 = x1;
 	}
+	if (amp)
+		return longman_amp_bound(areas, n, euler) + quad;
 	return euler ? fabs(delta) : fabs(area);
 }
 
-/* Fills the coordinates (lambda, omega, bound) of integral i; returns 3. */
+/* Fills the coordinates (lambda, omega, bound) of integral i; returns 3 (2 for an expression
+ * amplitude, whose compiled code a point has no access to: its bound is in the run's
+ * figures). */
 static int longman_point(const struct param_value *p, size_t i, const char **names, double *vals,
                          int cap)
 {
@@ -308,57 +497,95 @@ static int longman_point(const struct param_value *p, size_t i, const char **nam
 		return 0;
 	names[0] = "lambda";
 	names[1] = "omega";
-	names[2] = "bound";
 	longman_lo(p, i, &vals[0], &vals[1]);
-	vals[2] = longman_bound(p, tab, vals[0], vals[1], &mag);
+	if (lm_is_user(p))
+		return 2;
+	names[2] = "bound";
+	vals[2] = longman_bound(p, tab, vals[0], vals[1], NULL, &mag);
 	return 3;
 }
 
-/* GSL's QAWF for one integral of e^{-lambda x} times cos or sin: the weight function. */
-static double longman_qawf_decay(double x, void *lam)
+/* The amplitude of one integral for GSL's QAWF: e^{-lambda x}, or the user's g at {x, lambda}. */
+struct lm_qawf_arg {
+	const struct longman_amp *amp;
+	double lam;
+};
+
+/* gsl_function of lm_qawf_arg: the amplitude at x (QAWF multiplies by the oscillator). */
+static double longman_qawf_amp(double x, void *arg)
 {
-	return exp(-*(double *)lam * x);
+	const struct lm_qawf_arg *q = arg;
+	if (!q->amp)
+		return exp(-q->lam * x);
+	const double at[2] = {x, q->lam};
+	return q->amp->d(at, q->amp->p);
 }
 
-/* Computes all integrals through gsl_integration_qawf, in double, on `threads` threads (each
- * with its own workspaces), polling the cancel flag between blocks of integrals. */
-static int longman_qawf(const struct param_value *p, int threads, double *out, struct qx_err *e)
+/* What a QAWF computation found: the largest error GSL estimated, and how many integrals GSL
+ * could not obtain (their value is NaN: not compared). */
+struct lm_qawf_stats {
+	double err_max;
+	long long failed;
+};
+
+/* The stats of the last QAWF reference of an expression amplitude on this thread (the thread
+ * that computes a run's reference also adds its figures; a cached reference keeps them). */
+static _Thread_local struct lm_qawf_stats lm_qawf_last;
+
+/* Computes integrals through gsl_integration_qawf of amplitude amp (NULL: e^{-lambda x}) times
+ * cos or sin, in double, on `threads` threads (each with its own workspaces), polling the
+ * cancel flag between blocks: integral idx[i] for i < count into out[idx[i]] (idx NULL: every
+ * integral k < count into out[k]). With st NULL (the variant) any failure fails the run;
+ * else (a reference) a failed integral gets NaN, counted in *st with the largest error
+ * estimate. */
+static int longman_qawf(const struct param_value *p, const struct longman_amp *amp, int threads,
+                        const size_t *idx, long long count, struct lm_qawf_stats *st, double *out,
+                        struct qx_err *e)
 {
 	enum { BLOCK = 1024, LIMIT = 1000 };
-	const long long m = (long long)p[P_M].num, nblocks = (m + BLOCK - 1) / BLOCK;
-	const int f = (int)p[P_INTEGRAND].num;
-	long long bad = -1;
+	const long long nblocks = (count + BLOCK - 1) / BLOCK;
+	const int f = lm_trig(p);
+	const enum gsl_integration_qawo_enum kind = f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE;
+	long long bad = -1, failed = 0;
 	int bad_status = 0;
+	double err_max = 0;
 	if (f == LM_J0)
 		return qx_fail(e, "variant qawf does not apply to integrand j0: QAWF integrates "
 		                  "f(x) cos(omega x) or f(x) sin(omega x) only");
 	gsl_set_error_handler_off();
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(threads) reduction(max : err_max) reduction(+ : failed)
 	{
 		gsl_integration_workspace *ws = gsl_integration_workspace_alloc(LIMIT);
 		gsl_integration_workspace *cyc = gsl_integration_workspace_alloc(LIMIT);
-		gsl_integration_qawo_table *tab = gsl_integration_qawo_table_alloc(
-		    1, 1, f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE, 50);
+		gsl_integration_qawo_table *tab = gsl_integration_qawo_table_alloc(1, 1, kind, 50);
 #pragma omp for schedule(dynamic, 1)
 		for (long long blk = 0; blk < nblocks; blk++) {
 			if (qx_cancelled() || !ws || !cyc || !tab)
 				continue;
-			const long long end = blk * BLOCK + BLOCK < m ? blk * BLOCK + BLOCK : m;
-			for (long long k = blk * BLOCK; k < end; k++) {
-				double lam, om, abserr;
-				gsl_function fn = {longman_qawf_decay, &lam};
-				longman_lo(p, (size_t)k, &lam, &om);
-				gsl_integration_qawo_table_set(
-				    tab, om, 1, f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE);
+			const long long end =
+			    blk * BLOCK + BLOCK < count ? blk * BLOCK + BLOCK : count;
+			for (long long i = blk * BLOCK; i < end; i++) {
+				const long long k = idx ? (long long)idx[i] : i;
+				double om, abserr;
+				struct lm_qawf_arg arg = {amp, 0};
+				gsl_function fn = {longman_qawf_amp, &arg};
+				longman_lo(p, (size_t)k, &arg.lam, &om);
+				gsl_integration_qawo_table_set(tab, om, 1, kind);
 				const int status = gsl_integration_qawf(
 				    &fn, p[P_A].num, 1e-13, LIMIT, ws, cyc, tab, out + k, &abserr);
 				if (status && status != GSL_EROUND) {
+					if (st) {
+						out[k] = NAN;
+						failed++;
+						continue;
+					}
 #pragma omp critical(longman_bad)
 					if (bad < 0 || k < bad) {
 						bad = k;
 						bad_status = status;
 					}
 				}
+				err_max = abserr > err_max ? abserr : err_max;
 			}
 			qx_progress_add(end - blk * BLOCK);
 		}
@@ -381,22 +608,37 @@ static int longman_qawf(const struct param_value *p, int threads, double *out, s
 		               "gsl_integration_qawf failed at lambda = %.17g, omega = %.17g: %s",
 		               lam, om, gsl_strerror(bad_status));
 	}
+	if (st)
+		*st = (struct lm_qawf_stats){err_max, failed};
 	return 0;
 }
 
 /* run_cpu: every integral by Longman's method (precise math; `math fast` is GPU-only) on
- * `threads` threads in blocks, polling the cancel flag; or through GSL for variant qawf. */
+ * `threads` threads in blocks, polling the cancel flag; or through GSL for variant qawf. An
+ * expression amplitude is compiled first (or found in the session's cache). */
 static int longman_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	void *out = o->values;
 	enum { BLOCK = 1024 };
 	const struct param_value *p = rq->params;
 	const long long m = (long long)p[P_M].num, nblocks = (m + BLOCK - 1) / BLOCK;
+	struct lm_user_fn uf;
+	const struct longman_amp *amp = NULL;
 	if (rq->variant == V_QAWF) {
 		if (rq->prec == QX_FLOAT)
 			return qx_fail(e, "variant qawf computes in double only: set precision "
 			                  "double");
-		return longman_qawf(p, rq->threads, out, e);
+		if (lm_is_user(p))
+			return qx_fail(e,
+			               "variant qawf is the reference of an expression amplitude "
+			               "(its values would be compared with themselves): use "
+			               "variant packed");
+		return longman_qawf(p, NULL, rq->threads, NULL, m, NULL, out, e);
+	}
+	if (lm_is_user(p)) {
+		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, o, e))
+			return -1;
+		amp = &uf.amp;
 	}
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(rq->threads)
@@ -407,7 +649,7 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 		for (long long k = blk * BLOCK; k < end; k++) {
 			double lam, om;
 			longman_lo(p, (size_t)k, &lam, &om);
-			const double v = longman_one(p, tab, rq->prec, lam, om);
+			const double v = longman_one(p, tab, rq->prec, lam, om, amp);
 			if (rq->prec == QX_DOUBLE)
 				((double *)out)[k] = v;
 			else
@@ -420,15 +662,30 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 	return 0;
 }
 
-/* reference: the exact values, on `threads` threads. */
+/* reference: the exact values on `threads` threads; for an expression amplitude GSL's QAWF
+ * (cos and sin) of the sampled integrals idx[0..n) (idx NULL: all), NaN where GSL cannot
+ * obtain one, and NaN everywhere for trig j0 (no reference: nothing is compared). */
 static int longman_reference(const struct param_value *p, const struct user_defs *u, int threads,
                              const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
-	(void)u; /* no user integrand here */
 	const long long m = (long long)p[P_M].num;
+	if (lm_is_user(p)) {
+		struct lm_user_fn uf;
+		void *jit = NULL;
+		lm_qawf_last = (struct lm_qawf_stats){0, 0};
+		if (lm_trig(p) == LM_J0) {
+			for (long long k = 0; k < m; k++)
+				ref[k] = NAN;
+			return 0;
+		}
+		int rc = lm_bind_cpu(p, u, &jit, &uf, NULL, e);
+		if (!rc)
+			rc = longman_qawf(p, &uf.amp, threads, idx, idx ? (long long)n : m,
+			                  &lm_qawf_last, ref, e);
+		problem_jit_free(jit);
+		return rc;
+	}
 	const int f = (int)p[P_INTEGRAND].num;
-	(void)idx;
-	(void)n;
 	(void)e;
 #pragma omp parallel for schedule(static) num_threads(threads)
 	for (long long k = 0; k < m; k++) {
@@ -437,6 +694,21 @@ static int longman_reference(const struct param_value *p, const struct user_defs
 		ref[k] = longman_exact(f, lam, om, p[P_A].num);
 	}
 	return 0;
+}
+
+/* The reference of p: the exact values, or for an expression amplitude GSL's QAWF on a sample
+ * of LM_QAWF_SAMPLE integrals spread over the batch (QAWF costs far more than Longman's
+ * method on slowly decaying amplitudes). */
+static enum qx_ref_kind longman_ref_choice(const struct param_value *p, size_t *samples,
+                                           const char **name)
+{
+	if (!lm_is_user(p)) {
+		*name = "exact values";
+		return QX_REF_CPU;
+	}
+	*name = lm_trig(p) == LM_J0 ? "none (QAWF takes cos and sin only)" : "GSL QAWF";
+	*samples = LM_QAWF_SAMPLE;
+	return QX_REF_SAMPLE;
 }
 
 /* No run is the reference: the exact values are. */
@@ -459,14 +731,18 @@ static double longman_rounding(const struct param_value *p, enum qx_precision pr
 }
 
 /* rounding_bound: the rounding of integral i in prec; its condition is the size of the first
- * part and the areas summed over the size of the exact value. */
+ * part and the areas summed over the size of the exact value. None (0) for an expression
+ * amplitude, whose code is not at hand here: its values over the threshold stay flagged. */
 static double longman_rounding_bound(const struct param_value *p, enum qx_precision prec, size_t i,
                                      double *condition)
 {
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
 	double lam, om, mag;
+	*condition = 0;
+	if (lm_is_user(p))
+		return 0;
 	longman_lo(p, i, &lam, &om);
-	longman_bound(p, tab, lam, om, &mag);
+	longman_bound(p, tab, lam, om, NULL, &mag);
 	*condition = mag / fabs(longman_exact((int)p[P_INTEGRAND].num, lam, om, p[P_A].num));
 	return longman_rounding(p, prec, om, mag);
 }
@@ -475,7 +751,10 @@ static double longman_rounding_bound(const struct param_value *p, enum qx_precis
  * than rounding (4 eps of the precision, times the conditioning 1 + omega x of f at the last
  * zero, times the size of the summed terms), and how many took euler and direct. The
  * estimates are recomputed in double on every core: for cos and sin from the first area
- * alone (longman_bound), about N times cheaper than the run itself. Variant qawf uses neither
+ * alone (longman_bound), about N times cheaper than the run itself; for an expression
+ * amplitude from its N+1 areas (the run's cost again), compared where the QAWF reference has
+ * a value, with QAWF's own largest error estimate added to the allowance (qawf_err_max; and
+ * qawf_failed, the sampled integrals GSL could not obtain). Variant qawf uses neither
  * Longman's areas nor his estimate: none. */
 static void longman_add_figures(const struct run_request *rq, const double *ref,
                                 struct run_output *o)
@@ -486,23 +765,46 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 	const struct param_value *p = rq->params;
 	const long long m = (long long)p[P_M].num;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
+	const int user = lm_is_user(p), qawf = user && lm_trig(p) != LM_J0;
+	const double ref_err = qawf ? lm_qawf_last.err_max : 0;
+	struct lm_user_fn uf;
+	struct qx_err e;
+	const struct longman_amp *amp = NULL;
 	double worst = 0;
 	long long over = 0, euler = 0;
+	if (user) {
+		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, NULL, &e))
+			return; /* the run compiled it: only memory can fail here */
+		amp = &uf.amp;
+	}
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : worst) reduction(+ : over, euler)
 	for (long long k = 0; k < m; k++) {
 		double lam, om, mag;
 		longman_lo(p, (size_t)k, &lam, &om);
-		const double bound = longman_bound(p, tab, lam, om, &mag);
+		const double bound = longman_bound(p, tab, lam, om, amp, &mag);
 		const double v =
 		    rq->prec == QX_DOUBLE ? ((const double *)vals)[k] : ((const float *)vals)[k];
 		worst = bound > worst ? bound : worst;
-		over += !(fabs(v - ref[k]) <= bound + longman_rounding(p, rq->prec, om, mag));
-		euler += longman_use_euler((int)p[P_METHOD].num, lam, om);
+		if (!isnan(ref[k]))
+			over += !(fabs(v - ref[k]) <=
+			          bound + longman_rounding(p, rq->prec, om, mag) + ref_err);
+		euler += longman_use_euler(lm_method(p), lam, om);
 	}
 	run_output_figure(o, "bound_max", worst);
 	run_output_figure_as(o, "over_bound", (double)over, QX_FIG_COUNT);
 	run_output_figure_as(o, "euler", (double)euler, QX_FIG_COUNT);
 	run_output_figure_as(o, "direct", (double)(m - euler), QX_FIG_COUNT);
+	if (qawf) {
+		run_output_figure(o, "qawf_err_max", ref_err);
+		run_output_figure_as(o, "qawf_failed", (double)lm_qawf_last.failed, QX_FIG_COUNT);
+		if (lm_qawf_last.failed)
+			o->note =
+			    "GSL's QAWF could not obtain some sampled references (qawf_failed): "
+			    "those integrals are not compared";
+	} else if (user) {
+		o->note = "no reference: QAWF takes cos and sin only, so nothing is compared and "
+		          "bound_max, Longman's own estimate, is the only measure of the error";
+	}
 }
 
 /* Host memory besides results and reference: the cached tables. */
@@ -516,6 +818,9 @@ static size_t longman_host_bytes(const struct run_request *rq)
  * launch bound; block sets its own, N+1 rounded up to a warp. Returns it, or -1 with e. */
 static int longman_launch_block(const struct run_request *rq, struct qx_err *e)
 {
+	if (rq->variant == V_BLOCK && lm_is_user(rq->params))
+		return qx_fail(e, "variant block takes the built-in amplitude e^{-lambda x} only: "
+		                  "an expression amplitude runs on variant packed");
 	if (rq->variant == V_BLOCK)
 		return longman_block_threads((int)rq->params[P_N].num);
 	if (rq->variant == V_PACKED && !longman_packed_block_ok(rq->block))
@@ -544,8 +849,8 @@ static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_p
 	    .a = p[P_A].num,
 	    .spread = (int)p[P_SPREAD].num,
 	    .seed = (unsigned long long)p[P_SEED].num,
-	    .integrand = (int)p[P_INTEGRAND].num,
-	    .method = (int)p[P_METHOD].num,
+	    .integrand = lm_trig(p),
+	    .method = lm_method(p),
 	    .math = (int)p[P_MATH].num,
 	    .prec = prec,
 	    .layout = variant == V_BLOCK ? LONGMAN_GPU_BLOCK : LONGMAN_GPU_PACKED,
@@ -563,11 +868,46 @@ static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_p
 	return job;
 }
 
-/* run_gpu: every integral on the GPU into out, with phase times. */
+/* The LTO-IR fatbins of the kernel for an expression amplitude, one a precision
+ * (cuda/longman/lm_user_d.lto.cu, lm_user_f.lto.cu). */
+GPUJIT_FATBIN_DECLARE(lm_user_d);
+GPUJIT_FATBIN_DECLARE(lm_user_f);
+
+/* The expression amplitude of rq for the GPU: its parameters into job->user_p and the packed
+ * kernel linked at run time with it for the run's precision (or found in the session's cache)
+ * into job->user_kernel; the compile times into o when not NULL. Returns 0 or -1 with e. */
+static int lm_bind_gpu(const struct run_request *rq, struct longman_gpu_job *job,
+                       struct run_output *o, struct qx_err *e)
+{
+	const int q = rq->prec == QX_DOUBLE;
+	const void *bin = q ? GPUJIT_FATBIN(lm_user_d) : GPUJIT_FATBIN(lm_user_f);
+	const size_t size = q ? GPUJIT_FATBIN_SIZE(lm_user_d) : GPUJIT_FATBIN_SIZE(lm_user_f);
+	struct user_integrand ui;
+	struct user_compile_times t;
+	double data[USER_DATA_COUNT];
+	void *kernel = NULL;
+	if (lm_parse(rq->params, rq->user, &ui, e))
+		return -1;
+	user_integrand_data(&ui, rq->user, 0, 1, data);
+	const int rc = user_integrand_gpu(rq->jit, &ui, rq->prec, "longman", bin, size,
+	                                  q ? "qx_lm_user_d" : "qx_lm_user_f", &kernel, &t, e);
+	user_integrand_free(&ui);
+	if (rc)
+		return -1;
+	memcpy(job->user_p, data, sizeof job->user_p);
+	job->user_kernel = kernel;
+	if (o)
+		lm_compile_figures(&t, o);
+	return 0;
+}
+
+/* run_gpu: every integral on the GPU into out, with phase times; an expression amplitude is
+ * compiled and linked first (its time in figures, outside the phases). */
 static int longman_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
-	const struct longman_gpu_job job =
-	    longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	if (lm_is_user(rq->params) && lm_bind_gpu(rq, &job, o, e))
+		return -1;
 	return longman_gpu_run(&job, o->values, &o->time, e);
 }
 
@@ -583,11 +923,47 @@ static size_t longman_device_bytes(const struct run_request *rq)
 static int longman_occupancy(const struct run_request *rq, struct gpu_occupancy *o,
                              struct qx_err *e)
 {
-	const struct longman_gpu_job job =
-	    longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	if (lm_is_user(rq->params) && lm_bind_gpu(rq, &job, NULL, e))
+		return -1;
 	return longman_gpu_occupancy(&job, o, e);
 }
 #endif
+
+/* eval of an expression amplitude, CPU only (the GPU's kernel lives in a run's session
+ * cache): the integral by Longman's method in prec, the remainder estimate, GSL QAWF's value
+ * and error estimate as the reference, and the error against it; reference and error are NaN
+ * where QAWF cannot give one (trig j0, or GSL failing), never 0. */
+static int longman_eval_user(const double *args, const struct param_value *q,
+                             const struct user_defs *u, enum qx_backend b, enum qx_precision prec,
+                             struct eval_result *out, struct qx_err *e)
+{
+	const struct longman_tables *tab = longman_tables((int)q[P_G].num, (int)q[P_N].num);
+	struct lm_user_fn uf;
+	void *jit = NULL;
+	double mag, ref = NAN;
+	struct lm_qawf_stats st = {NAN, 0};
+	if (b == QX_GPU)
+		return 1;
+	if (lm_bind_cpu(q, u, &jit, &uf, NULL, e)) {
+		problem_jit_free(jit);
+		return -1;
+	}
+	out->value = longman_one(q, tab, prec, args[0], args[1], &uf.amp);
+	const double bound = longman_bound(q, tab, args[0], args[1], &uf.amp, &mag);
+	if (lm_trig(q) != LM_J0 && longman_qawf(q, &uf.amp, 1, NULL, 1, &st, &ref, e)) {
+		problem_jit_free(jit);
+		return -1;
+	}
+	problem_jit_free(jit);
+	out->nfigures = 4;
+	out->figure[0] = (struct qx_figure){.name = "reference", .value = ref};
+	out->figure[1] =
+	    (struct qx_figure){.name = "reference_err", .value = isnan(ref) ? NAN : st.err_max};
+	out->figure[2] = (struct qx_figure){.name = "bound", .value = bound};
+	out->figure[3] = (struct qx_figure){.name = "error", .value = fabs(out->value - ref)};
+	return 0;
+}
 
 /* eval LAMBDA OMEGA: one integral on backend b in precision prec (the GPU: variant packed with
  * the parameters' math), with the exact value, the remainder estimate and the error. */
@@ -595,7 +971,6 @@ static int longman_eval(const double *args, const struct param_value *p, const s
                         enum qx_backend b, enum qx_precision prec, struct eval_result *out,
                         struct qx_err *e)
 {
-	(void)u; /* no user integrand here */
 	struct param_value q[QX_MAX_PARAMS];
 	double mag;
 	for (int k = 0; k < P_COUNT; k++)
@@ -605,6 +980,8 @@ static int longman_eval(const double *args, const struct param_value *p, const s
 	q[P_OMEGA] = (struct param_value){args[1], args[1]};
 	if (longman_check(q, e))
 		return -1;
+	if (lm_is_user(q))
+		return longman_eval_user(args, q, u, b, prec, out, e);
 	const struct longman_tables *tab = longman_tables((int)q[P_G].num, (int)q[P_N].num);
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
@@ -619,13 +996,13 @@ static int longman_eval(const double *args, const struct param_value *p, const s
 		return 1;
 #endif
 	} else {
-		out->value = longman_one(q, tab, prec, args[0], args[1]);
+		out->value = longman_one(q, tab, prec, args[0], args[1], NULL);
 	}
 	const double exact = longman_exact((int)q[P_INTEGRAND].num, args[0], args[1], q[P_A].num);
 	out->nfigures = 3;
 	out->figure[0] = (struct qx_figure){.name = "exact", .value = exact};
-	out->figure[1] = (struct qx_figure){.name = "bound",
-	                                    .value = longman_bound(q, tab, args[0], args[1], &mag)};
+	out->figure[1] = (struct qx_figure){
+	    .name = "bound", .value = longman_bound(q, tab, args[0], args[1], NULL, &mag)};
 	out->figure[2] = (struct qx_figure){.name = "error", .value = fabs(out->value - exact)};
 	return 0;
 }
@@ -644,11 +1021,14 @@ const struct problem longman_problem = {
     .nparams = P_COUNT,
     .ref_kind = QX_REF_CPU,
     .ref_name = "exact values",
+    .ref_choice = longman_ref_choice,
     .variants = longman_variants,
     .nvariants = sizeof longman_variants / sizeof longman_variants[0],
     .eval_args = longman_eval_args,
     .neval_args = 2,
     .check = longman_check,
+    .user_integrand = longman_user_check,
+    .param_unused = longman_param_unused,
     .count = longman_count,
     .host_bytes = longman_host_bytes,
     .point = longman_point,

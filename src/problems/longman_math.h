@@ -107,6 +107,16 @@ static inline double longman_exact(int integrand, double lam, double om, double 
 	return exp(-lam * a) * (lam * cos(om * a) - om * sin(om * a)) / d;
 }
 
+#ifndef __CUDACC__
+/* A user's amplitude g(x) in place of e^{-lambda x} (CPU): the compiled expression in both
+ * precisions, called at the point {x, lambda} with the user's parameters p. */
+struct longman_amp {
+	double (*d)(const double *x, const double *p);
+	float (*f)(const float *x, const double *p);
+	const double *p;
+};
+#endif
+
 #endif
 
 /* The per-precision part, CPU only: include with LM_REAL (float or double) and LM_SUFFIX (f
@@ -133,10 +143,22 @@ static inline double longman_exact(int integrand, double lam, double om, double 
 #define LM_BESSEL j0
 #endif
 
-/* Gauss-Legendre of order g (nodes t, weights w on [-1, 1]) of e^{-lam x} times the
- * oscillating factor over [x0, x0 + h]. */
+/* The user's amplitude amp at x (lambda lam) in this precision. */
+static inline LM_REAL LM_FN(longman_amp_at)(const struct longman_amp *amp, LM_REAL lam, LM_REAL x)
+{
+	const LM_REAL at[2] = {x, lam};
+#if LM_SUFFIX_IS_FLOAT
+	return amp->f(at, amp->p);
+#else
+	return amp->d(at, amp->p);
+#endif
+}
+
+/* Gauss-Legendre of order g (nodes t, weights w on [-1, 1]) of the amplitude (e^{-lam x}, or
+ * the user's amp when not NULL) times the oscillating factor over [x0, x0 + h]. */
 static inline LM_REAL LM_FN(longman_segment)(int integrand, LM_REAL lam, LM_REAL om, LM_REAL x0,
-                                             LM_REAL h, int g, const LM_REAL *t, const LM_REAL *w)
+                                             LM_REAL h, int g, const LM_REAL *t, const LM_REAL *w,
+                                             const struct longman_amp *amp)
 {
 	const LM_REAL hh = h / 2;
 	LM_REAL s = 0;
@@ -145,7 +167,8 @@ static inline LM_REAL LM_FN(longman_segment)(int integrand, LM_REAL lam, LM_REAL
 		const LM_REAL osc = integrand == LM_J0    ? LM_BESSEL(om * x)
 		                    : integrand == LM_SIN ? LM_FSIN(om * x)
 		                                          : LM_FCOS(om * x);
-		s += w[i] * (LM_FEXP(-lam * x) * osc);
+		const LM_REAL env = amp ? LM_FN(longman_amp_at)(amp, lam, x) : LM_FEXP(-lam * x);
+		s += w[i] * (env * osc);
 	}
 	return s * hh;
 }
@@ -162,17 +185,19 @@ static inline LM_REAL LM_FN(longman_zero)(int integrand, LM_REAL om, LM_REAL th1
 
 /* Longman's estimate of the integral from a to infinity: the first part [a, x_1] plus the n
  * signed half-cycle areas A_j = int_{x_{j+1}}^{x_{j+2}}, each weighted by c[j] (the Euler
- * transform's weights) or by 1 (c NULL: the plain partial sum). */
+ * transform's weights) or by 1 (c NULL: the plain partial sum); amp: the user's amplitude, or
+ * NULL for e^{-lam x}. */
 static inline LM_REAL LM_FN(longman_value)(int integrand, LM_REAL lam, LM_REAL om, LM_REAL a,
                                            LM_REAL th1, int n, int g, const LM_REAL *t,
-                                           const LM_REAL *w, const LM_REAL *z, const LM_REAL *c)
+                                           const LM_REAL *w, const LM_REAL *z, const LM_REAL *c,
+                                           const struct longman_amp *amp)
 {
 	LM_REAL x0 = LM_FN(longman_zero)(integrand, om, th1, 1, z);
-	LM_REAL sum = LM_FN(longman_segment)(integrand, lam, om, a, x0 - a, g, t, w);
+	LM_REAL sum = LM_FN(longman_segment)(integrand, lam, om, a, x0 - a, g, t, w, amp);
 	for (int j = 0; j < n; j++) {
 		const LM_REAL x1 = LM_FN(longman_zero)(integrand, om, th1, j + 2, z);
 		const LM_REAL area =
-		    LM_FN(longman_segment)(integrand, lam, om, x0, x1 - x0, g, t, w);
+		    LM_FN(longman_segment)(integrand, lam, om, x0, x1 - x0, g, t, w, amp);
 		sum += c ? c[j] * area : area;
 		x0 = x1;
 	}

@@ -186,22 +186,25 @@ static void user_wrapper(char **buf, size_t *len, size_t *cap, const struct user
 	            "\tconst %s v = qx_body_%s(x, p);\n\treturn v == 0 ? 0 : v * jac;\n}\n", T, S);
 }
 
-/* The body (expr_emit_in, over the axes' bounds and the parameters' values) and the wrapper,
- * for one or both precisions. */
+/* The body (expr_emit_in, over the axes' bounds and the parameters' values) and the wrapper
+ * (none when bare), for one or both precisions. */
 char *user_integrand_source(const struct user_integrand *ui, enum expr_lang lang,
                             enum qx_precision prec)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
 	const int both = lang == EXPR_C;
-	const struct expr_ranges ranges = {.nvars = ui->dim,
+	/* a bare body's point is not on the box (longman's x runs to infinity): nothing is
+	 * assumed of it */
+	const struct expr_ranges ranges = {.nvars = ui->bare ? 0 : ui->dim,
 	                                   .nparams = ui->nparams,
 	                                   .lo = ui->lo,
 	                                   .hi = ui->hi,
 	                                   .param = ui->param};
 	for (int q = both ? QX_FLOAT : (int)prec; q <= (both ? QX_DOUBLE : (int)prec); q++) {
 		char name[16];
-		snprintf(name, sizeof name, "qx_body_%s", q == QX_DOUBLE ? "d" : "f");
+		snprintf(name, sizeof name, "qx_%s_%s", ui->bare ? "user" : "body",
+		         q == QX_DOUBLE ? "d" : "f");
 		char *body = expr_emit_in(ui->tree, lang, (enum qx_precision)q, name, &ranges);
 		if (!body) {
 			free(buf);
@@ -209,7 +212,8 @@ char *user_integrand_source(const struct user_integrand *ui, enum expr_lang lang
 		}
 		user_append(&buf, &len, &cap, "%s\n", body);
 		free(body);
-		user_wrapper(&buf, &len, &cap, ui, lang, (enum qx_precision)q);
+		if (!ui->bare)
+			user_wrapper(&buf, &len, &cap, ui, lang, (enum qx_precision)q);
 	}
 	return buf;
 }
@@ -353,7 +357,8 @@ int user_integrand_eval(const struct user_integrand *ui, const struct user_defs 
 	int rc = -1;
 	if (!c || !src)
 		qx_fail(e, "out of memory for the integrand's source");
-	else if (!(rc = expr_cpu_compile_source(c, src, "qx_body_d", "qx_body_f", &fn, e))) {
+	else if (!(rc = expr_cpu_compile_source(c, src, ui->bare ? "qx_user_d" : "qx_body_d",
+	                                        ui->bare ? "qx_user_f" : "qx_body_f", &fn, e))) {
 		user_integrand_data(ui, u, 0, 1, data);
 		if (prec == QX_DOUBLE) {
 			*value = fn.d(x, data);

@@ -20,10 +20,13 @@
 enum user_axis_map { USER_FINITE, USER_UPPER_INF, USER_LOWER_INF, USER_BOTH_INF };
 
 /* One integrand ready to compile: the checked tree, its dimension, its axes' maps and
- * canonical text (the cache's key, and what is shown). */
+ * canonical text (the cache's key, and what is shown). bare (set by the caller after parsing):
+ * qx_user_S is the body itself at the point x (the axes, then the extra names), with no map and
+ * no Jacobian, for a problem that integrates the expression itself (longman's amplitude). */
 struct user_integrand {
 	struct expr *tree;
 	int dim;
+	int bare;
 	enum user_axis_map map[USER_MAX_AXES];
 	char canonical[PARAM_EXPR_MAX + 64];
 	/* what the emitted code may assume: each axis's bounds and the parameters' values at
@@ -45,7 +48,8 @@ void user_integrand_data(const struct user_integrand *ui, const struct user_defs
                          double b, double *data);
 
 /* The source of qx_user_d and qx_user_f (C), or of qx_user_S for prec (CUDA): the integrand
- * at a point of the unit cube, times the map's Jacobian. Malloc'd; NULL when memory is out. */
+ * at a point of the unit cube, times the map's Jacobian (bare: the body at x). Malloc'd; NULL when
+ * memory is out. */
 char *user_integrand_source(const struct user_integrand *ui, enum expr_lang lang,
                             enum qx_precision prec);
 

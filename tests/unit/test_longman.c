@@ -1,7 +1,10 @@
 /* test_longman.c - problem longman on the CPU: Longman's method against the values of
  * tests/data/longman_ref.csv (closed forms checked by mpmath's quadosc, made by
  * tests/gen_longman_ref.py) on both sides of q = 1/3, for cos, sin and J0, a != 0, double and
- * float; the remainder estimate; the batch run, GSL's QAWF and the validation of bad input. */
+ * float; the remainder estimate; the batch run, GSL's QAWF and the validation of bad input; an
+ * expression amplitude compiled by the system C compiler: e^{-lambda x} written out agrees with
+ * the built-in one, and 1/(1+x^2) with cos, whose integral is (pi/2) e^{-omega}, stays within
+ * its remainder estimate with GSL's QAWF as the reference. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,7 +71,9 @@ static int setp(struct param_value *v, struct qx_err *e, const char *const *word
 		if (param_parse(&P->params[k], words[1], &v[k], e))
 			return -1;
 	}
-	return P->check(v, e);
+	struct user_defs u;
+	user_defs_init(&u);
+	return P->check(v, e) || P->user_integrand(v, &u, e) ? -1 : 0;
 }
 
 /* Rounding allowance for one integral: units of precision prec, times the conditioning of
@@ -368,7 +373,10 @@ static void test_validation(void **state)
 	    {"g", "129", "g"},
 	    {"M", "0", "M"},
 	    {"method", "best", "euler"},
-	    {"integrand", "tan", "cos"},
+	    {"integrand", "tan", "'(' expected at column 4"},
+	    {"integrand", "q*x", "unknown name 'q' at column 1: the variables are x1, lambda"},
+	    {"integrand", "exp(x,1)", "exp takes 1 argument, got 2"},
+	    {"trig", "tan", "cos"},
 	    {"lanes", "3", "power of two"},
 	    {"lanes", "64", "lanes"},
 	};
@@ -396,6 +404,63 @@ static void test_validation(void **state)
 	assert_int_equal(setp(v, &e, NULL), 0);
 	assert_int_equal(P->eval(args, v, NULL, QX_CPU, QX_DOUBLE, &r, &e), -1);
 	assert_non_null(strstr(e.msg, "lambda must be > 0"));
+}
+
+/* An expression amplitude: "exp(-lambda*x)" with trig cos, sin and j0 equals the built-in
+ * integrand to 1e-15 (double) and 1e-6 (float); 1/(1+x^2) with cos for omega 0.3..12, N 8 and
+ * 16: the value within its bound of (pi/2) e^{-omega}, QAWF's value within 1e-14 of it with its
+ * error estimate reported; trig j0 has no reference (NaN, never 0); trig applies to an
+ * expression only and math to the built-in integrands only. */
+static void test_user_amplitude(void **state)
+{
+	static const char *const trig[] = {"cos", "sin", "j0"};
+	struct param_value v[QX_MAX_PARAMS], w[QX_MAX_PARAMS];
+	struct eval_result r, b;
+	struct user_defs u;
+	struct qx_err e;
+	(void)state;
+	user_defs_init(&u);
+	for (int f = 0; f < 3; f++) {
+		const char *user[] = {"integrand", "exp(-lambda*x)", "trig", trig[f], NULL};
+		const char *builtin[] = {"integrand", trig[f], NULL};
+		assert_int_equal(setp(v, &e, user), 0);
+		assert_int_equal(setp(w, &e, builtin), 0);
+		for (int q = 0; q < 2; q++) {
+			const enum qx_precision prec = q ? QX_DOUBLE : QX_FLOAT;
+			const double args[2] = {0.7, 2.5};
+			if (P->eval(args, v, &u, QX_CPU, prec, &r, &e) ||
+			    P->eval(args, w, &u, QX_CPU, prec, &b, &e))
+				fail_msg("%s: %s", trig[f], e.msg);
+			assert_true(fabs(r.value - b.value) <= (q ? 1e-15 : 1e-6));
+			assert_string_equal(r.figure[0].name, "reference");
+			if (f == 2) { /* QAWF takes cos and sin only: no reference */
+				assert_true(isnan(r.figure[0].value) && isnan(r.figure[3].value));
+			} else {
+				assert_true(fabs(r.figure[0].value - b.figure[0].value) < 1e-14);
+				assert_true(r.figure[1].value > 0 && r.figure[1].value < 1e-10);
+			}
+		}
+	}
+	assert_non_null(P->param_unused(w, (size_t)pidx("trig")));
+	assert_null(P->param_unused(w, (size_t)pidx("math")));
+	assert_null(P->param_unused(v, (size_t)pidx("trig")));
+	assert_non_null(P->param_unused(v, (size_t)pidx("math")));
+	for (int n = 8; n <= 16; n += 8) {
+		char nw[8];
+		snprintf(nw, sizeof nw, "%d", n);
+		const char *words[] = {"integrand", "1/(1+x^2)", "lambda", "0", "N", nw, NULL};
+		assert_int_equal(setp(v, &e, words), 0);
+		for (double om = 0.3; om <= 12; om += 0.35) {
+			const double args[2] = {0, om}, exact = M_PI / 2 * exp(-om);
+			if (P->eval(args, v, &u, QX_CPU, QX_DOUBLE, &r, &e))
+				fail_msg("omega %g: %s", om, e.msg);
+			assert_string_equal(r.figure[2].name, "bound");
+			if (!(fabs(r.value - exact) <= r.figure[2].value))
+				fail_msg("N %d omega %g: error %g over the bound %g", n, om,
+				         fabs(r.value - exact), r.figure[2].value);
+			assert_true(fabs(r.figure[0].value - exact) <= 1e-14);
+		}
+	}
 }
 
 /* gpu_block: packed launches the block setting when it is whole warps in 32..256 and refuses
@@ -451,7 +516,7 @@ int main(void)
 	    cmocka_unit_test(test_regimes),      cmocka_unit_test(test_bound_closed_form),
 	    cmocka_unit_test(test_batch),        cmocka_unit_test(test_random_spread),
 	    cmocka_unit_test(test_qawf),         cmocka_unit_test(test_validation),
-	    cmocka_unit_test(test_launch_block),
+	    cmocka_unit_test(test_launch_block), cmocka_unit_test(test_user_amplitude),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }
