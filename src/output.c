@@ -567,7 +567,11 @@ static void run_lines(FILE *f, const struct run_result *r)
 		answer_lines(f, r);
 	if (r->is_reference)
 		fprintf(f, "  error      this run is the reference (%s)\n", r->ref_name);
-	if (r->has_error && !r->has_answer) {
+	if (r->has_error && !r->has_answer && r->err.count == 0) {
+		/* nothing compared: no error to show, not an error of 0 */
+		fprintf(f, "  error      not measured: no value had a reference; reference: %s\n",
+		        r->ref_name);
+	} else if (r->has_error && !r->has_answer) {
 		fprintf(
 		    f,
 		    "  error      max_rel %.3g  mean_rel %.3g  max_abs %.3g  mean_abs %.3g  over "

@@ -152,6 +152,12 @@ class LongmanUserTest(unittest.TestCase):
             self.assertIsNone(o["error"])
             self.assertLessEqual(abs(o["value"] - 1 / math.sqrt(5)),
                                  o["bound"] + (0 if o["precision"] == "double" else 1e-6))
+        # and in text: no "max_rel 0 ... 0 of 0", which would read as a perfect answer
+        p = qxtest.commands('use longman; set M 20 lambda 0 omega 1:10 repeat 1 warmup 0 '
+                            'precision double integrand "exp(-x)" trig j0; run cpu')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("error      not measured: no value had a reference", p.stdout)
+        self.assertNotIn("max_rel 0", p.stdout)
 
     def test_bad_expressions(self):
         """Each bad expression: exit 1, one line naming the column and what was expected,
