@@ -1,4 +1,4 @@
-/* kde.h - problem kde's GPU code (cuda/kde.cu) as plain C: Gaussian kernel density sums of n
+/* kde.h - problem kde's GPU code (cuda/kde/) as plain C: Gaussian kernel density sums of n
  * samples at m points. Every function returns 0, or -1 with the reason in e; none exits. The
  * caller opens the device first (gpu_init). */
 #ifndef QX_CUDA_KDE_H
@@ -45,7 +45,7 @@ extern "C" {
  *         kde_gauss2_poly_f. Work items of (block of outputs, slice of samples) in launches of
  *         whole waves. Error per term <= 3e-6 relative at 4 bandwidth-scaled units from its
  *         output besides the exponential's own (2^-22, 4e-6 or 2e-7), under 1e-5 in all
- *         (cuda/kde.cu). m < 2^32.
+ *         (cuda/kde/fast.cu). m < 2^32.
  * binned: 1-D, at the grid of job->m points over [job->lo, job->hi]: linear binning of the
  *         samples in fixed point (weights to 2^-16, mass kept exactly) through per-block
  *         shared-memory histograms (grids up to 12288 points; global atomics beyond), then

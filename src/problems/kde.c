@@ -2,7 +2,7 @@
  * (2 pi)^(d/2)) sum_j exp(-sum_k (p_k - x_jk)^2 / (2 h_k^2)) over n samples (drawn from a
  * distribution and a seed, or read from a file) at the samples themselves or at a grid of G
  * points per axis. CPU: the exact sum (OpenMP, SLEEF) and the binned FFT approximation; GPU:
- * the seed's kernel as written, naive, tiled, fast and binned (cuda/kde.cu). The reference is
+ * the seed's kernel as written, naive, tiled, fast and binned (cuda/kde/). The reference is
  * the exact double sum on the CPU: at every output for small sizes, at an evenly spread sample
  * of outputs for large ones. The numerical core is kde_math.c, the file reader kde_data.c. */
 #include "../problem.h"
@@ -846,7 +846,7 @@ static int kde_eval(const double *args, const struct param_value *p, const struc
 	return 0;
 }
 
-/* The phases its GPU runs report (cuda/kde.cu), in order, and the host's interpolation. */
+/* The phases its GPU runs report (cuda/kde/), in order, and the host's interpolation. */
 static const char *const kde_phases[] = {"alloc",    "h2d", "scale", "sort",   "kernel", "bin",
                                          "convolve", "d2h", "free",  "interp", NULL};
 static const char *const kde_table_phases[] = {"kernel", "d2h", NULL};

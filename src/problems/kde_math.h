@@ -4,7 +4,7 @@
  * distribution and a seed), the bandwidth rules, the evaluation grid, the exact sum in double
  * (the reference) and in float, the exact sum at chosen outputs (the reference for large n),
  * the linear-binning + FFT approximation, and the seed's buggy arithmetic. The part shared
- * with cuda/kde.cu (the folded constants and the polynomial exp2) is inline and compiles for
+ * with cuda/kde/ (the folded constants and the polynomial exp2) is inline and compiles for
  * the GPU too; the rest is CPU code in kde_math.c. */
 #ifndef QX_KDE_MATH_H
 #define QX_KDE_MATH_H
@@ -83,7 +83,7 @@ KDE_HD float kde_gauss2_poly_f(float d)
 }
 
 /* a 2^(q s) in float on the FMA pipes, the fast GPU variant's factorized polynomial term
- * (cuda/kde.cu: q = 2 p', s = s', a = 2^(-s'^2)): x = q s = j + r with j = rint(x) by the
+ * (cuda/kde/fast.cu: q = 2 p', s = s', a = 2^(-s'^2)): x = q s = j + r with j = rint(x) by the
  * KDE_POLY_MAGIC shift fused into one FMA, r = q s - j (one FMA, exact but for one rounding),
  * 2^r by kde_exp2_frac_f, times a with j added to its exponent. Needs |q s| < 2^22 and a 2^j
  * a normal float (or a = 0 with q s = 0, giving 0). Relative error <= 4e-6 (measured in
@@ -264,7 +264,7 @@ const char *kde_exact_isa(void);
 int kde_binned(const struct kde_points *s, double h, double lo, double hi, size_t g, double *y,
                const struct kde_hooks *hk, struct qx_err *e);
 
-/* The seed's arithmetic (seed 003, the seed kernel of cuda/kde.cu) in float, for checking the
+/* The seed's arithmetic (seed 003, the seed kernel of cuda/kde/seed.cu) in float, for checking the
  * GPU's seed variant: adds to y[i] (never zeroed, as in the seed) sum_j K((x_i - (int)x_j) /
  * hi) with K(t) = 1/sqrt(2 pi) expf(-t^2 / 2), x_j truncated toward zero (saturated, NaN to
  * 0, as the GPU converts), divided by the int hi in float (hi = 0 gives +-inf, so K = 0, or

@@ -254,8 +254,8 @@ static void test_binned(void **state)
 		print_message("binned %s: worst relative error %.2g (density > 1e-3 max), "
 		              "%.2g of max from the CPU's\n",
 		              p == QX_DOUBLE ? "double" : "float", w, wc);
-		/* the GPU bins in fixed point (2^16 per sample, cuda/kde.cu), the CPU in double:
-		 * each bin differs by up to 2^-17 of a sample's weight */
+		/* the GPU bins in fixed point (2^16 per sample, cuda/kde/binned.cu), the CPU in
+		 * double: each bin differs by up to 2^-17 of a sample's weight */
 		assert_true(w <= 1e-4 && wc <= (p == QX_DOUBLE ? 1e-8 : 1e-6));
 		free(y);
 		drop(&j);
