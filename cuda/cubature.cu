@@ -326,9 +326,10 @@ static int cub_alloc(const struct cub_gpu_job *job, long long cap, cub_dev<T> &d
 	return 0;
 }
 
-/* Sum of n doubles of src into the device's sums[slot] through CUB. */
+/* Sum of n doubles of src (one per region) into the device's sums[slot]: cub::DeviceReduce::Sum
+ * (NVIDIA's CUB) in the work area cub_alloc sized. */
 template <typename T>
-static int cub_sum(cub_dev<T> &d, const double *src, long long n, int slot, struct qx_err *e)
+static int region_sum(cub_dev<T> &d, const double *src, long long n, int slot, struct qx_err *e)
 {
 	size_t bytes = d.tmp_bytes;
 	GPU_TRY(cub::DeviceReduce::Sum(d.tmp.ptr, bytes, src, d.sums.ptr + slot, (int)n));
@@ -407,7 +408,7 @@ static int cub_phase2(const struct cub_gpu_job *job, cub_dev<T> &d, const cub_ru
 	                                          d.est.ptr, d.err.ptr, d.axis.ptr, d.parent.ptr,
 	                                          d.ret_err.ptr, axis.ptr, vol.ptr);
 	GPU_TRY(cudaGetLastError());
-	if (cub_sum(d, vol.ptr, active, 0, e))
+	if (region_sum(d, vol.ptr, active, 0, e))
 		return -1;
 	double vol_total;
 	GPU_TRY(cudaMemcpy(&vol_total, d.sums.ptr, sizeof vol_total, cudaMemcpyDeviceToHost));
@@ -432,7 +433,7 @@ static int cub_phase2(const struct cub_gpu_job *job, cub_dev<T> &d, const cub_ru
 		    d.parent.ptr, d.ret_err.ptr, axis.ptr, vol.ptr, used.ptr, stop.ptr);
 	}
 	GPU_TRY(cudaGetLastError());
-	if (cub_sum(d, d.parent.ptr, active, 0, e) || cub_sum(d, d.ret_err.ptr, active, 1, e))
+	if (region_sum(d, d.parent.ptr, active, 0, e) || region_sum(d, d.ret_err.ptr, active, 1, e))
 		return -1;
 	size_t bytes = d.tmp_bytes;
 	GPU_TRY(cub::DeviceReduce::Sum(d.tmp.ptr, bytes, used.ptr, spent_d.ptr, (int)active));
@@ -521,7 +522,7 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 		res->regions += n;
 		res->iterations++;
 		qx_progress_add(n * rule->npts);
-		if (cub_sum(d, d.est.ptr, n, 0, e) || cub_sum(d, d.err.ptr, n, 1, e))
+		if (region_sum(d, d.est.ptr, n, 0, e) || region_sum(d, d.err.ptr, n, 1, e))
 			return -1;
 		cub_tol_kernel<<<1, 1>>>(d.sums.ptr, fin_est, job->rel, job->abs, d.sums.ptr + 4);
 		GPU_TRY(cudaGetLastError());
@@ -532,7 +533,7 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 		size_t bytes = d.tmp_bytes;
 		GPU_TRY(
 		    cub::DeviceScan::ExclusiveSum(d.tmp.ptr, bytes, d.flag.ptr, d.pos.ptr, (int)n));
-		if (cub_sum(d, d.ret_est.ptr, n, 2, e) || cub_sum(d, d.ret_err.ptr, n, 3, e))
+		if (region_sum(d, d.ret_est.ptr, n, 2, e) || region_sum(d, d.ret_err.ptr, n, 3, e))
 			return -1;
 		cub_tally_kernel<<<1, 1>>>(n, d.sums.ptr, d.pos.ptr, d.flag.ptr, d.tally.ptr);
 		GPU_TRY(cudaGetLastError());
