@@ -1,7 +1,9 @@
 /* output.c - every row quadx prints or exports, one serialiser per format: runs, samples,
  * evaluations, worst points and records, as text, JSON Lines (cJSON) or CSV (RFC 4180
  * fields); a sweep's rows and table are in output_sweep.c. Phases and figures are printed as
- * each run has them, by name. */
+ * each run has them, by name. One file, over 600 lines: each kind of row has its text, JSON
+ * and CSV serialisers side by side, on the primitives above them, so that a field added to
+ * one format is seen beside the others. */
 #include "output_internal.h"
 
 #include <cjson/cJSON.h>

@@ -1,7 +1,11 @@
 /* tui.c - the ncursesw dashboard: screen and windows, GNU Readline in callback mode on the
  * bottom line, keys, the frame loop, and the worker thread that runs every command. Only the
  * UI thread (the one that called tui_run) calls ncurses and readline; the worker runs commands
- * through shell_exec_line and publishes a snapshot and the log under a mutex. */
+ * through shell_exec_line and publishes a snapshot and the log under a mutex.
+ * One file, over 600 lines: Readline's callbacks and the signal handlers take no context, so
+ * they reach the dashboard through this file's one static `active`, and the one-thread rule
+ * for ncurses and readline is kept where it can be read whole; what needs neither is already
+ * out (layout.c, dashfmt.c, dashdata.c, panels.c). */
 #include "tui.h"
 
 #include <errno.h>
