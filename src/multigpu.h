@@ -19,6 +19,10 @@
 
 #include "qx.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The most devices a division takes (QX_MAX_GPUS). */
 #define MG_MAX_DEVICES QX_MAX_GPUS
 
@@ -48,5 +52,9 @@ long long mg_spread(long long total, int g, double frac);
  * the counts are within the spread already), or -1 with e. */
 int mg_rebalance(const long long *live, int g, double frac, struct mg_move *moves, int *nmoves,
                  long long *after, struct qx_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
