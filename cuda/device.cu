@@ -27,28 +27,26 @@ static struct {
 	struct gpu_info info;
 } gpu_state;
 
-/* Creates the context (timed), reads the device's properties and keeps the memory pool's
- * freed blocks for reuse, so cudaMallocAsync in later runs does not go back to the driver. */
-static int gpu_open(struct gpu_info *g, struct qx_err *e)
+/* Counts the visible devices into *count; returns 0 (count may be 0), or -1 with the reason
+ * the runtime gives (no driver, a driver older than the runtime). */
+static int gpu_visible(int *count, struct qx_err *e)
 {
-	int count = 0, v = 0;
-	cudaDeviceProp prop;
-	cudaMemPool_t pool;
-	unsigned long long keep = ~0ULL;
-	const double t0 = qx_now_ms();
-	cudaError_t err = cudaGetDeviceCount(&count);
+	cudaError_t err = cudaGetDeviceCount(count);
 	if (err == cudaErrorInsufficientDriver && !gpu_driver_present("/dev"))
 		return qx_fail(e, "no usable GPU: no NVIDIA driver found (no /dev/nvidia* device); "
 		                  "GPU commands need a machine with an NVIDIA GPU and its driver");
 	if (err != cudaSuccess)
 		return qx_fail(e, "no usable GPU: %s (%s)", cudaGetErrorString(err),
 		               cudaGetErrorName(err));
-	if (count == 0)
-		return qx_fail(e, "no usable GPU: no CUDA device is visible");
-	GPU_TRY(cudaSetDevice(0));
-	GPU_TRY(cudaFree(0));
-	g->context_ms = qx_now_ms() - t0;
-	GPU_TRY(cudaGetDeviceProperties(&prop, 0));
+	return 0;
+}
+
+/* Fills g with the properties of device dev (not the memory figures nor context_ms). */
+static int gpu_props(int dev, struct gpu_info *g, struct qx_err *e)
+{
+	cudaDeviceProp prop;
+	int v = 0;
+	GPU_TRY(cudaGetDeviceProperties(&prop, dev));
 	snprintf(g->name, sizeof g->name, "%s", prop.name);
 	g->cc_major = prop.major;
 	g->cc_minor = prop.minor;
@@ -56,14 +54,68 @@ static int gpu_open(struct gpu_info *g, struct qx_err *e)
 	g->max_threads_per_block = prop.maxThreadsPerBlock;
 	g->shared_per_block = prop.sharedMemPerBlock;
 	g->mem_bus_bits = prop.memoryBusWidth;
-	GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, 0));
+	GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, dev));
 	g->sm_clock_mhz = v / 1000;
-	GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, 0));
+	GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, dev));
 	g->mem_clock_mhz = v / 1000;
 	GPU_TRY(cudaDriverGetVersion(&g->driver_version));
 	GPU_TRY(cudaRuntimeGetVersion(&g->runtime_version));
+	return 0;
+}
+
+/* Creates the context (timed), reads the device's properties and keeps the memory pool's
+ * freed blocks for reuse, so cudaMallocAsync in later runs does not go back to the driver. */
+static int gpu_open(struct gpu_info *g, struct qx_err *e)
+{
+	int count = 0;
+	cudaMemPool_t pool;
+	unsigned long long keep = ~0ULL;
+	const double t0 = qx_now_ms();
+	if (gpu_visible(&count, e))
+		return -1;
+	if (count == 0)
+		return qx_fail(e, "no usable GPU: no CUDA device is visible");
+	GPU_TRY(cudaSetDevice(0));
+	GPU_TRY(cudaFree(0));
+	g->context_ms = qx_now_ms() - t0;
+	if (gpu_props(0, g, e))
+		return -1;
 	GPU_TRY(cudaDeviceGetDefaultMemPool(&pool, 0));
 	GPU_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+	return 0;
+}
+
+/* Counts the visible devices; fails with the reason when none is usable. */
+extern "C" int gpu_count(int *n, struct qx_err *e)
+{
+	*n = 0;
+	if (gpu_visible(n, e))
+		return -1;
+	if (*n == 0)
+		return qx_fail(e, "no usable GPU: no CUDA device is visible");
+	return 0;
+}
+
+/* Fills *info for device dev: gpu_init's facts for device 0, the properties and memory read
+ * through a context of dev's own (the primary one, kept for the runs) for the others. */
+extern "C" int gpu_device_info(int dev, struct gpu_info *info, struct qx_err *e)
+{
+	int n = 0, prev = 0;
+	if (gpu_count(&n, e))
+		return -1;
+	if (dev < 0 || dev >= n)
+		return qx_fail(e, "no GPU %d: this host has %d (0..%d)", dev, n, n - 1);
+	if (dev == 0)
+		return gpu_init(info, e);
+	memset(info, 0, sizeof *info);
+	if (gpu_props(dev, info, e))
+		return -1;
+	GPU_TRY(cudaGetDevice(&prev));
+	GPU_TRY(cudaSetDevice(dev));
+	cudaError_t err = cudaMemGetInfo(&info->mem_free, &info->mem_total);
+	cudaSetDevice(prev);
+	if (err != cudaSuccess)
+		return gpu_fail(e, "cudaMemGetInfo", err);
 	return 0;
 }
 

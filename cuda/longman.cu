@@ -5,8 +5,14 @@
  * packed (a team of lanes per integral, the Euler sum as fixed weights of the areas, reduced
  * by shuffles) and block (the seed's: a block per integral, the difference table in shared
  * memory, a barrier per row). */
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "gpu_util.cuh"
 #include "longman.h"
+
+#include "../src/multigpu.h"
 
 #include "../src/problems/longman_math.h"
 #include "../src/userdefs.h"
@@ -267,13 +273,13 @@ extern "C" size_t longman_gpu_device_bytes(const struct longman_gpu_job *job)
 /* Checks the block layout against the device's limits before anything is allocated: N+1
  * threads and the N x N table in shared memory (packed's block is checked by the problem, in
  * `set` and before every run). Returns 0, or -1 with e naming the limit. */
-static int lm_check_limits(const struct longman_gpu_job *job, struct qx_err *e)
+static int lm_check_limits(const struct longman_gpu_job *job, struct qx_err *e, int dev = 0)
 {
 	int max_threads = 0, max_shared = 0;
 	if (job->layout != LONGMAN_GPU_BLOCK)
 		return 0;
-	GPU_TRY(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, 0));
-	GPU_TRY(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlock, 0));
+	GPU_TRY(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, dev));
+	GPU_TRY(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlock, dev));
 	const size_t shared = ((size_t)job->n * job->n + 1) * qx_precision_size(job->prec);
 	if (longman_block_threads(job->n) > max_threads)
 		return qx_fail(
@@ -290,12 +296,14 @@ static int lm_check_limits(const struct longman_gpu_job *job, struct qx_err *e)
 	return 0;
 }
 
-/* Uploads the tables on stream s when g or N changed since the last upload; *uploaded says
- * whether it did. */
+/* Uploads the tables on stream s of device dev (the current one) when g or N changed since
+ * the last upload there; *uploaded says whether it did. Each device has its own tables and
+ * its own record of them, touched only by the thread that drives it. */
 static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *uploaded,
-                     struct qx_err *e)
+                     struct qx_err *e, int dev = 0)
 {
-	static int up_g, up_n;
+	static int up_gs[QX_MAX_GPUS], up_ns[QX_MAX_GPUS];
+	int &up_g = up_gs[dev], &up_n = up_ns[dev];
 	*uploaded = 0;
 	if (up_g == job->g && up_n == job->n)
 		return 0;
@@ -455,6 +463,203 @@ extern "C" int longman_gpu_run(const struct longman_gpu_job *job, void *host_out
 	if (job->math == LM_FAST && !job->user_kernel)
 		return lm_run<float, true>(job, (float *)host_out, t, e);
 	return lm_run<float, false>(job, (float *)host_out, t, e);
+}
+
+/* What one device's share of a run over several GPUs holds: its streams, events and result
+ * buffer, all on device dev. The destructor (every return path, a failure's too) waits for
+ * the device's queued work and frees them, so a failed run leaves nothing on any device. */
+struct lm_share_res {
+	int dev = -1;
+	cudaStream_t s[NSTREAMS] = {};
+	cudaEvent_t ev[5 + 3 * NSTREAMS] = {};
+	void *buf = nullptr;
+	lm_share_res() = default;
+	lm_share_res(const lm_share_res &) = delete;
+	lm_share_res &operator=(const lm_share_res &) = delete;
+	~lm_share_res()
+	{
+		if (dev < 0)
+			return;
+		cudaSetDevice(dev);
+		for (cudaStream_t st : s)
+			if (st)
+				cudaStreamSynchronize(st);
+		if (buf)
+			cudaFree(buf);
+		for (cudaEvent_t e : ev)
+			if (e)
+				cudaEventDestroy(e);
+		for (cudaStream_t st : s)
+			if (st)
+				cudaStreamDestroy(st);
+	}
+};
+
+/* Device dev's share of the run: integrals [first, first + count) of the batch, with the
+ * kernels' arguments p fixed for every device (so each integral is computed as one GPU
+ * computes it), into host[first...]. On a host thread of its own: sets dev current, then the
+ * one-GPU run's steps on resources of its own (lm_share_res): the buffer, the tables (when
+ * changed on this device), the kernels in one or NSTREAMS chunks with their copies, the free.
+ * Its phases and total go to *t, with lm_run's meaning. stop: set by a device that failed,
+ * so the others stop between chunks. Returns 0 or -1 with e. */
+template <typename T, bool FAST>
+static int lm_run_share(const struct longman_gpu_job *job, const lm_args &p, int dev,
+                        long long first, long long count, T *host, struct qx_timing *t,
+                        std::atomic<int> *stop, struct qx_err *e)
+{
+	lm_share_res r;
+	const int nchunks = count >= CHUNK_MIN ? NSTREAMS : 1;
+	const long long chunk = count > 0 ? (count + nchunks - 1) / nchunks : 0;
+	int uploaded = 0, used = 0;
+	static int pool_kept[QX_MAX_GPUS]; /* the device's pool keeps its blocks (gpu_open) */
+	GPU_TRY(cudaSetDevice(dev));
+	r.dev = dev;
+	if (lm_check_limits(job, e, dev))
+		return -1;
+	if (!pool_kept[dev]) {
+		cudaMemPool_t pool;
+		unsigned long long keep = ~0ULL;
+		GPU_TRY(cudaDeviceGetDefaultMemPool(&pool, dev));
+		GPU_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+		pool_kept[dev] = 1;
+	}
+	for (int i = 0; i < NSTREAMS; i++)
+		GPU_TRY(cudaStreamCreateWithFlags(&r.s[i], cudaStreamNonBlocking));
+	for (cudaEvent_t &ev : r.ev)
+		GPU_TRY(cudaEventCreate(&ev));
+	cudaEvent_t *ev = r.ev;
+	GPU_TRY(cudaEventRecord(ev[0], r.s[0]));
+	GPU_TRY(cudaMallocAsync(&r.buf, (size_t)(count > 0 ? count : 1) * sizeof(T), r.s[0]));
+	GPU_TRY(cudaEventRecord(ev[1], r.s[0]));
+	if (lm_upload(job, r.s[0], &uploaded, e, dev))
+		return -1;
+	GPU_TRY(cudaEventRecord(ev[2], r.s[0]));
+	T *dev_out = (T *)r.buf;
+	for (int c = 0; c < nchunks; c++) {
+		const long long off = c * chunk;
+		const long long n = count - off < chunk ? count - off : chunk;
+		const cudaStream_t s = r.s[c];
+		cudaEvent_t *mine = ev + 5 + 3 * c;
+		if (n <= 0)
+			break;
+		if (qx_cancelled())
+			return qx_fail(e, "run cancelled");
+		if (stop->load())
+			return qx_fail(e, "stopped: another GPU failed");
+		if (c)
+			GPU_TRY(cudaStreamWaitEvent(s, ev[2], 0));
+		GPU_TRY(cudaEventRecord(mine[0], s));
+		GPU_TRY((lm_launch<T, FAST>(job, p, first + off, n, dev_out + off, s)));
+		GPU_TRY(cudaEventRecord(mine[1], s));
+		GPU_TRY(cudaMemcpyAsync(host + first + off, dev_out + off, (size_t)n * sizeof(T),
+		                        cudaMemcpyDeviceToHost, s));
+		GPU_TRY(cudaEventRecord(mine[2], s));
+		if (c)
+			GPU_TRY(cudaStreamWaitEvent(r.s[0], mine[2], 0));
+		used++;
+	}
+	GPU_TRY(cudaEventRecord(ev[3], r.s[0]));
+	GPU_TRY(cudaFreeAsync(r.buf, r.s[0]));
+	r.buf = nullptr;
+	GPU_TRY(cudaEventRecord(ev[4], r.s[0]));
+	GPU_TRY(cudaEventSynchronize(ev[4]));
+	qx_progress_add(count);
+	double k_start = 0, k_end = 0;
+	for (int c = 0; c < used; c++) {
+		const double a = gpu_elapsed(ev[2], ev[5 + 3 * c]),
+		             b = gpu_elapsed(ev[2], ev[6 + 3 * c]);
+		k_start = c ? fmin(k_start, a) : a;
+		k_end = c ? fmax(k_end, b) : b;
+	}
+	qx_timing_add(t, "alloc", gpu_elapsed(ev[0], ev[1]), 0);
+	qx_timing_add(t, "h2d", uploaded ? gpu_elapsed(ev[1], ev[2]) : 0, 0);
+	qx_timing_add(t, "kernel", k_end - k_start, used > 1);
+	qx_timing_add(t, "d2h", used ? gpu_elapsed(ev[2], ev[3]) - k_end : 0, used > 1);
+	qx_timing_add(t, "free", gpu_elapsed(ev[3], ev[4]), 0);
+	t->total = gpu_elapsed(ev[0], ev[4]);
+	return 0;
+}
+
+/* The run over devices 0..ngpus-1: the kernels' arguments fixed on the calling thread from
+ * device 0 as the one-GPU run fixes them (the lanes per integral), the batch split over the
+ * devices by their SM counts (mg_split), each share run by lm_run_share on a host thread of
+ * its own; the first failure in device order is the run's error, named by its GPU. */
+template <typename T, bool FAST>
+static int lm_run_multi(const struct longman_gpu_job *job, int ngpus, T *host, struct qx_timing *t,
+                        struct qx_timing *per, struct qx_err *e)
+{
+	int sms = 0, blocks_per_sm = 0;
+	double weights[QX_MAX_GPUS];
+	struct mg_share share[QX_MAX_GPUS];
+	struct qx_err errs[QX_MAX_GPUS];
+	int rc[QX_MAX_GPUS];
+	std::atomic<int> stop{0};
+	if (lm_check_limits(job, e))
+		return -1;
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	if (job->user_kernel)
+		GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		    &blocks_per_sm, job->user_kernel, job->block, 0));
+	else if (job->layout == LONGMAN_GPU_PACKED)
+		GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		    &blocks_per_sm, lm_packed_kernel<T, FAST>, job->block, 0));
+	const lm_args p = lm_make_args(job, (long long)sms * blocks_per_sm * job->block);
+	for (int d = 0; d < ngpus; d++) {
+		int v = 0;
+		GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, d));
+		weights[d] = v > 0 ? v : 1;
+	}
+	if (mg_split(job->m, ngpus, weights, share, e))
+		return -1;
+	qx_progress_phase("kernel+d2h");
+	std::vector<std::thread> threads;
+	for (int d = 0; d < ngpus; d++) {
+		per[d] = qx_timing{};
+		rc[d] = 0;
+		errs[d].msg[0] = '\0';
+	}
+	try {
+		for (int d = 0; d < ngpus; d++)
+			threads.emplace_back([&, d] {
+				rc[d] =
+				    lm_run_share<T, FAST>(job, p, d, share[d].first, share[d].count,
+				                          host, &per[d], &stop, &errs[d]);
+				if (rc[d])
+					stop.store(1);
+			});
+	} catch (...) { /* a thread that could not start: stop those that did */
+		stop.store(1);
+		for (std::thread &th : threads)
+			th.join();
+		return qx_fail(e, "cannot start a host thread for each of %d GPUs", ngpus);
+	}
+	for (std::thread &th : threads)
+		th.join();
+	for (int d = 0; d < ngpus; d++) /* the first real failure, not a "stopped" */
+		if (rc[d] && strncmp(errs[d].msg, "stopped:", 8))
+			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
+	int slow = 0;
+	for (int d = 0; d < ngpus; d++) {
+		if (rc[d])
+			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
+		if (per[d].total > per[slow].total)
+			slow = d;
+	}
+	*t = per[slow];
+	return 0;
+}
+
+/* Runs the job over ngpus devices (longman.h). */
+extern "C" int longman_gpu_run_multi(const struct longman_gpu_job *job, int ngpus, void *host_out,
+                                     struct qx_timing *t, struct qx_timing *per, struct qx_err *e)
+{
+	if (ngpus < 1 || ngpus > QX_MAX_GPUS)
+		return qx_fail(e, "longman: %d GPUs: expected 1..%d", ngpus, QX_MAX_GPUS);
+	if (job->prec == QX_DOUBLE)
+		return lm_run_multi<double, false>(job, ngpus, (double *)host_out, t, per, e);
+	if (job->math == LM_FAST && !job->user_kernel)
+		return lm_run_multi<float, true>(job, ngpus, (float *)host_out, t, per, e);
+	return lm_run_multi<float, false>(job, ngpus, (float *)host_out, t, per, e);
 }
 
 /* Fills *o for the kernel the job launches at the block it launches with (packed: job->block,

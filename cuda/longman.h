@@ -49,6 +49,18 @@ size_t longman_gpu_device_bytes(const struct longman_gpu_job *job);
 int longman_gpu_run(const struct longman_gpu_job *job, void *host_out, struct qx_timing *t,
                     struct qx_err *e);
 
+/* Runs the job over devices 0..ngpus-1 (1..QX_MAX_GPUS): the batch split in contiguous
+ * shares by the devices' SM counts (src/multigpu.h), each share driven from a host thread of
+ * its own that makes its device current and runs it as longman_gpu_run runs a batch, on its
+ * own buffer, streams, events and copies into host_out (pinned, M values of prec: each device
+ * copies its share into place). Every integral is computed with the arguments the one-GPU run
+ * uses (the lanes per integral chosen from device 0), so the values equal longman_gpu_run's
+ * bit for bit. per[0..ngpus) gets each device's phases and total, *t the slowest device's.
+ * On a failure on any device (named with its index) the others stop between chunks, and
+ * every device's buffer, streams and events are freed before it returns -1. */
+int longman_gpu_run_multi(const struct longman_gpu_job *job, int ngpus, void *host_out,
+                          struct qx_timing *t, struct qx_timing *per, struct qx_err *e);
+
 /* Fills *o for the kernel the job launches, at the block size it launches with (packed:
  * job->block; block: N+1 rounded up to a warp); returns 0 or -1. */
 int longman_gpu_occupancy(const struct longman_gpu_job *job, struct gpu_occupancy *o,

@@ -33,6 +33,16 @@ int gpu_compiled(void);
  * old driver) is reported by each. Fails with the reason when there is no usable GPU. */
 int gpu_init(struct gpu_info *info, struct qx_err *e);
 
+/* Stores in *n how many CUDA devices this process sees (CUDA_VISIBLE_DEVICES limits them),
+ * at least 1; returns 0, or -1 with the reason when there is no usable GPU (a CPU-only build,
+ * no driver, no visible device). Opens nothing: the device layer's context stays device 0's. */
+int gpu_count(int *n, struct qx_err *e);
+
+/* Fills *info with the facts of device dev (0 <= dev < gpu_count) as gpu_init does for device
+ * 0 (context_ms: 0 for devices other than 0, whose contexts are created by the runs that use
+ * them); returns 0 or -1 with e. */
+int gpu_device_info(int dev, struct gpu_info *info, struct qx_err *e);
+
 /* Returns a pinned host buffer of at least bytes, owned by the GPU layer and reused by later
  * runs (it grows when needed), or NULL with e filled. */
 void *gpu_host_buffer(size_t bytes, struct qx_err *e);

@@ -127,12 +127,40 @@ static int show_params(struct shell *sh)
 	return 0;
 }
 
-/* Prints what quadx knows about the GPU, or why there is none. */
+/* Prints one record of GPU index i's facts: all of them for device 0 (with how many GPUs
+ * there are, n), the name, memory and SMs for the others. */
+static void device_record(struct shell *sh, int i, int n, const struct gpu_info *g)
+{
+	char cc[16], mem[32], freemem[32];
+	snprintf(cc, sizeof cc, "%d.%d", g->cc_major, g->cc_minor);
+	snprintf(mem, sizeof mem, "%.0f MiB", g->mem_total / 1048576.0);
+	snprintf(freemem, sizeof freemem, "%.0f MiB", g->mem_free / 1048576.0);
+	struct kv kv[] = {
+	    {"gpu", g->name, 0},
+	    {"index", NULL, i},
+	    {"compute_capability", cc, 0},
+	    {"sms", NULL, g->sms},
+	    {"memory", mem, 0},
+	    {"memory_free", freemem, 0},
+	    {"gpus", NULL, n},
+	    {"sm_clock_mhz", NULL, g->sm_clock_mhz},
+	    {"mem_clock_mhz", NULL, g->mem_clock_mhz},
+	    {"mem_bus_bits", NULL, g->mem_bus_bits},
+	    {"max_threads_per_block", NULL, g->max_threads_per_block},
+	    {"driver_version", NULL, g->driver_version},
+	    {"runtime_version", NULL, g->runtime_version},
+	    {"context_ms", NULL, g->context_ms},
+	};
+	output_record(&sh->s, "device", kv, i == 0 ? sizeof kv / sizeof kv[0] : 6);
+}
+
+/* Prints what quadx knows about every GPU (one record each, device 0's first), or why there
+ * is none. */
 static int show_device(struct shell *sh, struct qx_err *e)
 {
 	struct gpu_info g;
 	struct qx_err why;
-	char cc[16], mem[32], freemem[32];
+	int n = 0;
 	if (!gpu_compiled()) {
 		struct kv kv[] = {
 		    {"gpu", "none", 0},
@@ -140,30 +168,17 @@ static int show_device(struct shell *sh, struct qx_err *e)
 		output_record(&sh->s, "device", kv, 2);
 		return 0;
 	}
-	if (gpu_init(&g, &why)) {
+	if (gpu_init(&g, &why) || gpu_count(&n, &why)) {
 		struct kv kv[] = {{"gpu", "none", 0}, {"reason", why.msg, 0}};
 		output_record(&sh->s, "device", kv, 2);
 		return 0;
 	}
-	(void)e;
-	snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);
-	snprintf(mem, sizeof mem, "%.0f MiB", g.mem_total / 1048576.0);
-	snprintf(freemem, sizeof freemem, "%.0f MiB", g.mem_free / 1048576.0);
-	struct kv kv[] = {
-	    {"gpu", g.name, 0},
-	    {"compute_capability", cc, 0},
-	    {"sms", NULL, g.sms},
-	    {"memory", mem, 0},
-	    {"memory_free", freemem, 0},
-	    {"sm_clock_mhz", NULL, g.sm_clock_mhz},
-	    {"mem_clock_mhz", NULL, g.mem_clock_mhz},
-	    {"mem_bus_bits", NULL, g.mem_bus_bits},
-	    {"max_threads_per_block", NULL, g.max_threads_per_block},
-	    {"driver_version", NULL, g.driver_version},
-	    {"runtime_version", NULL, g.runtime_version},
-	    {"context_ms", NULL, g.context_ms},
-	};
-	output_record(&sh->s, "device", kv, sizeof kv / sizeof kv[0]);
+	device_record(sh, 0, n, &g);
+	for (int i = 1; i < n; i++) {
+		if (gpu_device_info(i, &g, e))
+			return -1;
+		device_record(sh, i, n, &g);
+	}
 	return 0;
 }
 

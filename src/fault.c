@@ -3,6 +3,7 @@
 
 #ifdef QX_FAULT_INJECTION
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,21 +78,27 @@ static void fault_read_env(void)
 	}
 }
 
+/* Guards the faults' counts: the GPU wrappers of a run over several GPUs call qx_fault from
+ * a host thread per GPU, and the N-th call must fail exactly once. */
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Counts a call of op against each armed fault whose name prefixes it (after any '(' of a
  * parenthesized call); returns 1 on the call that fault names, which disarms it. */
 int qx_fault(const char *op)
 {
+	int hit = 0;
+	pthread_mutex_lock(&fault_lock);
 	if (nfaults < 0)
 		fault_read_env();
 	op += strspn(op, "( ");
-	for (int i = 0; i < nfaults; i++) {
+	for (int i = 0; i < nfaults && !hit; i++) {
 		struct fault *f = &faults[i];
 		if (f->seen > f->nth || strncmp(op, f->op, strlen(f->op)) != 0)
 			continue;
-		if (++f->seen == f->nth)
-			return 1;
+		hit = ++f->seen == f->nth;
 	}
-	return 0;
+	pthread_mutex_unlock(&fault_lock);
+	return hit;
 }
 
 #else

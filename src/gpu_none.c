@@ -17,6 +17,21 @@ int gpu_init(struct gpu_info *info, struct qx_err *e)
 	return qx_fail(e, NO_CUDA);
 }
 
+/* Always fails: no GPU backend. */
+int gpu_count(int *n, struct qx_err *e)
+{
+	*n = 0;
+	return qx_fail(e, NO_CUDA);
+}
+
+/* Always fails: no GPU backend. */
+int gpu_device_info(int dev, struct gpu_info *info, struct qx_err *e)
+{
+	(void)dev;
+	(void)info;
+	return qx_fail(e, NO_CUDA);
+}
+
 /* Nothing to release. */
 void gpu_release(void)
 {

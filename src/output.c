@@ -216,6 +216,13 @@ cJSON *output_run_json(const struct run_result *r)
 	cJSON_AddItemToObject(obj, "time_ms_min", output_timing_json(&r->min));
 	cJSON_AddItemToObject(obj, "time_ms_max", output_timing_json(&r->max));
 	json_phase_counts(obj, &r->med);
+	if (r->backend == QX_GPU) /* several GPUs: time_ms is the slowest's, per_gpu each one's */
+		cJSON_AddNumberToObject(obj, "gpus", r->gpus);
+	if (r->gpus > 1 && r->gpu_med) {
+		cJSON *arr = cJSON_AddArrayToObject(obj, "per_gpu");
+		for (int g = 0; g < r->gpus; g++)
+			cJSON_AddItemToArray(arr, output_timing_json(&r->gpu_med[g]));
+	}
 	cJSON_AddBoolToObject(obj, "overlapped", qx_timing_overlapped(&r->med));
 	cJSON_AddNumberToObject(obj, "repeat", r->nsamples);
 	cJSON_AddNumberToObject(obj, "warmup", r->warmup);
@@ -537,7 +544,8 @@ static void run_lines(FILE *f, const struct run_result *r)
 	fprintf(f, "%s %s  %s  %s  variant %s  ", qx_backend_name(r->backend), p->name, params,
 	        qx_precision_name(r->prec), p->variants[r->variant].name);
 	if (r->backend == QX_GPU)
-		fprintf(f, "block %d\n", r->block);
+		fprintf(f, "block %d%s%.0d\n", r->block, r->gpus > 1 ? "  gpus " : "",
+		        r->gpus > 1 ? r->gpus : 0);
 	else
 		fprintf(f, "threads %d\n", r->threads);
 	if (r->med.nphases) {
@@ -549,6 +557,13 @@ static void run_lines(FILE *f, const struct run_result *r)
 		}
 		overlap_note(&r->med, note, sizeof note);
 		fprintf(f, "%s\n", note);
+	}
+	for (int g = 0; r->gpu_med && g < r->gpus; g++) { /* each GPU's phases; med: the slowest */
+		fprintf(f, "  gpu %-2d ms  ", g);
+		for (int k = 0; k < r->gpu_med[g].nphases; k++)
+			fprintf(f, "  %s %.4g", r->gpu_med[g].phase[k].name,
+			        r->gpu_med[g].phase[k].ms);
+		fprintf(f, "  total %.4g\n", r->gpu_med[g].total);
 	}
 	fprintf(f, "  total      %.4g ms  (median of %d; min %.4g, max %.4g)  %.4g %s/s\n",
 	        r->med.total, r->nsamples, r->min.total, r->max.total, r->work_per_s, p->work_unit);

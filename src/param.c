@@ -41,7 +41,11 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 	size_t used = 0;
 	switch (def->type) {
 	case PARAM_INT:
-		snprintf(buf, len, "an integer in %.0f..%.0f", def->min, def->max);
+		for (size_t i = 0; def->choices && def->choices[i]; i++)
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s|",
+			                         def->choices[i]);
+		snprintf(buf + (used < len ? used : len - 1), used < len ? len - used : 1,
+		         "an integer in %.0f..%.0f", def->min, def->max);
 		break;
 	case PARAM_REAL:
 		for (size_t i = 0; def->choices && def->choices[i]; i++)
@@ -162,7 +166,7 @@ const char *param_expr(struct param_value v)
 /* 1 when v of def shows as a number. */
 int param_is_number(const struct param_def *def, struct param_value v)
 {
-	return def->type == PARAM_INT || (def->type == PARAM_REAL && !(def->choices && v.num < 0));
+	return (def->type == PARAM_INT || def->type == PARAM_REAL) && !(def->choices && v.num < 0);
 }
 
 /* Checks one number against def's bounds; returns 0 or -1. */
@@ -220,6 +224,11 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 		break;
 	}
 	case PARAM_INT:
+		for (size_t i = 0; def->choices && def->choices[i]; i++)
+			if (strcmp(word, def->choices[i]) == 0) {
+				*out = (struct param_value){-1.0 - (double)i, 0};
+				return 0;
+			}
 		if (parse_real(word, &v.num) || v.num != floor(v.num) ||
 		    param_in_bounds(def, v.num))
 			return param_reject(def, word, e);
@@ -279,7 +288,10 @@ void param_format(const struct param_def *def, struct param_value v, char *buf, 
 		snprintf(buf, len, "%s", def->choices[(int)v.num]);
 		break;
 	case PARAM_INT:
-		snprintf(buf, len, "%.0f", v.num);
+		if (def->choices && v.num < 0)
+			snprintf(buf, len, "%s", def->choices[(int)(-1 - v.num)]);
+		else
+			snprintf(buf, len, "%.0f", v.num);
 		break;
 	case PARAM_REAL:
 		if (def->choices && v.num < 0)

@@ -31,8 +31,8 @@ struct param_def {
 	int min_open;               /* PARAM_MIN_OPEN: min itself is not allowed; | PARAM_MAX_OPEN:
 	                             * nor max (REAL, RANGE) */
 	double def, def_hi;         /* default (ENUM: index into choices; RANGE: def..def_hi) */
-	const char *const *choices; /* ENUM: NULL-terminated list of words; REAL: words also
-	                             * allowed besides a number, word i stored as -1 - i (so
+	const char *const *choices; /* ENUM: NULL-terminated list of words; INT, REAL: words
+	                             * also allowed besides a number, word i stored as -1 - i (so
 	                             * min must be >= 0) */
 	const char *help;
 	unsigned backends; /* 0: every run; QX_ON_GPU (QX_ON_CPU): only GPU (CPU) runs use it */

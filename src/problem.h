@@ -44,6 +44,8 @@ struct run_request {
 	int threads;                  /* CPU threads */
 	const struct user_defs *user; /* the user's parameters, bounds and exact value */
 	void **jit; /* the session's compiled integrands (created on first use; jit_free) */
+	int gpus;   /* GPU runs: the devices 0..gpus-1 to divide the work over (0 or 1: device 0
+	             * alone); more than 1 only for a problem with multi_gpu */
 };
 
 struct gpu_occupancy; /* cuda/quadx_cuda.h */
@@ -105,6 +107,9 @@ struct run_output {
 	struct qx_chart chart; /* optional: nseries 0 (as the caller clears it) leaves none */
 	double untimed_ms;     /* CPU runs: ms inside run_cpu that are not the run's own (compiling
 	                        * the user's integrand, its own phase): taken off the total */
+	int ngpus;             /* a GPU run over several devices (rq->gpus > 1): how many, with each
+	                        * one's phases and total in gpu_time[]; time is then the slowest's */
+	struct qx_timing gpu_time[QX_MAX_GPUS];
 };
 
 /* Appends the figure name = value of kind k to o (dropped past QX_MAX_FIGURES). */
@@ -165,6 +170,8 @@ struct problem {
 	enum qx_ref_kind (*ref_choice)(const struct param_value *p, size_t *samples,
 	                               const char **name);
 	int has_estimates; /* 1: runs fill o->estimates (count doubles, the caller's) */
+	int multi_gpu;     /* 1: run_gpu divides its work over rq->gpus devices (o->gpu_time);
+	                    * 0: a GPU run uses device 0 alone, and `gpus` > 1 is refused for it */
 
 	/* Optional: for a problem that takes the user's own integrand, checks it (its text in a
 	 * PARAM_EXPR parameter) against the user's parameters and bounds; returns 0 or -1 with e

@@ -10,6 +10,9 @@ extern "C" {
 
 #define QX_ERR_LEN 512
 
+/* The most GPUs one run divides its work over (`set gpus`). */
+#define QX_MAX_GPUS 16
+
 /* One error message, filled by the failing function and reported once by the caller. */
 struct qx_err {
 	char msg[QX_ERR_LEN];

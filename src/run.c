@@ -289,18 +289,32 @@ static int run_timed(struct session *s, const struct run_request *rq, enum qx_ba
 	const int repeat = (int)session_setting(s, S_REPEAT);
 	void *values = o->values;
 	double *estimates = o->estimates;
+	const int ngpus = b == QX_GPU && rq->gpus > 1 ? rq->gpus : 0;
+	struct qx_timing *per_gpu = NULL; /* ngpus x repeat: GPU g's samples at g * repeat */
 	r->samples = qx_fault("malloc") ? NULL : malloc((size_t)repeat * sizeof *r->samples);
 	if (!r->samples)
 		return qx_fail(e, "out of memory for %d timing samples", repeat);
+	if (ngpus && !(per_gpu = malloc((size_t)ngpus * repeat * sizeof *per_gpu)))
+		return qx_fail(e, "out of memory for %d GPUs' timing samples", ngpus);
+	if (ngpus && !(r->gpu_med = malloc((size_t)ngpus * sizeof *r->gpu_med))) {
+		free(per_gpu);
+		return qx_fail(e, "out of memory for %d GPUs' timings", ngpus);
+	}
 	qx_progress_start((long long)(warmup + repeat) * (long long)s->prob->count(rq->params),
 	                  qx_backend_name(b));
 	for (int i = 0; i < warmup + repeat; i++) {
-		if (qx_cancelled())
+		if (qx_cancelled()) {
+			free(per_gpu);
 			return qx_fail(e, "run cancelled");
+		}
 		*o = (struct run_output){.values = values, .estimates = estimates};
 		if (b == QX_GPU) {
-			if (s->prob->run_gpu(rq, o, e))
+			if (s->prob->run_gpu(rq, o, e)) {
+				free(per_gpu);
 				return -1;
+			}
+			for (int g = 0; g < ngpus && i >= warmup; g++)
+				per_gpu[(size_t)g * repeat + r->nsamples] = o->gpu_time[g];
 		} else {
 			const double t0 = qx_now_ms();
 			if (s->prob->run_cpu(rq, o, e))
@@ -311,6 +325,12 @@ static int run_timed(struct session *s, const struct run_request *rq, enum qx_ba
 			r->samples[r->nsamples++] = o->time;
 	}
 	phases_summarize(r->samples, r->nsamples, &r->med, &r->min, &r->max);
+	for (int g = 0; g < ngpus; g++) {
+		struct qx_timing lo, hi;
+		phases_summarize(per_gpu + (size_t)g * repeat, r->nsamples, &r->gpu_med[g], &lo,
+		                 &hi);
+	}
+	free(per_gpu);
 	return 0;
 }
 
@@ -409,6 +429,7 @@ static int run_discard(struct session *s, enum qx_backend b, struct run_result *
 		s->last = NULL;
 	free(r->samples);
 	free(r->chart);
+	free(r->gpu_med);
 	free(r);
 	return -1;
 }
@@ -426,6 +447,23 @@ static int run_keep(struct session *s, struct run_result *r, struct qx_err *e)
 		s->runs_cap = cap;
 	}
 	s->runs[s->nruns++] = r;
+	return 0;
+}
+
+/* Resolves the gpus setting for a GPU run of the current problem into rq->gpus, checked again
+ * now (the devices visible may have changed since `set`); refuses more than one GPU for a
+ * problem that runs on one. Returns 0 or -1 with e. */
+static int run_gpus(const struct session *s, struct run_request *rq, struct qx_err *e)
+{
+	int n = 1;
+	if (session_gpus(s, &n, e))
+		return -1;
+	if (n > 1 && !s->prob->multi_gpu)
+		return qx_fail(e,
+		               "run gpu: %s runs on one GPU so far (gpus is %d): set gpus 1 "
+		               "(help gpus says which problems divide their work)",
+		               s->prob->name, n);
+	rq->gpus = n;
 	return 0;
 }
 
@@ -453,7 +491,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	const struct problem *p = s->prob;
 	struct run_result *r;
 	struct gpu_info info;
-	const struct run_request rq = session_request(s);
+	struct run_request rq = session_request(s);
 	const size_t count = p->count(rq.params);
 	int block = rq.block;
 	size_t ref_samples;
@@ -463,6 +501,8 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	if (b == QX_GPU && p->gpu_block && (block = p->gpu_block(&rq, e)) < 0)
 		return -1;
 	if (run_check_backend(s, b, rq.variant, &info, e) || run_check_memory(s, &rq, b, e))
+		return -1;
+	if (b == QX_GPU && run_gpus(s, &rq, e))
 		return -1;
 	r = calloc(1, sizeof *r);
 	if (!r)
@@ -474,6 +514,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->prec = rq.prec;
 	r->variant = rq.variant;
 	r->block = block; /* the block the GPU run launches */
+	r->gpus = b == QX_GPU && rq.gpus > 1 ? rq.gpus : 1;
 	r->threads = rq.threads;
 	r->warmup = (int)session_setting(s, S_WARMUP);
 	r->evals = count;

@@ -1,12 +1,15 @@
 /* session.c - session state: problems, parameters, settings, runs and the reference cache. */
 #include "session.h"
 
+#include "../cuda/quadx_cuda.h"
+
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const precision_names[] = {"float", "double", NULL};
+static const char *const gpus_words[] = {"all", NULL}; /* "all" is stored as QX_GPUS_ALL */
 
 const struct param_def settings_defs[S_COUNT] = {
     [S_PRECISION] = {"precision", PARAM_ENUM, 0, 0, 0, QX_FLOAT, 0, precision_names,
@@ -22,6 +25,9 @@ const struct param_def settings_defs[S_COUNT] = {
                   "timed runs per run command; the median is reported", 0},
     [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones",
                   0},
+    [S_GPUS] = {"gpus", PARAM_INT, 1, QX_MAX_GPUS, 0, 1, 0, gpus_words,
+                "GPUs a GPU run divides its work over; 1 is what the seeds' tables measure",
+                QX_ON_GPU},
 };
 
 /* Fills names[] with the variant names of p, NULL-terminated. */
@@ -80,6 +86,7 @@ void session_free(struct session *s)
 	for (size_t i = 0; i < s->nruns; i++) {
 		free(s->runs[i]->samples);
 		free(s->runs[i]->chart);
+		free(s->runs[i]->gpu_med);
 		free(s->runs[i]);
 	}
 	free(s->runs);
@@ -198,6 +205,40 @@ void session_names(const struct session *s, char *buf, size_t len)
 		                         j + 1 < S_COUNT ? ", " : "");
 }
 
+/* Resolves gpus value v (1..QX_MAX_GPUS or QX_GPUS_ALL) against the visible devices into *n;
+ * returns 0, or -1 with e: no GPU (and why), or more asked for than there are. */
+static int gpus_resolve(double v, int *n, struct qx_err *e)
+{
+	int have = 0;
+	struct qx_err why;
+	char word[16];
+	if (v == 1) {
+		*n = 1;
+		return 0;
+	}
+	snprintf(word, sizeof word, v == QX_GPUS_ALL ? "all" : "%d", (int)v);
+	if (gpu_count(&have, &why))
+		return qx_fail(e, "gpus %s refused: there is no GPU to divide the work over (%s)",
+		               word, why.msg);
+	if (v == QX_GPUS_ALL) {
+		*n = have < QX_MAX_GPUS ? have : QX_MAX_GPUS;
+		return 0;
+	}
+	if ((int)v > have)
+		return qx_fail(e,
+		               "gpus %d refused: this host has %d GPU%s (CUDA_VISIBLE_DEVICES "
+		               "limits what quadx sees): expected 1..%d or all",
+		               (int)v, have, have == 1 ? "" : "s", have);
+	*n = (int)v;
+	return 0;
+}
+
+/* The GPUs a GPU run uses now (see session.h). */
+int session_gpus(const struct session *s, int *n, struct qx_err *e)
+{
+	return gpus_resolve(s->settings[S_GPUS].num, n, e);
+}
+
 /* Applies NAME VALUE pairs to copies, checks them together, then commits. */
 int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 {
@@ -282,6 +323,9 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		session_setting_def(s, (enum setting)k, &def, vnames);
 		struct param_value v;
 		if (param_parse(&def, word, &v, e))
+			return -1;
+		int ngpus;
+		if (k == S_GPUS && gpus_resolve(v.num, &ngpus, e))
 			return -1;
 		if (k == S_VARIANT)
 			variant = (int)v.num;

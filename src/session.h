@@ -22,6 +22,7 @@ enum setting {
 	S_THRESHOLD,
 	S_REPEAT,
 	S_WARMUP,
+	S_GPUS, /* GPUs a GPU run divides its work over: 1..QX_MAX_GPUS, or QX_GPUS_ALL */
 	S_COUNT
 };
 
@@ -68,6 +69,9 @@ struct run_result {
 	                   * its over-threshold flag's threshold; NaN: the session's threshold */
 	struct qx_chart *chart; /* a copy of the run's chart (malloc'd, freed with the result), or
 	                         * NULL when the run left none */
+	int gpus;               /* the GPUs a GPU run divided its work over (1: device 0) */
+	struct qx_timing *gpu_med; /* gpus > 1: each GPU's median phases and total (malloc'd,
+	                            * gpus of them, freed with the result); med is the slowest's */
 };
 
 /* Latest CPU timing for a configuration, kept to compute the GPU's speedup. */
@@ -137,6 +141,16 @@ int session_set_words(struct session *s, const char *words, struct qx_err *e);
 
 /* Returns the current value of a setting as a number (precision/variant: the index). */
 double session_setting(const struct session *s, enum setting which);
+
+/* The value of setting gpus that stands for every GPU the host has (`set gpus all`). */
+#define QX_GPUS_ALL (-1.0)
+
+/* The GPUs a GPU run of s uses now: 1 for `gpus 1` (no device is asked: the run's own checks
+ * say why a GPU is missing), else the setting resolved against the devices visible now
+ * (`all`: every one); returns 0 with *n set, or -1 with e naming how many there are, or why
+ * there is none. Called when a GPU run starts, as the host's devices may have changed since
+ * `set` checked them. */
+int session_gpus(const struct session *s, int *n, struct qx_err *e);
 
 /* The most CPU threads per processor of this host that `threads` accepts. */
 #define QX_THREADS_PER_CPU 4

@@ -71,6 +71,26 @@ class NoGpuTest(unittest.TestCase):
                 self.assertIn("command 3 of -e:", err)  # only the GPU run failed
                 self.assertEqual(json.loads(out.splitlines()[-1])["gpu"], "none")
 
+    def test_set_gpus_refused_without_gpu(self):
+        """`set gpus N` (N > 1) and `set gpus all` with no usable GPU: one error naming the
+        setting and the reason, and the session unchanged (all or nothing: block too); gpus 1,
+        the default, is accepted, and a run then fails as any GPU run does."""
+        for word in ("2", "all", "16"):
+            with self.subTest(word=word):
+                rc, out, err = quadx(f"set block 64 gpus {word}; show params", "--json",
+                                     "--keep-going")
+                self.assertEqual(rc, 1, err)
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertRegex(err, rf"^quadx: command 1 of -e: gpus {word} refused: there "
+                                      r"is no GPU to divide the work over \(.*(GPU|CUDA).*\)")
+                params = json.loads(out.splitlines()[-1])
+                self.assertEqual((params["gpus"], params["block"]), (1, 256))
+        rc, out, err = quadx("set gpus 1; show params", "--json")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(json.loads(out.splitlines()[-1])["gpus"], 1)
+        rc, out, err = quadx("use longman; set M 50 N 8 gpus 1; run gpu")
+        self.assertOneGpuError(rc, err)
+
     def test_coursework_flags(self):
         """The coursework's one-shot mode: the CPU part runs, the GPU part is one error;
         with -g (no GPU) it succeeds."""

@@ -87,8 +87,8 @@ def out_of_range(allowed):
         return bad + ["nonex", "1x", "0x10", "--1"]
     if " at column " in allowed:  # an expression (the parser named where it failed)
         return bad + ["(", "x1+", "sin(x1, x2)", "nosuch", "sum(i, x[j])", "1" * 5000]
-    m = re.match(r"((?:[\w-]+\|)+)(a number in .*)$", allowed)
-    if m:  # words or a number
+    m = re.match(r"((?:[\w-]+\|)+)(a number in .*|an integer in .*)$", allowed)
+    if m:  # words or a number (gpus: all or an integer)
         words = m.group(1).rstrip("|").split("|")
         return out_of_range(m.group(2)) + [words[0].upper(), words[0] + "x"]
     m = re.match(r"an integer in (-?[\d.e+]+)\.\.(-?[\d.e+]+)$", allowed)

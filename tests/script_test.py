@@ -187,6 +187,10 @@ class ValidationTest(QuadxTestCase):
         ("eval 2 -1", ["-1"], r"domain"),
         ("eval 3", ["eval"], r"2 arguments|N X"),
         ("format xml", ["'xml'"], r"text.*json.*csv"),
+        ("set gpus 0", ["'0'", "gpus"], r"all\|an integer in 1\.\.16"),
+        ("set gpus 17", ["'17'", "gpus"], r"all\|an integer in 1\.\.16"),
+        ("set gpus two", ["'two'", "gpus"], r"all\|an integer in 1\.\.16"),
+        ("set gpus 1.5", ["'1.5'", "gpus"], r"all\|an integer in 1\.\.16"),
     ]
 
     def test_each_bad_command_is_one_clear_error(self):
@@ -913,6 +917,41 @@ class NoGpuTest(QuadxTestCase):
         self.assertRegex(res.out, r"cpu\s+double\s+0\.0567394901703")
         # float: E_3(1.5) = 0.0567394901703543 rounded to the nearest float
         self.assertRegex(res.out, r"cpu\s+float\s+0\.05673949047923")
+
+
+class GpusSettingTest(QuadxTestCase):
+    """`set gpus`: checked against the GPUs this host has when set, on any machine."""
+
+    def test_more_gpus_than_exist(self):
+        """More GPUs than the host shows: one error naming how many there are (or, without a
+        GPU, why there is none), and gpus stays 1."""
+        dev = device_info()
+        have = dev.get("gpus", 0) if dev.get("gpu") != "none" else 0
+        want = max(2, min(have + 1, 16))
+        if want <= have:
+            self.skipTest("this host has 16 GPUs: no count over them is a valid word")
+        res = session(f"set gpus {want}\nformat json\nshow params\n", "--keep-going")
+        msg = self.assertOneError(res, 1, [f"gpus {want} refused"])
+        if have:
+            self.assertIn(f"this host has {have} GPU", msg)
+            self.assertIn(f"expected 1..{have} or all", msg)
+        else:
+            self.assertRegex(msg, r"no GPU to divide the work over \(.*(GPU|CUDA)")
+        self.assertEqual(json_lines(res)[0]["gpus"], 1)
+
+    def test_gpus_shown_and_word_kept(self):
+        """gpus 1 is accepted everywhere and shown as a number; `all`, where it is accepted,
+        is shown as the word."""
+        self.assertEqual(self.run_json("set gpus 1; show params")[0]["gpus"], 1)
+        if not no_gpu():
+            self.assertEqual(self.run_json("set gpus all; show params")[0]["gpus"], "all")
+
+    def test_help_gpus(self):
+        """`help gpus` is the setting's paragraph: the default, why, and who divides work."""
+        res = quadx("-e", "help gpus")
+        self.assertOk(res)
+        for words in ("default 1", "set gpus all", "longman", "slowest GPU"):
+            self.assertIn(words, " ".join(res.out.split()))
 
 
 # --------------------------------------------------------------------------------------------

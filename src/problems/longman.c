@@ -901,13 +901,18 @@ static int lm_bind_gpu(const struct run_request *rq, struct longman_gpu_job *job
 	return 0;
 }
 
-/* run_gpu: every integral on the GPU into out, with phase times; an expression amplitude is
- * compiled and linked first (its time in figures, outside the phases). */
+/* run_gpu: every integral on the GPU (or over rq->gpus GPUs) into out, with phase times; an
+ * expression amplitude is compiled and linked first (its time in figures, outside the
+ * phases). */
 static int longman_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
 	if (lm_is_user(rq->params) && lm_bind_gpu(rq, &job, o, e))
 		return -1;
+	if (rq->gpus > 1) { /* the batch over several GPUs, each one's phases in gpu_time */
+		o->ngpus = rq->gpus;
+		return longman_gpu_run_multi(&job, rq->gpus, o->values, &o->time, o->gpu_time, e);
+	}
 	return longman_gpu_run(&job, o->values, &o->time, e);
 }
 
@@ -1041,6 +1046,7 @@ const struct problem longman_problem = {
     .eval = longman_eval,
 #ifdef QX_HAVE_CUDA
     .run_gpu = longman_run_gpu,
+    .multi_gpu = 1,
     .device_bytes = longman_device_bytes,
     .occupancy = longman_occupancy,
 #endif

@@ -215,7 +215,7 @@ static double cpu_run(const char *words, int variant, int threads, double *est, 
 	struct param_value v[QX_MAX_PARAMS];
 	const struct problem *p = cub_params(v, words);
 	double value = NAN;
-	struct run_request rq = {v, NULL, QX_DOUBLE, variant, 256, threads, NULL, NULL};
+	struct run_request rq = {v, NULL, QX_DOUBLE, variant, 256, threads, NULL, NULL, 1};
 	struct run_output o = {.values = &value, .estimates = est};
 	struct qx_err e;
 	if (p->run_cpu(&rq, &o, &e))

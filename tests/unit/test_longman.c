@@ -264,7 +264,7 @@ static void test_batch(void **state)
 	struct qx_err e;
 	double out[12], ref[12];
 	float outf[12];
-	struct run_request rq = {v, NULL, QX_DOUBLE, 0, 256, 2, NULL, NULL};
+	struct run_request rq = {v, NULL, QX_DOUBLE, 0, 256, 2, NULL, NULL, 1};
 	struct run_output o = {.values = out}, of = {.values = outf};
 	const struct qx_figure *ex = o.figure;
 	(void)state;
@@ -336,7 +336,7 @@ static void test_qawf(void **state)
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
 	double out[9], ref[9];
-	struct run_request rq = {v, NULL, QX_DOUBLE, 2, 256, 2, NULL, NULL};
+	struct run_request rq = {v, NULL, QX_DOUBLE, 2, 256, 2, NULL, NULL, 1};
 	struct run_output o = {.values = out};
 	(void)state;
 	assert_string_equal(P->variants[rq.variant].name, "qawf");
@@ -476,7 +476,7 @@ static void test_launch_block(void **state)
 	                    {"100", 128}, {"1023", 1024}, {"1024", 1056}};
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
-	struct run_request rq = {v, NULL, QX_FLOAT, 0, 256, 1, NULL, NULL};
+	struct run_request rq = {v, NULL, QX_FLOAT, 0, 256, 1, NULL, NULL, 1};
 	(void)state;
 	assert_string_equal(P->variants[0].name, "packed");
 	assert_string_equal(P->variants[1].name, "block");

@@ -112,7 +112,7 @@ static void test_tiny_runs(void **state)
 			fail_msg("%s: reference: %s", p->name, e.msg);
 		for (size_t n = 0; n < p->nvariants; n++) {
 			const struct variant_def *var = &p->variants[n];
-			struct run_request rq = {v, set, QX_DOUBLE, (int)n, 256, 1, NULL, NULL};
+			struct run_request rq = {v, set, QX_DOUBLE, (int)n, 256, 1, NULL, NULL, 1};
 			struct run_output o = {.values = out};
 			for (int b = QX_CPU; b <= QX_GPU; b++)
 				for (int prec = QX_FLOAT; prec <= QX_DOUBLE; prec++)
@@ -186,7 +186,7 @@ static void test_default_run_is_clean(void **state)
 		double *ref = calloc(count, sizeof *ref);
 		void *out = calloc(count, sizeof(double));
 		size_t *idx = calloc(count, sizeof *idx), over = 0, unexplained = 0;
-		struct run_request rq = {v, set, prec, 0, 256, 1, NULL, NULL};
+		struct run_request rq = {v, set, prec, 0, 256, 1, NULL, NULL, 1};
 		struct run_output o = {.values = out};
 		struct qx_err e = {""};
 		if (!(p->variants[0].backends & QX_ON_CPU) || p->ref_kind == QX_REF_GPU)
