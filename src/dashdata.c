@@ -19,7 +19,7 @@ void dash_init(struct dash_data *d)
  * compares equal with the CPU timings' keys. */
 static void run_config(const struct run_result *r, char *buf, size_t len)
 {
-	session_timing_key(r->prob, r->params, r->prec, r->variant, buf, len);
+	snprintf(buf, len, "%s", r->timing_key);
 }
 
 /* Copies a CPU timing of the session into slot t when it is of problem p (its key starts
@@ -113,7 +113,7 @@ void dash_update(struct dash_data *d, struct session *s)
 
 	d->precision = (int)session_setting(s, S_PRECISION);
 	d->block = (int)session_setting(s, S_BLOCK);
-	session_timing_key(p, s->params[s->prob_index], (enum qx_precision)d->precision,
+	session_timing_key(p, s->params[s->prob_index], &s->user, (enum qx_precision)d->precision,
 	                   (int)session_setting(s, S_VARIANT), d->current, sizeof d->current);
 	/* another problem's timings, sweep and results are not shown: `use` clears them */
 	take_cpu_timing(&d->timing[SLOT_CPU_SERIAL], &s->cpu_serial, p);

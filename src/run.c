@@ -12,46 +12,44 @@
 
 #define MIB (1024.0 * 1024.0)
 
-/* Writes the key that identifies a problem and its parameters into buf. */
-static void params_key(const struct problem *p, const struct param_value *v, char *buf, size_t len)
-{
-	char params[400];
-	session_params_string(p, v, params, sizeof params);
-	snprintf(buf, len, "%s %s", p->name, params);
-}
-
-/* The key of the reference of p at v in session s: params_key, and for a problem that takes the
- * user's integrand the user's definitions (their parameters, bounds and exact value change the
- * integral or its reference). A key too long for buf ends in a hash of the whole, so that two
- * configurations never share one. */
-static void ref_key(const struct session *s, const struct problem *p, const struct param_value *v,
-                    char *buf, size_t len)
+/* The key of p's configuration v: params_key, and for a problem that takes the user's
+ * integrand the user's definitions u (their parameters, bounds and exact value change the
+ * integral, its reference and its time; NULL: none), then tail. A key too long for buf ends in
+ * a hash of the whole, so that two configurations never share one. */
+static void config_key(const struct problem *p, const struct param_value *v,
+                       const struct user_defs *u, const char *tail, char *buf, size_t len)
 {
 	char params[PARAM_TEXT_LEN + 400], user[1024];
 	session_params_string(p, v, params, sizeof params);
 	user[0] = '\0';
-	if (p->user_integrand)
-		user_defs_string(&s->user, user, sizeof user);
-	const int n = snprintf(buf, len, "%s %s %s", p->name, params, user);
+	if (p->user_integrand && u)
+		user_defs_string(u, user, sizeof user);
+	const int n = snprintf(buf, len, "%s %s %s%s", p->name, params, user, tail);
 	if (n >= 0 && (size_t)n >= len && len > 24) {
 		unsigned long long h = 1469598103934665603ull; /* FNV-1a of the whole key */
-		for (const char *t = p->name; *t; t++)
-			h = (h ^ (unsigned char)*t) * 1099511628211ull;
-		for (const char *t = params; *t; t++)
-			h = (h ^ (unsigned char)*t) * 1099511628211ull;
-		for (const char *t = user; *t; t++)
-			h = (h ^ (unsigned char)*t) * 1099511628211ull;
+		const char *const parts[] = {p->name, params, user, tail};
+		for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+			for (const char *t = parts[k]; *t; t++)
+				h = (h ^ (unsigned char)*t) * 1099511628211ull;
 		snprintf(buf + len - 24, 24, " #%016llx", h);
 	}
 }
 
-/* Writes the key of a timing configuration: problem, parameters, precision and variant. */
-void session_timing_key(const struct problem *p, const struct param_value *v,
-                        enum qx_precision prec, int variant, char *buf, size_t len)
+/* The key of the reference of p at v in session s. */
+static void ref_key(const struct session *s, const struct problem *p, const struct param_value *v,
+                    char *buf, size_t len)
 {
-	char pk[400];
-	params_key(p, v, pk, sizeof pk);
-	snprintf(buf, len, "%s %s %s", pk, qx_precision_name(prec), p->variants[variant].name);
+	config_key(p, v, &s->user, "", buf, len);
+}
+
+/* The configuration's key, then precision and variant. */
+void session_timing_key(const struct problem *p, const struct param_value *v,
+                        const struct user_defs *u, enum qx_precision prec, int variant, char *buf,
+                        size_t len)
+{
+	char tail[96];
+	snprintf(tail, sizeof tail, " %s %s", qx_precision_name(prec), p->variants[variant].name);
+	config_key(p, v, u, tail, buf, len);
 }
 
 /* The first variant of p with a GPU implementation (the GPU double reference's). */
@@ -401,8 +399,7 @@ static void run_answer(const struct run_output *o, enum qx_precision prec, const
 /* Fills the speedup fields of a GPU result, or records a CPU result's timing. */
 static void run_speedup(struct session *s, struct run_result *r)
 {
-	char key[512];
-	session_timing_key(r->prob, r->params, r->prec, r->variant, key, sizeof key);
+	const char *key = r->timing_key;
 	r->speedup_serial = r->speedup_threads = NAN;
 	if (r->backend == QX_CPU) {
 		struct cpu_timing *slot = r->threads == 1 ? &s->cpu_serial : &s->cpu_threads;
@@ -513,6 +510,8 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->backend = b;
 	r->prec = rq.prec;
 	r->variant = rq.variant;
+	session_timing_key(p, rq.params, &s->user, rq.prec, rq.variant, r->timing_key,
+	                   sizeof r->timing_key);
 	r->block = block; /* the block the GPU run launches */
 	r->gpus = b == QX_GPU && rq.gpus > 1 ? rq.gpus : 1;
 	r->threads = rq.threads;

@@ -10,10 +10,12 @@
  * into s). */
 struct run_request session_request(const struct session *s);
 
-/* Writes the key that identifies a timing configuration (problem, parameters, precision,
- * variant) into buf: equal configurations give equal keys. */
+/* Writes the key that identifies a timing configuration (problem, parameters, the user's
+ * definitions u where p takes the user's integrand (NULL: none), precision, variant) into buf:
+ * equal configurations give equal keys, different ones different keys. */
 void session_timing_key(const struct problem *p, const struct param_value *v,
-                        enum qx_precision prec, int variant, char *buf, size_t len);
+                        const struct user_defs *u, enum qx_precision prec, int variant, char *buf,
+                        size_t len);
 
 /* Runs the current problem on backend b (warmup, then repeat timed runs), computes error and
  * speedup, and makes it the session's last result. */

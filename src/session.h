@@ -36,6 +36,7 @@ struct run_result {
 	enum qx_backend backend;
 	enum qx_precision prec;
 	int variant, block, threads, warmup;
+	char timing_key[512]; /* session_timing_key of the run: what its speedup compares */
 	int nsamples;
 	struct qx_timing *samples; /* nsamples of them (malloc'd, freed with the result) */
 	struct qx_timing med, min, max;

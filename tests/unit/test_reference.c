@@ -369,9 +369,49 @@ static void test_gpu_reference_without_gpu(void **state)
 	fake_end(&f);
 }
 
+/* The timing key of a configuration (what a GPU run's speedup is measured against) tells the
+ * user's parameter values and long expressions apart: a CPU time at k = 1 is not the GPU
+ * run's at k = 2, and two expressions of 4000 bytes that differ in their last character do
+ * not share a key. */
+static void test_timing_key_user_defs(void **state)
+{
+	struct session s;
+	struct qx_err e = {""};
+	char k1[512], k2[512], again[512], long1[512], long2[512], words[4200];
+	(void)state;
+	FILE *out = fopen("/dev/null", "w");
+	assert_non_null(out);
+	session_init(&s, out);
+	assert_int_equal(session_use(&s, "cubature", &e), 0);
+	assert_int_equal(session_set_words(&s, "param k 1", &e), 0);
+	assert_int_equal(session_set_words(&s, "dim 2 integrand exp(k*x)", &e), 0);
+	const struct param_value *v = s.params[s.prob_index];
+	session_timing_key(s.prob, v, &s.user, QX_DOUBLE, 0, k1, sizeof k1);
+	session_timing_key(s.prob, v, &s.user, QX_DOUBLE, 0, again, sizeof again);
+	assert_string_equal(k1, again);
+	assert_int_equal(session_set_words(&s, "k 2", &e), 0);
+	session_timing_key(s.prob, v, &s.user, QX_DOUBLE, 0, k2, sizeof k2);
+	assert_string_not_equal(k1, k2);
+	for (int last = 0; last < 2; last++) {
+		int n = snprintf(words, sizeof words, "x");
+		while (n < 4000)
+			n += snprintf(words + n, sizeof words - (size_t)n, "+x1*x2");
+		snprintf(words + n, sizeof words - (size_t)n, "+%d", last + 1);
+		char *argv[] = {"integrand", words};
+		if (session_set(&s, 2, argv, &e))
+			fail_msg("%s", e.msg);
+		session_timing_key(s.prob, v, &s.user, QX_DOUBLE, 0, last ? long2 : long1,
+		                   sizeof long1);
+	}
+	assert_string_not_equal(long1, long2);
+	session_free(&s);
+	fclose(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_timing_key_user_defs),
 	    cmocka_unit_test(test_sample_reference),
 	    cmocka_unit_test(test_sample_reference_estimates),
 	    cmocka_unit_test(test_sample_reference_small),
