@@ -31,6 +31,8 @@ static void fixture_gpu_result(struct session *s, struct run_result *r, double *
 	memcpy(r->params, s->params[s->prob_index], sizeof r->params);
 	r->backend = QX_GPU;
 	r->prec = QX_DOUBLE;
+	session_timing_key(r->prob, r->params, &s->user, r->prec, r->variant, r->timing_key,
+	                   sizeof r->timing_key);
 	r->block = 128;
 	r->evals = 6;
 	r->med = med;
