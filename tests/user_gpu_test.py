@@ -117,6 +117,16 @@ class UserGpuTest(unittest.TestCase):
         self.assertEqual(r[0]["error"]["converged"], 1)
         self.assertEqual(r[2]["error"]["converged"], 1)
 
+    def test_box_from_a_and_b(self):
+        """With no bounds set the box is [a, b]^dim: x1*x2 over [0, 2]^2 is 4 on breadth and
+        twophase."""
+        r = self.runs('set dim 2 integrand "x1*x2" a 0 b 2 exact 4 precision double '
+                      'rel 1e-8; run gpu; set variant twophase; run gpu')
+        self.assertEqual(len(r), 2)
+        for run in r:
+            self.assertLessEqual(abs(run["value"] - 4), run["error_estimate"], run["variant"])
+            self.assertLess(abs(run["value"] - 4), 1e-6, run["variant"])
+
     def test_eval_on_the_gpu(self):
         """eval compiles the user's integrand for the GPU too: every backend and precision
         gives a value, the GPU's agree with the CPU's (double within 1e-15, float within

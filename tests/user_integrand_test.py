@@ -59,6 +59,24 @@ class UserIntegrandTest(unittest.TestCase):
             for r in got:
                 self.check_honest(r, exact, f"{expr} {r['variant']} {r['precision']}")
 
+    def test_box_from_a_and_b(self):
+        """The box of a and b (no bounds set): x1*x2 over [0, 2]^2 is 4 and x over [-1, 3] is
+        4, on the queue (serial and threaded), hcubature and in float; a box given per axis
+        by bounds, finite and infinite, the same."""
+        for words, exact in (('dim 2 integrand "x1*x2" a 0 b 2', 4.0),
+                             ('dim 1 integrand "x" a -1 b 3', 4.0),
+                             ('dim 2 integrand "x*exp(-y)" bounds 1:2 0:inf', 1.5)):
+            rc, out, err = quadx(
+                f'use cubature; set repeat 1 warmup 0 rel 1e-8 {words} exact {exact!r}; '
+                'set precision double threads 1; run cpu; set threads 2; run cpu; '
+                'set variant hcubature; run cpu; '
+                'set variant breadth precision float rel 1e-5; run cpu')
+            self.assertEqual(rc, 0, err)
+            got = runs(out)
+            self.assertEqual(len(got), 4, out)
+            for r in got:
+                self.check_honest(r, exact, f"{words} {r['variant']} {r['precision']}")
+
     def test_parameters(self):
         """A parameter is passed to the compiled code: set and swept without recompiling;
         each value of k gives its own integral (e^k - 1) / k."""

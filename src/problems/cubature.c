@@ -325,6 +325,12 @@ static const struct cub_rule *cub_rule_for(int degree, int dim, struct qx_err *e
 	return cub_rule_build(degree, dim, &rule, e) ? NULL : &rule;
 }
 
+/* The box the CPU integrates over, axis by axis: [a, b] for a built-in integrand, the user's
+ * bounds on a finite axis of theirs and [0, 1] on a mapped infinite one. */
+struct cub_box {
+	double lo[CUB_MAX_DIM], hi[CUB_MAX_DIM];
+};
+
 /* A region of the CPU queue: its estimate, error, split axis, centre and half-widths. */
 struct cub_region {
 	double est, err;
@@ -436,8 +442,9 @@ void cub_progress_error(double est, double err, double rel, double abs_tol)
  * axis of largest fourth difference until the total error meets max(abs, rel |I|), maxeval
  * would be passed or the list would outgrow the budget. The sums are recomputed from the
  * heap every 256 iterations and at the end. */
-static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fnp, int threads,
-                            struct cub_result *res, struct qx_err *e)
+static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fnp,
+                            const struct cub_box *box, int threads, struct cub_result *res,
+                            struct qx_err *e)
 {
 	const struct cub_fn fn = *fnp;
 	const struct cub_rule *r = cub_rule_for(cub_degree(p), fn.dim, e);
@@ -463,7 +470,6 @@ static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fn
 	                       : 1;
 	const size_t first = pieces == 2 ? (size_t)halves : 1;
 	const size_t wide = first > (size_t)batch ? first : (size_t)batch;
-	const double hw = (p[P_B].num - p[P_A].num) / (2 * pieces);
 	if (cap < 2 * first + 2 * (size_t)batch)
 		return qx_fail(e, "budget %.3g MiB holds fewer than %zu regions of %zu bytes",
 		               p[P_BUDGET].num, 2 * first + 2 * batch, sizeof(struct cub_region));
@@ -480,8 +486,9 @@ static int cub_cpu_adaptive(const struct param_value *p, const struct cub_fn *fn
 	*res = (struct cub_result){0};
 	for (size_t k = 0; k < first; k++)
 		for (int i = 0; i < fn.dim; i++) {
+			const double hw = (box->hi[i] - box->lo[i]) / (2 * pieces);
 			heap[k].h[i] = hw;
-			heap[k].c[i] = p[P_A].num + hw * (pieces == 2 ? 1 + 2 * ((k >> i) & 1) : 1);
+			heap[k].c[i] = box->lo[i] + hw * (pieces == 2 ? 1 + 2 * ((k >> i) & 1) : 1);
 		}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (first > 1)
 	for (size_t k = 0; k < first; k++)
@@ -605,16 +612,11 @@ static int cub_hcubature_counted(unsigned ndim, const double *x, void *fdata, un
 
 /* Runs hcubature (its rule is Genz-Malik 7/5 for dim >= 2, Gauss-Kronrod for dim 1). */
 static int cub_cpu_hcubature(const struct param_value *p, const struct cub_fn *fn,
-                             struct cub_result *res, struct qx_err *e)
+                             const struct cub_box *box, struct cub_result *res, struct qx_err *e)
 {
 	struct cub_counted c = {*fn, 0};
-	double lo[CUB_MAX_DIM], hi[CUB_MAX_DIM];
-	for (int i = 0; i < c.fn.dim; i++) { /* a user's integrand maps the unit cube itself */
-		lo[i] = fn->kind == CUB_USER ? 0 : p[P_A].num;
-		hi[i] = fn->kind == CUB_USER ? 1 : p[P_B].num;
-	}
 	*res = (struct cub_result){0};
-	const int rc = hcubature(1, cub_hcubature_counted, &c, (unsigned)c.fn.dim, lo, hi,
+	const int rc = hcubature(1, cub_hcubature_counted, &c, (unsigned)c.fn.dim, box->lo, box->hi,
 	                         (size_t)p[P_MAXEVAL].num, p[P_ABS].num, p[P_REL].num,
 	                         ERROR_INDIVIDUAL, &res->value, &res->err);
 	if (qx_cancelled())
@@ -688,19 +690,24 @@ static void cub_compile_figures(const struct user_compile_times *t, struct run_o
 
 /* The integrand of request rq for the CPU into *fn: a built-in one, or the user's, parsed and
  * compiled (or found in the session's cache) with its parameters and box in fn->user. */
-static int cub_bind_cpu(const struct run_request *rq, struct cub_fn *fn, struct run_output *o,
-                        struct qx_err *e)
+static int cub_bind_cpu(const struct run_request *rq, struct cub_fn *fn, struct cub_box *box,
+                        struct run_output *o, struct qx_err *e)
 {
 	const struct param_value *p = rq->params;
 	struct user_integrand ui;
 	struct user_compile_times t;
 	*fn = cub_make_fn(p);
+	for (int i = 0; i < fn->dim; i++) {
+		box->lo[i] = p[P_A].num;
+		box->hi[i] = p[P_B].num;
+	}
 	if (fn->kind != CUB_USER)
 		return 0;
 	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), fn->dim, NULL, 0, rq->user, p[P_A].num,
 	                         p[P_B].num, &ui, e))
 		return -1;
 	user_integrand_data(&ui, rq->user, p[P_A].num, p[P_B].num, fn->user);
+	user_integrand_cpu_box(&ui, box->lo, box->hi);
 	const double t0 = qx_now_ms();
 	const int rc = user_integrand_cpu(rq->jit, &ui, &fn->user_d, &fn->user_f, &t, e);
 	if (o) /* the compile is a phase of its own, outside the run's time */
@@ -728,16 +735,17 @@ static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struc
 {
 	struct cub_result res;
 	struct cub_fn fn;
-	if (cub_check(rq->params, e) || cub_bind_cpu(rq, &fn, o, e))
+	struct cub_box box;
+	if (cub_check(rq->params, e) || cub_bind_cpu(rq, &fn, &box, o, e))
 		return -1;
 	if (rq->variant == V_HCUBATURE) {
 		if (rq->prec == QX_FLOAT)
 			return qx_fail(e,
 			               "variant hcubature computes in double only: set precision "
 			               "double");
-		if (cub_cpu_hcubature(rq->params, &fn, &res, e))
+		if (cub_cpu_hcubature(rq->params, &fn, &box, &res, e))
 			return -1;
-	} else if (cub_cpu_adaptive(rq->params, &fn, rq->threads, &res, e))
+	} else if (cub_cpu_adaptive(rq->params, &fn, &box, rq->threads, &res, e))
 		return -1;
 	cub_output(&res, rq->prec, o);
 	return 0;
@@ -903,10 +911,12 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 		return -1;
 	struct cub_gpu_job job = cub_job(rq->params, rq->prec, rq->variant, r);
 	struct cub_user_kernels uk;
-	if (job.fn.kind == CUB_USER) {
+	if (job.fn.kind == CUB_USER) { /* its code maps every axis from [0, 1] itself */
 		if (cub_bind_gpu(rq, &job.fn, &uk, o, e))
 			return -1;
 		job.user = &uk;
+		job.a = 0;
+		job.b = 1;
 	}
 	cub_progress_begin(job.maxeval);
 	if (cub_gpu_run(&job, &res, &o->time, e))

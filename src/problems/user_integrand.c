@@ -155,10 +155,14 @@ static void user_wrapper(char **buf, size_t *len, size_t *cap, const struct user
 		const int l = lo + 2 * i, h = lo + 2 * i + 1;
 		switch (ui->map[i]) {
 		case USER_FINITE:
-			user_append(buf, len, cap,
-			            "\tx[%d] = (%s)p[%d] + ((%s)p[%d] - (%s)p[%d]) * t[%d];\n"
-			            "\tjac *= (%s)p[%d] - (%s)p[%d];\n",
-			            i, T, l, T, h, T, l, i, T, h, T, l);
+			if (lang == EXPR_C) /* the CPU integrates over the axis as it is */
+				user_append(buf, len, cap, "\tx[%d] = t[%d];\n", i, i);
+			else
+				user_append(
+				    buf, len, cap,
+				    "\tx[%d] = (%s)p[%d] + ((%s)p[%d] - (%s)p[%d]) * t[%d];\n"
+				    "\tjac *= (%s)p[%d] - (%s)p[%d];\n",
+				    i, T, l, T, h, T, l, i, T, h, T, l);
 			break;
 		case USER_UPPER_INF:
 			user_append(
@@ -406,4 +410,14 @@ int user_integrand_eval_gpu(const struct user_integrand *ui, const struct user_d
 	gpujit_cache_free(c);
 	free(src);
 	return rc;
+}
+
+/* Finite axes keep the user's bounds; infinite ones are mapped from [0, 1]. */
+void user_integrand_cpu_box(const struct user_integrand *ui, double *lo, double *hi)
+{
+	for (int i = 0; i < ui->dim; i++) {
+		const int finite = ui->map[i] == USER_FINITE;
+		lo[i] = finite ? ui->lo[i] : 0;
+		hi[i] = finite ? ui->hi[i] : 1;
+	}
 }

@@ -43,13 +43,19 @@ int user_integrand_parse(const char *text, int dim, const char *const *extra, in
                          struct qx_err *e);
 void user_integrand_free(struct user_integrand *ui);
 
+/* The box the CPU integrates qx_user_S (C) over: each finite axis's bounds, [0, 1] for an
+ * infinite one; lo and hi hold ui->dim values. */
+void user_integrand_cpu_box(const struct user_integrand *ui, double *lo, double *hi);
+
 /* Fills data[USER_DATA_COUNT] with u's parameter values and each axis's bounds. */
 void user_integrand_data(const struct user_integrand *ui, const struct user_defs *u, double a,
                          double b, double *data);
 
 /* The source of qx_user_d and qx_user_f (C), or of qx_user_S for prec (CUDA): the integrand
- * at a point of the unit cube, times the map's Jacobian (bare: the body at x). Malloc'd; NULL when
- * memory is out. */
+ * at a point, times the map's Jacobian. CUDA's point is in the unit cube, every axis mapped
+ * from [0, 1]; C's infinite axes are mapped so, its finite axes take the point as it is (the
+ * CPU integrates over the box user_integrand_cpu_box gives, where such an axis keeps its
+ * bounds: no map, no Jacobian, as for a built-in). Malloc'd; NULL when memory is out. */
 char *user_integrand_source(const struct user_integrand *ui, enum expr_lang lang,
                             enum qx_precision prec);
 

@@ -36,7 +36,8 @@ static void parse(const char *text, int dim, const char *bounds, struct user_def
 }
 
 /* The CPU's code: the mapped integrand at t equals the body at the mapped point times the
- * map's Jacobian, computed here from the formulas of user_integrand.h, on every kind of axis;
+ * map's Jacobian, computed here from the formulas of user_integrand.h, on every kind of axis
+ * (a finite axis keeps its coordinate: the CPU's box is the user's there);
  * the session's cache gives the same code the second time without compiling. */
 static void test_cpu_map(void **state)
 {
@@ -55,14 +56,20 @@ static void test_cpu_map(void **state)
 		fail_msg("%s", e.msg);
 	assert_int_equal(t.cached, 0);
 	print_message("CPU compile: %.1f ms\n", t.compile_ms);
+	/* the finite axis (the first, [-1, 3]) is integrated as it is: its coordinate is x1 */
+	double lo[4], hi[4];
+	user_integrand_cpu_box(&ui, lo, hi);
+	assert_true(lo[0] == -1 && hi[0] == 3);
+	for (int i = 1; i < 4; i++)
+		assert_true(lo[i] == 0 && hi[i] == 1);
 	const double pts[3][4] = {
-	    {0.1, 0.2, 0.3, 0.4}, {0.5, 0.5, 0.5, 0.5}, {0.9, 0.7, 0.05, 0.99}};
+	    {-0.6, 0.2, 0.3, 0.4}, {1, 0.5, 0.5, 0.5}, {2.6, 0.7, 0.05, 0.99}};
 	for (int q = 0; q < 3; q++) {
 		const double *s = pts[q];
 		const double u4 = 2 * s[3] - 1;
-		const double x[4] = {-1 + 4 * s[0], s[1] / (1 - s[1]), 2 - (1 - s[2]) / s[2],
+		const double x[4] = {s[0], s[1] / (1 - s[1]), 2 - (1 - s[2]) / s[2],
 		                     u4 / (1 - u4 * u4)};
-		const double jac = 4 / ((1 - s[1]) * (1 - s[1])) / (s[2] * s[2]) * 2 *
+		const double jac = 1 / ((1 - s[1]) * (1 - s[1])) / (s[2] * s[2]) * 2 *
 		                   (1 + u4 * u4) / ((1 - u4 * u4) * (1 - u4 * u4));
 		const double want = exp(-2 * x[0] * x[0]) * (1 + x[1] * x[1] + x[2] + x[3]) * jac;
 		const double got = fd(s, data);
