@@ -202,16 +202,19 @@ static void spawn_attr_init(posix_spawnattr_t *attr)
 }
 
 /* Runs the compiler at cc on src, writing the shared object so; its messages go into msg.
- * -O3 unrolls the short loops of an integrand and of reduced_math.h's polynomials (f1's
- * evaluation in a loop of them: 19 ns against 27 at -O2); -fno-semantic-interposition lets the
- * compiler inline one exported function into another (an integrand's body into its map),
- * which -fPIC alone forbids. Returns 0, or -1 with the reason
+ * -O3 unrolls the short loops of an integrand and of reduced_math.h's polynomials;
+ * -fno-tree-vectorize because the rule's point was stored a coordinate at a time just
+ * before the call, and a vector load of two of them cannot take them from the store buffer
+ * (a stall each: f1 in dim 6 took 1.8 times the built-in's time, 1.07 without);
+ * -fno-semantic-interposition lets the compiler inline one exported function into another (an
+ * integrand's body into its map), which -fPIC alone forbids. Returns 0, or -1 with the reason
  * in e. */
 static int run_compiler(const char *cc, const char *src, const char *so, const char *dir, char *msg,
                         size_t cap, struct qx_err *e)
 {
 	char *argv[] = {(char *)cc,
 	                "-O3",
+	                "-fno-tree-vectorize",
 	                "-fPIC",
 	                "-fno-semantic-interposition",
 	                "-shared",
