@@ -93,7 +93,7 @@ static int show_params(struct shell *sh)
 {
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
-	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + USER_MAX_PARAMS + 3];
+	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + USER_MAX_PARAMS + 4];
 	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][PARAM_TEXT_LEN];
 	char bounds[USER_MAX_AXES * 64];
 	size_t n = 0;
@@ -105,6 +105,10 @@ static int show_params(struct shell *sh)
 		    param_kv(&p->params[k], s->params[s->prob_index][k], text[n], sizeof text[n]);
 		n++;
 	}
+	char as_expr[PARAM_TEXT_LEN];
+	if (p->as_expression &&
+	    !p->as_expression(s->params[s->prob_index], as_expr, sizeof as_expr))
+		kv[n++] = (struct kv){"as_expression", as_expr, 0};
 	if (p->user_integrand) { /* the user's definitions: the box, the exact value, parameters */
 		user_bounds_format(&s->user, bounds, sizeof bounds);
 		kv[n++] = (struct kv){"bounds", bounds, 0};

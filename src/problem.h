@@ -235,6 +235,10 @@ struct problem {
 	int (*eval)(const double *args, const struct param_value *p, const struct user_defs *u,
 	            enum qx_backend b, enum qx_precision prec, struct eval_result *out,
 	            struct qx_err *e);
+	/* Optional: writes the integrand of p as the expression language's text (help
+	 * expressions), numbers in full, so that `set integrand "TEXT"` integrates the same
+	 * function; returns 0, or -1 when it has none or it does not fit in cap bytes. */
+	int (*as_expression)(const struct param_value *p, char *buf, size_t cap);
 };
 
 #define QX_EVAL_UNREPRESENTABLE 2

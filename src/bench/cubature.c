@@ -275,7 +275,8 @@ static int cb_init(struct session *s, struct qx_err *e)
 #ifdef QX_HAVE_CUDA
 /* The built-in integrands written as the user's expressions, against the built-ins. */
 static const struct {
-	const char *f, *expr; /* the built-in and its expression (no spaces: set's words) */
+	const char *f, *expr; /* the built-in and its expression (no spaces), or NULL: the
+	                       * problem's own (as_expression: a Genz family with its c and w) */
 	int dim;
 	double rel, cpu_rel; /* the GPU runs' tolerance, the CPU runs' */
 } cb_user_rows[] = {
@@ -283,7 +284,19 @@ static const struct {
     {"f5", "sum(i,cos(10*x[i]))/(0.2*sin(10))", 8, 1e-9, 1e-6},
     {"f5", "sum(i,cos(10*x[i]))/(0.2*sin(10))", 5, 1e-6, 1e-6},
     {"f1", "1/(0.1+cos(sum(i,x[i]^2))^2)", 8, 1e-4, 1e-3},
+    {"gaussian", NULL, 8, 1e-8, 1e-6},
 };
+
+/* Sets the integrand to text and the exact value (one argument each: the text may be longer
+ * than a line of set's words); returns 0 or -1 with e. */
+static int cb_set_expression(struct session *s, const char *text, double exact, struct qx_err *e)
+{
+	char value[32];
+	snprintf(value, sizeof value, "%.17g", exact);
+	char *argv[] = {"integrand", (char *)text, "exact", value};
+	fprintf(stderr, "bench %s: integrand %.60s... exact %s\n", s->prob->name, text, value);
+	return session_set(s, 4, argv, e);
+}
 
 /* Runs the current settings on b and returns the result with its value and estimate in *v,
  * *est (double runs); NULL with e on failure. */
@@ -328,9 +341,14 @@ static int cb_user(struct session *s, struct qx_err *e)
 		if (!ref)
 			return -1;
 		const double exact = ref[0];
-		snprintf(words, sizeof words, "integrand %s exact %.17g", cb_user_rows[i].expr,
-		         exact);
-		if (!(r = cb_user_run(s, words, QX_GPU, &vu, &eu, e)))
+		char text[PARAM_TEXT_LEN];
+		if (cb_user_rows[i].expr)
+			snprintf(text, sizeof text, "%s", cb_user_rows[i].expr);
+		else if (!s->prob->as_expression ||
+		         s->prob->as_expression(s->params[s->prob_index], text, sizeof text))
+			return qx_fail(e, "%s has no expression", cb_user_rows[i].f);
+		if (cb_set_expression(s, text, exact, e) ||
+		    !(r = cb_user_run(s, NULL, QX_GPU, &vu, &eu, e)))
 			return -1;
 		const double tu = r->med.total, nu = bench_figure(r, "evaluations");
 		const double nvrtc = bench_figure(r, "compile_ms"),
@@ -341,9 +359,8 @@ static int cb_user(struct session *s, struct qx_err *e)
 		if (!(r = cb_user_run(s, words, QX_CPU, &cvb, &ceb, e)))
 			return -1;
 		const double ctb = r->med.total;
-		snprintf(words, sizeof words, "integrand %s exact %.17g", cb_user_rows[i].expr,
-		         exact);
-		if (!(r = cb_user_run(s, words, QX_CPU, &cvu, &ceu, e)))
+		if (cb_set_expression(s, text, exact, e) ||
+		    !(r = cb_user_run(s, NULL, QX_CPU, &cvu, &ceu, e)))
 			return -1;
 		const double ctu = r->med.total;
 		printf("| %s | %d | %g | %.4g ms, %.3g evals | %.4g ms, %.3g evals | %.2f | %s "

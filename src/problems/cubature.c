@@ -981,6 +981,49 @@ static int cub_eval(const double *args, const struct param_value *p, const struc
 	return 0;
 }
 
+/* as_expression: Genz's families with their drawn c and w, each written as the C source of
+ * cub_f_body computes it (the same operations in the same order), numbers in %.17g. */
+static int cub_as_expression(const struct param_value *p, char *buf, size_t cap)
+{
+	const struct cub_fn fn = cub_make_fn(p);
+	size_t n = 0;
+	int w;
+#define CUB_PUT(...)                                                                               \
+	do {                                                                                       \
+		w = snprintf(buf + n, n < cap ? cap - n : 0, __VA_ARGS__);                         \
+		if (w < 0 || (n += (size_t)w) >= cap)                                              \
+			return -1;                                                                 \
+	} while (0)
+	switch (fn.kind) {
+	case CUB_GAUSSIAN: /* exp(-s), s the sum of (c (x - w))^2 */
+		CUB_PUT("exp(-(");
+		for (int i = 0; i < fn.dim; i++)
+			CUB_PUT("%s(%.17g*(x%d-%.17g))^2", i ? "+" : "", fn.c[i], i + 1, fn.w[i]);
+		CUB_PUT("))");
+		return 0;
+	case CUB_PRODUCT_PEAK: /* the product of 1 / (1/c^2 + (x - w)^2) */
+		for (int i = 0; i < fn.dim; i++)
+			CUB_PUT("%s1/(1/%.17g^2+(x%d-%.17g)^2)", i ? "*" : "", fn.c[i], i + 1,
+			        fn.w[i]);
+		return 0;
+	case CUB_OSC: /* cos(2 pi w1 + sum c x) */
+		CUB_PUT("cos(%.17g", 2 * CUB_PI * fn.w[0]);
+		for (int i = 0; i < fn.dim; i++)
+			CUB_PUT("+%.17g*x%d", fn.c[i], i + 1);
+		CUB_PUT(")");
+		return 0;
+	case CUB_C0: /* exp(-sum c |x - w|) */
+		CUB_PUT("exp(-(");
+		for (int i = 0; i < fn.dim; i++)
+			CUB_PUT("%s%.17g*abs(x%d-%.17g)", i ? "+" : "", fn.c[i], i + 1, fn.w[i]);
+		CUB_PUT("))");
+		return 0;
+	default:
+		return -1;
+	}
+#undef CUB_PUT
+}
+
 /* The phases its GPU runs report (cuda/cubature.cu), each summed over the iterations. */
 static const char *const cub_phases[] = {"alloc",  "rules",  "classify", "split",
                                          "copies", "phase2", "free",     NULL};
@@ -1012,6 +1055,7 @@ const struct problem cubature_problem = {
     .is_reference = cub_is_reference,
     .tolerance = cub_tolerance,
     .eval = cub_eval,
+    .as_expression = cub_as_expression,
 #ifdef QX_HAVE_CUDA
     .run_gpu = cub_run_gpu,
     .device_bytes = cub_device_bytes,
