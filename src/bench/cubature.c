@@ -311,7 +311,7 @@ static const struct run_result *cb_user_run(struct session *s, const char *words
 	return r;
 }
 
-/* One table: per row the built-in and the expression on the GPU (breadth, double; median of 5
+/* One table: per row the built-in and the expression on the GPU (breadth, double; median of 15
  * after a warm-up) and on every core of the CPU, their times, evaluations and the ratio, the
  * expression's value against the exact one within its estimate, and what compiling the
  * expression took (NVRTC and nvJitLink, done once: the timed runs find it cached). */
@@ -319,8 +319,8 @@ static int cb_user(struct session *s, struct qx_err *e)
 {
 	const int nproc = omp_get_num_procs();
 	printf("\n### Your own integrand: the built-ins written as expressions\n\n");
-	printf("GPU: breadth, double, median of 5 after a warm-up; CPU: breadth on %d threads, "
-	       "median of 3. Ratio: the expression's time over the built-in's. 'within est': "
+	printf("GPU: breadth, double, median of 15 after a warm-up; CPU: breadth on %d threads, "
+	       "median of 5. Ratio: the expression's time over the built-in's. 'within est': "
 	       "|expression - exact| <= its error estimate.\n\n",
 	       nproc);
 	printf("| integrand | dim | rel | GPU built-in | GPU expression | ratio | within est | "
@@ -332,7 +332,7 @@ static int cb_user(struct session *s, struct qx_err *e)
 		const struct run_result *r;
 		snprintf(words, sizeof words,
 		         "integrand %s dim %d rel %g maxeval " CB_GPU_MAXEVAL
-		         " variant breadth precision double repeat 5 warmup 1",
+		         " variant breadth precision double repeat 15 warmup 1",
 		         cb_user_rows[i].f, cb_user_rows[i].dim, cb_user_rows[i].rel);
 		if (!(r = cb_user_run(s, words, QX_GPU, &vb, &eb, e)))
 			return -1;
@@ -354,7 +354,7 @@ static int cb_user(struct session *s, struct qx_err *e)
 		const double nvrtc = bench_figure(r, "compile_ms"),
 		             link = bench_figure(r, "link_ms");
 		snprintf(words, sizeof words,
-		         "integrand %s rel %g maxeval 1e10 threads %d repeat 3 warmup 1",
+		         "integrand %s rel %g maxeval 1e10 threads %d repeat 5 warmup 1",
 		         cb_user_rows[i].f, cb_user_rows[i].cpu_rel, nproc);
 		if (!(r = cb_user_run(s, words, QX_CPU, &cvb, &ceb, e)))
 			return -1;
