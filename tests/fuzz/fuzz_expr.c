@@ -28,7 +28,11 @@ static void check_emit(const struct expr *x, const char *text)
 			char *src = expr_emit(x, (enum expr_lang)lang, (enum qx_precision)prec,
 			                      "integrand");
 			check(src && strstr(src, " integrand(const "), "no source", text);
-			check(lang == EXPR_C || !strstr(src, "#include"), "#include in CUDA", text);
+			/* CUDA: no #include in the function (reduced_math.h's text before it keeps
+			 * its own behind #ifndef __CUDACC_RTC__, which NVRTC defines) */
+			const char *fn = lang == EXPR_CUDA ? strstr(src, "extern \"C\"") : NULL;
+			check(lang == EXPR_C || (fn && !strstr(fn, "#include")), "#include in CUDA",
+			      text);
 			free(src);
 		}
 }
