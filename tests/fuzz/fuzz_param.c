@@ -41,7 +41,7 @@ static void fuzz_def(const struct param_def *d, const char *word)
 		                : v.num < (double)nchoices && v.num == floor(v.num),
 		      "expression or choice not kept", d, word);
 		check(strlen(word) <= PARAM_EXPR_MAX, "expression over its limit", d, word);
-	} else if (d->type == PARAM_REAL && d->choices && v.num < 0) {
+	} else if ((d->type == PARAM_REAL || d->type == PARAM_INT) && d->choices && v.num < 0) {
 		check(-1 - v.num < (double)nchoices, "word out of the list", d, word);
 	} else {
 		check(isfinite(v.num) && v.num >= d->min && v.num <= d->max, "value out of bounds",
