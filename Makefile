@@ -11,6 +11,7 @@
 #   make install PREFIX=/usr/local
 
 PREFIX   ?= /usr/local
+.DEFAULT_GOAL := all
 CC       ?= gcc
 CUDA_HOME ?= /usr/local/cuda
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
@@ -28,7 +29,8 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE $(WARN) -fopenmp -pthread -MMD -MP
 LDLIBS   := -lreadline -lncursesw -lcjson -lcubature -lgsl -lgslcblas -lsleef -lfftw3 -lm -ldl -fopenmp -pthread
 
-SRC      := $(wildcard src/*.c src/problems/*.c src/expr/*.c src/expr/*.S src/gpujit/*.c)
+SRC      := $(wildcard src/*.c src/problems/*.c src/problems/*/*.c src/expr/*.c src/expr/*.S \
+            src/gpujit/*.c)
 MAIN_SRC := src/main.c
 # The bench kit (src/bench/): `make bench`'s sections, a client of the session linked into
 # $(BUILD)/quadx-bench only (never into quadx), with its main and the results file's text.
@@ -38,14 +40,18 @@ BENCH_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/bench/*.c))
 # cuda/lto_embed.S embeds into the binary as the bytes qx_lto_NAME .. qx_lto_NAME_end
 # (GPUJIT_FATBIN_DECLARE in src/gpujit/gpujit.h); the normal .cu rule leaves these files alone.
 LTO_SRC  := $(filter %.lto.cu,$(wildcard cuda/*.cu cuda/*/*.cu))
-# cuda/cubature/user_kernels.cu is built once per precision and kernel (CUB_USER_FATBINS).
-CU_SRC   := $(filter-out %.lto.cu cuda/cubature/user_kernels.cu,$(wildcard cuda/*.cu cuda/*/*.cu))
+# A problem's folder may add build rules of its own in cuda/NAME/build.mk: sources the rule
+# below must leave alone (CU_OWN_RULES), objects to link (CU_OWN_OBJ, GPU builds only).
+CU_OWN_RULES :=
+CU_OWN_OBJ   :=
+include $(wildcard cuda/*/build.mk)
+CU_SRC   := $(filter-out %.lto.cu $(CU_OWN_RULES),$(wildcard cuda/*.cu cuda/*/*.cu))
 
 ifneq ($(strip $(NVCC)),)
   GPU_BUILD  := yes
   override CFLAGS += -DQX_HAVE_CUDA -isystem $(CUDA_HOME)/include
   LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpu_none.c src/gpujit/gpujit_none.c,$(SRC))
-  CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o) $(LTO_SRC:%.lto.cu=$(BUILD)/%.fatbin.o)
+  CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o) $(LTO_SRC:%.lto.cu=$(BUILD)/%.fatbin.o) $(CU_OWN_OBJ)
   NVCCFLAGS  ?= -O3 -std=c++17 -lineinfo
   # LTO-IR for sm_80 and sm_90 (nvJitLink also links it for later GPUs); code=lto_XX is what
   # asks for LTO-IR (nvcc refuses -dlto beside -gencode).
@@ -59,20 +65,6 @@ else
   LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpujit/gpujit.c,$(SRC))
   CU_OBJ     :=
 endif
-
-# Problem cubature's kernels for a user's integrand, in LTO-IR: one fatbin a precision (d, f) and
-# kernel (the rule kernel for dimension 0 (any) or 4..8, twophase's phase 2: p2), linked at run
-# time with the integrand that NVRTC compiles (cuda/cubature/user_kernels.cuh), embedded by
-# cuda/cubature/user_embed.S.
-ifeq ($(GPU_BUILD),yes)
-CUB_USER_KERNELS := $(foreach s,d f,$(foreach k,0 4 5 6 7 8 p2,$(s)_$(k)))
-CUB_USER_FATBINS := $(CUB_USER_KERNELS:%=$(BUILD)/cuda/cubature/user_%.fatbin)
-CU_OBJ   += $(BUILD)/cuda/cubature/user_embed.o
-endif
-cub_user_prec  = $(word 1,$(subst _, ,$1))
-cub_user_flags = -DCUB_USER_S=$(call cub_user_prec,$1) \
-	-DCUB_USER_T=$(if $(filter d,$(call cub_user_prec,$1)),double,float) \
-	$(if $(filter p2,$(word 2,$(subst _, ,$1))),,-DCUB_USER_RULE_DN=$(word 2,$(subst _, ,$1)))
 
 LIB_OBJ  := $(patsubst %,$(BUILD)/%.o,$(basename $(LIB_SRC))) $(CU_OBJ)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -129,16 +121,6 @@ $(BUILD)/src/expr/reduced_math_text.o: src/expr/reduced_math.h
 $(BUILD)/%.o: %.cu | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(shell sed -n 's|^// nvccflags: ||p' $<) -c -o $@ $<
-
-$(BUILD)/cuda/cubature/user_%.fatbin: cuda/cubature/user_kernels.cu cuda/cubature/user_kernels.cuh \
-	cuda/cubature/rule_kernel.cuh cuda/cubature.h src/problems/cubature_math.h \
-	src/problems/cubature_rules.h | $(BUILD)/.deps-ok
-	@mkdir -p $(dir $@)
-	$(NVCC) $(LTO_NVCCFLAGS) $(call cub_user_flags,$*) -o $@ $<
-
-$(BUILD)/cuda/cubature/user_embed.o: cuda/cubature/user_embed.S $(CUB_USER_FATBINS)
-	@mkdir -p $(dir $@)
-	$(CC) -c -Wa,-I$(BUILD)/cuda/cubature -o $@ $<
 
 # A NAME.lto.cu (see LTO_SRC) to its fatbin of LTO-IR, with the `// nvccflags:` line too.
 $(BUILD)/%.fatbin: %.lto.cu | $(BUILD)/.deps-ok
@@ -199,7 +181,7 @@ test: all $(UNIT_BIN)
 	@$(PYTHON) tests/runner.py $(TEST_STEPS)
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
-FORMAT_SRC := $(wildcard src/*.[ch] src/*/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
+FORMAT_SRC := $(wildcard src/*.[ch] src/*/*.[ch] src/*/*/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
 	cuda/*/*.cuh cuda/*/*.h tests/unit/*.[ch] tests/unit/*.cu tests/fuzz/*.[ch])
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)

@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "../src/fault.h"
-#include "quadx_cuda.h"
+#include "../src/device.h"
 
 /* Fills e with "WHAT: CUDA message (code name)" and returns -1. */
 int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
@@ -20,6 +20,15 @@ int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
 		cudaError_t gpu_try_err_ = (call);                                                 \
 		if (gpu_try_err_ != cudaSuccess)                                                   \
 			return gpu_fail(e, #call, gpu_try_err_);                                   \
+	} while (0)
+
+/* GPU_TRY for a kernel launch (call returns the launch's cudaError_t): the fault point "launch"
+ * fails any kernel launch in test builds, whichever problem launches it. */
+#define GPU_LAUNCH(call)                                                                           \
+	do {                                                                                       \
+		if (qx_fault("launch"))                                                            \
+			return qx_fail(e, "launch of %s: injected fault (QUADX_FAULT)", #call);     \
+		GPU_TRY(call);                                                                     \
 	} while (0)
 
 /* One device allocation of a host wrapper (cudaMalloc or cudaMallocAsync into ptr). Every

@@ -21,9 +21,6 @@ struct cmd_entry {
 	int (*exec)(struct shell *sh, int argc, char **argv, struct qx_err *e);
 };
 
-/* Help topics that are neither commands nor problems, NULL-terminated. */
-extern const char *const help_topics[];
-
 /* The command table, terminated by an entry with a NULL name. */
 extern const struct cmd_entry cmd_table[];
 
@@ -37,21 +34,8 @@ int cmd_split(char *text, char **argv, int max, struct qx_err *e);
 /* Executes one line (commands separated by ';'); returns 0 or -1 with e filled. */
 int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e);
 
-/* Reads commands from f line by line. Errors go to stderr as `quadx: line N: message` (with
- * name when it is not NULL); stops at the first unless keep_going, and after a line whose
- * output could not be written (main reports it). Returns the number of failed lines. */
-int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going);
-
-/* Runs the commands of -e, one a line of f, as shell_run_stream does, but names an error by
- * the command's place among them: `quadx: command N of -e: message` (in JSON "command": N and
- * "source": "-e"), since the commands of one -e share its one line. */
-int shell_run_commands(struct shell *sh, FILE *f, int keep_going);
-
 /* Registers run as what the `dashboard` command starts (the dashboard registers itself this
  * way, so that the command table does not depend on it); without one the command fails. */
 void cmd_register_dashboard(int (*run)(struct shell *sh, int standalone, struct qx_err *e));
-
-/* Finds the help page for topic (help/TOPIC.txt); returns a malloc'd path or NULL. */
-char *help_page_path(const char *topic);
 
 #endif

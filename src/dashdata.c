@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cuda/quadx_cuda.h"
+#include "device.h"
 #include "run.h"
 
 /* Clears d. */

@@ -24,8 +24,7 @@ static const char *const fault_points[] = {
     "cudaMemcpy",    /* host/device copies and uploads of tables */
     "cudaStream",    /* stream creation, waits and synchronization */
     "cudaEvent",     /* timing events */
-    "expint_launch", /* expint kernel launches */
-    "lm_launch",     /* longman kernel launches */
+    "launch",        /* kernel launches (GPU_LAUNCH in cuda/gpu_util.cuh) */
     NULL,
 };
 

@@ -1,5 +1,5 @@
 /* gpu_none.c - the GPU interface in a build without nvcc: every call says why there is none. */
-#include "../cuda/quadx_cuda.h"
+#include "device.h"
 
 #define NO_CUDA                                                                                    \
 	"no GPU backend: this quadx was built without CUDA (nvcc was not found at build time)"

@@ -11,8 +11,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../cuda/quadx_cuda.h"
+#include "device.h"
 #include "commands.h"
+#include "script.h"
 #include "coursework.h"
 #include "fault.h"
 #include "repl.h"

@@ -1,5 +1,6 @@
 /* multigpu.c - the division of a run's work over several GPUs (see multigpu.h): contiguous
- * shares of a batch, and cubature breadth's rebalancing plan. No CUDA, no state. */
+ * shares of a batch, and the plan that rebalances an adaptive run's live regions. No CUDA,
+ * no state. */
 #include "multigpu.h"
 
 #include <math.h>

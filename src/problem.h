@@ -2,11 +2,13 @@
  * CPU and GPU runs, reference values and single evaluations.
  *
  * Adding a problem NAME:
- *  1. src/problems/NAME.c defines `const struct problem NAME_problem` (below): parameter and
+ *  1. src/problems/NAME/NAME.c defines `const struct problem NAME_problem` (below): parameter and
  *     variant tables, run_cpu, reference, is_reference, eval...; settings only it uses (expint's
  *     streams) go in its own settings table, GPU-only ones marked in param_def.backends.
- *  2. cuda/NAME.cu with cuda/NAME.h: plain C functions (a job struct, run, device bytes,
- *     occupancy) that NAME.c calls under #ifdef QX_HAVE_CUDA; the GPU run fills o's phases.
+ *  2. cuda/NAME/ implements src/problems/NAME/NAME_gpu.h: plain C functions (a job struct,
+ *     run, device bytes, occupancy) that NAME.c calls under #ifdef QX_HAVE_CUDA; the GPU run
+ *     fills o's phases. Math shared by the CPU and the GPU is one header in src/problems/NAME/;
+ *     rules of its own build go in cuda/NAME/build.mk.
  *  3. help/NAME.txt: the page, with a paragraph per variant (tests/unit/test_helptext.c).
  *  4. One line in src/problems/registry.c. No other module of quadx names a problem.
  *  5. tests/unit/test_problems.c checks the contract of every registered problem.
@@ -48,7 +50,7 @@ struct run_request {
 	             * alone); more than 1 only for a problem with multi_gpu */
 };
 
-struct gpu_occupancy; /* cuda/quadx_cuda.h */
+struct gpu_occupancy; /* src/device.h */
 
 /* How text output shows a figure (JSON and CSV always have the number). */
 enum qx_figure_kind {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmdhistory.h"
+#include "help.h"
 #include "messages.h"
 
 #define MAX_CANDIDATES 128

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda/quadx_cuda.h"
+#include "device.h"
 #include "fault.h"
 
 #define MIB (1024.0 * 1024.0)

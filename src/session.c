@@ -1,7 +1,7 @@
 /* session.c - session state: problems, parameters, settings, runs and the reference cache. */
 #include "session.h"
 
-#include "../cuda/quadx_cuda.h"
+#include "device.h"
 
 #include <math.h>
 #include <omp.h>

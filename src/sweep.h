@@ -6,7 +6,7 @@
 #ifndef QX_SWEEP_H
 #define QX_SWEEP_H
 
-#include "../cuda/quadx_cuda.h"
+#include "device.h"
 #include "session.h"
 
 #define SWEEP_MAX_VALUES 64 /* values of one axis */

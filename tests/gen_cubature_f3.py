@@ -42,7 +42,7 @@ Usage:  nice python3 tests/gen_cubature_f3.py [--dmax 8] [--check]   (about 2 mi
          chain with Chebyshev-tabulated G_2, G_3 for d=4, all at dps 20)
 
 tests/gen_cubature_ref.py imports compute_all and CONFIGS for the f3 rows of dims 4..8 of
-src/problems/cubature_ref.h (compute_all reports its progress on stderr).
+src/problems/cubature/cubature_ref.h (compute_all reports its progress on stderr).
 """
 import argparse
 import bisect

@@ -1,6 +1,6 @@
 """Generate the reference values of problem `cubature` that have no closed form in C.
 
-Makes src/problems/cubature_ref.h (a C table: integrand, dim, value) for the unit cube [0,1]^dim:
+Makes src/problems/cubature/cubature_ref.h (a C table: integrand, dim, value) for the unit cube [0,1]^dim:
   f1   = 1/(0.1 + cos^2(s))      s = sum x_i^2   dims 1..16
   f1p2 = 1/(0.1 + cos^2(s))^2                     dims 1..16
   f2   = cos(prod cos(2^(2i) x_i))                dims 1..2 (4..8: the issue's 15 digits, in C)
@@ -8,7 +8,7 @@ Makes src/problems/cubature_ref.h (a C table: integrand, dim, value) for the uni
   f4   = sin(prod asin(x_i))                      dims 1..3 (4..8: the issue's, in C)
 Rerun with Debian's interpreter (python3-mpmath):
 
-    nice python3 tests/gen_cubature_ref.py > src/problems/cubature_ref.h
+    nice python3 tests/gen_cubature_ref.py > src/problems/cubature/cubature_ref.h
 
 How each value is obtained and checked (the script exits non-zero on any disagreement):
   f1, f1p2: with A = 1.2, 1/(0.1 + cos^2 s) = 2/(A + cos 2s) and the Fourier series

@@ -19,7 +19,7 @@ Output: CSV with a header line "n,x,value", then one line per point.
 Lines starting with '#' are comments.
 
 The points (about 6800, sorted by (n, x)) cover every branch of
-src/problems/expint_math_tmpl.h and its boundaries: every order 1..64 and
+src/problems/expint/expint_math_tmpl.h and its boundaries: every order 1..64 and
 orders up to the limit 1e6 on a log grid of x, x next to 1 and 1/2, tiny x
 down to the smallest double and float, the float and double underflow edges,
 the thresholds n = 20, 30, 250, and 2600 random points; nearly all x are

@@ -110,7 +110,7 @@ class FaultPathMemcheckTest(unittest.TestCase):
             "run gpu", failures=2, runs=2)
 
     def test_memcheck_on_longman_fault_path(self):
-        self.memcheck_with_fault("lm_launch", f"use longman; set M 100 {SMALL}; run gpu; run gpu",
+        self.memcheck_with_fault("launch", f"use longman; set M 100 {SMALL}; run gpu; run gpu",
                                  failures=1, runs=1)
 
 
@@ -141,9 +141,9 @@ class GpuFaultTest(unittest.TestCase):
 
     FAULTS = {
         "expint": ["cudaMalloc", "cudaMemcpy", "cudaFree", "cudaFree:2", "cudaStream",
-                   "cudaEvent", "expint_launch"],
+                   "cudaEvent", "launch"],
         "longman": ["cudaMalloc", "cudaMemcpy", "cudaFree", "cudaFree:2", "cudaStream",
-                    "cudaEvent", "lm_launch"],
+                    "cudaEvent", "launch"],
     }
     SETUP = {"expint": f"set n 40 m 300 {SMALL}", "longman": f"use longman; set M 100 {SMALL}"}
 

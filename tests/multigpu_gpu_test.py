@@ -158,7 +158,7 @@ class MultiGpuFaultTest(unittest.TestCase):
         g = COUNTS[0]
         # M large enough that every GPU runs chunks: the second launch, allocation or copy
         # of the run falls on some GPU while the others are mid-way
-        for fault in ("lm_launch:2", "cudaMalloc:2", "cudaMemcpy:3", "cudaEvent:7"):
+        for fault in ("launch:2", "cudaMalloc:2", "cudaMemcpy:3", "cudaEvent:7"):
             with self.subTest(fault=fault):
                 rc, out, err = self.sanitized(
                     fault, f"use longman; set M 600000 {SMALL} gpus {g}; run gpu; run gpu")

@@ -7,19 +7,19 @@
 #ifndef QX_CUBATURE_RULE_KERNEL_CUH
 #define QX_CUBATURE_RULE_KERNEL_CUH
 
-#include "../cubature.h"
+#include "../../src/problems/cubature/cubature_gpu.h"
 
 #define CUB_REAL double
 #define CUB_SUFFIX d
 #define CUB_SUFFIX_IS_FLOAT 0
-#include "../../src/problems/cubature_math.h"
+#include "../../src/problems/cubature/cubature_math.h"
 #undef CUB_REAL
 #undef CUB_SUFFIX
 #undef CUB_SUFFIX_IS_FLOAT
 #define CUB_REAL float
 #define CUB_SUFFIX f
 #define CUB_SUFFIX_IS_FLOAT 1
-#include "../../src/problems/cubature_math.h"
+#include "../../src/problems/cubature/cubature_math.h"
 #undef CUB_REAL
 #undef CUB_SUFFIX
 #undef CUB_SUFFIX_IS_FLOAT

@@ -1,6 +1,6 @@
 /* user_embed.S - the LTO-IR fatbins of problem cubature's user-integrand kernels, built by the
  * Makefile (user_PREC_KERNEL.fatbin, found through the assembler's -I), as read-only data:
- * qx_lto_cub_NAME .. qx_lto_cub_NAME_end for each (src/problems/cubature_user.c lists them). */
+ * qx_lto_cub_NAME .. qx_lto_cub_NAME_end for each (src/problems/cubature/cubature_user.c lists them). */
 .macro embed name
 	.section .rodata
 	.balign 16

@@ -1,7 +1,7 @@
 /* eval.cu - one evaluation of a kernel built at run time: the point and the data copied to the
  * device, the kernel launched on one thread, the value copied back (`eval` on the GPU). */
 #include "../gpu_util.cuh"
-#include "load.h"
+#include "../../src/gpujit/load.h"
 
 /* Launches kernel(pt, p, out) on one thread with pt[0..n) and p[0..np) in device memory and
  * copies *out back; every allocation is freed on every path (gpu_owned). */

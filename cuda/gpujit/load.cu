@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "../gpu_util.cuh"
-#include "load.h"
+#include "../../src/gpujit/load.h"
 
 /* Opens the GPU (gpu_init: a clear error without one) and reads the current device's compute
  * capability as major * 10 + minor. */

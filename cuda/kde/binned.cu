@@ -1,4 +1,4 @@
-/* binned.cu - kde's binned variant (cuda/kde.h): linear binning of the samples in fixed
+/* binned.cu - kde's binned variant (src/problems/kde/kde_gpu.h): linear binning of the samples in fixed
  * point through per-block shared histograms, then the convolution with the Gaussian by cuFFT
  * (double, zero-padded), its plans from the cache of fft_plans.cu. */
 #include <algorithm>

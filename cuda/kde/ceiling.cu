@@ -1,5 +1,5 @@
 /* ceiling.cu - the special-function unit's ceiling for kde's exact sums (kde_gpu_ceiling in
- * cuda/kde.h): a kernel of only ex2s, timed. */
+ * src/problems/kde/kde_gpu.h): a kernel of only ex2s, timed. */
 #include <algorithm>
 #include <vector>
 

@@ -5,9 +5,9 @@
 #ifndef QX_CUDA_KDE_KERNELS_CUH
 #define QX_CUDA_KDE_KERNELS_CUH
 
-#include "../kde.h"
+#include "../../src/problems/kde/kde_gpu.h"
 
-#include "../../src/problems/kde_math.h"
+#include "../../src/problems/kde/kde_math.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

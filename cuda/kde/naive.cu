@@ -1,4 +1,4 @@
-/* naive.cu - kde's naive variant (cuda/kde.h): the seed's layout with its bugs fixed, one
+/* naive.cu - kde's naive variant (src/problems/kde/kde_gpu.h): the seed's layout with its bugs fixed, one
  * thread per output and one accumulator of the precision, float or double. */
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 #define QX_CUDA_KDE_RUN_CUH
 
 #include "../gpu_util.cuh"
-#include "../kde.h"
+#include "../../src/problems/kde/kde_gpu.h"
 
 /* Pairs one launch of the sums should take at most (float: ~20 ms at the ex2 ceiling;
  * double about as long), so that a cancel is seen within a chunk or two. */

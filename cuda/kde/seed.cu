@@ -1,4 +1,4 @@
-/* seed.cu - kde's seed variant (cuda/kde.h): seed 003's kernel and host code as written, its
+/* seed.cu - kde's seed variant (src/problems/kde/kde_gpu.h): seed 003's kernel and host code as written, its
  * bugs kept (documented in kde.h); the only change, an output offset, so that long runs go in
  * cancellable chunks. */
 #include <algorithm>

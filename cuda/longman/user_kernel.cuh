@@ -3,15 +3,15 @@
  * qx_lm_user_S (S: d or f) that the run-time linker resolves. lm_user_d.lto.cu and
  * lm_user_f.lto.cu build it to LTO-IR, which quadx embeds and links at run time (src/gpujit)
  * with the amplitude's own LTO-IR from NVRTC, qx_user_S(x, p) at the point x = {x, lambda}, so
- * that the amplitude is inlined into the kernel. cuda/longman.cu includes this header for
+ * that the amplitude is inlined into the kernel. cuda/longman/longman.cu includes this header for
  * struct lm_user_args alone and launches the kernel with cudaLaunchKernel. */
 #ifndef QX_LONGMAN_USER_KERNEL_CUH
 #define QX_LONGMAN_USER_KERNEL_CUH
 
-#include "../../src/problems/longman_math.h"
-#include "../longman.h"
+#include "../../src/problems/longman/longman_math.h"
+#include "../../src/problems/longman/longman_gpu.h"
 
-/* The kernel's argument: the batch as cuda/longman.cu's lm_args (team lanes per integral,
+/* The kernel's argument: the batch as cuda/longman/longman.cu's lm_args (team lanes per integral,
  * team = 1 << team_log2), the tables of the kernel's precision (longman.cu's device globals,
  * by address: Gauss-Legendre nodes t and weights w, Euler weights c, J0 zeros z) and the
  * user's parameters. */

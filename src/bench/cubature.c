@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../problems/cubature_rules.h"
+#include "../problems/cubature/cubature_rules.h"
 #include "kit.h"
 
 #ifdef QX_HAVE_CUDA
-#include "../../cuda/cubature.h"
+#include "../problems/cubature/cubature_gpu.h"
 #endif
 
 #define CUB_CAP_MS 1500.0

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../cuda/quadx_cuda.h"
+#include "../device.h"
 #include "../output.h"
-#include "../problems/expint_accuracy.h"
+#include "../problems/expint/expint_accuracy.h"
 #include "../sweep.h"
 #include "kit.h"
 

@@ -14,13 +14,13 @@
 #include <string.h>
 
 #include "../output.h"
-#include "../problems/kde_math.h"
+#include "../problems/kde/kde_math.h"
 #include "../sweep.h"
 #include "kit.h"
 
 #ifdef QX_HAVE_CUDA
-#include "../../cuda/kde.h"
-#include "../../cuda/quadx_cuda.h"
+#include "../problems/kde/kde_gpu.h"
+#include "../device.h"
 
 /* FP64 instructions one double pair costs in the tiled kernel: the subtraction, the square,
  * kde_exp2_poly_d's range check, 3 adds and 13 FMAs, and the tile sum's add. */

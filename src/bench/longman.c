@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../cuda/quadx_cuda.h"
+#include "../device.h"
 #include "kit.h"
 
 /* CPU serial and GSL runs use at most this many integrals and are scaled up to M. */

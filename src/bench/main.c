@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../cuda/quadx_cuda.h"
+#include "../device.h"
 #include "../export.h"
 #include "benchfile.h"
 #include "kit.h"

@@ -11,7 +11,7 @@
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
-#include "../../cuda/gpujit/load.h"
+#include "load.h"
 #include "gpujit.h"
 
 /* The CUDA version that built quadx's kernels: their LTO-IR links only with an nvJitLink of the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "../../src/commands.h"
+#include "../../src/script.h"
 
 /* The most values, and warm-up plus timed repetitions, a run may have under the fuzzers;
  * larger runs fail with an error instead of starting. */

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "../../cuda/quadx_cuda.h"
+#include "../../src/device.h"
 
 /* 1 once fixture_open_gpu has opened the GPU. */
 static int fixture_have_gpu;

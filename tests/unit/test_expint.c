@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../cuda/quadx_cuda.h"
-#include "../../cuda/expint.h"
-#include "../../src/problems/expint_accuracy.h"
+#include "../../src/device.h"
+#include "../../src/problems/expint/expint_gpu.h"
+#include "../../src/problems/expint/expint_accuracy.h"
 
 #include "../../src/problem.h"
 

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <elf.h>
 
-#include "../../cuda/quadx_cuda.h"
+#include "../../src/device.h"
 #include "../../src/gpujit/gpujit.h"
 
 #ifdef QX_HAVE_CUDA

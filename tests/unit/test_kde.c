@@ -1,4 +1,4 @@
-/* test_kde.c - problem kde's numerical core on the CPU (src/problems/kde_math.h, kde_data.h):
+/* test_kde.c - problem kde's numerical core on the CPU (src/problems/kde/kde_math.h, kde_data.h):
  * the exact sums in double and float against tests/data/kde_ref.csv (mpmath at two
  * precisions, made by tests/gen_kde_ref.py) in 1-D to 3-D, at the samples and into the
  * tails; the bandwidth rules; the grid; the float sum at n = 2^22; the exact-sample
@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../src/problems/kde_data.h"
-#include "../../src/problems/kde_math.h"
+#include "../../src/problems/kde/kde_data.h"
+#include "../../src/problems/kde/kde_math.h"
 #include "../../src/run.h"
 #include "../../src/session.h"
 

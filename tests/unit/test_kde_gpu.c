@@ -1,5 +1,5 @@
-/* test_kde_gpu.c - problem kde's GPU variants (cuda/kde.h) against the CPU reference
- * (kde_exact_d of src/problems/kde_math.h, itself checked against mpmath by test_kde): every
+/* test_kde_gpu.c - problem kde's GPU variants (src/problems/kde/kde_gpu.h) against the CPU reference
+ * (kde_exact_d of src/problems/kde/kde_math.h, itself checked against mpmath by test_kde): every
  * variant at small and moderate n, float and double, 1-D to 3-D for tiled, the seed's bugs,
  * the binned error, limits, cancellation and the ex2 ceiling. Skips (exit 0) in a build
  * without CUDA or without a usable GPU, unless QUADX_REQUIRE_GPU is set. */
@@ -12,11 +12,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../cuda/quadx_cuda.h"
-#include "../../src/problems/kde_math.h"
+#include "../../src/device.h"
+#include "../../src/problems/kde/kde_math.h"
 
 #ifdef QX_HAVE_CUDA
-#include "../../cuda/kde.h"
+#include "../../src/problems/kde/kde_gpu.h"
 #include "gpu_fixture.h"
 
 /* n samples of dist (seed 1) in double, with Silverman's h per axis. */

@@ -1,4 +1,4 @@
-/* test_kde_simd.c - the exact sums' inner loops (src/problems/kde_simd.h) on every instruction
+/* test_kde_simd.c - the exact sums' inner loops (src/problems/kde/kde_simd.h) on every instruction
  * set this CPU runs, each forced in turn (scalar, AVX2, AVX-512): against long double sums of
  * the same inputs in 1-D to 3-D, for sample counts around the vector widths, the runs and the
  * tiles; a group of outputs against the same outputs one at a time; denormals flushed and the
@@ -16,8 +16,8 @@
 #include <xmmintrin.h>
 #endif
 
-#include "../../src/problems/kde_math.h"
-#include "../../src/problems/kde_simd.h"
+#include "../../src/problems/kde/kde_math.h"
+#include "../../src/problems/kde/kde_simd.h"
 
 /* Sample counts: below, at and above the vector widths (4, 8, 16), the float runs (128, 256
  * samples) and the tiles (4096). */

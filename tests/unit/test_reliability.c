@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "../../src/commands.h"
+#include "../../src/script.h"
 #include "../../src/fault.h"
 #include "../../src/sweep.h"
 

@@ -17,9 +17,9 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "cubature.h"
-#include "cubature/rule_kernel.cuh"
-#include "gpu_util.cuh"
+#include "../../src/problems/cubature/cubature_gpu.h"
+#include "rule_kernel.cuh"
+#include "../gpu_util.cuh"
 
 /* The iterations of st that split: all but one that ended the run. */
 static long long cub_ahead_splits(const cub_ahead *st)

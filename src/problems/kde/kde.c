@@ -8,7 +8,7 @@
  * One file, over 600 lines: it is the problem's interface (problem.h) and nothing else, the
  * callbacks of kde_problem, static, sharing the cache of the samples and outputs (kde_state);
  * the numerics (kde_math.c, kde_simd.c), the reader and the GPU code are out already. */
-#include "../problem.h"
+#include "../../problem.h"
 
 #include <errno.h>
 #include <float.h>
@@ -19,13 +19,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../stats.h"
+#include "../../stats.h"
 #include "kde_data.h"
 #include "kde_math.h"
 
 #ifdef QX_HAVE_CUDA
-#include "../../cuda/kde.h"
-#include "../../cuda/quadx_cuda.h"
+#include "kde_gpu.h"
+#include "../../device.h"
 #endif
 
 /* Largest grid per axis: the GPU binned convolution costs G times min(G, 16 h / spacing). */

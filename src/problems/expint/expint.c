@@ -1,6 +1,6 @@
 /* expint.c - problem `expint`: the exponential integral E_n(x) on the coursework's grid of
  * orders 1..n times samples x_j = a + (b-a) j/m, j = 1..m (seed 000). */
-#include "../problem.h"
+#include "../../problem.h"
 
 #include <float.h>
 #include <gsl/gsl_errno.h>
@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../../cuda/expint.h" /* its GPU functions exist in GPU builds only */
+#include "expint_gpu.h" /* its GPU functions exist in GPU builds only */
 
 #include "expint_math.h"
 
@@ -336,7 +336,7 @@ static int expint_occupancy(const struct run_request *rq, struct gpu_occupancy *
 }
 #endif
 
-/* The phases its GPU runs report (cuda/expint.cu), in order. */
+/* The phases its GPU runs report (cuda/expint/expint.cu), in order. */
 static const char *const expint_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
 static const char *const expint_table_phases[] = {"kernel", "d2h", NULL};
 

@@ -56,7 +56,7 @@ struct cub_fn {
 /* The branch-free double cos, sin and asin the built-ins share with the user's expressions
  * (reduced_math.h); cos and sin take |x| <= CUB_COS_LIMIT, and set *wide past it, where the
  * caller evaluates again with the C library's. */
-#include "../expr/reduced_math.h"
+#include "../../expr/reduced_math.h"
 #define CUB_COS_LIMIT QX_REDUCED_LIMIT
 
 /* cos(x) by qx_cos_reduced, setting *wide past its range: the integrand is then evaluated

@@ -10,7 +10,7 @@
 #ifndef QX_CUBATURE_RULES_H
 #define QX_CUBATURE_RULES_H
 
-#include "../qx.h"
+#include "../../qx.h"
 #include "cubature_math.h"
 
 #define CUB_MAX_SUMS 5 /* the basic rule and up to four null or embedded rules */

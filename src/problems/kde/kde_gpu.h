@@ -4,7 +4,7 @@
 #ifndef QX_CUDA_KDE_H
 #define QX_CUDA_KDE_H
 
-#include "../src/qx.h"
+#include "../../qx.h"
 
 #ifdef __cplusplus
 extern "C" {

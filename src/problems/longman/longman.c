@@ -3,9 +3,14 @@
  * half-cycle areas between zeros by Gauss-Legendre of order g, summed by the Euler transform
  * or directly. The reference is the exact closed form. The amplitude may instead be the
  * user's expression g(x) in x and lambda (`set integrand "EXPR"`, oscillator `trig`), compiled
- * for the CPU and the GPU like cubature's integrands; its reference is GSL's QAWF. */
-#include "../problem.h"
-#include "user_integrand.h"
+ * for the CPU and the GPU like cubature's integrands; its reference is GSL's QAWF
+ * (longman_qawf.c). The tables are longman_tables.c's. What stays here is one problem's C
+ * side around its parameter enum: checks, CPU run, reference, error bounds, GPU binding and
+ * eval all read the parameters by that enum, so they are kept in one file. */
+#include "../../problem.h"
+#include "../user_integrand.h"
+#include "longman_qawf.h"
+#include "longman_tables.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
@@ -15,8 +20,8 @@
 #include <string.h>
 
 #ifdef QX_HAVE_CUDA
-#include "../../cuda/longman.h"
-#include "../gpujit/gpujit.h"
+#include "longman_gpu.h"
+#include "../../gpujit/gpujit.h"
 #endif
 
 /* The smallest omega: the last zero, (N + 1.5) pi / omega, and the values, up to 1 / omega,
@@ -194,99 +199,6 @@ static int lm_bind_cpu(const struct param_value *p, const struct user_defs *u, v
 	if (o)
 		lm_compile_figures(&t, o);
 	return 0;
-}
-
-/* Host tables for order g and N areas, cached across runs: Gauss-Legendre nodes and weights,
- * the Euler weights of the areas, the binomial weights of the remainder estimate and the
- * zeros of J0, in double and float. */
-struct longman_tables {
-	int g, n;
-	double t[LM_GMAX], w[LM_GMAX], c[LM_NMAX], bc[LM_NMAX + 1], z[LM_NMAX + 1];
-	float tf[LM_GMAX], wf[LM_GMAX], cf[LM_NMAX], zf[LM_NMAX + 1];
-};
-
-/* Gauss-Legendre nodes t and weights w of order g on [-1, 1], by Newton on P_g. */
-static void longman_gauss(int g, double *t, double *w)
-{
-	for (int i = 0; i < (g + 1) / 2; i++) {
-		double z = cos(LM_PI * (i + 0.75) / (g + 0.5)), dp = 1;
-		for (int it = 0; it < 100; it++) {
-			double p1 = 1, p2 = 0;
-			for (int j = 1; j <= g; j++) {
-				const double p3 = p2;
-				p2 = p1;
-				p1 = ((2 * j - 1) * z * p2 - (j - 1) * p3) / j;
-			}
-			dp = g * (z * p1 - p2) / (z * z - 1);
-			const double dz = p1 / dp;
-			z -= dz;
-			if (fabs(dz) < 1e-16)
-				break;
-		}
-		t[i] = -z;
-		t[g - 1 - i] = z;
-		w[i] = w[g - 1 - i] = 2 / ((1 - z * z) * dp * dp);
-	}
-}
-
-/* The first n zeros of J0: McMahon's expansion refined by Newton (J0' = -J1). */
-static void longman_j0_zeros(int n, double *z)
-{
-	for (int k = 1; k <= n; k++) {
-		const double b = (k - 0.25) * LM_PI, r = 1 / (8 * b);
-		double x = b + r - 124.0 / 3 * r * r * r + 120928.0 / 15 * pow(r, 5);
-		for (int it = 0; it < 20; it++) {
-			const double dx = j0(x) / j1(x);
-			x += dx;
-			if (fabs(dx) < 1e-15 * x)
-				break;
-		}
-		z[k - 1] = x;
-	}
-}
-
-/* Euler weights c_j = sum_{r=j}^{n-1} C(r,j)/2^{r+1} (the transform as a linear combination
- * of the signed areas) and bc_j = C(n,j)/2^n (2^{-n} Delta^n V_0 = sum bc_j A_j up to sign). */
-static void longman_euler_weights(int n, double *c, double *bc)
-{
-	double row[LM_NMAX + 1] = {0.5}; /* C(r,j) / 2^{r+1} */
-	for (int j = 0; j < n; j++)
-		c[j] = 0;
-	for (int r = 0; r < n; r++) {
-		for (int j = 0; j <= r; j++)
-			c[j] += row[j];
-		for (int j = r + 1; j > 0; j--)
-			row[j] = (row[j] + row[j - 1]) / 2;
-		row[0] /= 2;
-	}
-	for (int j = 0; j <= n; j++)
-		bc[j] = 2 * row[j];
-}
-
-/* Returns the tables for (g, n), recomputed only when they change. */
-static const struct longman_tables *longman_tables(int g, int n)
-{
-	static struct longman_tables tab;
-	if (!tab.g) {
-		longman_j0_zeros(LM_NMAX + 1, tab.z);
-		for (int i = 0; i <= LM_NMAX; i++)
-			tab.zf[i] = (float)tab.z[i];
-	}
-	if (tab.g != g) {
-		longman_gauss(g, tab.t, tab.w);
-		for (int i = 0; i < g; i++) {
-			tab.tf[i] = (float)tab.t[i];
-			tab.wf[i] = (float)tab.w[i];
-		}
-		tab.g = g;
-	}
-	if (tab.n != n) {
-		longman_euler_weights(n, tab.c, tab.bc);
-		for (int j = 0; j < n; j++)
-			tab.cf[j] = (float)tab.c[j];
-		tab.n = n;
-	}
-	return &tab;
 }
 
 /* Rejects what does not converge, has no exact value or cannot be computed: lambda = 0 with
@@ -505,112 +417,20 @@ static int longman_point(const struct param_value *p, size_t i, const char **nam
 	return 3;
 }
 
-/* The amplitude of one integral for GSL's QAWF: e^{-lambda x}, or the user's g at {x, lambda}. */
-struct lm_qawf_arg {
-	const struct longman_amp *amp;
-	double lam;
-};
-
-/* gsl_function of lm_qawf_arg: the amplitude at x (QAWF multiplies by the oscillator). */
-static double longman_qawf_amp(double x, void *arg)
-{
-	const struct lm_qawf_arg *q = arg;
-	if (!q->amp)
-		return exp(-q->lam * x);
-	const double at[2] = {x, q->lam};
-	return q->amp->d(at, q->amp->p);
-}
-
-/* What a QAWF computation found: the largest error GSL estimated, and how many integrals GSL
- * could not obtain (their value is NaN: not compared). */
-struct lm_qawf_stats {
-	double err_max;
-	long long failed;
-};
-
 /* The stats of the last QAWF reference of an expression amplitude on this thread (the thread
  * that computes a run's reference also adds its figures; a cached reference keeps them). */
 static _Thread_local struct lm_qawf_stats lm_qawf_last;
 
-/* Computes integrals through gsl_integration_qawf of amplitude amp (NULL: e^{-lambda x}) times
- * cos or sin, in double, on `threads` threads (each with its own workspaces), polling the
- * cancel flag between blocks: integral idx[i] for i < count into out[idx[i]] (idx NULL: every
- * integral k < count into out[k]). With st NULL (the variant) any failure fails the run;
- * else (a reference) a failed integral gets NaN, counted in *st with the largest error
- * estimate. */
-static int longman_qawf(const struct param_value *p, const struct longman_amp *amp, int threads,
-                        const size_t *idx, long long count, struct lm_qawf_stats *st, double *out,
-                        struct qx_err *e)
+/* longman_lo as a QAWF batch's lambda and omega of integral k (arg: the parameters). */
+static void lm_qawf_at(const void *arg, size_t k, double *lam, double *om)
 {
-	enum { BLOCK = 1024, LIMIT = 1000 };
-	const long long nblocks = (count + BLOCK - 1) / BLOCK;
-	const int f = lm_trig(p);
-	const enum gsl_integration_qawo_enum kind = f == LM_SIN ? GSL_INTEG_SINE : GSL_INTEG_COSINE;
-	long long bad = -1, failed = 0;
-	int bad_status = 0;
-	double err_max = 0;
-	if (f == LM_J0)
-		return qx_fail(e, "variant qawf does not apply to integrand j0: QAWF integrates "
-		                  "f(x) cos(omega x) or f(x) sin(omega x) only");
-	gsl_set_error_handler_off();
-#pragma omp parallel num_threads(threads) reduction(max : err_max) reduction(+ : failed)
-	{
-		gsl_integration_workspace *ws = gsl_integration_workspace_alloc(LIMIT);
-		gsl_integration_workspace *cyc = gsl_integration_workspace_alloc(LIMIT);
-		gsl_integration_qawo_table *tab = gsl_integration_qawo_table_alloc(1, 1, kind, 50);
-#pragma omp for schedule(dynamic, 1)
-		for (long long blk = 0; blk < nblocks; blk++) {
-			if (qx_cancelled() || !ws || !cyc || !tab)
-				continue;
-			const long long end =
-			    blk * BLOCK + BLOCK < count ? blk * BLOCK + BLOCK : count;
-			for (long long i = blk * BLOCK; i < end; i++) {
-				const long long k = idx ? (long long)idx[i] : i;
-				double om, abserr;
-				struct lm_qawf_arg arg = {amp, 0};
-				gsl_function fn = {longman_qawf_amp, &arg};
-				longman_lo(p, (size_t)k, &arg.lam, &om);
-				gsl_integration_qawo_table_set(tab, om, 1, kind);
-				const int status = gsl_integration_qawf(
-				    &fn, p[P_A].num, 1e-13, LIMIT, ws, cyc, tab, out + k, &abserr);
-				if (status && status != GSL_EROUND) {
-					if (st) {
-						out[k] = NAN;
-						failed++;
-						continue;
-					}
-#pragma omp critical(longman_bad)
-					if (bad < 0 || k < bad) {
-						bad = k;
-						bad_status = status;
-					}
-				}
-				err_max = abserr > err_max ? abserr : err_max;
-			}
-			qx_progress_add(end - blk * BLOCK);
-		}
-		if (!ws || !cyc || !tab) {
-#pragma omp critical(longman_bad)
-			bad_status = GSL_ENOMEM;
-		}
-		gsl_integration_qawo_table_free(tab);
-		gsl_integration_workspace_free(cyc);
-		gsl_integration_workspace_free(ws);
-	}
-	if (qx_cancelled())
-		return qx_fail(e, "run cancelled");
-	if (bad_status == GSL_ENOMEM)
-		return qx_fail(e, "variant qawf: cannot allocate GSL workspaces");
-	if (bad >= 0) {
-		double lam, om;
-		longman_lo(p, (size_t)bad, &lam, &om);
-		return qx_fail(e,
-		               "gsl_integration_qawf failed at lambda = %.17g, omega = %.17g: %s",
-		               lam, om, gsl_strerror(bad_status));
-	}
-	if (st)
-		*st = (struct lm_qawf_stats){err_max, failed};
-	return 0;
+	longman_lo(arg, k, lam, om);
+}
+
+/* The QAWF batch of parameters p with amplitude amp (NULL: e^{-lambda x}). */
+static struct lm_qawf_batch lm_qawf_of(const struct param_value *p, const struct longman_amp *amp)
+{
+	return (struct lm_qawf_batch){lm_qawf_at, p, p[P_A].num, lm_trig(p), amp};
 }
 
 /* run_cpu: every integral by Longman's method (precise math; `math fast` is GPU-only) on
@@ -633,7 +453,8 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 			               "variant qawf is the reference of an expression amplitude "
 			               "(its values would be compared with themselves): use "
 			               "variant packed");
-		return longman_qawf(p, NULL, rq->threads, NULL, m, NULL, out, e);
+		const struct lm_qawf_batch batch = lm_qawf_of(p, NULL);
+		return longman_qawf(&batch, rq->threads, NULL, m, NULL, out, e);
 	}
 	if (lm_is_user(p)) {
 		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, o, e))
@@ -679,8 +500,9 @@ static int longman_reference(const struct param_value *p, const struct user_defs
 			return 0;
 		}
 		int rc = lm_bind_cpu(p, u, &jit, &uf, NULL, e);
+		const struct lm_qawf_batch batch = lm_qawf_of(p, &uf.amp);
 		if (!rc)
-			rc = longman_qawf(p, &uf.amp, threads, idx, idx ? (long long)n : m,
+			rc = longman_qawf(&batch, threads, idx, idx ? (long long)n : m,
 			                  &lm_qawf_last, ref, e);
 		problem_jit_free(jit);
 		return rc;
@@ -956,7 +778,8 @@ static int longman_eval_user(const double *args, const struct param_value *q,
 	}
 	out->value = longman_one(q, tab, prec, args[0], args[1], &uf.amp);
 	const double bound = longman_bound(q, tab, args[0], args[1], &uf.amp, &mag);
-	if (lm_trig(q) != LM_J0 && longman_qawf(q, &uf.amp, 1, NULL, 1, &st, &ref, e)) {
+	const struct lm_qawf_batch batch = lm_qawf_of(q, &uf.amp);
+	if (lm_trig(q) != LM_J0 && longman_qawf(&batch, 1, NULL, 1, &st, &ref, e)) {
 		problem_jit_free(jit);
 		return -1;
 	}
@@ -1012,7 +835,7 @@ static int longman_eval(const double *args, const struct param_value *p, const s
 	return 0;
 }
 
-/* The phases its GPU runs report (cuda/longman.cu), in order. */
+/* The phases its GPU runs report (cuda/longman/longman.cu), in order. */
 static const char *const longman_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
 static const char *const longman_table_phases[] = {"kernel", "d2h", NULL};
 

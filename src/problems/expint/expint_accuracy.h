@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "../qx.h"
+#include "../../qx.h"
 #include "expint_math.h"
 
 /* One reference point: E_n(x) at the double x, to 25 significant digits. */
@@ -49,7 +49,7 @@ void expint_values_cpu(const struct expint_ref *refs, long count, enum qx_precis
 
 /* Prints the Markdown table of max and mean ulp per branch and precision for the fast
  * algorithm on the CPU and, when gpu is nonzero, on the GPU (the batch entry point of
- * cuda/expint.cu); returns 0, or -1 with e. */
+ * cuda/expint/expint.cu); returns 0, or -1 with e. */
 int expint_accuracy_table(FILE *out, const char *path, int gpu, struct qx_err *e);
 
 #endif

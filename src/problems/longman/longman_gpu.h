@@ -1,9 +1,9 @@
-/* longman.h - the C interface of problem longman's GPU code (cuda/longman.cu). Every function
- * returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
+/* longman.h - the C interface of problem longman's GPU code (cuda/longman/longman.cu). Every
+ * function returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
 #ifndef QUADX_LONGMAN_H
 #define QUADX_LONGMAN_H
 
-#include "quadx_cuda.h"
+#include "../../device.h"
 
 /* The user's parameters an expression amplitude may read (USER_MAX_PARAMS). */
 #define LM_USER_PARAMS 16
@@ -14,7 +14,7 @@ extern "C" {
 
 /* Problem longman: M integrals int_a^inf e^{-lambda x} f(omega x) dx by Longman's method. The
  * job carries the parameters (lambda, omega of integral k come from longman_params() of
- * src/problems/longman_math.h, on the device) and the host's tables, which the GPU layer
+ * src/problems/longman/longman_math.h, on the device) and the host's tables, which the GPU layer
  * uploads only when g or N changed since the last run. layout: LONGMAN_GPU_PACKED (a team of
  * lanes per integral) or LONGMAN_GPU_BLOCK (the seed's: a block per integral and the N x N
  * difference table in shared memory). */

@@ -1,10 +1,10 @@
-/* cubature.h - the C interface of problem cubature's GPU code (cuda/cubature.cu). Every
+/* cubature.h - the C interface of problem cubature's GPU code (cuda/cubature/cubature.cu). Every
  * function returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
 #ifndef QUADX_CUBATURE_H
 #define QUADX_CUBATURE_H
 
-#include "../src/problems/cubature_rules.h"
-#include "quadx_cuda.h"
+#include "cubature_rules.h"
+#include "../../device.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,7 +56,7 @@ struct cub_result {
 	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
 };
 
-/* The progress of an adaptive run (src/problems/cubature.c): the count of evaluations up to
+/* The progress of an adaptive run (src/problems/cubature/cubature.c): the count of evaluations up to
  * maxeval starts; per iteration the integral's estimate est and error estimate err against
  * max(abs_tol, rel |est|). The evaluations are added with qx_progress_add. */
 void cub_progress_begin(long long maxeval);

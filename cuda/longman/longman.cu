@@ -9,14 +9,14 @@
 #include <thread>
 #include <vector>
 
-#include "gpu_util.cuh"
-#include "longman.h"
+#include "../gpu_util.cuh"
+#include "../../src/problems/longman/longman_gpu.h"
 
-#include "../src/multigpu.h"
+#include "../../src/multigpu.h"
 
-#include "../src/problems/longman_math.h"
-#include "../src/userdefs.h"
-#include "longman/user_kernel.cuh"
+#include "../../src/problems/longman/longman_math.h"
+#include "../../src/userdefs.h"
+#include "user_kernel.cuh"
 
 static_assert(LM_USER_PARAMS == USER_MAX_PARAMS, "the job carries every user parameter");
 
@@ -422,7 +422,7 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_timing *
 		if (c)
 			GPU_TRY(cudaStreamWaitEvent(s, ev[2], 0));
 		GPU_TRY(cudaEventRecord(mine[0], s));
-		GPU_TRY((lm_launch<T, FAST>(job, p, first, count, dev.ptr + first, s)));
+		GPU_LAUNCH((lm_launch<T, FAST>(job, p, first, count, dev.ptr + first, s)));
 		GPU_TRY(cudaEventRecord(mine[1], s));
 		GPU_TRY(cudaMemcpyAsync(host + first, dev.ptr + first, (size_t)count * sizeof(T),
 		                        cudaMemcpyDeviceToHost, s));
@@ -549,7 +549,7 @@ static int lm_run_share(const struct longman_gpu_job *job, const lm_args &p, int
 		if (c)
 			GPU_TRY(cudaStreamWaitEvent(s, ev[2], 0));
 		GPU_TRY(cudaEventRecord(mine[0], s));
-		GPU_TRY((lm_launch<T, FAST>(job, p, first + off, n, dev_out + off, s)));
+		GPU_LAUNCH((lm_launch<T, FAST>(job, p, first + off, n, dev_out + off, s)));
 		GPU_TRY(cudaEventRecord(mine[1], s));
 		GPU_TRY(cudaMemcpyAsync(host + first + off, dev_out + off, (size_t)n * sizeof(T),
 		                        cudaMemcpyDeviceToHost, s));

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cuda/expint.h" /* its GPU functions exist in GPU builds only */
+#include "expint_gpu.h" /* its GPU functions exist in GPU builds only */
 
 /* The iteration limit of every evaluation here: the parameter's default. */
 #define ACC_ITERS 2000000000L

@@ -3,8 +3,8 @@
  * test families. CPU: the sequential CUHRE of the seed's Algorithm 1 (a priority queue of
  * regions; with more threads, batches of the worst regions split in parallel) and Debian's
  * libcubature (hcubature); GPU: breadth-first on the whole device and the seed's two-phase
- * algorithm (cuda/cubature.cu). The reference is the exact value where one is known. */
-#include "../problem.h"
+ * algorithm (cuda/cubature/cubature.cu). The reference is the exact value where one is known. */
+#include "../../problem.h"
 
 #include <complex.h>
 #include <cubature.h>
@@ -31,11 +31,11 @@
 #undef CUB_SUFFIX_IS_FLOAT
 #include "cubature_ref.h"
 #include "cubature_rules.h"
-#include "user_integrand.h"
+#include "../user_integrand.h"
 
 #ifdef QX_HAVE_CUDA
-#include "../../cuda/cubature.h"
-#include "../gpujit/gpujit.h"
+#include "cubature_gpu.h"
+#include "../../gpujit/gpujit.h"
 #else
 enum cub_reason { CUB_CONVERGED = 0, CUB_MAXEVAL = 1, CUB_BUDGET = 2, CUB_NO_PROGRESS = 3 };
 struct cub_result {
@@ -1024,7 +1024,7 @@ static int cub_as_expression(const struct param_value *p, char *buf, size_t cap)
 #undef CUB_PUT
 }
 
-/* The phases its GPU runs report (cuda/cubature.cu), each summed over the iterations. */
+/* The phases its GPU runs report (cuda/cubature/cubature.cu), each summed over the iterations. */
 static const char *const cub_phases[] = {"alloc",  "rules",  "classify", "split",
                                          "copies", "phase2", "free",     NULL};
 static const char *const cub_table_phases[] = {"rules", "classify", "split", NULL};

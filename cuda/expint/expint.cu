@@ -1,5 +1,5 @@
 /* expint.cu - E_n(x) on the GPU. Kernels are pure: one thread computes one grid point with
- * the algorithms of src/problems/expint_math.h, shared with the CPU reference. The host
+ * the algorithms of src/problems/expint/expint_math.h, shared with the CPU reference. The host
  * wrappers own allocation, streams, events and error checks. E_n(x) is the same arithmetic on
  * the CPU and the GPU: no a*b+c contracted into an fma behind the source's back (gcc -std=c11
  * does not contract either); the fmas it wants are explicit. The Makefile reads this line: */
@@ -7,10 +7,10 @@
 #include <climits>
 #include <cmath>
 
-#include "expint.h"
-#include "gpu_util.cuh"
+#include "../../src/problems/expint/expint_gpu.h"
+#include "../gpu_util.cuh"
 
-#include "../src/problems/expint_math.h"
+#include "../../src/problems/expint/expint_math.h"
 
 /* Points per chunk of the streamed sequence; the streams (and device buffers) it rotates
  * through are the job's: copies of one chunk overlap the kernels of the next ones. */
@@ -282,7 +282,7 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	for (long long first = 0; first < total; first += LAUNCH_POINTS) {
 		const long long count =
 		    total - first < LAUNCH_POINTS ? total - first : LAUNCH_POINTS;
-		GPU_TRY(expint_launch<T>(job, first, count, dev.ptr + first, bad.ptr, 0));
+		GPU_LAUNCH(expint_launch<T>(job, first, count, dev.ptr + first, bad.ptr, 0));
 	}
 	GPU_TRY(cudaEventRecord(ev[2]));
 	qx_progress_phase("kernel");
@@ -366,7 +366,7 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 		cudaEvent_t *mine = slot + 3 * (c % lookahead);
 		T *dev = buf[c % nstreams].ptr;
 		GPU_TRY(cudaEventRecord(mine[0], s));
-		GPU_TRY(expint_launch<T>(job, first, count, dev, bad.ptr, s));
+		GPU_LAUNCH(expint_launch<T>(job, first, count, dev, bad.ptr, s));
 		GPU_TRY(cudaEventRecord(mine[1], s));
 		GPU_TRY(cudaMemcpyAsync(host + first, dev, (size_t)count * sizeof(T),
 		                        cudaMemcpyDeviceToHost, s));
@@ -497,7 +497,7 @@ static int expint_batch_typed(const int *n, const double *x, long count, long it
 	return 0;
 }
 
-/* The batch entry point of quadx_cuda.h: every point in precision prec by algorithm algo. */
+/* The batch entry point of device.h: every point in precision prec by algorithm algo. */
 extern "C" int expint_gpu_eval_batch(const int *n, const double *x, long count, long iters,
                                      enum qx_precision prec, int algo, double *values, int *status,
                                      struct qx_err *e)

@@ -161,7 +161,7 @@ KDE_HD long long kde_bin(double t, double lo, double hi, long long g, double *w)
 
 #include <stddef.h>
 
-#include "../qx.h"
+#include "../../qx.h"
 
 /* Where the samples come from (`set dist`): each coordinate of each sample is drawn on its
  * own from the counter-based generator kde_uniform(seed, counter), so sample j is the same

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../../src/gpujit/gpujit.h"
+#include "gpujit.h"
 
 #ifdef __cplusplus
 extern "C" {
