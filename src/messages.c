@@ -112,23 +112,6 @@ int notes_text(struct shell *sh, const char *kind, const char *topic,
 	return rc;
 }
 
-/* Writes field to f as one CSV field, quoted (RFC 4180) when it holds a comma, a quote or a
- * line break. */
-static void csv_field(FILE *f, const char *field)
-{
-	if (!strpbrk(field, ",\"\r\n")) {
-		fputs(field, f);
-		return;
-	}
-	fputc('"', f);
-	for (const char *c = field; *c; c++) {
-		if (*c == '"')
-			fputc('"', f);
-		fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
 /* Prints eval's row without a value in the session's format. */
 void notes_eval_missing(struct session *s, const struct problem *p, const double *args,
                         size_t nargs, enum qx_backend b, int prec, const char *status,
@@ -147,23 +130,18 @@ void notes_eval_missing(struct session *s, const struct problem *p, const double
 		cJSON_AddStringToObject(obj, "status", status);
 		cJSON_AddStringToObject(obj, "note", why);
 		output_print_json(s, obj);
-	} else if (s->format == FORMAT_CSV) {
-		char *row = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&row, &len);
-		if (!mem)
-			return;
-		fprintf(mem, "eval,%s,", p->name);
+	} else if (s->format == FORMAT_CSV) { /* output.c's one field writer */
+		char row[4096] = "", list[QX_MAX_EVAL_ARGS * 41] = "";
 		for (size_t i = 0; i < nargs; i++) {
 			output_number(num, sizeof num, args[i]);
-			fprintf(mem, "%s%s", i ? " " : "", num);
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+			         i ? " " : "", num);
 		}
-		fprintf(mem, ",%s,%s,,%s,", qx_backend_name(b), precision, status);
-		csv_field(mem, why);
-		if (fclose(mem) == 0)
-			output_print_csv(s, "type,problem,args,backend,precision,value,status,note",
-			                 row);
-		free(row);
+		const char *fields[] = {"eval",    p->name,        list,   qx_backend_name(b),
+		                        precision, "" /* value */, status, why};
+		for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+			output_csv_field(row, sizeof row, fields[i], i == 0);
+		output_print_csv(s, "type,problem,args,backend,precision,value,status,note", row);
 	} else if (prec < 0) {
 		fprintf(s->out, "%s  %s: none (%s)\n", p->name, qx_backend_name(b), why);
 	} else {
