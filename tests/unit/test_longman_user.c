@@ -17,6 +17,7 @@
 #include "../../src/gpujit/gpujit.h"
 #include "../../src/problem.h"
 #include "../../src/problems/user_integrand.h"
+#include "user_fixture.h"
 
 /* Parses text as longman does (dim 1, the extra name lambda, parameter k = 2, bounds that
  * must not matter), bare; fails the test on an error. */
@@ -72,26 +73,6 @@ static void test_cpu_bare(void **state)
 GPUJIT_FATBIN_DECLARE(lm_user_d);
 GPUJIT_FATBIN_DECLARE(lm_user_f);
 
-/* Builds ui's bare CUDA source in prec with longman's kernel into a cubin for sm_90; fails the
- * test on an error. */
-static void build(const struct user_integrand *ui, enum qx_precision prec, const void *fatbin,
-                  size_t size)
-{
-	struct qx_err e;
-	struct gpujit_times t;
-	void *cubin = NULL;
-	size_t n = 0;
-	char *src = user_integrand_source(ui, EXPR_CUDA, prec);
-	assert_non_null(src);
-	if (gpujit_build(src, 90, fatbin, size, &cubin, &n, &t, &e))
-		fail_msg("%s\n%s", e.msg, src);
-	print_message("NVRTC %.1f ms, nvJitLink %.1f ms, cubin %zu bytes\n", t.compile_ms,
-	              t.link_ms, n);
-	assert_true(n > 64 && !memcmp(cubin, "\177ELF", 4));
-	free(cubin);
-	free(src);
-}
-
 /* 1/(1+x^2) and an amplitude with lambda and a parameter, linked with the kernel in double
  * and float. */
 static void test_gpu_link(void **state)
@@ -103,12 +84,12 @@ static void test_gpu_link(void **state)
 	if (gpujit_available(&e))
 		fail_msg("%s", e.msg);
 	parse("1/(1+x^2)", &u, &ui);
-	build(&ui, QX_DOUBLE, GPUJIT_FATBIN(lm_user_d), GPUJIT_FATBIN_SIZE(lm_user_d));
-	build(&ui, QX_FLOAT, GPUJIT_FATBIN(lm_user_f), GPUJIT_FATBIN_SIZE(lm_user_f));
+	user_fixture_build(&ui, QX_DOUBLE, GPUJIT_FATBIN(lm_user_d), GPUJIT_FATBIN_SIZE(lm_user_d));
+	user_fixture_build(&ui, QX_FLOAT, GPUJIT_FATBIN(lm_user_f), GPUJIT_FATBIN_SIZE(lm_user_f));
 	user_integrand_free(&ui);
 	parse("k*exp(-lambda*x)/(1+x)", &u, &ui);
-	build(&ui, QX_DOUBLE, GPUJIT_FATBIN(lm_user_d), GPUJIT_FATBIN_SIZE(lm_user_d));
-	build(&ui, QX_FLOAT, GPUJIT_FATBIN(lm_user_f), GPUJIT_FATBIN_SIZE(lm_user_f));
+	user_fixture_build(&ui, QX_DOUBLE, GPUJIT_FATBIN(lm_user_d), GPUJIT_FATBIN_SIZE(lm_user_d));
+	user_fixture_build(&ui, QX_FLOAT, GPUJIT_FATBIN(lm_user_f), GPUJIT_FATBIN_SIZE(lm_user_f));
 	user_integrand_free(&ui);
 }
 #endif

@@ -16,6 +16,7 @@
 #include "../../src/gpujit/gpujit.h"
 #include "../../src/problem.h"
 #include "../../src/problems/user_integrand.h"
+#include "user_fixture.h"
 
 /* Parses text in dim with parameter k = 2 and the bounds words, or fails the test. */
 static void parse(const char *text, int dim, const char *bounds, struct user_defs *u,
@@ -99,27 +100,6 @@ GPUJIT_FATBIN_DECLARE(cub_f_0);
 GPUJIT_FATBIN_DECLARE(cub_f_5);
 GPUJIT_FATBIN_DECLARE(cub_f_p2);
 
-/* Builds ui's CUDA source in prec with one kernel fatbin into a cubin for sm_90; returns the
- * cubin's size, failing the test on an error. */
-static size_t build(const struct user_integrand *ui, enum qx_precision prec, const void *fatbin,
-                    size_t size)
-{
-	struct qx_err e;
-	struct gpujit_times t;
-	void *cubin = NULL;
-	size_t n = 0;
-	char *src = user_integrand_source(ui, EXPR_CUDA, prec);
-	assert_non_null(src);
-	if (gpujit_build(src, 90, fatbin, size, &cubin, &n, &t, &e))
-		fail_msg("%s\n%s", e.msg, src);
-	print_message("NVRTC %.1f ms, nvJitLink %.1f ms, cubin %zu bytes\n", t.compile_ms,
-	              t.link_ms, n);
-	assert_true(n > 64 && !memcmp(cubin, "\177ELF", 4));
-	free(cubin);
-	free(src);
-	return n;
-}
-
 /* f4 written as an expression in dim 8, and a Gaussian over the plane in dim 5: each linked
  * with the rule kernel of its dimension and with phase 2, in double and float. */
 static void test_gpu_link(void **state)
@@ -131,14 +111,14 @@ static void test_gpu_link(void **state)
 	if (gpujit_available(&e))
 		fail_msg("%s", e.msg);
 	parse("sin(prod(i, asin(x[i])))", 8, "0:1", &u, &ui);
-	build(&ui, QX_DOUBLE, GPUJIT_FATBIN(cub_d_8), GPUJIT_FATBIN_SIZE(cub_d_8));
-	build(&ui, QX_DOUBLE, GPUJIT_FATBIN(cub_d_p2), GPUJIT_FATBIN_SIZE(cub_d_p2));
-	build(&ui, QX_FLOAT, GPUJIT_FATBIN(cub_f_p2), GPUJIT_FATBIN_SIZE(cub_f_p2));
+	user_fixture_build(&ui, QX_DOUBLE, GPUJIT_FATBIN(cub_d_8), GPUJIT_FATBIN_SIZE(cub_d_8));
+	user_fixture_build(&ui, QX_DOUBLE, GPUJIT_FATBIN(cub_d_p2), GPUJIT_FATBIN_SIZE(cub_d_p2));
+	user_fixture_build(&ui, QX_FLOAT, GPUJIT_FATBIN(cub_f_p2), GPUJIT_FATBIN_SIZE(cub_f_p2));
 	user_integrand_free(&ui);
 	parse("k * exp(-sum(i, x[i]^2))", 5, "-inf:inf", &u, &ui);
-	build(&ui, QX_FLOAT, GPUJIT_FATBIN(cub_f_5), GPUJIT_FATBIN_SIZE(cub_f_5));
-	build(&ui, QX_FLOAT, GPUJIT_FATBIN(cub_f_0), GPUJIT_FATBIN_SIZE(cub_f_0));
-	build(&ui, QX_DOUBLE, GPUJIT_FATBIN(cub_d_0), GPUJIT_FATBIN_SIZE(cub_d_0));
+	user_fixture_build(&ui, QX_FLOAT, GPUJIT_FATBIN(cub_f_5), GPUJIT_FATBIN_SIZE(cub_f_5));
+	user_fixture_build(&ui, QX_FLOAT, GPUJIT_FATBIN(cub_f_0), GPUJIT_FATBIN_SIZE(cub_f_0));
+	user_fixture_build(&ui, QX_DOUBLE, GPUJIT_FATBIN(cub_d_0), GPUJIT_FATBIN_SIZE(cub_d_0));
 	user_integrand_free(&ui);
 }
 #endif
