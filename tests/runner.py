@@ -4,7 +4,8 @@
 Each argument is one step: a shell command (a test file, a unit test binary, a make target).
 A failing step does not stop the others. Each step's output is shown as it comes; at the end
 every failing step is named again with its failures (unittest's report of each failed test, or
-the last lines of its output), then one line `N passed, N failed` and the time it all took.
+the last lines of its output), then the slowest steps with their times, then one line
+`N passed, N failed` and the time it all took. Each step's time is printed as it ends.
 The exit status is 1 when any step failed, else 0. Standard library only.
 
     python3 tests/runner.py "python3 tests/script_test.py" build/tests/test_stats ..."""
@@ -13,6 +14,7 @@ import sys
 import time
 
 TAIL_LINES = 40
+SLOWEST = 5  # steps named in the summary's line of the slowest
 
 
 def failures(output):
@@ -44,11 +46,14 @@ def duration(seconds):
 
 
 def summary(results, seconds):
-    """The closing report of results, a list of (step, exit status, output)."""
-    failed = [(step, out) for step, rc, out in results if rc != 0]
+    """The closing report of results, a list of (step, exit status, output, seconds): every
+    failure again, the slowest steps (where a loaded machine's time goes), the counts."""
+    failed = [(step, out) for step, rc, out, _ in results if rc != 0]
     lines = []
     for step, out in failed:
         lines += ["", f"FAILED: {step}", failures(out)]
+    slow = sorted(results, key=lambda r: -r[3])[:SLOWEST]
+    lines += ["", "slowest: " + "; ".join(f"{duration(t)} {step}" for step, _, _, t in slow)]
     lines += ["", f"make test: {len(results) - len(failed)} passed, {len(failed)} failed "
                   f"({len(results)} steps in {duration(seconds)})"]
     return "\n".join(lines) + "\n"
@@ -59,10 +64,13 @@ def main(steps):
     results = []
     for step in steps:
         print(f"== {step}", flush=True)
+        began = time.monotonic()
         rc, out = run_step(step)
-        results.append((step, rc, out))
+        took = time.monotonic() - began
+        print(f"-- {duration(took)}: {step}", flush=True)
+        results.append((step, rc, out, took))
     sys.stdout.write(summary(results, time.monotonic() - start))
-    return 1 if any(rc != 0 for _, rc, _ in results) else 0
+    return 1 if any(rc != 0 for _, rc, _, _ in results) else 0
 
 
 if __name__ == "__main__":

@@ -51,6 +51,15 @@ class RunnerTest(unittest.TestCase):
         self.assertNotIn("FAILED", p.stdout)
         self.assertIn("make test: 2 passed, 0 failed", p.stdout)
 
+    def test_each_step_timed_and_the_slowest_named(self):
+        """Each step's time is printed as it ends; the summary names the slowest first."""
+        p = runner("true", "sleep 1.2", "true")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertRegex(p.stdout, r"(?m)^-- \d+ s: sleep 1\.2$")
+        slowest = [l for l in p.stdout.splitlines() if l.startswith("slowest: ")]
+        self.assertEqual(len(slowest), 1, p.stdout)
+        self.assertRegex(slowest[0], r"^slowest: \d+ s sleep 1\.2; ")
+
 
 if __name__ == "__main__":
     unittest.main()
