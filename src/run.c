@@ -179,8 +179,18 @@ const double *session_reference(struct session *s, const struct problem *p,
 	return reference_into(s, p, params, NULL, e);
 }
 
+/* One run as the session's settings make it, read once: the problem's request, the backend,
+ * and the timing loop's and the comparison's settings. */
+struct run_plan {
+	struct run_request rq;
+	enum qx_backend backend;
+	int warmup, repeat; /* untimed runs, then timed ones */
+	double threshold;   /* the relative error a value is bad over, unless the problem has a
+	                     * tolerance of its own */
+};
+
 /* Checks that the variant exists on backend b and that the GPU is usable; fills info. */
-static int run_check_backend(const struct session *s, enum qx_backend b, int variant,
+static int run_check_backend(const struct session *s, enum qx_backend b, int variant, int block,
                              struct gpu_info *info, struct qx_err *e)
 {
 	const struct problem *p = s->prob;
@@ -204,9 +214,9 @@ static int run_check_backend(const struct session *s, enum qx_backend b, int var
 		                  "found at build time)");
 	if (gpu_init(info, e))
 		return -1;
-	if ((int)session_setting(s, S_BLOCK) > info->max_threads_per_block)
+	if (block > info->max_threads_per_block)
 		return qx_fail(e, "block %d is over this GPU's limit of %d threads per block",
-		               (int)session_setting(s, S_BLOCK), info->max_threads_per_block);
+		               block, info->max_threads_per_block);
 	return 0;
 }
 
@@ -278,13 +288,14 @@ static double *run_estimates(struct session *s, size_t count, struct qx_err *e)
 	return s->estimates;
 }
 
-/* Runs warmup + repeat times into r->samples (malloc'd), the last run's output into o;
+/* Runs plan's warmup + repeat times into r->samples (malloc'd), the last run's output into o;
  * returns 0 or -1 (cancelled or failed). */
-static int run_timed(struct session *s, const struct run_request *rq, enum qx_backend b,
-                     struct run_output *o, struct run_result *r, struct qx_err *e)
+static int run_timed(struct session *s, const struct run_plan *plan, struct run_output *o,
+                     struct run_result *r, struct qx_err *e)
 {
-	const int warmup = (int)session_setting(s, S_WARMUP);
-	const int repeat = (int)session_setting(s, S_REPEAT);
+	const struct run_request *rq = &plan->rq;
+	const enum qx_backend b = plan->backend;
+	const int warmup = plan->warmup, repeat = plan->repeat;
 	void *values = o->values;
 	double *estimates = o->estimates;
 	const int ngpus = b == QX_GPU && rq->gpus > 1 ? rq->gpus : 0;
@@ -358,11 +369,12 @@ static void run_rounding(const struct problem *p, const struct run_request *rq, 
 
 /* Fills the error figures of r from the run's output o against ref: the statistics, how
  * many values were compared, how many exceed their own estimate, and the problem's figures. */
-static void run_error(struct session *s, const struct run_request *rq, const double *ref,
+static void run_error(const struct session *s, const struct run_plan *plan, const double *ref,
                       struct run_output *o, struct run_result *r)
 {
 	const struct problem *p = s->prob;
-	double threshold = session_setting(s, S_THRESHOLD);
+	const struct run_request *rq = &plan->rq;
+	double threshold = plan->threshold;
 	if (p->tolerance) {
 		r->tolerance = p->tolerance(
 		    rq->params, isnan(ref[0]) ? value_at(o->values, rq->prec, 0) : ref[0]);
@@ -488,77 +500,83 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	const struct problem *p = s->prob;
 	struct run_result *r;
 	struct gpu_info info;
-	struct run_request rq = session_request(s);
-	const size_t count = p->count(rq.params);
-	int block = rq.block;
+	struct run_plan plan = {.rq = session_request(s),
+	                        .backend = b,
+	                        .warmup = (int)session_setting(s, S_WARMUP),
+	                        .repeat = (int)session_setting(s, S_REPEAT),
+	                        .threshold = session_setting(s, S_THRESHOLD)};
+	struct run_request *const rq = &plan.rq;
+	const size_t count = p->count(rq->params);
+	int block = rq->block;
 	size_t ref_samples;
 	struct run_output o = {0};
 	double *ref_buf = NULL; /* the reference's buffer, when it must be computed */
 
-	if (b == QX_GPU && p->gpu_block && (block = p->gpu_block(&rq, e)) < 0)
+	if (b == QX_GPU && p->gpu_block && (block = p->gpu_block(rq, e)) < 0)
 		return -1;
-	if (run_check_backend(s, b, rq.variant, &info, e) || run_check_memory(s, &rq, b, e))
+	if (run_check_backend(s, b, rq->variant, rq->block, &info, e) ||
+	    run_check_memory(s, rq, b, e))
 		return -1;
-	if (b == QX_GPU && run_gpus(s, &rq, e))
+	if (b == QX_GPU && run_gpus(s, rq, e))
 		return -1;
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return qx_fail(e, "out of memory for a run result");
 	r->prob = p;
-	memcpy(r->params, rq.params, sizeof r->params);
-	memcpy(r->settings, rq.settings, sizeof r->settings);
+	memcpy(r->params, rq->params, sizeof r->params);
+	memcpy(r->settings, rq->settings, sizeof r->settings);
 	r->backend = b;
-	r->prec = rq.prec;
-	r->variant = rq.variant;
-	session_timing_key(p, rq.params, &s->user, rq.prec, rq.variant, r->timing_key,
+	r->prec = rq->prec;
+	r->variant = rq->variant;
+	session_timing_key(p, rq->params, &s->user, rq->prec, rq->variant, r->timing_key,
 	                   sizeof r->timing_key);
 	r->block = block; /* the block the GPU run launches */
-	r->gpus = b == QX_GPU && rq.gpus > 1 ? rq.gpus : 1;
-	r->threads = rq.threads;
-	r->warmup = (int)session_setting(s, S_WARMUP);
+	r->gpus = b == QX_GPU && rq->gpus > 1 ? rq->gpus : 1;
+	r->threads = rq->threads;
+	r->warmup = plan.warmup;
 	r->evals = count;
-	reference_kind(p, rq.params, &ref_samples, &r->ref_name);
+	reference_kind(p, rq->params, &ref_samples, &r->ref_name);
 
 	/* Everything the run needs is allocated before it starts, the reference's buffer too:
 	 * a long run must not end in "cannot allocate". */
-	if (!p->is_reference(b, rq.prec, rq.variant) && !reference_cached(s, p, rq.params) &&
+	if (!p->is_reference(b, rq->prec, rq->variant) && !reference_cached(s, p, rq->params) &&
 	    !(ref_buf = reference_alloc(count, e)))
 		return run_discard(s, b, r);
-	o.values = run_buffer(s, b, count * qx_precision_size(rq.prec), e);
+	o.values = run_buffer(s, b, count * qx_precision_size(rq->prec), e);
 	if (o.values && p->has_estimates)
 		o.estimates = run_estimates(s, count, e);
 	/* a reference still to compute (its buffer allocated above) is announced with the run:
 	 * its time is not in the run's */
 	qx_progress_then(ref_buf ? "the reference" : NULL);
 	const int timed =
-	    o.values && (!p->has_estimates || o.estimates) && run_timed(s, &rq, b, &o, r, e) == 0;
+	    o.values && (!p->has_estimates || o.estimates) && run_timed(s, &plan, &o, r, e) == 0;
 	qx_progress_then(NULL);
 	if (!timed) {
 		free(ref_buf);
 		return run_discard(s, b, r);
 	}
 	for (size_t i = 0; i < count; i++)
-		r->nonfinite += !isfinite(value_at(o.values, rq.prec, i));
+		r->nonfinite += !isfinite(value_at(o.values, rq->prec, i));
 	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
 	r->work = o.work > 0 ? o.work : (double)count;
 	r->work_per_s = r->med.total > 0 ? r->work / (r->med.total * 1e-3) : NAN;
-	r->is_reference = p->is_reference(b, rq.prec, rq.variant);
+	r->is_reference = p->is_reference(b, rq->prec, rq->variant);
 	r->tolerance = NAN;
 	if (r->is_reference) {
-		run_answer(&o, rq.prec, NULL, r);
+		run_answer(&o, rq->prec, NULL, r);
 		/* The reference itself: keep a copy so later runs need not recompute it. */
 		free(s->ref);
 		s->ref = malloc(count * sizeof(double));
 		if (s->ref) {
 			memcpy(s->ref, o.values, count * sizeof(double));
-			ref_key(s, p, rq.params, s->ref_key, sizeof s->ref_key);
+			ref_key(s, p, rq->params, s->ref_key, sizeof s->ref_key);
 		}
 	} else {
-		const double *ref = reference_into(s, p, rq.params, ref_buf, e);
+		const double *ref = reference_into(s, p, rq->params, ref_buf, e);
 		if (!ref)
 			return run_discard(s, b, r);
-		run_error(s, &rq, ref, &o, r);
-		run_answer(&o, rq.prec, ref, r);
+		run_error(s, &plan, ref, &o, r);
+		run_answer(&o, rq->prec, ref, r);
 	}
 	r->nfigures = o.nfigures;
 	memcpy(r->figure, o.figure, sizeof r->figure);
