@@ -27,7 +27,7 @@ int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
 #define GPU_LAUNCH(call)                                                                           \
 	do {                                                                                       \
 		if (qx_fault("launch"))                                                            \
-			return qx_fail(e, "launch of %s: injected fault (QUADX_FAULT)", #call);     \
+			return qx_fail(e, "launch of %s: injected fault (QUADX_FAULT)", #call);    \
 		GPU_TRY(call);                                                                     \
 	} while (0)
 

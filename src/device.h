@@ -1,7 +1,7 @@
 /* device.h - the C interface of the GPU device layer that every problem shares: the
  * device, the pinned result buffer, the benchmark floors and occupancy figures. Each problem's
- * GPU functions are in its own header (src/problems/expint/expint_gpu.h...). Every function returns 0, or -1
- * with the CUDA call and its message in e; none of them exits. */
+ * GPU functions are in its own header (src/problems/expint/expint_gpu.h...). Every function returns
+ * 0, or -1 with the CUDA call and its message in e; none of them exits. */
 #ifndef QUADX_CUDA_H
 #define QUADX_CUDA_H
 

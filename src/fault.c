@@ -13,18 +13,18 @@
 /* Every operation that can be made to fail; a new fault point is one line here and one call
  * qx_fault("name") where the operation happens. */
 static const char *const fault_points[] = {
-    "malloc",        /* host buffers for results and reference values (src/run.c) */
-    "fopen",         /* files quadx reads (source, -f, help pages) and the temporary file
-                        beside an export or plot target (src/export.c, src/plot.c) */
-    "write",         /* the history file (src/repl.c) and the data of export and plot */
-    "fsync",         /* flushing the temporary file of export and plot to disk */
-    "rename",        /* the temporary file of export and plot renamed over the target */
-    "cudaMalloc",    /* device allocations (GPU_TRY in cuda/gpu_util.cuh) */
-    "cudaFree",      /* device frees */
-    "cudaMemcpy",    /* host/device copies and uploads of tables */
-    "cudaStream",    /* stream creation, waits and synchronization */
-    "cudaEvent",     /* timing events */
-    "launch",        /* kernel launches (GPU_LAUNCH in cuda/gpu_util.cuh) */
+    "malloc",     /* host buffers for results and reference values (src/run.c) */
+    "fopen",      /* files quadx reads (source, -f, help pages) and the temporary file
+                     beside an export or plot target (src/export.c, src/plot.c) */
+    "write",      /* the history file (src/repl.c) and the data of export and plot */
+    "fsync",      /* flushing the temporary file of export and plot to disk */
+    "rename",     /* the temporary file of export and plot renamed over the target */
+    "cudaMalloc", /* device allocations (GPU_TRY in cuda/gpu_util.cuh) */
+    "cudaFree",   /* device frees */
+    "cudaMemcpy", /* host/device copies and uploads of tables */
+    "cudaStream", /* stream creation, waits and synchronization */
+    "cudaEvent",  /* timing events */
+    "launch",     /* kernel launches (GPU_LAUNCH in cuda/gpu_util.cuh) */
     NULL,
 };
 

@@ -1,5 +1,5 @@
-/* binned.cu - kde's binned variant (src/problems/kde/kde_gpu.h): linear binning of the samples in fixed
- * point through per-block shared histograms, then the convolution with the Gaussian by cuFFT
+/* binned.cu - kde's binned variant (src/problems/kde/kde_gpu.h): linear binning of the samples in
+ * fixed point through per-block shared histograms, then the convolution with the Gaussian by cuFFT
  * (double, zero-padded), its plans from the cache of fft_plans.cu. */
 #include <algorithm>
 

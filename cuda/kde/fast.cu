@@ -1,7 +1,7 @@
-/* fast.cu - kde's fast variant (src/problems/kde/kde_gpu.h): 1-D float past the special-function unit's
- * ceiling: the outputs sorted (CUB radix sort), each block's pairs factorized about its centre
- * where its outputs lie close, a Taylor polynomial for a warp's neighbouring outputs, a share
- * of polynomial exp2s on the FMA pipes; the sums scattered back with their factor. */
+/* fast.cu - kde's fast variant (src/problems/kde/kde_gpu.h): 1-D float past the special-function
+ * unit's ceiling: the outputs sorted (CUB radix sort), each block's pairs factorized about its
+ * centre where its outputs lie close, a Taylor polynomial for a warp's neighbouring outputs, a
+ * share of polynomial exp2s on the FMA pipes; the sums scattered back with their factor. */
 #include <algorithm>
 
 #include <cub/device/device_radix_sort.cuh>

@@ -1,5 +1,5 @@
-/* naive.cu - kde's naive variant (src/problems/kde/kde_gpu.h): the seed's layout with its bugs fixed, one
- * thread per output and one accumulator of the precision, float or double. */
+/* naive.cu - kde's naive variant (src/problems/kde/kde_gpu.h): the seed's layout with its bugs
+ * fixed, one thread per output and one accumulator of the precision, float or double. */
 #include <algorithm>
 
 #include "kernels.cuh"

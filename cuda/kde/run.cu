@@ -1,6 +1,6 @@
-/* run.cu - problem kde on the GPU (src/problems/kde/kde_gpu.h): the C interface (the job's check, its device
- * bytes, the run, pinning) and the host side every variant shares (run.cuh): the clock of
- * named phases, the per-chunk cancel poll, the chunk sizes. The variants: seed.cu, naive.cu,
+/* run.cu - problem kde on the GPU (src/problems/kde/kde_gpu.h): the C interface (the job's check,
+ * its device bytes, the run, pinning) and the host side every variant shares (run.cuh): the clock
+ * of named phases, the per-chunk cancel poll, the chunk sizes. The variants: seed.cu, naive.cu,
  * tiled.cu, fast.cu (sorted, factorized), binned.cu (cuFFT, its plan cache in fft_plans.cu);
  * the special-function unit's ceiling: ceiling.cu; their shared device code: kernels.cuh.
  * Kernels are pure; the host wrappers own allocation, events, chunking (a cancel is polled

@@ -1,7 +1,7 @@
-/* tiled.cu - kde's tiled variant (src/problems/kde/kde_gpu.h): samples staged through shared memory a
- * block-wide tile at a time, KDE_GPU_PER_THREAD outputs per thread, pre-scaled coordinates,
- * one ex2 per pair; dimension 1..3 in double, float's 1-D loop of its own (kde_tiled1_kernel).
- * The two kernels share their setup and scatter (kde_tiled_setup, kde_tiled_scatter). */
+/* tiled.cu - kde's tiled variant (src/problems/kde/kde_gpu.h): samples staged through shared memory
+ * a block-wide tile at a time, KDE_GPU_PER_THREAD outputs per thread, pre-scaled coordinates, one
+ * ex2 per pair; dimension 1..3 in double, float's 1-D loop of its own (kde_tiled1_kernel). The two
+ * kernels share their setup and scatter (kde_tiled_setup, kde_tiled_scatter). */
 #include <algorithm>
 
 #include "kernels.cuh"

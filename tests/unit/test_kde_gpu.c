@@ -1,8 +1,8 @@
-/* test_kde_gpu.c - problem kde's GPU variants (src/problems/kde/kde_gpu.h) against the CPU reference
- * (kde_exact_d of src/problems/kde/kde_math.h, itself checked against mpmath by test_kde): every
- * variant at small and moderate n, float and double, 1-D to 3-D for tiled, the seed's bugs,
- * the binned error, limits, cancellation and the ex2 ceiling. Skips (exit 0) in a build
- * without CUDA or without a usable GPU, unless QUADX_REQUIRE_GPU is set. */
+/* test_kde_gpu.c - problem kde's GPU variants (src/problems/kde/kde_gpu.h) against the CPU
+ * reference (kde_exact_d of src/problems/kde/kde_math.h, itself checked against mpmath by
+ * test_kde): every variant at small and moderate n, float and double, 1-D to 3-D for tiled, the
+ * seed's bugs, the binned error, limits, cancellation and the ex2 ceiling. Skips (exit 0) in a
+ * build without CUDA or without a usable GPU, unless QUADX_REQUIRE_GPU is set. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -56,8 +56,8 @@ struct cub_result {
 	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
 };
 
-/* The progress of an adaptive run (src/problems/cubature/cubature.c): the count of evaluations up to
- * maxeval starts; per iteration the integral's estimate est and error estimate err against
+/* The progress of an adaptive run (src/problems/cubature/cubature.c): the count of evaluations up
+ * to maxeval starts; per iteration the integral's estimate est and error estimate err against
  * max(abs_tol, rel |est|). The evaluations are added with qx_progress_add. */
 void cub_progress_begin(long long maxeval);
 void cub_progress_error(double est, double err, double rel, double abs_tol);

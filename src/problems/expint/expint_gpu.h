@@ -1,5 +1,5 @@
-/* expint.h - the C interface of problem expint's GPU code (cuda/expint/expint.cu). Every function returns
- * 0, or -1 with the CUDA call and its message in e; none of them exits. */
+/* expint.h - the C interface of problem expint's GPU code (cuda/expint/expint.cu). Every function
+ * returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
 #ifndef QUADX_EXPINT_H
 #define QUADX_EXPINT_H
 
