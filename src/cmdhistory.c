@@ -30,9 +30,9 @@ int cmd_history(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	     i < history_length; i++) {
 		const HIST_ENTRY *h = history_get(history_base + i);
 		if (h) { /* a damaged file's bytes shown as \xHH, never sent to the terminal */
-			fprintf(sh->s.out, "%5d  ", history_base + i);
-			output_visible_text(sh->s.out, h->line);
-			fputc('\n', sh->s.out);
+			fprintf(sh->io.out, "%5d  ", history_base + i);
+			output_visible_text(sh->io.out, h->line);
+			fputc('\n', sh->io.out);
 		}
 	}
 	return 0;

@@ -124,7 +124,7 @@ static int show_params(struct shell *sh)
 		session_setting_def(s, (enum setting)k, &def, names);
 		kv[n] = param_kv(&def, v, text[n], sizeof text[n]);
 	}
-	output_record(s, "params", kv, n);
+	output_record(&sh->io, "params", kv, n);
 	return 0;
 }
 
@@ -152,7 +152,7 @@ static void device_record(struct shell *sh, int i, int n, const struct gpu_info 
 	    {"runtime_version", NULL, g->runtime_version},
 	    {"context_ms", NULL, g->context_ms},
 	};
-	output_record(&sh->s, "device", kv, i == 0 ? sizeof kv / sizeof kv[0] : 6);
+	output_record(&sh->io, "device", kv, i == 0 ? sizeof kv / sizeof kv[0] : 6);
 }
 
 /* Prints what quadx knows about every GPU (one record each, device 0's first), or why there
@@ -166,12 +166,12 @@ static int show_device(struct shell *sh, struct qx_err *e)
 		struct kv kv[] = {
 		    {"gpu", "none", 0},
 		    {"reason", "CPU-only build: nvcc was not found at build time", 0}};
-		output_record(&sh->s, "device", kv, 2);
+		output_record(&sh->io, "device", kv, 2);
 		return 0;
 	}
 	if (gpu_init(&g, &why) || gpu_count(&n, &why)) {
 		struct kv kv[] = {{"gpu", "none", 0}, {"reason", why.msg, 0}};
-		output_record(&sh->s, "device", kv, 2);
+		output_record(&sh->io, "device", kv, 2);
 		return 0;
 	}
 	device_record(sh, 0, n, &g);
@@ -195,8 +195,8 @@ static int cmd_show(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	case 2:
 		if (!sh->s.last)
 			return qx_fail(e, "show last: no run yet (try: run cpu)");
-		output_run(&sh->s, sh->s.last);
-		output_samples(&sh->s, sh->s.last);
+		output_run(&sh->io, sh->s.last);
+		output_samples(&sh->io, sh->s.last);
 		return 0;
 	default:
 		return -1;
@@ -227,18 +227,18 @@ static int cmd_run(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		if (b == QX_GPU && argc == 1 && !gpu_usable(&sh->s, &why)) {
 			struct kv kv[] = {{"backend", "gpu", 0}, {"note", why.msg, 0}};
 			promptline_clear();
-			if (sh->s.format == FORMAT_TEXT)
-				fprintf(sh->s.out, "gpu: not run: %s (run gpu asks for it)\n",
+			if (sh->io.format == FORMAT_TEXT)
+				fprintf(sh->io.out, "gpu: not run: %s (run gpu asks for it)\n",
 				        why.msg);
 			else
-				output_record(&sh->s, "not_run", kv, 2);
-			fflush(sh->s.out);
+				output_record(&sh->io, "not_run", kv, 2);
+			fflush(sh->io.out);
 			continue;
 		}
 		if (session_run(&sh->s, (enum qx_backend)b, e))
 			return -1;
 		promptline_clear();
-		output_run(&sh->s, sh->s.last);
+		output_run(&sh->io, sh->s.last);
 	}
 	return 0;
 }
@@ -260,10 +260,10 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int rc;
 	if (sweep_plan(&sh->s, argc, argv, &plan, e))
 		return -1;
-	rc = sweep_run(&sh->s, &plan, sh->s.sweep_observer ? NULL : sweep_progress, e);
+	rc = sweep_run(&sh->s, &plan, sh->io.dashboard ? NULL : sweep_progress, e);
 	promptline_clear(); /* a cancelled run's progress line goes before the table */
 	if (sh->s.sweep && sh->s.sweep != before)
-		output_sweep(&sh->s, sh->s.sweep);
+		output_sweep(&sh->io, sh->s.sweep);
 	return rc;
 }
 
@@ -272,17 +272,17 @@ static int cmd_sweep(struct shell *sh, int argc, char **argv, struct qx_err *e)
 static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	const int values = argc == 3 && strcmp(argv[1], "values") == 0;
-	fflush(sh->s.out); /* what was printed comes first on a device such as /dev/stdout */
+	fflush(sh->io.out); /* what was printed comes first on a device such as /dev/stdout */
 	if (argc == 3 && strcmp(argv[1], "last") != 0 && !values)
 		return qx_fail(e,
 		               "export: bad word '%.64s' (usage: export [last|values] "
 		               "FILE.csv|FILE.json)",
 		               argv[1]);
-	if (values ? export_values(&sh->s, argv[2], e)
-	           : export_session(&sh->s, argv[argc - 1], argc == 3, e))
+	if (values ? export_values(&sh->s, sh->io.format, argv[2], e)
+	           : export_session(&sh->s, sh->io.format, argv[argc - 1], argc == 3, e))
 		return -1;
-	if (sh->s.format == FORMAT_TEXT)
-		fprintf(sh->s.out, "wrote %s\n", argv[argc - 1]);
+	if (sh->io.format == FORMAT_TEXT)
+		fprintf(sh->io.out, "wrote %s\n", argv[argc - 1]);
 	return 0;
 }
 
@@ -292,12 +292,12 @@ static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	if (!sh->s.sweep)
 		return qx_fail(e, "plot: no sweep yet (try: sweep block 32..1024)");
 	if (argc == 1 || strcmp(argv[1], "-") == 0)
-		return plot_terminal(sh->s.sweep, sh->s.cols - 1, sh->s.rows - 1, sh->s.out, e);
-	const int rc = plot_sweep(sh->s.sweep, argv[1], sh->s.out, e);
+		return plot_terminal(sh->s.sweep, sh->io.cols - 1, sh->io.rows - 1, sh->io.out, e);
+	const int rc = plot_sweep(sh->s.sweep, argv[1], sh->io.out, e);
 	if (rc < 0)
 		return -1;
-	if (rc == 0 && sh->s.format == FORMAT_TEXT)
-		fprintf(sh->s.out, "plotted the last sweep into %s\n", argv[1]);
+	if (rc == 0 && sh->io.format == FORMAT_TEXT)
+		fprintf(sh->io.out, "plotted the last sweep into %s\n", argv[1]);
 	return 0;
 }
 
@@ -356,7 +356,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	}
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (b == QX_GPU && !have_gpu) {
-			notes_eval_missing(s, p, args, nargs, QX_GPU, -1, "unavailable", why.msg);
+			notes_eval_missing(&sh->io, p, args, nargs, QX_GPU, -1, "unavailable",
+			                   why.msg);
 			continue;
 		}
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
@@ -368,17 +369,17 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			/* the CPU's rows are out already: a GPU that cannot compile or run the
 			 * evaluation gets a row with the reason, as a missing GPU does */
 			if (rc < 0 && b == QX_GPU) {
-				notes_eval_missing(s, p, args, nargs, QX_GPU, prec, "unavailable",
-				                   e->msg);
+				notes_eval_missing(&sh->io, p, args, nargs, QX_GPU, prec,
+				                   "unavailable", e->msg);
 				continue;
 			}
 			if (rc < 0)
 				return -1;
 			if (rc == QX_EVAL_UNREPRESENTABLE)
-				notes_eval_missing(s, p, args, nargs, (enum qx_backend)b, prec,
-				                   "not representable", e->msg);
+				notes_eval_missing(&sh->io, p, args, nargs, (enum qx_backend)b,
+				                   prec, "not representable", e->msg);
 			if (rc == 0)
-				output_eval(s, p, args, nargs, (enum qx_backend)b,
+				output_eval(&sh->io, p, args, nargs, (enum qx_backend)b,
 				            (enum qx_precision)prec, &r);
 		}
 	}
@@ -415,10 +416,10 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		             ? "; the run's own estimate is all there is"
 		             : "");
 		struct kv kv[] = {{"compared", NULL, 0}, {"note", note, 0}};
-		output_record(s, "errors", kv, 2);
+		output_record(&sh->io, "errors", kv, 2);
 		return 0;
 	}
-	output_worst(s, s->last, ref, s->last_values, idx, got);
+	output_worst(&sh->io, s->last, ref, s->last_values, idx, got);
 	return 0;
 }
 
@@ -450,10 +451,10 @@ static int cmd_values(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		               first.num, s->last->evals, s->last->evals - 1);
 	const double *ref = last_reference(s);
 	promptline_clear();
-	output_values(s->out, s->format, s->last, s->last_values,
+	output_values(sh->io.out, sh->io.format, s->last, s->last_values,
 	              s->last->has_estimates ? s->estimates : NULL, ref, (size_t)first.num,
 	              (size_t)n.num);
-	fflush(s->out);
+	fflush(sh->io.out);
 	return 0;
 }
 
@@ -464,8 +465,8 @@ static int cmd_format(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	(void)argc;
 	if (f < 0)
 		return -1;
-	sh->s.format = (enum out_format)f;
-	sh->s.csv_header[0] = '\0';
+	sh->io.format = (enum out_format)f;
+	sh->io.csv_header[0] = '\0';
 	return 0;
 }
 
@@ -639,7 +640,7 @@ static int shell_exec_words(struct shell *sh, int argc, char **argv, struct qx_e
 	/* A Ctrl-C from before this command does not cancel it; one during it cancels it, even
 	 * between the runs of a sweep (nothing clears the flag while the command runs). */
 	qx_cancel_clear();
-	if (!sh->progress_line || sh->s.sweep_observer || c->exec == cmd_dashboard)
+	if (!sh->progress_line || sh->io.dashboard || c->exec == cmd_dashboard)
 		return c->exec(sh, argc, argv, e);
 	const int shown = promptline_begin();
 	const int rc = c->exec(sh, argc, argv, e);

@@ -359,10 +359,11 @@ static int is_device(const char *path)
 }
 
 /* Builds the document in memory, then writes it atomically. */
-int export_session(const struct session *s, const char *path, int last, struct qx_err *e)
+int export_session(const struct session *s, enum out_format format, const char *path, int last,
+                   struct qx_err *e)
 {
 	const int device = is_device(path);
-	const int json = has_ext(path, ".json") || (device && s->format == FORMAT_JSON);
+	const int json = has_ext(path, ".json") || (device && format == FORMAT_JSON);
 	const char *slash = strrchr(path, '/'), *file_part = slash ? slash + 1 : path;
 	char *text = NULL;
 	size_t len = 0;
@@ -403,10 +404,10 @@ int export_session(const struct session *s, const char *path, int last, struct q
 
 /* Writes every value of the last run to path: CSV rows, or a JSON document whose "values" are
  * the objects `values` prints. */
-int export_values(struct session *s, const char *path, struct qx_err *e)
+int export_values(struct session *s, enum out_format format, const char *path, struct qx_err *e)
 {
 	const int device = is_device(path);
-	const int json = has_ext(path, ".json") || (device && s->format == FORMAT_JSON);
+	const int json = has_ext(path, ".json") || (device && format == FORMAT_JSON);
 	char *text = NULL;
 	size_t len = 0;
 	int rc;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "output_ctx.h"
 #include "session.h"
 #include "sweep.h"
 
@@ -30,10 +31,11 @@ int export_temp_file(const char *dir, const char *base, char *tmp);
 
 /* Writes every run of s (when last is 0) or the rows of the last sweep (last 1) to path,
  * as CSV or JSON by its extension (.csv, .json). Returns 0 or -1 with e filled. */
-int export_session(const struct session *s, const char *path, int last, struct qx_err *e);
+int export_session(const struct session *s, enum out_format format, const char *path, int last,
+                   struct qx_err *e);
 
 /* Writes every value of the session's last run, with its coordinates, error estimate and
  * reference, to path (.csv or .json); returns 0 or -1 with e filled. */
-int export_values(struct session *s, const char *path, struct qx_err *e);
+int export_values(struct session *s, enum out_format format, const char *path, struct qx_err *e);
 
 #endif

@@ -96,7 +96,7 @@ static const struct variant_def *variant_find(const struct session *s, const cha
 static int help_variant_page(struct shell *sh, const struct problem *p, const struct variant_def *v,
                              struct qx_err *e)
 {
-	FILE *out = sh->s.out;
+	FILE *out = sh->io.out;
 	const char *entry;
 	char *path, *page;
 	size_t len;
@@ -134,7 +134,7 @@ static int help_variant(struct shell *sh, const char *name, struct qx_err *e)
 		if (!(v = variant_in(qx_problems[i], name)))
 			continue;
 		if (shown++)
-			fputc('\n', sh->s.out);
+			fputc('\n', sh->io.out);
 		if (help_variant_page(sh, qx_problems[i], v, e))
 			return -1;
 	}
@@ -160,7 +160,7 @@ static int help_setting(struct shell *sh, const char *name, struct qx_err *e)
 {
 	const struct problem *owner = NULL, *vp;
 	const char *entry, *topic = "settings";
-	FILE *out = sh->s.out;
+	FILE *out = sh->io.out;
 	char *path, *page;
 	size_t len;
 	if (param_find(settings_defs, S_COUNT, name) < 0) {
@@ -193,12 +193,13 @@ static int help_setting(struct shell *sh, const char *name, struct qx_err *e)
 }
 
 /* Lists the current problem's variants from its table. */
-static void help_variants(struct session *s)
+static void help_variants(struct shell *sh)
 {
-	const struct problem *p = s->prob;
-	fprintf(s->out, "Variants of %s (set variant NAME; the first is the default):\n", p->name);
+	const struct problem *p = sh->s.prob;
+	fprintf(sh->io.out, "Variants of %s (set variant NAME; the first is the default):\n",
+	        p->name);
 	for (size_t i = 0; i < p->nvariants; i++)
-		fprintf(s->out, "  %-12s %s%s\n      %s\n", p->variants[i].name,
+		fprintf(sh->io.out, "  %-12s %s%s\n      %s\n", p->variants[i].name,
 		        p->variants[i].backends & QX_ON_CPU ? "cpu" : "",
 		        p->variants[i].backends == (QX_ON_CPU | QX_ON_GPU)
 		            ? "+gpu"
@@ -211,7 +212,7 @@ static void help_variants(struct session *s)
  * (coursework) gets the variant's page after its own. */
 int help_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	FILE *out = sh->s.out;
+	FILE *out = sh->io.out;
 	const struct problem *owner;
 	const char *topic;
 	char *path;
@@ -250,7 +251,7 @@ int help_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		                         argv[2]);
 	}
 	if (strcmp(topic, "variants") == 0) {
-		help_variants(&sh->s);
+		help_variants(sh);
 		return 0;
 	}
 	if (!problem_find(topic) && !strchr(topic, '/')) {

@@ -195,13 +195,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	gsl_set_error_handler_off();
-	session_init(&sh->s, stdout);
+	session_init(&sh->s);
+	sh->io = output_ctx_of(stdout);
 	cmd_register_dashboard(tui_run);
 	coursework_defaults(&cw);
 	while ((opt = getopt_long(argc, argv, "a:b:n:m:i:cgtvdhf:e:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'J':
-			sh->s.format = FORMAT_JSON;
+			sh->io.format = FORMAT_JSON;
 			json = 1;
 			break;
 		case 'K':
@@ -255,8 +256,8 @@ int main(int argc, char **argv)
 	sh->progress_line = isatty(STDERR_FILENO);
 	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
 	    ws.ws_col >= 40 && ws.ws_row >= 10) {
-		sh->s.cols = ws.ws_col;
-		sh->s.rows = ws.ws_row;
+		sh->io.cols = ws.ws_col;
+		sh->io.rows = ws.ws_row;
 	}
 
 	if (tui) {

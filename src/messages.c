@@ -59,22 +59,22 @@ static void page_text(FILE *out, const char *text)
 }
 
 /* Reports a script's error on stderr and, in format json, on the session's output. */
-void notes_error(struct session *s, const char *file, long line, const char *msg)
+void notes_error(struct output_ctx *io, const char *file, long line, const char *msg)
 {
 	if (file)
 		fprintf(stderr, "quadx: %s: line %ld: %s\n", file, line, msg);
 	else
 		fprintf(stderr, "quadx: line %ld: %s\n", line, msg);
 	fflush(stderr);
-	if (s->format == FORMAT_JSON) {
+	if (io->format == FORMAT_JSON) {
 		cJSON *obj = cJSON_CreateObject();
 		cJSON_AddStringToObject(obj, "type", "error");
 		cJSON_AddStringToObject(obj, "error", msg);
 		cJSON_AddNumberToObject(obj, "line", (double)line);
 		if (file)
 			cJSON_AddStringToObject(obj, "file", file);
-		output_print_json(s, obj);
-		fflush(s->out);
+		output_print_json(io, obj);
+		fflush(io->out);
 	}
 }
 
@@ -83,54 +83,54 @@ int notes_text(struct shell *sh, const char *kind, const char *topic,
                int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e), int argc,
                char **argv, struct qx_err *e)
 {
-	FILE *out = sh->s.out, *mem;
+	FILE *out = sh->io.out, *mem;
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
-	if (sh->s.format != FORMAT_JSON && !(use_pager && out == stdout))
+	if (sh->io.format != FORMAT_JSON && !(use_pager && out == stdout))
 		return print(sh, argc, argv, e);
 	mem = open_memstream(&text, &len);
 	if (!mem)
 		return qx_fail(e, "%s: out of memory", kind);
-	sh->s.out = mem;
+	sh->io.out = mem;
 	rc = print(sh, argc, argv, e);
-	sh->s.out = out;
+	sh->io.out = out;
 	if (fclose(mem)) {
 		free(text);
 		return qx_fail(e, "%s: out of memory", kind);
 	}
-	if (rc == 0 && sh->s.format != FORMAT_JSON) {
+	if (rc == 0 && sh->io.format != FORMAT_JSON) {
 		page_text(out, text);
 	} else if (rc == 0 && len) {
 		cJSON *obj = cJSON_CreateObject();
 		cJSON_AddStringToObject(obj, "type", kind);
 		cJSON_AddStringToObject(obj, "topic", topic);
 		cJSON_AddStringToObject(obj, "text", text);
-		output_print_json(&sh->s, obj);
+		output_print_json(&sh->io, obj);
 	}
 	free(text);
 	return rc;
 }
 
 /* Prints eval's row without a value in the session's format. */
-void notes_eval_missing(struct session *s, const struct problem *p, const double *args,
+void notes_eval_missing(struct output_ctx *io, const struct problem *p, const double *args,
                         size_t nargs, enum qx_backend b, int prec, const char *status,
                         const char *why)
 {
 	const char *precision = prec < 0 ? "" : qx_precision_name((enum qx_precision)prec);
 	char num[40];
-	if (prec < 0 && s->format != FORMAT_TEXT) { /* a row per precision, as eval's others */
+	if (prec < 0 && io->format != FORMAT_TEXT) { /* a row per precision, as eval's others */
 		for (prec = QX_DOUBLE; prec >= QX_FLOAT; prec--)
-			notes_eval_missing(s, p, args, nargs, b, prec, status, why);
+			notes_eval_missing(io, p, args, nargs, b, prec, status, why);
 		return;
 	}
-	if (s->format == FORMAT_JSON) {
+	if (io->format == FORMAT_JSON) {
 		const struct eval_result none = {.value = NAN}; /* value null */
 		cJSON *obj = output_eval_json(p, args, nargs, b, (enum qx_precision)prec, &none);
 		cJSON_AddStringToObject(obj, "status", status);
 		cJSON_AddStringToObject(obj, "note", why);
-		output_print_json(s, obj);
-	} else if (s->format == FORMAT_CSV) { /* output.c's one field writer */
+		output_print_json(io, obj);
+	} else if (io->format == FORMAT_CSV) { /* output.c's one field writer */
 		char row[4096] = "", list[QX_MAX_EVAL_ARGS * 41] = "";
 		for (size_t i = 0; i < nargs; i++) {
 			output_number(num, sizeof num, args[i]);
@@ -141,18 +141,19 @@ void notes_eval_missing(struct session *s, const struct problem *p, const double
 		                        precision, "" /* value */, status, why};
 		for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
 			output_csv_field(row, sizeof row, fields[i], i == 0);
-		output_print_csv(s, "type,problem,args,backend,precision,value,status,note", row);
+		output_print_csv(io, "type,problem,args,backend,precision,value,status,note", row);
 	} else if (prec < 0) {
-		fprintf(s->out, "%s  %s: none (%s)\n", p->name, qx_backend_name(b), why);
+		fprintf(io->out, "%s  %s: none (%s)\n", p->name, qx_backend_name(b), why);
 	} else {
-		fprintf(s->out, "%s(", p->name);
+		fprintf(io->out, "%s(", p->name);
 		for (size_t i = 0; i < nargs; i++) {
 			output_number(num, sizeof num, args[i]);
-			fprintf(s->out, "%s%s", i ? ", " : "", num);
+			fprintf(io->out, "%s%s", i ? ", " : "", num);
 		}
-		fprintf(s->out, ")  %s %-6s  %s: %s\n", qx_backend_name(b), precision, status, why);
+		fprintf(io->out, ")  %s %-6s  %s: %s\n", qx_backend_name(b), precision, status,
+		        why);
 	}
-	fflush(s->out);
+	fflush(io->out);
 }
 
 /* Whether x survives the conversion to precision prec. */

@@ -11,7 +11,7 @@
 /* Reports the error msg of line `line` of a script (named file, or NULL) on stderr as
  * `quadx: [FILE: ]line N: msg`; in format json also as {"type":"error","error":msg,
  * "line":N[,"file":FILE]} on the session's output. */
-void notes_error(struct session *s, const char *file, long line, const char *msg);
+void notes_error(struct output_ctx *io, const char *file, long line, const char *msg);
 
 /* A command that prints text (help, plot): runs print(sh, argc, argv, e); in format json its
  * text, when there is any, is caught and printed as one {"type":kind,"topic":topic,
@@ -32,7 +32,7 @@ void notes_use_pager(int on);
  * a missing backend; json: the eval object with "value":null, "status" and "note"; csv:
  * the eval row with an empty value, the status and the note (json and csv: for a missing
  * backend, a row per precision). */
-void notes_eval_missing(struct session *s, const struct problem *p, const double *args,
+void notes_eval_missing(struct output_ctx *io, const struct problem *p, const double *args,
                         size_t nargs, enum qx_backend b, int prec, const char *status,
                         const char *why);
 

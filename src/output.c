@@ -74,12 +74,12 @@ void output_visible_text(FILE *out, const char *text)
 }
 
 /* Prints a cJSON object as one line and frees it. */
-void output_print_json(struct session *s, cJSON *obj)
+void output_print_json(struct output_ctx *io, cJSON *obj)
 {
 	char *text = cJSON_PrintUnformatted(obj);
 	if (text) {
-		output_json_text(s->out, text);
-		fputc('\n', s->out);
+		output_json_text(io->out, text);
+		fputc('\n', io->out);
 		cJSON_free(text);
 	}
 	cJSON_Delete(obj);
@@ -95,13 +95,13 @@ void output_json_num(cJSON *obj, const char *name, double v)
 }
 
 /* Prints header (once, until it changes) and row as CSV lines. */
-void output_print_csv(struct session *s, const char *header, const char *row)
+void output_print_csv(struct output_ctx *io, const char *header, const char *row)
 {
-	if (strcmp(header, s->csv_header) != 0) {
-		snprintf(s->csv_header, sizeof s->csv_header, "%s", header);
-		fprintf(s->out, "%s\n", header);
+	if (strcmp(header, io->csv_header) != 0) {
+		snprintf(io->csv_header, sizeof io->csv_header, "%s", header);
+		fprintf(io->out, "%s\n", header);
 	}
-	fprintf(s->out, "%s\n", row);
+	fprintf(io->out, "%s\n", row);
 }
 
 /* Appends field to the CSV line (len bytes), after a comma unless first, quoted per RFC 4180
@@ -417,11 +417,11 @@ void output_run_csv(const struct run_result *r, char *header, char *row, size_t 
 }
 
 /* CSV header and row of a run result. */
-static void run_csv(struct session *s, const struct run_result *r)
+static void run_csv(struct output_ctx *io, const struct run_result *r)
 {
 	char header[4096], row[4096];
 	output_run_csv(r, header, row, sizeof row);
-	output_print_csv(s, header, row);
+	output_print_csv(io, header, row);
 }
 
 /* The length of the first row of text in width characters: up to the last double blank
@@ -618,19 +618,19 @@ static void run_lines(FILE *f, const struct run_result *r)
 
 /* Prints the lines of a run result wrapped to the session's width at blanks (between items
  * first): the first line's rest indented by 2, the others' by 13, under their values. */
-static void run_text(struct session *s, const struct run_result *r)
+static void run_text(struct output_ctx *io, const struct run_result *r)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
 	if (!mem) {
-		run_lines(s->out, r);
+		run_lines(io->out, r);
 		return;
 	}
 	run_lines(mem, r);
 	if (fclose(mem)) {
 		free(text);
-		run_lines(s->out, r);
+		run_lines(io->out, r);
 		return;
 	}
 	for (char *line = text, *end; *line; line = end + 1) {
@@ -639,7 +639,7 @@ static void run_text(struct session *s, const struct run_result *r)
 			end = line + strlen(line);
 		const char save = *end;
 		*end = '\0';
-		output_print_wrapped(s->out, line, session_cols(s),
+		output_print_wrapped(io->out, line, output_cols(io),
 		                     line[0] == ' ' ? "             " : "  ");
 		if (!save)
 			break;
@@ -678,39 +678,39 @@ static void json_chart(cJSON *obj, const struct qx_chart *c)
 
 /* Prints one run result; JSON has the run's chart too, when it left one (not in `export`,
  * whose documents stay the runs' figures). */
-void output_run(struct session *s, const struct run_result *r)
+void output_run(struct output_ctx *io, const struct run_result *r)
 {
 	cJSON *obj;
-	switch (s->format) {
+	switch (io->format) {
 	case FORMAT_JSON:
 		obj = output_run_json(r);
 		if (r->chart)
 			json_chart(obj, r->chart);
-		output_print_json(s, obj);
+		output_print_json(io, obj);
 		break;
 	case FORMAT_CSV:
-		run_csv(s, r);
+		run_csv(io, r);
 		break;
 	default:
-		run_text(s, r);
+		run_text(io, r);
 	}
-	fflush(s->out);
+	fflush(io->out);
 }
 
 /* Prints each timed sample of r. */
-void output_samples(struct session *s, const struct run_result *r)
+void output_samples(struct output_ctx *io, const struct run_result *r)
 {
 	const char *names[2 * QX_MAX_PHASES];
 	const int np = output_phase_columns(r->prob, &r->med, names, 2 * QX_MAX_PHASES);
 	for (int i = 0; i < r->nsamples; i++) {
 		const struct qx_timing *t = &r->samples[i];
-		if (s->format == FORMAT_JSON) {
+		if (io->format == FORMAT_JSON) {
 			cJSON *obj = cJSON_CreateObject();
 			cJSON_AddStringToObject(obj, "type", "sample");
 			cJSON_AddNumberToObject(obj, "index", i + 1);
 			cJSON_AddItemToObject(obj, "time_ms", output_timing_json(t));
-			output_print_json(s, obj);
-		} else if (s->format == FORMAT_CSV) {
+			output_print_json(io, obj);
+		} else if (io->format == FORMAT_CSV) {
 			char header[1024] = "", row[1024] = "";
 			output_csv_field(header, sizeof header, "type", 1);
 			output_csv_field(row, sizeof row, "sample", 1);
@@ -719,16 +719,16 @@ void output_samples(struct session *s, const struct run_result *r)
 			output_csv_phases(header, row, sizeof row, names, np, "_ms", t);
 			output_csv_text(header, sizeof header, "total_ms");
 			output_csv_num(row, sizeof row, t->total);
-			output_print_csv(s, header, row);
+			output_print_csv(io, header, row);
 		} else {
-			fprintf(s->out, "  sample %-3d", i + 1);
+			fprintf(io->out, "  sample %-3d", i + 1);
 			for (int k = 0; k < t->nphases; k++)
-				fprintf(s->out, "%s%s %.4g", k ? "  " : " ", t->phase[k].name,
+				fprintf(io->out, "%s%s %.4g", k ? "  " : " ", t->phase[k].name,
 				        t->phase[k].ms);
-			fprintf(s->out, "%stotal %.4g ms\n", t->nphases ? "  " : " ", t->total);
+			fprintf(io->out, "%stotal %.4g ms\n", t->nphases ? "  " : " ", t->total);
 		}
 	}
-	fflush(s->out);
+	fflush(io->out);
 }
 
 /* The object of one evaluation result. */
@@ -750,13 +750,13 @@ cJSON *output_eval_json(const struct problem *p, const double *args, size_t narg
 }
 
 /* Prints one evaluation result. */
-void output_eval(struct session *s, const struct problem *p, const double *args, size_t nargs,
+void output_eval(struct output_ctx *io, const struct problem *p, const double *args, size_t nargs,
                  enum qx_backend b, enum qx_precision prec, const struct eval_result *v)
 {
 	char num[40];
-	if (s->format == FORMAT_JSON) {
-		output_print_json(s, output_eval_json(p, args, nargs, b, prec, v));
-	} else if (s->format == FORMAT_CSV) {
+	if (io->format == FORMAT_JSON) {
+		output_print_json(io, output_eval_json(p, args, nargs, b, prec, v));
+	} else if (io->format == FORMAT_CSV) {
 		char header[512] = "type,problem,args,backend,precision,value", row[1024],
 		     a[256] = "";
 		for (size_t i = 0; i < nargs; i++) {
@@ -774,24 +774,24 @@ void output_eval(struct session *s, const struct problem *p, const double *args,
 			output_csv_text(header, sizeof header, v->figure[i].name);
 			output_csv_num(row, sizeof row, v->figure[i].value);
 		}
-		output_print_csv(s, header, row);
+		output_print_csv(io, header, row);
 	} else {
-		fprintf(s->out, "%s(", p->name);
+		fprintf(io->out, "%s(", p->name);
 		for (size_t i = 0; i < nargs; i++) {
 			output_number(num, sizeof num, args[i]);
-			fprintf(s->out, "%s%s", i ? ", " : "", num);
+			fprintf(io->out, "%s%s", i ? ", " : "", num);
 		}
-		fprintf(s->out, ")  %s %-6s  %.17g", qx_backend_name(b), qx_precision_name(prec),
+		fprintf(io->out, ")  %s %-6s  %.17g", qx_backend_name(b), qx_precision_name(prec),
 		        v->value);
 		for (size_t i = 0; i < v->nfigures; i++)
-			fprintf(s->out, "  %s %.17g", v->figure[i].name, v->figure[i].value);
-		fputc('\n', s->out);
+			fprintf(io->out, "  %s %.17g", v->figure[i].name, v->figure[i].value);
+		fputc('\n', io->out);
 	}
-	fflush(s->out);
+	fflush(io->out);
 }
 
 /* Prints the worst points: coordinates, reference, value and relative error. */
-void output_worst(struct session *s, const struct run_result *r, const double *ref,
+void output_worst(struct output_ctx *io, const struct run_result *r, const double *ref,
                   const void *vals, const size_t *idx, size_t k)
 {
 	const struct problem *p = r->prob;
@@ -801,7 +801,7 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 		const int nc = p->point(r->params, idx[i], names, coords, QX_MAX_COORDS);
 		const double v = value_at(vals, r->prec, idx[i]);
 		const double rel = rel_error(ref[idx[i]], v);
-		if (s->format == FORMAT_JSON) {
+		if (io->format == FORMAT_JSON) {
 			cJSON *obj = cJSON_CreateObject();
 			cJSON_AddStringToObject(obj, "type", "worst");
 			cJSON_AddNumberToObject(obj, "rank", (double)(i + 1));
@@ -810,8 +810,8 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 			output_json_num(obj, "reference", ref[idx[i]]);
 			output_json_num(obj, "value", v);
 			output_json_num(obj, "rel_error", rel);
-			output_print_json(s, obj);
-		} else if (s->format == FORMAT_CSV) {
+			output_print_json(io, obj);
+		} else if (io->format == FORMAT_CSV) {
 			char header[256] = "type,rank", row[512] = "";
 			output_csv_field(row, sizeof row, "worst", 1);
 			output_csv_num(row, sizeof row, (double)(i + 1));
@@ -824,16 +824,16 @@ void output_worst(struct session *s, const struct run_result *r, const double *r
 			output_csv_num(row, sizeof row, ref[idx[i]]);
 			output_csv_num(row, sizeof row, v);
 			output_csv_num(row, sizeof row, rel);
-			output_print_csv(s, header, row);
+			output_print_csv(io, header, row);
 		} else {
-			fprintf(s->out, "%3zu ", i + 1);
+			fprintf(io->out, "%3zu ", i + 1);
 			for (int c = 0; c < nc; c++)
-				fprintf(s->out, " %s %-12.10g", names[c], coords[c]);
-			fprintf(s->out, " reference %-24.17g value %-24.17g rel_error %.3g\n",
+				fprintf(io->out, " %s %-12.10g", names[c], coords[c]);
+			fprintf(io->out, " reference %-24.17g value %-24.17g rel_error %.3g\n",
 			        ref[idx[i]], v, rel);
 		}
 	}
-	fflush(s->out);
+	fflush(io->out);
 }
 
 /* The JSON object of value i of the last run r (vals, its estimates est or NULL, the
@@ -903,10 +903,10 @@ void output_values(FILE *out, enum out_format f, const struct run_result *r, con
 }
 
 /* Prints name/value pairs as one record. */
-void output_record(struct session *s, const char *kind, const struct kv *kv, size_t n)
+void output_record(struct output_ctx *io, const char *kind, const struct kv *kv, size_t n)
 {
 	char num[40];
-	if (s->format == FORMAT_JSON) {
+	if (io->format == FORMAT_JSON) {
 		cJSON *obj = cJSON_CreateObject();
 		cJSON_AddStringToObject(obj, "type", kind);
 		for (size_t i = 0; i < n; i++) {
@@ -915,8 +915,8 @@ void output_record(struct session *s, const char *kind, const struct kv *kv, siz
 			else
 				output_json_num(obj, kv[i].name, kv[i].num);
 		}
-		output_print_json(s, obj);
-	} else if (s->format == FORMAT_CSV) {
+		output_print_json(io, obj);
+	} else if (io->format == FORMAT_CSV) {
 		char header[1024] = "type", row[2048] = "";
 		output_csv_field(row, sizeof row, kind, 1);
 		for (size_t i = 0; i < n; i++) {
@@ -926,13 +926,13 @@ void output_record(struct session *s, const char *kind, const struct kv *kv, siz
 			else
 				output_csv_num(row, sizeof row, kv[i].num);
 		}
-		output_print_csv(s, header, row);
+		output_print_csv(io, header, row);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			if (!kv[i].text)
 				output_number(num, sizeof num, kv[i].num);
-			fprintf(s->out, "  %-16s %s\n", kv[i].name, kv[i].text ? kv[i].text : num);
+			fprintf(io->out, "  %-16s %s\n", kv[i].name, kv[i].text ? kv[i].text : num);
 		}
 	}
-	fflush(s->out);
+	fflush(io->out);
 }

@@ -4,13 +4,14 @@
 #ifndef QX_OUTPUT_H
 #define QX_OUTPUT_H
 
+#include "output_ctx.h"
 #include "session.h"
 #include "sweep.h"
 
 struct cJSON; /* <cjson/cJSON.h> */
 
 /* Prints one run result in the session's format. */
-void output_run(struct session *s, const struct run_result *r);
+void output_run(struct output_ctx *io, const struct run_result *r);
 
 /* Writes JSON text to out with each byte outside well-formed UTF-8 as the text \\xHH. */
 void output_json_text(FILE *out, const char *text);
@@ -19,10 +20,10 @@ void output_json_text(FILE *out, const char *text);
 void output_visible_text(FILE *out, const char *text);
 
 /* Prints obj as one JSON line on the session's output and deletes it. */
-void output_print_json(struct session *s, struct cJSON *obj);
+void output_print_json(struct output_ctx *io, struct cJSON *obj);
 
 /* Prints header (once, until it changes) and row as CSV lines on the session's output. */
-void output_print_csv(struct session *s, const char *header, const char *row);
+void output_print_csv(struct output_ctx *io, const char *header, const char *row);
 
 /* Adds word to a cJSON object as a number when all of it is one (a parameter's value), else
  * as a string: numbers stay numbers in sweep rows, runs and exports. */
@@ -50,7 +51,7 @@ struct cJSON *output_run_json(const struct run_result *r);
 void output_run_csv(const struct run_result *r, char *header, char *row, size_t len);
 
 /* Prints every timed sample of r (show last). */
-void output_samples(struct session *s, const struct run_result *r);
+void output_samples(struct output_ctx *io, const struct run_result *r);
 
 /* The JSON object of one evaluation (cJSON; the caller deletes it); a value that is not
  * finite is null. */
@@ -59,11 +60,11 @@ struct cJSON *output_eval_json(const struct problem *p, const double *args, size
                                const struct eval_result *v);
 
 /* Prints one evaluation of problem p at args on backend b in precision prec. */
-void output_eval(struct session *s, const struct problem *p, const double *args, size_t nargs,
+void output_eval(struct output_ctx *io, const struct problem *p, const double *args, size_t nargs,
                  enum qx_backend b, enum qx_precision prec, const struct eval_result *v);
 
 /* Prints the k worst points of the last result (indices idx, largest error first). */
-void output_worst(struct session *s, const struct run_result *r, const double *ref,
+void output_worst(struct output_ctx *io, const struct run_result *r, const double *ref,
                   const void *vals, const size_t *idx, size_t k);
 
 /* The JSON object of value i of the last run r (type value: index, coordinates, value,
@@ -83,7 +84,7 @@ struct kv {
 	const char *text; /* the value as text, or NULL for a number */
 	double num;
 };
-void output_record(struct session *s, const char *kind, const struct kv *kv, size_t n);
+void output_record(struct output_ctx *io, const char *kind, const struct kv *kv, size_t n);
 
 /* The JSON object of one sweep row (cJSON; the caller deletes it). */
 struct cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r);
@@ -100,7 +101,7 @@ void output_sweep_table(const struct sweep *sw, FILE *out, int cols);
 
 /* Prints the sweep in the session's format (text: the table; json: one object per row; csv:
  * a header and one line per row). */
-void output_sweep(struct session *s, const struct sweep *sw);
+void output_sweep(struct output_ctx *io, const struct sweep *sw);
 
 /* A sweep_progress_fn: one line per finished row on stderr ("sweep 3/9: block=64 gpu 1.2 ms"). */
 void output_sweep_progress(const struct sweep *sw, size_t config, const struct sweep_row *row);

@@ -509,22 +509,22 @@ void output_sweep_table(const struct sweep *sw, FILE *out, int cols)
 }
 
 /* Prints the sweep in the session's format: a table, JSON Lines or CSV rows. */
-void output_sweep(struct session *s, const struct sweep *sw)
+void output_sweep(struct output_ctx *io, const struct sweep *sw)
 {
-	if (s->format == FORMAT_TEXT) {
-		output_sweep_table(sw, s->out, session_cols(s));
+	if (io->format == FORMAT_TEXT) {
+		output_sweep_table(sw, io->out, output_cols(io));
 	} else {
 		for (size_t i = 0; i < sw->nrows; i++) {
-			if (s->format == FORMAT_JSON) {
-				output_print_json(s, output_sweep_row_json(sw, &sw->rows[i]));
+			if (io->format == FORMAT_JSON) {
+				output_print_json(io, output_sweep_row_json(sw, &sw->rows[i]));
 			} else {
 				char header[4096], row[4096];
 				output_sweep_row_csv(sw, &sw->rows[i], header, row, sizeof row);
-				output_print_csv(s, header, row);
+				output_print_csv(io, header, row);
 			}
 		}
 	}
-	fflush(s->out);
+	fflush(io->out);
 }
 
 /* Prints the progress line of row (configuration config) of sw to stderr. */

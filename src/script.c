@@ -74,18 +74,18 @@ static int shell_exec_next(struct shell *sh, FILE *f, char *buf, int *stop, stru
 
 /* Reports the error msg of the command at place n among the commands of -e: on stderr and, in
  * format json, as an error object on stdout (as notes_error does for a script's lines). */
-static void command_error(struct session *s, long n, const char *msg)
+static void command_error(struct output_ctx *io, long n, const char *msg)
 {
 	fprintf(stderr, "quadx: command %ld of -e: %s\n", n, msg);
 	fflush(stderr);
-	if (s->format == FORMAT_JSON) {
+	if (io->format == FORMAT_JSON) {
 		cJSON *obj = cJSON_CreateObject();
 		cJSON_AddStringToObject(obj, "type", "error");
 		cJSON_AddStringToObject(obj, "error", msg);
 		cJSON_AddNumberToObject(obj, "command", (double)n);
 		cJSON_AddStringToObject(obj, "source", "-e");
-		output_print_json(s, obj);
-		fflush(s->out);
+		output_print_json(io, obj);
+		fflush(io->out);
 	}
 }
 
@@ -104,7 +104,7 @@ static int run_stream(struct shell *sh, FILE *f, const char *name, int keep_goin
 		struct qx_err e = {""};
 		lineno++;
 		rc = shell_exec_next(sh, f, buf, &stop, &e);
-		if (ferror(sh->s.out)) { /* the output is lost: stop; main reports it at exit */
+		if (ferror(sh->io.out)) { /* the output is lost: stop; main reports it at exit */
 			failed++;
 			break;
 		}
@@ -114,9 +114,9 @@ static int run_stream(struct shell *sh, FILE *f, const char *name, int keep_goin
 			continue;
 		failed++;
 		if (commands)
-			command_error(&sh->s, lineno, e.msg);
+			command_error(&sh->io, lineno, e.msg);
 		else
-			notes_error(&sh->s, name, lineno, e.msg);
+			notes_error(&sh->io, name, lineno, e.msg);
 		if (!keep_going)
 			break;
 	}

@@ -61,12 +61,9 @@ double session_setting(const struct session *s, enum setting which)
 }
 
 /* Sets every parameter and setting to its default, selects the first problem. */
-void session_init(struct session *s, FILE *out)
+void session_init(struct session *s)
 {
 	memset(s, 0, sizeof *s);
-	s->out = out;
-	s->cols = 80;
-	s->rows = 24;
 	for (int i = 0; qx_problems[i] && i < QX_MAX_PROBLEMS; i++) {
 		for (size_t k = 0; k < qx_problems[i]->nparams; k++)
 			s->params[i][k] = param_default(&qx_problems[i]->params[k]);
@@ -377,10 +374,4 @@ int session_set_words(struct session *s, const char *words, struct qx_err *e)
 		argv[argc++] = w;
 	}
 	return session_set(s, argc, argv, e);
-}
-
-/* s->cols, or 0 under a dashboard. */
-int session_cols(const struct session *s)
-{
-	return s->sweep_observer ? 0 : s->cols;
 }

@@ -26,8 +26,6 @@ enum setting {
 	S_COUNT
 };
 
-enum out_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
-
 /* One finished run: what ran, its timings (every sample), its work, error and figures. */
 struct run_result {
 	const struct problem *prob;
@@ -91,10 +89,6 @@ struct session {
 	int variant[QX_MAX_PROBLEMS];
 	struct param_value settings[S_COUNT];
 	struct param_value psettings[QX_MAX_PROBLEMS][QX_MAX_PROBLEM_SETTINGS]; /* each problem's */
-	enum out_format format;
-	char csv_header[1024]; /* the last CSV header printed, so it is printed once */
-	FILE *out;
-	int cols, rows; /* the size text output fits: the terminal's, else 80 x 24 */
 
 	struct run_result **runs; /* every finished run of the session, oldest first (export) */
 	size_t nruns, runs_cap;
@@ -124,8 +118,8 @@ struct session {
 /* The settings' table; variant's choices are the current problem's variants. */
 extern const struct param_def settings_defs[S_COUNT];
 
-/* Initializes s with the first problem, defaults everywhere, output to out. */
-void session_init(struct session *s, FILE *out);
+/* Initializes s with the first problem, defaults everywhere. */
+void session_init(struct session *s);
 
 /* Frees what s owns. */
 void session_free(struct session *s);
@@ -174,9 +168,5 @@ void session_names(const struct session *s, char *buf, size_t len);
 /* Writes "name=value name=value" of the current problem's parameters into buf. */
 void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
                            size_t len);
-
-/* The width text output is fitted to: s->cols, or 0 (no limit) while a dashboard observes the
- * session (s->sweep_observer set), whose Log wraps the lines itself. */
-int session_cols(const struct session *s);
 
 #endif

@@ -4,14 +4,16 @@
 #ifndef QX_SHELL_H
 #define QX_SHELL_H
 
+#include "output_ctx.h"
 #include "session.h"
 
 /* A session plus the state of the interpreter around it. */
 struct shell {
 	struct session s;
-	int quit;          /* set by `quit` */
-	int depth;         /* nesting of `source` */
-	int progress_line; /* 1: long runs show their progress on stderr, a terminal */
+	struct output_ctx io; /* where and how commands print */
+	int quit;             /* set by `quit` */
+	int depth;            /* nesting of `source` */
+	int progress_line;    /* 1: long runs show their progress on stderr, a terminal */
 };
 
 #endif

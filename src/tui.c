@@ -158,15 +158,15 @@ static void worker_run_line(struct tui *t, const char *line)
 	struct qx_err e = {""};
 	char *text = NULL, err[QX_ERR_LEN + 16];
 	size_t size = 0;
-	FILE *old = sh->s.out, *mem = open_memstream(&text, &size);
+	FILE *old = sh->io.out, *mem = open_memstream(&text, &size);
 	int rc;
 	qx_progress_start(0, NULL);
 	if (!mem) {
 		rc = qx_fail(&e, "cannot capture the output: %s", strerror(errno));
 	} else {
-		sh->s.out = mem;
+		sh->io.out = mem;
 		rc = shell_exec_line(sh, line, &e);
-		sh->s.out = old;
+		sh->io.out = old;
 		fclose(mem);
 	}
 	dash_update(&t->work, &sh->s);
@@ -859,6 +859,7 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 	readline_start(t);
 	sh->s.sweep_observer = publish_sweep;
 	sh->s.sweep_observer_arg = t;
+	sh->io.dashboard = 1; /* the Log wraps the output itself */
 	t->busy = 1;
 	snprintf(t->busy_line, sizeof t->busy_line, "(checking the GPU)");
 	t->busy_since = qx_now_ms();
@@ -879,6 +880,7 @@ int tui_run(struct shell *sh, int standalone, struct qx_err *e)
 out:
 	sh->s.sweep_observer = NULL;
 	sh->s.sweep_observer_arg = NULL;
+	sh->io.dashboard = 0;
 	screen_close(t);
 	if (t->err_fd >= 0)
 		close(t->err_fd);

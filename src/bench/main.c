@@ -55,7 +55,7 @@ static int bench_one(struct session *s, const struct bench_section *b, char **se
 		saved = dup(STDOUT_FILENO);
 		dup2(fileno(tmp), STDOUT_FILENO);
 	}
-	session_init(s, stderr);
+	session_init(s);
 	rc = session_use(s, b->problem, e) || b->run(s, e) ? -1 : 0;
 	session_free(s);
 	if (tmp) {

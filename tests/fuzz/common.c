@@ -62,7 +62,8 @@ struct shell *fuzz_shell_new(void)
 		atexit(remove_file_dir);
 	}
 	memset(&fuzz_shell, 0, sizeof fuzz_shell);
-	session_init(&fuzz_shell.s, devnull);
+	session_init(&fuzz_shell.s);
+	fuzz_shell.io = output_ctx_of(devnull);
 	return &fuzz_shell;
 }
 

@@ -14,7 +14,7 @@ static void fixture_session(struct session *s)
 {
 	char *argv[] = {"n", "2", "m", "3", "block", "128", "precision", "double"};
 	struct qx_err e;
-	session_init(s, stdout);
+	session_init(s);
 	assert_int_equal(session_set(s, 8, argv, &e), 0);
 }
 

@@ -13,11 +13,11 @@
 #include "../../src/sweep.h"
 
 /* A session on expint with a grid small enough to run in microseconds. */
-static void tiny_session(struct session *s, FILE *out)
+static void tiny_session(struct session *s)
 {
 	char *words[] = {"n", "2", "m", "10", "repeat", "1", "warmup", "0"};
 	struct qx_err e;
-	session_init(s, out);
+	session_init(s);
 	assert_int_equal(session_set(s, 8, words, &e), 0);
 }
 
@@ -28,7 +28,7 @@ static void test_run_keeps_a_pending_cancel(void **state)
 	static struct session s;
 	struct qx_err e = {""};
 	(void)state;
-	tiny_session(&s, stdout);
+	tiny_session(&s);
 	qx_cancel_clear();
 	assert_int_equal(session_run(&s, QX_CPU, &e), 0);
 	qx_cancel_request();
@@ -57,7 +57,7 @@ static void test_cancel_in_the_tail_of_a_sweep(void **state)
 	char *argv[] = {"sweep", "n", "1,2", "on", "cpu"};
 	struct qx_err e = {""};
 	(void)state;
-	tiny_session(&s, stdout);
+	tiny_session(&s);
 	qx_cancel_clear();
 	assert_int_equal(sweep_plan(&s, 5, argv, &plan, &e), 0);
 	assert_int_equal(sweep_run(&s, &plan, NULL, &e), 0);

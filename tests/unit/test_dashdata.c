@@ -270,7 +270,7 @@ static void test_longman_run(void **state)
 	struct dash_data *dd = calloc(1, sizeof *dd);
 	(void)state;
 	assert_true(ls && dd);
-	session_init(ls, stdout);
+	session_init(ls);
 	dash_init(dd);
 	if (session_use(ls, "longman", &e) || session_set(ls, 6, use, &e) ||
 	    session_run(ls, QX_CPU, &e))
@@ -308,7 +308,7 @@ static void test_chart_taken_in(void **state)
 	struct dash_data *dd = calloc(1, sizeof *dd);
 	(void)state;
 	assert_true(cs && dd);
-	session_init(cs, stdout);
+	session_init(cs);
 	dash_init(dd);
 	if (session_use(cs, "kde", &e) ||
 	    session_set_words(cs, "n 500 at grid G 64 repeat 1 warmup 0", &e) ||
@@ -340,7 +340,7 @@ static void test_use_clears_the_other_problem(void **state)
 	char *sweep_words[] = {"sweep", "G", "32,64", "on", "cpu"};
 	(void)state;
 	assert_true(cs && dd);
-	session_init(cs, stdout);
+	session_init(cs);
 	dash_init(dd);
 	if (session_use(cs, "kde", &e) ||
 	    session_set_words(cs, "n 500 at grid G 64 repeat 1 warmup 0 threads 1", &e) ||

@@ -670,7 +670,7 @@ static void test_chart(void **state)
 	kde_generate(KDE_MIXTURE, 7, &smp);
 	assert_int_equal(kde_bandwidth(&smp, KDE_SILVERMAN, &h, &e), 0);
 	kde_grid_limits(&smp, &h, &lo, &hi);
-	session_init(ss, stdout);
+	session_init(ss);
 	assert_int_equal(session_use(ss, "kde", &e), 0);
 	for (int k = 0; k < 8; k++) {
 		const int grid = k & 1, binned = k >> 1 & 1;

@@ -197,7 +197,8 @@ static void test_completion(void **state)
 	const char *buf[128];
 	char *argv[4] = {"set", "precision", NULL, NULL};
 	(void)state;
-	session_init(&sh.s, stdout);
+	session_init(&sh.s);
+	sh.io = output_ctx_of(stdout);
 	assert_true(has(repl_candidates(&sh, 0, argv, buf, 128), "errors"));
 	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "iters"));
 	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "threshold"));
@@ -235,7 +236,7 @@ static void test_set_atomic(void **state)
 	char *unknown[] = {"n", "40", "nosuch", "1"};
 	struct qx_err e;
 	(void)state;
-	session_init(&s, stdout);
+	session_init(&s);
 	assert_int_equal(session_set(&s, 4, ok, &e), 0);
 	assert_true(s.params[0][0].num == 20);
 	assert_true(session_setting(&s, S_PRECISION) == QX_DOUBLE);

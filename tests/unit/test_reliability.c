@@ -44,7 +44,7 @@ static void check_bad_values(const struct problem *p, const struct param_def *de
 		struct session s, before;
 		struct qx_err e = {""};
 		char *argv[2] = {(char *)def->name, words[i]};
-		session_init(&s, stdout);
+		session_init(&s);
 		assert_int_equal(session_use(&s, p->name, &e), 0);
 		before = s;
 		assert_int_equal(session_set(&s, 2, argv, &e), -1);
@@ -80,7 +80,8 @@ static int run_script(const char *text, size_t len)
 	assert_non_null(f);
 	assert_non_null(out);
 	memset(&sh, 0, sizeof sh);
-	session_init(&sh.s, out);
+	session_init(&sh.s);
+	sh.io = output_ctx_of(out);
 	failed = shell_run_stream(&sh, f, "unit", 1);
 	fclose(f);
 	fclose(out);
@@ -152,7 +153,8 @@ static void test_sigint_between_sweep_configurations(void **state)
 	(void)state;
 	assert_non_null(out);
 	memset(&sh, 0, sizeof sh);
-	session_init(&sh.s, out);
+	session_init(&sh.s);
+	sh.io = output_ctx_of(out);
 	assert_int_equal(exec_quietly(&sh, "set n 5 m 5 repeat 1 warmup 0", &e), 0);
 	sh.s.sweep_observer = cancel_after_first;
 	assert_int_equal(exec_quietly(&sh, "sweep threads 1,2,3 on cpu", &e), -1);

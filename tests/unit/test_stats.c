@@ -77,7 +77,8 @@ static void test_run_json_csv(void **state)
 	cJSON *obj, *t;
 	struct qx_err e;
 	(void)state;
-	session_init(&s, f);
+	session_init(&s);
+	struct output_ctx io = output_ctx_of(f);
 	assert_int_equal(session_use(&s, "expint", &e), 0);
 	r.prob = s.prob;
 	for (size_t k = 0; k < r.prob->nparams; k++)
@@ -98,8 +99,8 @@ static void test_run_json_csv(void **state)
 	r.err = (struct err_stats){1e-6, 1e-7, 1e-8, 2.5e-9, 1e-5, 0, 3, 100};
 	r.speedup_serial = 12.5;
 	r.speedup_threads = NAN;
-	s.format = FORMAT_JSON;
-	output_run(&s, &r);
+	io.format = FORMAT_JSON;
+	output_run(&io, &r);
 	fflush(f);
 	obj = cJSON_Parse(text);
 	assert_non_null(obj);
@@ -121,9 +122,9 @@ static void test_run_json_csv(void **state)
 	cJSON_Delete(obj);
 	rewind(f);
 	len = 0;
-	s.format = FORMAT_CSV;
-	output_run(&s, &r);
-	output_run(&s, &r);
+	io.format = FORMAT_CSV;
+	output_run(&io, &r);
+	output_run(&io, &r);
 	fflush(f);
 	assert_int_equal(strncmp(text, "type,problem,backend", 20), 0);
 	assert_non_null(
@@ -133,15 +134,15 @@ static void test_run_json_csv(void **state)
 	assert_non_null(strstr(text, ",1e-08,2.5e-09,0,"));
 	assert_non_null(strstr(text, ",threshold,warmup,alloc_min_ms,alloc_max_ms,h2d_min_ms,"));
 	assert_non_null(strstr(text, ",1e-05,2,0,0,0,0,0.4,0.75,"));
-	s.format = FORMAT_TEXT;
+	io.format = FORMAT_TEXT;
 	rewind(f);
-	s.cols = 200; /* no line is wrapped */
-	output_run(&s, &r);
+	io.cols = 200; /* no line is wrapped */
+	output_run(&io, &r);
 	fflush(f);
 	assert_non_null(strstr(text, "max_abs 1e-08  mean_abs 2.5e-09  over 1e-05"));
 	rewind(f);
-	s.cols = 60; /* wrapped between items, the rest of a line indented under its values */
-	output_run(&s, &r);
+	io.cols = 60; /* wrapped between items, the rest of a line indented under its values */
+	output_run(&io, &r);
 	fputc('\0', f);
 	fflush(f);
 	assert_non_null(strstr(text, "max_abs 1e-08\n             mean_abs 2.5e-09  over 1e-05"));

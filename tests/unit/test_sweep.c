@@ -89,7 +89,7 @@ static void test_plan(void **state)
 	struct sweep plan;
 	struct qx_err e = {""};
 	(void)state;
-	session_init(&s, stdout);
+	session_init(&s);
 	char *a1[] = {"sweep", "block", "32..128"};
 	assert_int_equal(sweep_plan(&s, 3, a1, &plan, &e), 0);
 	assert_int_equal(plan.naxes, 1);
