@@ -8,6 +8,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../cuda/quadx_cuda.h"
@@ -220,8 +221,10 @@ static int lb_gpus(struct session *s, struct qx_err *e)
 	return bench_set(s, "M 50000", e);
 }
 
-/* longman's section: every longman table of `make bench` (sizes, areas, costs) in session s
- * (current problem longman); returns 0, or -1 with e from the first run or floor that fails. */
+/* longman's section: every longman table of `make bench` (sizes, areas, costs, GPUs) in session
+ * s (current problem longman), or with QUADX_BENCH_LONGMAN=gpus the GPU scaling table alone
+ * (a quick look on a host of several GPUs); returns 0, or -1 with e from the first run or floor
+ * that fails. */
 int bench_longman(struct session *s, struct qx_err *e)
 {
 	const int nproc = omp_get_num_procs();
@@ -232,6 +235,9 @@ int bench_longman(struct session *s, struct qx_err *e)
 	printf("GPU: variant packed, block 256, median of 20 runs after 3 warm-ups; phases "
 	       "partition the total (kernel = span of the kernels, d2h = the copy left after "
 	       "them).\n");
+	const char *only = getenv("QUADX_BENCH_LONGMAN"); /* "gpus": the GPU scaling alone */
+	if (only && !strcmp(only, "gpus"))
+		return lb_gpus(s, e);
 	return lb_sizes(s, nproc, e) || lb_areas(s, nproc, e) || lb_costs(s, e) || lb_gpus(s, e)
 	           ? -1
 	           : 0;
