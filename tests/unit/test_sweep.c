@@ -581,6 +581,8 @@ static void test_plan_gpus(void **state)
 	if (have == 0) {
 		assert_int_equal(sweep_plan(&s, 3, all, &plan, &e), -1);
 		assert_non_null(strstr(e.msg, "sweep: gpus all refused: there is no GPU"));
+		assert_int_equal(sweep_plan(&s, 2, all, &plan, &e), -1); /* no values: all */
+		assert_non_null(strstr(e.msg, "sweep: gpus all refused: there is no GPU"));
 	} else {
 		assert_int_equal(sweep_plan(&s, 3, all, &plan, &e), 0);
 		assert_int_equal(plan.axes[0].nvalues, have);
