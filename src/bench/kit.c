@@ -92,10 +92,14 @@ int bench_gpu_scaling(struct session *s, const char *label, const char *words, c
 		return -1;
 	printf("\n### GPU scaling: %s (%d GPU%s on this host%s%s)\n\n", label, have,
 	       have == 1 ? "" : "s", *skipped ? "; skipped: " : "", skipped);
-	printf("speedup = time on %d GPU%s / time on N GPUs, efficiency = speedup x %d / N%s; "
-	       "spread = the slowest GPU's total / the fastest's.\n\n",
-	       run[0], run[0] == 1 ? "" : "s", run[0],
-	       run[0] == 1 ? "" : " (no 1-GPU row: against the fewest)");
+	if (run[0] == 1)
+		printf(
+		    "speedup = time on 1 GPU / time on N GPUs, efficiency = speedup / N; spread = "
+		    "the slowest GPU's total / the fastest's.\n\n");
+	else
+		printf("no 1-GPU row: speedup = time on %d GPUs / time on N GPUs, efficiency = "
+		       "speedup x %d / N; spread = the slowest GPU's total / the fastest's.\n\n",
+		       run[0], run[0]);
 	printf("| GPUs | total ms | kernel ms (slowest) | spread | speedup | efficiency | values = "
 	       "%d GPU%s |\n|---|---|---|---|---|---|---|\n",
 	       run[0], run[0] == 1 ? "" : "s");
