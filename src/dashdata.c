@@ -142,6 +142,9 @@ void dash_update(struct dash_data *d, struct session *s)
 		t->valid = 1;
 		t->med = r->med;
 		t->threads_or_block = r->block;
+		t->ngpus = r->gpus > 1 && r->gpu_med ? r->gpus : 0;
+		for (int g = 0; g < t->ngpus && g < QX_MAX_GPUS; g++)
+			t->gpu[g] = r->gpu_med[g]; /* the result's copy is freed with it */
 		run_config(r, t->config, sizeof t->config);
 		d->speedup_serial = r->speedup_serial;
 		d->speedup_threads = r->speedup_threads;
@@ -280,6 +283,107 @@ void dash_device(struct dash_data *d)
 	}
 	const int copied = gpu_floor_copy(bytes, 5, &ms, &e) == 0 && ms > 0;
 	dash_device_lines(d, &g, NULL, bytes, ms, copied ? NULL : e.msg);
+	int n = 0;
+	d->ngpus = 0;
+	if (gpu_count(&n, &e))
+		return;
+	for (int k = 0; k < n && k < QX_MAX_GPUS; k++, d->ngpus++) {
+		if (gpu_device_info(k, &g, &e))
+			snprintf(g.name, sizeof g.name, "(%.200s)", e.msg);
+		snprintf(d->gpus[k].name, DASH_GPU_NAME, "%s", g.name);
+		d->gpus[k].sms = g.sms;
+	}
+}
+
+/* The slowest GPU of a run over several. */
+int dash_gpu_slowest(const struct dash_timing *t)
+{
+	int slow = -1;
+	if (!t->valid || t->ngpus < 2)
+		return -1;
+	for (int g = 0; g < t->ngpus && g < QX_MAX_GPUS; g++)
+		if (slow < 0 || t->gpu[g].total > t->gpu[slow].total)
+			slow = g;
+	return slow;
+}
+
+/* The GPUs a panel of rows rows lists: the first ones, the slowest always among them. */
+int dash_gpu_visible(const struct dash_timing *t, int rows, int *idx)
+{
+	const int slow = dash_gpu_slowest(t);
+	int n = 0;
+	if (slow < 0 || rows < 1)
+		return 0;
+	for (int g = 0; g < t->ngpus && g < QX_MAX_GPUS && n < rows; g++)
+		idx[n++] = g;
+	if (slow > idx[n - 1])
+		idx[n - 1] = slow;
+	return n;
+}
+
+/* Appends " name ms" pieces of t's phases, the longest first, to buf (used bytes of it) while
+ * they fit width cells. */
+static void longest_phases(char *buf, size_t len, size_t used, const struct qx_timing *t, int width)
+{
+	int done[QX_MAX_PHASES] = {0};
+	for (int n = 0; n < t->nphases && n < QX_MAX_PHASES; n++) {
+		int k = -1;
+		char piece[48];
+		for (int j = 0; j < t->nphases && j < QX_MAX_PHASES; j++)
+			if (!done[j] && (k < 0 || t->phase[j].ms > t->phase[k].ms))
+				k = j;
+		done[k] = 1;
+		const int w =
+		    snprintf(piece, sizeof piece, "  %.10s %.3g", t->phase[k].name, t->phase[k].ms);
+		if (used + (size_t)w > (size_t)width || used + (size_t)w >= len)
+			return;
+		memcpy(buf + used, piece, (size_t)w + 1);
+		used += (size_t)w;
+	}
+}
+
+/* The Timing panel's line of GPU g. */
+void dash_gpu_timing_line(char *buf, size_t len, const struct dash_timing *t, int g, int width)
+{
+	const int slow = dash_gpu_slowest(t);
+	buf[0] = '\0';
+	if (slow < 0 || g < 0 || g >= t->ngpus || width < 1)
+		return;
+	int used = snprintf(buf, len, "%cgpu%d %.4g ms", g == slow ? '>' : ' ', g, t->gpu[g].total);
+	if (used < 0 || (size_t)used >= len)
+		return;
+	if (used > width) { /* too narrow even for the total: the mark and the GPU */
+		buf[(size_t)width < len ? width : 0] = '\0';
+		return;
+	}
+	longest_phases(buf, len, (size_t)used, &t->gpu[g], width);
+}
+
+/* The Device panel's line of GPU g. */
+void dash_gpu_device_line(char *buf, size_t len, const struct dash_data *d, int g, int width)
+{
+	const struct dash_timing *t = &d->timing[SLOT_GPU];
+	const int slow = dash_gpu_slowest(t), ran = slow >= 0 && g < t->ngpus;
+	char tail[48], head[8];
+	buf[0] = '\0';
+	if (g < 0 || g >= d->ngpus || width < 1)
+		return;
+	snprintf(head, sizeof head, "%c%d ", g == slow ? '>' : ' ', g);
+	if (ran)
+		snprintf(tail, sizeof tail, " %.4g ms", t->gpu[g].total);
+	else
+		snprintf(tail, sizeof tail, " %d SMs", d->gpus[g].sms);
+	const int room = width - (int)strlen(head) - (int)strlen(tail);
+	if (room < 4) { /* the index and the time (or SMs) before the name */
+		snprintf(buf, len, "%s%s", head, tail + 1);
+		if ((int)strlen(buf) > width && (size_t)width < len)
+			buf[width] = '\0';
+		return;
+	}
+	int cut = (int)strnlen(d->gpus[g].name, (size_t)room);
+	while (cut > 0 && d->gpus[g].name[cut - 1] == ' ') /* no blank before the tail's */
+		cut--;
+	snprintf(buf, len, "%s%.*s%s", head, cut, d->gpus[g].name, tail);
 }
 
 /* Writes the device lines from the GPU's facts and the copy's measurement. */

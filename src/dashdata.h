@@ -22,6 +22,16 @@ struct dash_timing {
 	int threads_or_block;     /* CPU threads, or the GPU block size */
 	char config[DASH_CONFIG]; /* "expint n=300 m=300 ... float fast" of the run */
 	struct qx_timing med;     /* the CPU fills only total */
+	int ngpus;                /* the GPU slot's run over several GPUs: how many (else 0), */
+	struct qx_timing
+	    gpu[QX_MAX_GPUS]; /* each one's median phases and total (med: the slowest's) */
+};
+
+/* One GPU of the host as the Device panel lists it (dash_device fills them). */
+#define DASH_GPU_NAME 64
+struct dash_gpu {
+	char name[DASH_GPU_NAME];
+	int sms;
 };
 
 /* The sweep panel's copy of the last sweep: one row per configuration and backend finished. */
@@ -79,6 +89,8 @@ struct dash_data {
 
 	char device[DASH_DEVICE_LINES][DASH_LINE];
 	int ndevice;
+	struct dash_gpu gpus[QX_MAX_GPUS]; /* every GPU the host has, device order */
+	int ngpus;                         /* how many (0: none, or not asked yet) */
 
 	struct dash_sweep sweep;
 	struct dash_converge converge; /* written by the UI thread (dash_converge_add) */
@@ -168,6 +180,26 @@ void dash_device(struct dash_data *d);
  * measurement: copy_ms for bytes, or copy_err when it failed (NULL when it worked). */
 void dash_device_lines(struct dash_data *d, const struct gpu_info *gpu, const char *why,
                        size_t bytes, double copy_ms, const char *copy_err);
+
+/* The GPU of the GPU slot's run over several GPUs t with the largest median total (the one the
+ * run waited for: its time is the run's), or -1 when t is not such a run. */
+int dash_gpu_slowest(const struct dash_timing *t);
+
+/* Fills idx with the GPUs of t's run over several GPUs that rows rows show, in device order:
+ * all when they fit, else the first ones with the slowest in place of the last when it is not
+ * among them. Returns how many (0 when t is no such run or rows < 1). */
+int dash_gpu_visible(const struct dash_timing *t, int rows, int *idx);
+
+/* The Timing panel's line of GPU g of t's run over several GPUs, at most width cells (ASCII):
+ * ">gpu1 4.12 ms  kernel 3.21  d2h 0.4": '>' marks the slowest GPU (a blank the others), then
+ * its median total and its phases from the longest down, as many whole ones as fit. */
+void dash_gpu_timing_line(char *buf, size_t len, const struct dash_timing *t, int g, int width);
+
+/* The Device panel's line of GPU g of the host, at most width cells: "0 NVIDIA H100 80GB HBM3
+ * 132 SMs", its name cut to fit; when the last GPU run (slot) went over several GPUs and g was
+ * one of them its median total follows ("1.2 ms") and '>' marks the slowest instead of the
+ * leading blank. */
+void dash_gpu_device_line(char *buf, size_t len, const struct dash_data *d, int g, int width);
 
 /* Appends text to the log, one entry per line (tabs become spaces); a line longer than an
  * entry goes on in the next entries, broken at a blank where it can, nothing of it dropped. */

@@ -63,6 +63,16 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 		output_json_num(obj, "speedup_vs_first_block", sp);
 		output_json_num(obj, "efficiency", eff);
 	}
+	if (sweep_gpus_axis(sw) >= 0 && r->backend == QX_GPU) {
+		double eff;
+		int base;
+		const double sp = sweep_gpus_speedup(sw, (size_t)(r - sw->rows), &eff, &base);
+		cJSON *scaling = cJSON_AddObjectToObject(obj, "gpu_scaling");
+		output_json_num(scaling, "gpus", r->ok ? r->gpus : NAN);
+		output_json_num(scaling, "base_gpus", base > 0 ? base : NAN);
+		output_json_num(scaling, "speedup", sp);
+		output_json_num(scaling, "efficiency", eff);
+	}
 	return obj;
 }
 
@@ -141,6 +151,19 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 		param_format(&p->params[k], sw->params[k], word, sizeof word);
 		output_csv_text(header, len, name);
 		output_csv_text(row, len, word);
+	}
+	if (sweep_gpus_axis(sw) >= 0) { /* a sweep over gpus: its scaling, on the GPU rows */
+		static const char *const gcols[] = {"gpus", "gpus_base", "gpus_speedup",
+		                                    "gpus_efficiency"};
+		double eff = NAN, sp = NAN;
+		int base = 0;
+		if (gpu)
+			sp = sweep_gpus_speedup(sw, (size_t)(r - sw->rows), &eff, &base);
+		const double gv[] = {r->ok && gpu ? r->gpus : NAN, base > 0 ? base : NAN, sp, eff};
+		for (size_t i = 0; i < 4; i++) {
+			output_csv_text(header, len, gcols[i]);
+			output_csv_num(row, len, gv[i]);
+		}
 	}
 }
 
@@ -288,6 +311,58 @@ static void table_block_scaling(const struct sweep *sw, FILE *out)
 	block_matrix(sw, ba, "time ms", 0, out);
 	block_matrix(sw, ba, "speedup vs the smallest block", 1, out);
 	block_matrix(sw, ba, "efficiency = speedup / block", 2, out);
+}
+
+/* A sweep over gpus: the scaling table, a line per GPU row (per series of the other axis) with
+ * its GPU count, median time, speedup against the fewest GPUs of its series and efficiency;
+ * the title says what the speedup is against (1 GPU, or the fewest when no row ran on 1). */
+static void table_gpus_scaling(const struct sweep *sw, FILE *out)
+{
+	const int ga = sweep_gpus_axis(sw), other = ga == 0 ? 1 : 0;
+	int base = 0, lines = 0;
+	double eff;
+	if (ga < 0)
+		return;
+	for (size_t i = 0; i < sw->nrows; i++) {
+		int b;
+		sweep_gpus_speedup(sw, i, &eff, &b);
+		base = b > base ? b : base; /* the largest base, the one to name when not 1 */
+		lines += sw->rows[i].backend == QX_GPU;
+	}
+	if (!lines)
+		return;
+	if (base <= 1)
+		fprintf(out, "GPU scaling: speedup = time on 1 GPU / time on N GPUs, "
+		             "efficiency = speedup / N\n");
+	else
+		fprintf(
+		    out,
+		    "GPU scaling: no 1-GPU row, so speedup = time on the fewest GPUs (%d) / time "
+		    "on N GPUs, efficiency = speedup x %d / N\n",
+		    base, base);
+	fprintf(out, "  %-9s %4s %10s %8s %10s\n", other < sw->naxes ? sw->axes[other].name : "",
+	        "gpus", "time ms", base > 1 ? "speedup*" : "speedup", "efficiency");
+	for (size_t i = 0; i < sw->nrows; i++) {
+		const struct sweep_row *r = &sw->rows[i];
+		int b;
+		if (r->backend != QX_GPU)
+			continue;
+		const double sp = sweep_gpus_speedup(sw, i, &eff, &b);
+		fprintf(out, "  %-9.9s %4s", other < sw->naxes ? r->values[other] : "",
+		        r->values[ga]);
+		if (!r->ok) {
+			fprintf(out, " failed: %s\n", r->error);
+			continue;
+		}
+		fprintf(out, " %10.4g", r->med.total);
+		if (isfinite(sp))
+			fprintf(out, " %7.3fx %10.3f\n", sp, eff);
+		else
+			fprintf(out, " %8s %10s\n", "-", "-");
+	}
+	if (base > 1)
+		fprintf(out, "  * against %d GPUs (sweep gpus 1,... for the speedup against one)\n",
+		        base);
 }
 
 /* Prints g in blocks of columns that fit cols characters (each block with the key columns
@@ -486,6 +561,7 @@ void output_sweep_table(const struct sweep *sw, FILE *out, int cols)
 	table_main(sw, cols, out);
 	table_phases(sw, cols, out);
 	table_block_scaling(sw, out);
+	table_gpus_scaling(sw, out);
 	if (sw->size_axes) {
 		const int a = sw->size_axes & 1u ? 0 : 1;
 		fprintf(out,

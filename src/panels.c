@@ -117,8 +117,28 @@ static int timing_row(WINDOW *w, const struct panel_ctx *c, int y, const char *l
 	return y + 1;
 }
 
+/* Lists each GPU of slot t's run over several GPUs (dash_gpu_timing_line: its total and
+ * longest phases, the slowest marked '>') from row y while rows remain above the scale, the
+ * slowest always among them; returns the next row (y when t is no such run). */
+static int gpu_rows(WINDOW *w, int y, const struct dash_timing *t)
+{
+	int idx[QX_MAX_GPUS];
+	char line[DASH_LINE];
+	const int n = dash_gpu_visible(t, getmaxy(w) - 2 - y, idx), slow = dash_gpu_slowest(t);
+	for (int i = 0; i < n; i++) {
+		dash_gpu_timing_line(line, sizeof line, t, idx[i], getmaxx(w) - 6);
+		if (idx[i] == slow)
+			wattron(w, A_BOLD);
+		put(w, y++, 4, line);
+		wattroff(w, A_BOLD);
+	}
+	return y;
+}
+
 /* Timing: every backend's total, the GPU's phases as the run reported them, all bars on one
- * shared scale; the phases that overlapped marked '~' (their sum can exceed the total). */
+ * shared scale; the phases that overlapped marked '~' (their sum can exceed the total). A run
+ * over several GPUs lists each GPU's total and longest phases under its total (the slowest's,
+ * whose phases the bars below show), as many GPUs as rows allow. */
 static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
@@ -127,8 +147,11 @@ static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_
 	double max = 0;
 	int y = 1;
 	const int overlap = t[SLOT_GPU].valid && qx_timing_overlapped(&t[SLOT_GPU].med);
+	const int multi = dash_gpu_slowest(&t[SLOT_GPU]) >= 0;
 	frame(w, c, self->name,
-	      overlap ? "median; *: other params; ~: overlap" : "median; *: other params");
+	      multi     ? "median; *: other params; >: slowest GPU"
+	      : overlap ? "median; *: other params; ~: overlap"
+	                : "median; *: other params");
 	for (int k = 0; k < SLOT_COUNT; k++)
 		if (t[k].valid && t[k].med.total > max)
 			max = t[k].med.total;
@@ -151,6 +174,7 @@ static void draw_timing(WINDOW *w, const struct panel *self, const struct panel_
 		snprintf(label, sizeof label, "gpu b%d%s", t[SLOT_GPU].threads_or_block,
 		         dash_timing_other(d, SLOT_GPU) ? "*" : "");
 		y = timing_row(w, c, y, label, p->total, scale, PAIR_GPU);
+		y = gpu_rows(w, y, &t[SLOT_GPU]);
 		for (int k = 0; k < p->nphases && y < getmaxy(w) - 2; k++) {
 			snprintf(label, sizeof label, "  %.8s%s", p->phase[k].name,
 			         p->phase[k].overlapped ? "~" : "");
@@ -257,15 +281,31 @@ static void draw_error(WINDOW *w, const struct panel *self, const struct panel_c
 	}
 }
 
-/* Device: the GPU, or why there is none. */
+/* Device: the GPU, or why there is none. A host of several GPUs: each GPU's index and name
+ * (with the last run's time on it when that run used several, the slowest marked '>'), then
+ * device 0's facts in the rows left. */
 static void draw_device(WINDOW *w, const struct panel *self, const struct panel_ctx *c)
 {
 	const struct dash_data *d = c->data;
+	const int multi = dash_gpu_slowest(&d->timing[SLOT_GPU]) >= 0;
+	char line[DASH_LINE];
 	int y = 1;
-	frame(w, c, self->name, NULL);
+	frame(w, c, self->name,
+	      d->ngpus > 1 ? (multi ? "last run per GPU; >: slowest" : "GPUs") : NULL);
 	if (!d->ndevice)
 		put(w, 1, 2, "(checking the GPU...)");
-	for (int k = 0; k < d->ndevice; k++)
+	for (int g = 0; d->ngpus > 1 && g < d->ngpus && y < getmaxy(w) - 1; g++) {
+		int idx = g;
+		const int slow = dash_gpu_slowest(&d->timing[SLOT_GPU]);
+		if (y == getmaxy(w) - 2 && g + 1 < d->ngpus && slow > g)
+			idx = slow; /* the last row: the slowest, when it is not listed yet */
+		dash_gpu_device_line(line, sizeof line, d, idx, getmaxx(w) - 4);
+		if (idx == slow)
+			wattron(w, A_BOLD);
+		put(w, y++, 2, line);
+		wattroff(w, A_BOLD);
+	}
+	for (int k = d->ngpus > 1; k < d->ndevice && y < getmaxy(w) - 1; k++)
 		y = put_wrapped(w, y, d->device[k]);
 }
 

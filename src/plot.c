@@ -85,30 +85,61 @@ static int series_titles(const struct sweep *sw, char (*names)[96], const char *
 	return n;
 }
 
-/* A sweep over block: after the series, one more block per series of the other axis with
- * x = block, its speedup against the smallest block and its efficiency (speedup / block);
- * returns how many. */
+/* The scaling axis of sw into *gpus: a gpus axis (*gpus 1), else a block axis (*gpus 0);
+ * -1 when it has neither. */
+static int scale_axis(const struct sweep *sw, int *gpus)
+{
+	const int ga = sweep_gpus_axis(sw);
+	*gpus = ga >= 0;
+	return ga >= 0 ? ga : sweep_block_axis(sw);
+}
+
+/* Row k's speedup and *efficiency on the scaling axis (sweep_gpus_speedup or
+ * sweep_block_speedup); *base gets the GPU count the speedup is against (0 for block). */
+static double scale_speedup(const struct sweep *sw, size_t k, int gpus, double *eff, int *base)
+{
+	*base = 0;
+	return gpus ? sweep_gpus_speedup(sw, k, eff, base) : sweep_block_speedup(sw, k, eff);
+}
+
+/* Whether row r starts a series of the scaling axis a (its first value; a gpus sweep's GPU
+ * rows only, the CPU having no GPU count). */
+static int series_start(const struct sweep *sw, const struct sweep_row *r, int a, int gpus)
+{
+	return !strcmp(r->values[a], sw->axes[a].values[0]) && (!gpus || r->backend == QX_GPU);
+}
+
+/* A sweep over block or gpus: after the series, one more block per series of the other axis
+ * with x = the block (GPU count), its speedup against the smallest block (the fewest GPUs) and
+ * its efficiency (speedup / block; speedup x fewest / GPUs); returns how many. */
 static int plot_block_data(const struct sweep *sw, FILE *f, int nseries)
 {
-	const int ba = sweep_block_axis(sw), other = ba == 0 ? 1 : 0;
+	int gpus;
+	const int ba = scale_axis(sw, &gpus), other = ba == 0 ? 1 : 0;
 	int n = 0;
 	if (ba < 0)
 		return 0;
 	for (size_t i = 0; i < sw->nrows; i++) {
 		const struct sweep_row *r = &sw->rows[i];
-		if (strcmp(r->values[ba], sw->axes[ba].values[0]))
+		if (!series_start(sw, r, ba, gpus))
 			continue;
-		fprintf(f, "%s# %s=%s %s by block\n# block label speedup efficiency\n",
+		fprintf(f, "%s# %s=%s %s by %s\n# %s label speedup efficiency\n",
 		        n + nseries ? "\n\n" : "", other < sw->naxes ? sw->axes[other].name : "",
-		        other < sw->naxes ? r->values[other] : "", qx_backend_name(r->backend));
+		        other < sw->naxes ? r->values[other] : "", qx_backend_name(r->backend),
+		        sw->axes[ba].name, sw->axes[ba].name);
 		for (size_t k = 0; k < sw->nrows; k++) {
 			const struct sweep_row *q = &sw->rows[k];
 			double eff, sp;
+			int base;
 			if (!q->ok || q->backend != r->backend ||
 			    (other < sw->naxes && strcmp(q->values[other], r->values[other])))
 				continue;
-			sp = sweep_block_speedup(sw, k, &eff);
-			fprintf(f, "%s \"%s\"", q->values[ba], q->values[ba]);
+			sp = scale_speedup(sw, k, gpus, &eff, &base);
+			if (gpus)
+				fprintf(f, "%d \"%s\"", q->gpus > 0 ? q->gpus : atoi(q->values[ba]),
+				        q->values[ba]);
+			else
+				fprintf(f, "%s \"%s\"", q->values[ba], q->values[ba]);
 			data_num(f, sp);
 			data_num(f, eff);
 			fputc('\n', f);
@@ -218,22 +249,47 @@ static void series_with_speedup(const struct sweep *sw, char (*names)[96], int n
 	}
 }
 
-/* The two panels of a block sweep: speedup against the smallest block and efficiency, x = block
- * (log2), one line per series of the other axis (the data blocks after the nseries). */
+/* The largest count a gpus sweep's speedups are against: 1 with a 1-GPU row, else the fewest
+ * GPUs swept (0 when no row has a speedup). */
+static int gpus_base(const struct sweep *sw)
+{
+	int base = 0;
+	for (size_t i = 0; i < sw->nrows; i++) {
+		double eff;
+		int b;
+		sweep_gpus_speedup(sw, i, &eff, &b);
+		base = b > base ? b : base;
+	}
+	return base;
+}
+
+/* The two panels of a block (gpus) sweep: speedup against the smallest block (the fewest GPUs)
+ * and efficiency, x = block (log2) or GPUs, one line per series of the other axis (the data
+ * blocks after the nseries). */
 static void script_block_panels(const struct sweep *sw, const char *data, int nseries, FILE *f)
 {
-	const int ba = sweep_block_axis(sw), other = ba == 0 ? 1 : 0;
-	static const char *const what[2][2] = {
-	    {"speedup against the smallest block", "speedup (x)"},
-	    {"efficiency = speedup / block width", "efficiency"}};
+	int gpus;
+	const int ba = scale_axis(sw, &gpus), other = ba == 0 ? 1 : 0;
+	const int base = gpus ? gpus_base(sw) : 0;
+	char what[2][2][96] = {{"speedup against the smallest block", "speedup (x)"},
+	                       {"efficiency = speedup / block width", "efficiency"}};
+	if (gpus && base <= 1) {
+		snprintf(what[0][0], sizeof what[0][0], "speedup against 1 GPU");
+		snprintf(what[1][0], sizeof what[1][0], "efficiency = speedup / GPUs");
+	} else if (gpus) {
+		snprintf(what[0][0], sizeof what[0][0], "speedup against %d GPUs (no 1-GPU run)",
+		         base);
+		snprintf(what[1][0], sizeof what[1][0], "efficiency = speedup x %d / GPUs", base);
+	}
 	for (int p = 0; p < 2; p++) {
 		int k = 0;
-		fprintf(f, "set title '%s: %s'\nset ylabel '%s'\nset xlabel 'block'\n",
-		        sw->prob->name, what[p][0], what[p][1]);
-		fprintf(f, "unset logscale\nset logscale x 2\nset yrange [0:*]\nplot ");
+		fprintf(f, "set title '%s: %s'\nset ylabel '%s'\nset xlabel '%s'\n", sw->prob->name,
+		        what[p][0], what[p][1], gpus ? "GPUs" : "block");
+		fprintf(f, "unset logscale\n%sset yrange [0:*]\nplot ",
+		        gpus ? "set xtics 1\n" : "set logscale x 2\n");
 		for (size_t i = 0; i < sw->nrows; i++) {
 			const struct sweep_row *r = &sw->rows[i];
-			if (strcmp(r->values[ba], sw->axes[ba].values[0]))
+			if (!series_start(sw, r, ba, gpus))
 				continue;
 			fprintf(f, "%s%s index %d using 1:%d with linespoints title \"%s=%s %s\"",
 			        k ? ", \\\n     " : "", data, nseries + k, 3 + p,
@@ -263,7 +319,8 @@ static void script_write(const struct sweep *sw, const char *data, const char *i
 			lo = fmin(lo, sw->rows[i].min.total);
 			hi = fmax(hi, sw->rows[i].max.total);
 		}
-	const int ba = sweep_block_axis(sw);
+	int gpus;
+	const int ba = scale_axis(sw, &gpus);
 	const int panels = 1 + speedup + efficiency + (ba >= 0 ? 2 : 0);
 	if (kind == PLOT_DUMB)
 		fprintf(f, "set terminal dumb nofeed size %d,%d\n", cols, rows * panels);

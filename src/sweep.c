@@ -138,6 +138,15 @@ static int plan_check(const struct session *s, struct sweep *plan, struct qx_err
 		config_words(plan, k, argv);
 		if (session_set(&tmp, 2 * plan->naxes, argv, &why))
 			return qx_fail(e, "sweep: %s", why.msg);
+		int gpus = 1;
+		if ((plan->backends & QX_ON_GPU) && session_gpus(&tmp, &gpus, &why))
+			return qx_fail(e, "sweep: %s", why.msg);
+		if (gpus > 1 && !s->prob->multi_gpu)
+			return qx_fail(
+			    e,
+			    "sweep: %s runs on one GPU so far: a sweep of it takes gpus 1 "
+			    "(help gpus says which problems divide their work)",
+			    s->prob->name);
 		const struct variant_def *v =
 		    &s->prob->variants[(int)session_setting(&tmp, S_VARIANT)];
 		for (int b = QX_CPU; b <= QX_GPU; b++)
@@ -190,6 +199,22 @@ static unsigned parse_on(int argc, char **argv, int i, struct qx_err *e)
 		if (strcmp(argv[i + 1], words[k]) == 0)
 			return masks[k];
 	qx_fail(e, "sweep: bad backend '%.64s': expected cpu, gpu or both", argv[i + 1]);
+	return 0;
+}
+
+/* Fills a gpus axis with every count 1..N of the GPUs the host has (`sweep gpus all`, or no
+ * values): the scaling table. Returns 0, or -1 with e (no GPU, and why). */
+static int gpus_all(const struct session *s, struct sweep_axis *axis, struct qx_err *e)
+{
+	struct session tmp = *s; /* shallow: only the gpus setting changes */
+	struct qx_err why;
+	int n = 0;
+	tmp.settings[S_GPUS].num = QX_GPUS_ALL;
+	if (session_gpus(&tmp, &n, &why))
+		return qx_fail(e, "sweep: %s", why.msg);
+	for (axis->nvalues = 0; axis->nvalues < n && axis->nvalues < SWEEP_MAX_VALUES;
+	     axis->nvalues++)
+		snprintf(axis->values[axis->nvalues], SWEEP_WORD, "%d", axis->nvalues + 1);
 	return 0;
 }
 
@@ -257,7 +282,10 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 			return qx_fail(e,
 			               "sweep: %s only changes CPU runs: sweep it on cpu or both",
 			               axis->name);
-		if (specs[a]) {
+		if (!strcmp(axis->name, "gpus") && (!specs[a] || !strcmp(specs[a], "all"))) {
+			if (gpus_all(s, axis, e))
+				return -1;
+		} else if (specs[a]) {
 			axis->nvalues =
 			    sweep_parse_values(specs[a], axis->values, SWEEP_MAX_VALUES, e);
 			if (axis->nvalues < 0)
@@ -308,6 +336,7 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	row->threads = r->threads;
 	memcpy(row->settings, r->settings, sizeof row->settings);
 	row->warmup = r->warmup;
+	row->gpus = r->gpus;
 	row->nsamples = r->nsamples;
 	row->med = r->med;
 	row->min = r->min;
@@ -466,37 +495,89 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 	return 0;
 }
 
+/* The index of sw's axis named name, or -1. */
+static int axis_named(const struct sweep *sw, const char *name)
+{
+	for (int a = 0; a < sw->naxes; a++)
+		if (!strcmp(sw->axes[a].name, name))
+			return a;
+	return -1;
+}
+
 /* The index of the axis named block, or -1. */
 int sweep_block_axis(const struct sweep *sw)
 {
-	for (int a = 0; a < sw->naxes; a++)
-		if (!strcmp(sw->axes[a].name, "block"))
-			return a;
-	return -1;
+	return axis_named(sw, "block");
+}
+
+/* The index of the axis named gpus, or -1. */
+int sweep_gpus_axis(const struct sweep *sw)
+{
+	return axis_named(sw, "gpus");
+}
+
+/* Row r's value on scaling axis a into *v: the GPUs it ran on for a gpus axis (the word may be
+ * "all"), else its number. Returns 0, or -1 when it has none. */
+static int scale_value(const struct sweep *sw, const struct sweep_row *r, int a, double *v)
+{
+	if (a == sweep_gpus_axis(sw) && r->ok && r->gpus > 0) {
+		*v = r->gpus;
+		return 0;
+	}
+	return parse_real(r->values[a], v);
+}
+
+/* The successful row of row i's series (same backend, same value of the other axis) with the
+ * smallest value on axis a, that value into *base; NULL when there is none or row i failed,
+ * has no value or no time. */
+static const struct sweep_row *series_base(const struct sweep *sw, size_t i, int a, double *base)
+{
+	const int other = a == 0 ? 1 : 0;
+	const struct sweep_row *r = &sw->rows[i], *first = NULL;
+	double v, mine;
+	*base = INFINITY;
+	if (a < 0 || !r->ok || scale_value(sw, r, a, &mine) || !(r->med.total > 0))
+		return NULL;
+	for (size_t k = 0; k < sw->nrows; k++) {
+		const struct sweep_row *q = &sw->rows[k];
+		if (q->ok && q->backend == r->backend && !scale_value(sw, q, a, &v) && v < *base &&
+		    (other >= sw->naxes || !strcmp(q->values[other], r->values[other]))) {
+			first = q;
+			*base = v;
+		}
+	}
+	return first;
 }
 
 /* Row i's speedup against the smallest successful block of its series, and its efficiency. */
 double sweep_block_speedup(const struct sweep *sw, size_t i, double *efficiency)
 {
-	const int ba = sweep_block_axis(sw), other = ba == 0 ? 1 : 0;
-	const struct sweep_row *r = &sw->rows[i], *first = NULL;
-	double block, first_block = INFINITY, v;
+	const int ba = sweep_block_axis(sw);
+	double base, block;
+	const struct sweep_row *first = series_base(sw, i, ba, &base);
 	*efficiency = NAN;
-	if (ba < 0 || !r->ok || parse_real(r->values[ba], &block))
+	if (!first || parse_real(sw->rows[i].values[ba], &block))
 		return NAN;
-	for (size_t k = 0; k < sw->nrows; k++) {
-		const struct sweep_row *q = &sw->rows[k];
-		if (q->ok && q->backend == r->backend && !parse_real(q->values[ba], &v) &&
-		    v < first_block &&
-		    (other >= sw->naxes || !strcmp(q->values[other], r->values[other]))) {
-			first = q;
-			first_block = v;
-		}
-	}
-	if (!first || !(r->med.total > 0))
+	const double speedup = first->med.total / sw->rows[i].med.total;
+	*efficiency = speedup / block;
+	return speedup;
+}
+
+/* GPU row i's speedup against the fewest GPUs of its series, the base count and efficiency. */
+double sweep_gpus_speedup(const struct sweep *sw, size_t i, double *efficiency, int *base)
+{
+	const int ga = sweep_gpus_axis(sw);
+	const struct sweep_row *r = &sw->rows[i];
+	double fewest, gpus;
+	const struct sweep_row *first =
+	    r->backend == QX_GPU ? series_base(sw, i, ga, &fewest) : NULL;
+	*efficiency = NAN;
+	*base = 0;
+	if (!first || scale_value(sw, r, ga, &gpus) || !(gpus > 0))
 		return NAN;
 	const double speedup = first->med.total / r->med.total;
-	*efficiency = speedup / block;
+	*base = (int)fewest;
+	*efficiency = speedup * fewest / gpus;
 	return speedup;
 }
 

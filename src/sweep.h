@@ -29,6 +29,7 @@ struct sweep_row {
 	char error[QX_ERR_LEN]; /* when !ok */
 	enum qx_precision prec;
 	int variant, block, threads, warmup;
+	int gpus; /* the GPUs the run divided its work over (1: device 0 alone; CPU rows 1) */
 	struct param_value settings[QX_MAX_PROBLEM_SETTINGS]; /* the problem's own */
 	int nsamples;
 	struct qx_timing med, min, max; /* ms */
@@ -93,6 +94,17 @@ int sweep_block_axis(const struct sweep *sw);
  * block of the axis that succeeded (its median total over row i's), with *efficiency = that
  * speedup / row i's block width; NaN (both) without a block axis or such a row. */
 double sweep_block_speedup(const struct sweep *sw, size_t i, double *efficiency);
+
+/* The index of sw's axis named "gpus", or -1: a sweep over GPU counts also reports each GPU
+ * row's speedup against the fewest GPUs of its series and its efficiency (sweep_gpus_speedup). */
+int sweep_gpus_axis(const struct sweep *sw);
+
+/* GPU row i's speedup against the GPU row of its series (same other axis value) with the fewest
+ * GPUs that succeeded: that row's median total over row i's. *base gets that count (1 when the
+ * sweep has a 1-GPU row; else the smallest count, against which the speedup is then measured),
+ * *efficiency = speedup * base / (row i's GPUs): speedup / GPUs when base is 1. NaN (all three
+ * NaN, *base 0) without a gpus axis, on a CPU row, a failed row or without a base row. */
+double sweep_gpus_speedup(const struct sweep *sw, size_t i, double *efficiency, int *base);
 
 /* Called after each row of a sweep finishes (row of configuration config, 0-based). */
 typedef void (*sweep_progress_fn)(const struct sweep *sw, size_t config,

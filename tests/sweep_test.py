@@ -135,6 +135,39 @@ class SweepTest(TmpDirTest):
                 self.assertEqual(p.stdout, "")
                 self.assertFalse(os.path.exists(self.path("x.csv")))
 
+    def test_gpus_sweep_without_a_gpu_is_refused_before_any_run(self):
+        """`sweep gpus 2`, `sweep gpus 1,2` and `sweep gpus all` on a host without a GPU (CI)
+        are one error each naming the count and why, before anything runs: no progress line,
+        no table, the last sweep and the gpus setting unchanged."""
+        ngpus = qxtest.device().get("gpus", 0) if qxtest.gpu_name() else 0
+        if ngpus >= 2:
+            self.skipTest(f"this host has {ngpus} GPUs: sweep_multigpu_gpu_test.py runs them")
+        cases = [("sweep gpus 2", "sweep: gpus 2 refused: "),
+                 ("sweep gpus 1,2", "sweep: gpus 2 refused: "),
+                 ("sweep gpus 1..4", "sweep: gpus 2 refused: "),
+                 ("sweep gpus 1,2 on both", "sweep: gpus 2 refused: ")]
+        if not ngpus:
+            cases.append(("sweep gpus all", "sweep: gpus all refused: there is no GPU"))
+        for cmd, message in cases:
+            with self.subTest(cmd=cmd):
+                p = quadx(f"use longman; set M 10 repeat 1; sweep M 10,20 on cpu; {cmd}; "
+                          f"export last {self.path('x.csv')}")
+                self.assertNotEqual(p.returncode, 0)
+                errors = [l for l in p.stderr.splitlines() if not l.startswith("sweep ")]
+                self.assertEqual(len(errors), 1, p.stderr)
+                self.assertIn(message, errors[0])
+                self.assertNotIn("gpus=", p.stderr)  # no configuration of it ran
+                self.assertNotIn("GPU scaling", p.stdout)
+                p = qxtest.commands(f"use longman; set M 10 repeat 1; sweep M 10,20 on cpu; "
+                                    f"{cmd}; export last {self.path('x.csv')}; show params",
+                                    "--keep-going", "--json")
+                self.assertIn(message, p.stderr)
+                rows = list(csv.DictReader(io.StringIO(read(self.path("x.csv")))))
+                self.assertEqual([r["config_M"] for r in rows], ["10", "20"])  # the last sweep
+                params = json_objects(p.stdout, "params")
+                self.assertEqual(len(params), 1, p.stdout)
+                self.assertEqual(params[0]["gpus"], 1)
+
     def test_cpu_only_axis_makes_a_cpu_sweep(self):
         """An axis only CPU runs use (threads, marked in the parameter table) makes a sweep
         without `on` a CPU sweep: it runs without a GPU and every row is a CPU row."""

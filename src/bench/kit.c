@@ -3,7 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../../cuda/quadx_cuda.h"
 
 /* In the order of the problems' registry (src/problems/registry.c). */
 const struct bench_section bench_sections[] = {
@@ -42,4 +45,96 @@ double bench_figure(const struct run_result *r, const char *name)
 		if (!strcmp(r->figure[i].name, name))
 			return r->figure[i].value;
 	return NAN;
+}
+
+/* The slowest and fastest GPU totals of r (a run over several GPUs) as slowest / fastest; 1 on
+ * one GPU. */
+static double gpu_spread(const struct run_result *r)
+{
+	double lo = INFINITY, hi = 0;
+	if (r->gpus < 2 || !r->gpu_med)
+		return 1;
+	for (int g = 0; g < r->gpus; g++) {
+		lo = fmin(lo, r->gpu_med[g].total);
+		hi = fmax(hi, r->gpu_med[g].total);
+	}
+	return lo > 0 ? hi / lo : NAN;
+}
+
+/* One configuration's GPU scaling table (see kit.h). */
+int bench_gpu_scaling(struct session *s, const char *label, const char *words, const int *counts,
+                      int n, double *speedup_last, struct qx_err *e)
+{
+	int have = 0, all[BENCH_SCALING_MAX], run[BENCH_SCALING_MAX], nrun = 0, rc = 0;
+	char skipped[128] = "", set[32];
+	void *first = NULL; /* the first row's values, to compare every other row's with */
+	size_t bytes = 0;
+	double base_ms = NAN;
+	if (gpu_count(&have, e))
+		return -1;
+	if (!counts) {
+		for (n = 0; n < have && n < BENCH_SCALING_MAX; n++)
+			all[n] = n + 1;
+		counts = all;
+	}
+	for (int i = 0; i < n && i < BENCH_SCALING_MAX; i++) {
+		const size_t used = strlen(skipped);
+		if (counts[i] <= have)
+			run[nrun++] = counts[i];
+		else
+			snprintf(skipped + used, sizeof skipped - used, "%s%d", used ? ", " : "",
+			         counts[i]);
+	}
+	if (!nrun)
+		return qx_fail(e, "bench: no GPU count of the scaling table fits this host's %d",
+		               have);
+	if (bench_set(s, words, e))
+		return -1;
+	printf("\n### GPU scaling: %s (%d GPU%s on this host%s%s)\n\n", label, have,
+	       have == 1 ? "" : "s", *skipped ? "; skipped: " : "", skipped);
+	if (run[0] == 1)
+		printf(
+		    "speedup = time on 1 GPU / time on N GPUs, efficiency = speedup / N; spread = "
+		    "the slowest GPU's total / the fastest's.\n\n");
+	else
+		printf("no 1-GPU row: speedup = time on %d GPUs / time on N GPUs, efficiency = "
+		       "speedup x %d / N; spread = the slowest GPU's total / the fastest's.\n\n",
+		       run[0], run[0]);
+	printf("| GPUs | total ms | kernel ms (slowest) | spread | speedup | efficiency | values = "
+	       "%d GPU%s |\n|---|---|---|---|---|---|---|\n",
+	       run[0], run[0] == 1 ? "" : "s");
+	for (int i = 0; i < nrun && rc == 0; i++) {
+		const struct run_result *r;
+		snprintf(set, sizeof set, "gpus %d", run[i]);
+		if (!(r = bench_run(s, set, QX_GPU, e))) {
+			rc = -1;
+			break;
+		}
+		const size_t b = r->evals * qx_precision_size(r->prec);
+		int same = 1;
+		if (i == 0) {
+			base_ms = r->med.total;
+			bytes = b;
+			first = malloc(b);
+			if (!first) {
+				rc = qx_fail(e, "bench: out of memory for %zu bytes of values", b);
+				break;
+			}
+			memcpy(first, s->last_values, b);
+		} else {
+			same = b == bytes && memcmp(first, s->last_values, b) == 0;
+		}
+		const double speedup = base_ms / r->med.total;
+		printf("| %d | %.4f | %.4f | %.3f | %.2fx | %.2f | %s |\n", run[i], r->med.total,
+		       qx_timing_ms(&r->med, "kernel"), gpu_spread(r), speedup,
+		       speedup * run[0] / run[i], same ? "yes" : "NO");
+		fflush(stdout);
+		if (speedup_last)
+			*speedup_last = speedup;
+	}
+	free(first);
+	struct qx_err ignore; /* a failed run's error is the one to report */
+	if (bench_set(s, "gpus 1", rc ? &ignore : e))
+		rc = -1;
+	return rc;
 }

@@ -33,6 +33,21 @@ const struct run_result *bench_run(struct session *s, const char *words, enum qx
 /* The figure called name of run r (evaluations, bound_max...), NaN when it has none. */
 double bench_figure(const struct run_result *r, const char *name);
 
+/* The most GPU counts one scaling table takes. */
+#define BENCH_SCALING_MAX 16
+
+/* Prints the Markdown GPU scaling table of one configuration of s (words, applied first, e.g.
+ * "M 10000000 repeat 20 warmup 3"): per count of counts[0..n) (NULL: 1..N) that the host's N
+ * GPUs allow, a GPU run on that many GPUs (`set gpus`) with its median total, the slowest
+ * GPU's kernel, the spread of the GPUs' totals (slowest / fastest), the speedup against the
+ * 1-GPU row (the fewest counts' row when 1 is not among them, as the table says) and the
+ * efficiency = speedup x that count / GPUs, and whether its values equal the first row's bit for
+ * bit. The counts over N are named as skipped; gpus is 1 again afterwards. label names the
+ * configuration in the heading. *speedup_last (NULL: not wanted) gets the speedup of the
+ * largest count run. Returns 0, or -1 with e (no GPU, or a run failed). */
+int bench_gpu_scaling(struct session *s, const char *label, const char *words, const int *counts,
+                      int n, double *speedup_last, struct qx_err *e);
+
 /* The sections (src/bench/NAME.c), each in session s with its problem selected. */
 int bench_expint(struct session *s, struct qx_err *e);
 int bench_longman(struct session *s, struct qx_err *e);

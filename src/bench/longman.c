@@ -3,11 +3,12 @@
  * precise math, figs. 11-13) on the GPU against CPU serial, CPU threads and GSL's QAWF, with
  * the floors (a pinned device-to-host copy of the M values, a kernel that only writes them)
  * measured in the same run; then what the GPU time depends on (lanes per integral, g, how
- * lambda and omega are generated, method, integrand). GPU figures are medians of 20 runs
- * after 3 warm-ups; CPU runs are single. */
+ * lambda and omega are generated, method, integrand), and the batch over several GPUs. GPU
+ * figures are medians of 20 runs after 3 warm-ups; CPU runs are single. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../device.h"
@@ -187,8 +188,43 @@ static int lb_costs(struct session *s, struct qx_err *e)
 	return bench_set(s, reset, e);
 }
 
-/* longman's section: every longman table of `make bench` (sizes, areas, costs) in session s
- * (current problem longman); returns 0, or -1 with e from the first run or floor that fails. */
+/* Table 4: the batch divided over 1, 2 and 4 GPUs (those the host has; kit.h's
+ * bench_gpu_scaling), at M = 10^7, where the bar is 3x on 4 GPUs, and at M = 300001, where
+ * each GPU's fixed costs (its allocation, launch and copy latency) are most of the run and the
+ * extra GPUs buy little. */
+static int lb_gpus(struct session *s, struct qx_err *e)
+{
+	static const int counts[] = {1, 2, 4};
+	static const char *const base =
+	    "N 16 g 10 spread grid method auto integrand cos lanes 0 variant packed precision "
+	    "float math precise " LB_GPU_RUNS;
+	char words[256];
+	double at4 = NAN;
+	int have = 0;
+	if (gpu_count(&have, e))
+		return -1;
+	printf("\n### Several GPUs (float precise, N = 16, variant packed; the batch split by SM "
+	       "counts, each GPU's share on its own host thread; bar: 3x or more on 4 GPUs at "
+	       "M = 10^7)\n");
+	snprintf(words, sizeof words, "%s M 10000000", base);
+	if (bench_gpu_scaling(s, "M = 10^7", words, counts, 3, &at4, e))
+		return -1;
+	if (have >= 4)
+		printf("\nOn 4 GPUs at M = 10^7: %.2fx, %s the bar of 3x.\n", at4,
+		       at4 >= 3 ? "meeting" : "BELOW");
+	else
+		printf("\nThe bar (3x on 4 GPUs) needs a host of 4 GPUs; this one has %d.\n", have);
+	snprintf(words, sizeof words, "%s M 300001", base);
+	if (bench_gpu_scaling(s, "M = 300001, a small batch: setup latency, not work", words,
+	                      counts, 3, NULL, e))
+		return -1;
+	return bench_set(s, "M 50000", e);
+}
+
+/* longman's section: every longman table of `make bench` (sizes, areas, costs, GPUs) in session
+ * s (current problem longman), or with QUADX_BENCH_LONGMAN=gpus the GPU scaling table alone
+ * (a quick look on a host of several GPUs); returns 0, or -1 with e from the first run or floor
+ * that fails. */
 int bench_longman(struct session *s, struct qx_err *e)
 {
 	const int nproc = omp_get_num_procs();
@@ -199,5 +235,10 @@ int bench_longman(struct session *s, struct qx_err *e)
 	printf("GPU: variant packed, block 256, median of 20 runs after 3 warm-ups; phases "
 	       "partition the total (kernel = span of the kernels, d2h = the copy left after "
 	       "them).\n");
-	return lb_sizes(s, nproc, e) || lb_areas(s, nproc, e) || lb_costs(s, e) ? -1 : 0;
+	const char *only = getenv("QUADX_BENCH_LONGMAN"); /* "gpus": the GPU scaling alone */
+	if (only && !strcmp(only, "gpus"))
+		return lb_gpus(s, e);
+	return lb_sizes(s, nproc, e) || lb_areas(s, nproc, e) || lb_costs(s, e) || lb_gpus(s, e)
+	           ? -1
+	           : 0;
 }

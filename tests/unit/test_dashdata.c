@@ -561,6 +561,70 @@ static void test_converge_live(void **state)
 	assert_false(c.active);
 }
 
+/* A GPU run over 3 GPUs is taken in with each GPU's phases (a copy: the result's own is freed
+ * with it); the slowest (GPU 1) is marked '>' in the Timing and Device lines, which list the
+ * total and the longest phases that fit the width, and the GPU's name cut to fit; a panel too
+ * short for every GPU lists the slowest in place of the last; a run on one GPU has no list. */
+static void test_gpus_of_a_run(void **state)
+{
+	double vals[6];
+	struct run_result *r = calloc(1, sizeof *r);
+	struct qx_timing per[3] = {fixture_timing(0.1, 0.2, 3.0, 0.5, 0.1, 4.0, 0),
+	                           fixture_timing(0.1, 0.2, 4.5, 0.5, 0.1, 5.5, 0),
+	                           fixture_timing(0.1, 0.2, 2.0, 0.4, 0.1, 2.9, 0)};
+	char line[DASH_LINE];
+	int idx[QX_MAX_GPUS];
+	(void)state;
+	assert_non_null(r);
+	fixture_gpu_result(&s, r, vals, per[1], 2e-9);
+	r->gpus = 3;
+	r->gpu_med = per;
+	dash_update(&d, &s);
+	r->gpu_med = NULL; /* as when the result is freed: the snapshot keeps its own copy */
+	const struct dash_timing *t = &d.timing[SLOT_GPU];
+	assert_int_equal(t->ngpus, 3);
+	assert_true(t->gpu[2].total == 2.9 && qx_timing_ms(&t->gpu[1], "kernel") == 4.5);
+	assert_int_equal(dash_gpu_slowest(t), 1);
+	dash_gpu_timing_line(line, sizeof line, t, 1, 63);
+	assert_string_equal(line,
+	                    ">gpu1 5.5 ms  kernel 4.5  d2h 0.5  h2d 0.2  alloc 0.1  free 0.1");
+	dash_gpu_timing_line(line, sizeof line, t, 0, 30);
+	assert_string_equal(line, " gpu0 4 ms  kernel 3  d2h 0.5"); /* whole phases that fit */
+	dash_gpu_timing_line(line, sizeof line, t, 2, 5);
+	assert_string_equal(line, " gpu2");
+	assert_int_equal(dash_gpu_visible(t, 5, idx), 3);
+	assert_true(idx[0] == 0 && idx[1] == 1 && idx[2] == 2);
+	assert_int_equal(dash_gpu_visible(t, 1, idx), 1);
+	assert_int_equal(idx[0], 1); /* one row: the slowest */
+	assert_int_equal(dash_gpu_visible(t, 0, idx), 0);
+
+	d.ngpus = 3;
+	for (int g = 0; g < 3; g++) {
+		snprintf(d.gpus[g].name, DASH_GPU_NAME, "NVIDIA H100 80GB HBM3");
+		d.gpus[g].sms = 132;
+	}
+	dash_gpu_device_line(line, sizeof line, &d, 1, 40);
+	assert_string_equal(line, ">1 NVIDIA H100 80GB HBM3 5.5 ms");
+	dash_gpu_device_line(line, sizeof line, &d, 0, 20);
+	assert_string_equal(line, " 0 NVIDIA H100 4 ms");
+	dash_gpu_device_line(line, sizeof line, &d, 2, 8);
+	assert_string_equal(line, " 2 2.9 m");
+
+	r->gpus = 1; /* a run on one GPU: no list, the Device lines give each GPU's SMs */
+	r->med.total = 5.4;
+	dash_update(&d, &s);
+	assert_int_equal(d.timing[SLOT_GPU].ngpus, 0);
+	assert_int_equal(dash_gpu_slowest(&d.timing[SLOT_GPU]), -1);
+	dash_gpu_timing_line(line, sizeof line, &d.timing[SLOT_GPU], 0, 60);
+	assert_string_equal(line, "");
+	dash_gpu_device_line(line, sizeof line, &d, 1, 40);
+	assert_string_equal(line, " 1 NVIDIA H100 80GB HBM3 132 SMs");
+	d.ngpus = 0;
+	s.last = NULL;
+	s.last_values = NULL;
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +644,7 @@ int main(void)
 	    cmocka_unit_test(test_chart_taken_in),
 	    cmocka_unit_test(test_compile_line),
 	    cmocka_unit_test(test_converge_live),
+	    cmocka_unit_test(test_gpus_of_a_run),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

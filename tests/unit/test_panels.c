@@ -218,6 +218,68 @@ static void test_device_gpu(void **state)
 	delwin(w);
 }
 
+/* A run over 3 GPUs, GPU 2 the slowest (its phases the run's), on a host of 3 named GPUs. */
+static void multi_gpu_result(struct run_result *r, double *vals, struct qx_timing *per)
+{
+	per[0] = fixture_timing(0.1, 0.2, 3.0, 0.5, 0.1, 4.0, 0);
+	per[1] = fixture_timing(0.1, 0.2, 2.0, 0.4, 0.1, 2.9, 0);
+	per[2] = fixture_timing(0.1, 0.2, 4.5, 0.5, 0.1, 5.5, 0);
+	fixture_gpu_result(&s, r, vals, per[2], 2e-9);
+	r->gpus = 3;
+	r->gpu_med = per;
+	dash_update(&d, &s);
+	d.ngpus = 3;
+	for (int g = 0; g < 3; g++) {
+		snprintf(d.gpus[g].name, DASH_GPU_NAME, "NVIDIA H100 80GB HBM3");
+		d.gpus[g].sms = 132;
+	}
+}
+
+/* Timing and Device of a run over 3 GPUs: at the panels' preferred size every GPU with its
+ * total (Timing: and longest phases), the slowest marked '>' and the title saying so; at their
+ * smallest size and a narrow width the lines stay inside the border and the slowest GPU is
+ * the one listed. */
+static void test_multi_gpu_panels(void **state)
+{
+	struct run_result *r = calloc(1, sizeof *r);
+	struct qx_timing per[3];
+	double vals[6];
+	(void)state;
+	assert_non_null(r);
+	multi_gpu_result(r, vals, per);
+	WINDOW *w = draw("Timing", 11, 60);
+	assert_int_equal(find_row(w, ">: slowest GPU"), 0);
+	const int y = find_row(w, "gpu b128");
+	assert_true(y > 0);
+	assert_string_equal(row(w, y + 1), "    gpu0 4 ms  kernel 3  d2h 0.5  h2d 0.2  alloc 0.1");
+	assert_string_equal(row(w, y + 2),
+	                    "    gpu1 2.9 ms  kernel 2  d2h 0.4  h2d 0.2  alloc 0.1");
+	assert_string_equal(row(w, y + 3),
+	                    "   >gpu2 5.5 ms  kernel 4.5  d2h 0.5  h2d 0.2  alloc 0.1");
+	assert_true(strstr(row(w, y + 4), "  alloc ") != NULL); /* the slowest's phase bars */
+	delwin(w);
+	w = draw("Timing", 7, 38); /* one row left for the GPUs: the slowest */
+	assert_int_equal(find_row(w, "gpu0"), -1);
+	assert_true(find_row(w, ">gpu2 5.5 ms  kernel 4.5") > 0);
+	assert_true(strstr(row(w, 5), " ms") && !strstr(row(w, 5), "gpu")); /* the scale */
+	delwin(w);
+
+	w = draw("Device", 7, 60);
+	assert_int_equal(find_row(w, "last run per GPU; >: slowest"), 0);
+	assert_string_equal(row(w, 1), "  0 NVIDIA H100 80GB HBM3 4 ms");
+	assert_string_equal(row(w, 2), "  1 NVIDIA H100 80GB HBM3 2.9 ms");
+	assert_string_equal(row(w, 3), " >2 NVIDIA H100 80GB HBM3 5.5 ms");
+	delwin(w);
+	w = draw("Device", 4, 24); /* two rows: GPU 0, then the slowest in place of GPU 1 */
+	assert_string_equal(row(w, 1), "  0 NVIDIA H100 4 ms");
+	assert_string_equal(row(w, 2), " >2 NVIDIA H10 5.5 ms");
+	delwin(w);
+	r->gpu_med = NULL;
+	d.ngpus = 0;
+	s.last = NULL;
+	free(r);
+}
+
 /* Sweep: a GPU sweep's bars with the best row drawn in reverse video and marked '*', the
  * others not. */
 static void test_sweep_best(void **state)
@@ -496,6 +558,7 @@ int main(void)
 	    cmocka_unit_test(test_status_and_keys),
 	    cmocka_unit_test(test_too_small_wraps),
 	    cmocka_unit_test(test_chart),
+	    cmocka_unit_test(test_multi_gpu_panels),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
