@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cuda/quadx_cuda.h"
+#include "../device.h"
 
 /* In the order of the problems' registry (src/problems/registry.c). */
 const struct bench_section bench_sections[] = {

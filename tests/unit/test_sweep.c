@@ -563,7 +563,7 @@ static void test_plan_gpus(void **state)
 	struct qx_err e = {""}, why;
 	int have = 0;
 	(void)state;
-	session_init(&s, stdout);
+	session_init(&s);
 	if (gpu_count(&have, &why))
 		have = 0;
 	char *one[] = {"sweep", "gpus", "1"};
