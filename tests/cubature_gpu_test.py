@@ -12,10 +12,7 @@ import unittest
 import qxtest
 
 
-def quadx(cmds, timeout=600):
-    """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
-    p = qxtest.commands(cmds, "--json", timeout=timeout)
-    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+quadx = qxtest.gpu_quadx
 
 
 GPU = qxtest.gpu_or_exit("cubature_gpu_test")
@@ -24,9 +21,7 @@ GPU = qxtest.gpu_or_exit("cubature_gpu_test")
 @unittest.skipIf(GPU is None, "no usable GPU")
 class CubatureGpuTest(unittest.TestCase):
     def runs(self, cmds):
-        rc, out, err = quadx("use cubature; set repeat 1 warmup 0; " + cmds)
-        self.assertEqual(rc, 0, err)
-        return [o for o in out if o.get("type") == "run"]
+        return qxtest.run_objects(self, "use cubature; set repeat 1 warmup 0; " + cmds)
 
     def test_variants_honest(self):
         """Every GPU variant and precision on f4, f5, gaussian, cornerpeak, oscillatory in dims

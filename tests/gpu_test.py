@@ -9,9 +9,7 @@ import unittest
 import qxtest
 
 
-def quadx(cmds, timeout=600):
-    """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
-    return qxtest.json_commands(cmds, timeout=timeout)
+quadx = qxtest.gpu_quadx
 
 
 GPU = qxtest.gpu_or_exit("gpu_test")
@@ -21,9 +19,7 @@ GPU = qxtest.gpu_or_exit("gpu_test")
 class GpuTest(unittest.TestCase):
     def runs(self, cmds):
         """Runs cmds and returns the run result objects; fails on a non-zero exit."""
-        rc, out, err = quadx(cmds)
-        self.assertEqual(rc, 0, err)
-        return [o for o in out if o.get("type") == "run"]
+        return qxtest.run_objects(self, cmds)
 
     def test_device_facts(self):
         """show device names the GPU and the context creation time."""

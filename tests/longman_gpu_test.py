@@ -10,9 +10,7 @@ import unittest
 import qxtest
 
 
-def quadx(cmds, timeout=600):
-    """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
-    return qxtest.json_commands(cmds, timeout=timeout)
+quadx = qxtest.gpu_quadx
 
 
 GPU = qxtest.gpu_or_exit("longman_gpu_test")
@@ -21,9 +19,7 @@ GPU = qxtest.gpu_or_exit("longman_gpu_test")
 @unittest.skipIf(GPU is None, "no usable GPU")
 class LongmanGpuTest(unittest.TestCase):
     def runs(self, cmds):
-        rc, out, err = quadx("use longman; " + cmds)
-        self.assertEqual(rc, 0, err)
-        return [o for o in out if o.get("type") == "run"]
+        return qxtest.run_objects(self, "use longman; " + cmds)
 
     def test_variants_match_exact(self):
         """packed and block, float and double, every integrand: error within the largest

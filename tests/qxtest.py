@@ -72,6 +72,20 @@ def json_commands(cmds, timeout=TIMEOUT):
     return p.returncode, json_lines(p.stdout), p.stderr
 
 
+def gpu_quadx(cmds, timeout=600):
+    """json_commands with a GPU test's bound (a GPU file's runs are long): (exit code, parsed
+    stdout lines, stderr)."""
+    return json_commands(cmds, timeout=timeout)
+
+
+def run_objects(case, cmds, timeout=600):
+    """Runs quadx --json -e cmds, failing unittest case `case` on a non-zero exit; returns the
+    "run" objects it printed."""
+    rc, out, err = json_commands(cmds, timeout=timeout)
+    case.assertEqual(rc, 0, err)
+    return [o for o in out if o.get("type") == "run"]
+
+
 def device():
     """The `show device` object (its gpu is "none" without a usable GPU)."""
     p = commands("show device", "--json")

@@ -14,10 +14,7 @@ import qxtest
 from user_integrand_test import KNOWN
 
 
-def quadx(cmds, timeout=600):
-    """Runs quadx --json -e CMDS; returns (exit code, parsed stdout lines, stderr)."""
-    p = qxtest.commands(cmds, "--json", timeout=timeout)
-    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+quadx = qxtest.gpu_quadx
 
 
 GPU = qxtest.gpu_or_exit("user_gpu_test")
@@ -26,9 +23,7 @@ GPU = qxtest.gpu_or_exit("user_gpu_test")
 @unittest.skipIf(GPU is None, "no usable GPU")
 class UserGpuTest(unittest.TestCase):
     def runs(self, cmds):
-        rc, out, err = quadx("use cubature; set repeat 1 warmup 0; " + cmds)
-        self.assertEqual(rc, 0, err)
-        return [o for o in out if o.get("type") == "run"]
+        return qxtest.run_objects(self, "use cubature; set repeat 1 warmup 0; " + cmds)
 
     def test_known_values(self):
         """Every known integral on breadth and twophase, double at 1e-6 and float at 1e-4:
