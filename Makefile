@@ -285,7 +285,7 @@ test-gpu: $(BUILT) $(if $(BUILT),$(FAULT_BIN))
 
 # The GPU build with fault injection, for the GPU fault tests: the C sources compiled again
 # with the define, linked with the same CUDA objects (their hook calls qx_fault()).
-$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/*/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
+$(FAULT_BIN): $(SRC) $(wildcard src/*.h src/*/*.h src/*/*/*.h) $(CU_OBJ) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FAULTS) -o $@ src/main.c $(LIB_SRC) $(CU_OBJ) \
 	  $(LDLIBS)
