@@ -406,7 +406,8 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	ref = session_reference(s, s->last->prob, s->last->params, e);
 	if (!ref)
 		return -1;
-	got = err_worst(ref, s->last_values, s->last->prec, s->last->evals, (size_t)k.num, idx);
+	got = err_worst(ref, s->last_values, s->last->summary.prec, s->last->evals, (size_t)k.num,
+	                idx);
 	promptline_clear();
 	if (got == 0) { /* no value has an exact or reference value to compare with */
 		char note[160];

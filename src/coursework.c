@@ -124,10 +124,10 @@ int coursework_run(struct session *s, const struct coursework_opts *o)
 	if (!o->skip_cpu) {
 		if (cw_run(s, QX_CPU, "double"))
 			return 1;
-		cpu_ms = s->last->med.total;
+		cpu_ms = s->last->summary.med.total;
 		if (cw_run(s, QX_CPU, "float"))
 			return 1;
-		cpu_ms += s->last->med.total;
+		cpu_ms += s->last->summary.med.total;
 		if (o->timing)
 			printf("calculating the exponentials on the cpu took: %f seconds\n",
 			       cpu_ms / 1e3);
@@ -137,7 +137,7 @@ int coursework_run(struct session *s, const struct coursework_opts *o)
 	if (!o->skip_gpu) {
 		if (cw_run(s, QX_GPU, o->gpu_double ? "double" : "float"))
 			return 1;
-		gpu_ms = s->last->med.total;
+		gpu_ms = s->last->summary.med.total;
 		if (o->timing) {
 			printf("calculating the exponentials on the gpu took: %f seconds\n",
 			       gpu_ms / 1e3);
@@ -150,7 +150,7 @@ int coursework_run(struct session *s, const struct coursework_opts *o)
 		       o->gpu_double ? "double" : "float", s->last->err.max_rel, s->last->err.over,
 		       s->last->err.count, s->last->err.threshold);
 		if (o->verbose)
-			cw_print_values(s, "GPU", NULL, s->last_values, s->last->prec);
+			cw_print_values(s, "GPU", NULL, s->last_values, s->last->summary.prec);
 	}
 	return 0;
 }

@@ -67,7 +67,8 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	dash_extras_line(figures, sizeof figures, r->figure, r->nfigures);
 	snprintf(d->extras, sizeof d->extras, "%s%s%s", answer, *answer && *figures ? "  " : "",
 	         figures);
-	dash_compile_line(d->compile, sizeof d->compile, r->backend, r->figure, r->nfigures);
+	dash_compile_line(d->compile, sizeof d->compile, r->summary.backend, r->figure,
+	                  r->nfigures);
 	if (!d->has_error)
 		return;
 	d->err = r->err;
@@ -77,7 +78,7 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 		return;
 	}
 	qx_progress_start((long long)r->evals, "error histogram");
-	hist_log10_rel(ref, s->last_values, r->prec, r->evals, &d->hist);
+	hist_log10_rel(ref, s->last_values, r->summary.prec, r->evals, &d->hist);
 	qx_progress_add((long long)r->evals);
 	const int nc = r->prob->point(r->params, r->err.worst, names, coords, QX_MAX_COORDS);
 	for (int k = 0; k < nc; k++) {
@@ -86,7 +87,7 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 		         names[k], coords[k]);
 	}
 	snprintf(d->worst_value, sizeof d->worst_value, "%.9g vs %.9g",
-	         value_at(s->last_values, r->prec, r->err.worst), ref[r->err.worst]);
+	         value_at(s->last_values, r->summary.prec, r->err.worst), ref[r->err.worst]);
 }
 
 /* Takes in the session after a command. */
@@ -137,12 +138,12 @@ void dash_update(struct dash_data *d, struct session *s)
 	memcpy(&d->seen, r, sizeof *r);
 	d->runs_seen++;
 	run_config(r, d->error_of, sizeof d->error_of);
-	if (r->backend == QX_GPU) {
+	if (r->summary.backend == QX_GPU) {
 		struct dash_timing *t = &d->timing[SLOT_GPU];
 		t->valid = 1;
-		t->med = r->med;
-		t->threads_or_block = r->block;
-		t->ngpus = r->gpus > 1 && r->gpu_med ? r->gpus : 0;
+		t->med = r->summary.med;
+		t->threads_or_block = r->summary.block;
+		t->ngpus = r->summary.gpus > 1 && r->gpu_med ? r->summary.gpus : 0;
 		for (int g = 0; g < t->ngpus && g < QX_MAX_GPUS; g++)
 			t->gpu[g] = r->gpu_med[g]; /* the result's copy is freed with it */
 		run_config(r, t->config, sizeof t->config);
@@ -440,11 +441,11 @@ void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw)
 		}
 		const size_t used = strlen(o->label);
 		snprintf(o->label + used, sizeof o->label - used, "%s",
-		         qx_backend_name(r->backend));
+		         qx_backend_name(r->summary.backend));
 		o->ok = r->ok;
 		o->best = i == d->best;
-		o->per_s = r->ok ? r->work_per_s : NAN;
-		o->total_ms = r->ok ? r->med.total : NAN;
+		o->per_s = r->ok ? r->summary.work_per_s : NAN;
+		o->total_ms = r->ok ? r->summary.med.total : NAN;
 		snprintf(o->error, sizeof o->error, "%s", r->ok ? "" : r->error);
 	}
 }

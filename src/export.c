@@ -208,7 +208,7 @@ static void json_machine(cJSON *root, int used_gpu)
 static int session_used_gpu(const struct session *s)
 {
 	for (size_t i = 0; i < s->nruns; i++)
-		if (s->runs[i]->backend == QX_GPU)
+		if (s->runs[i]->summary.backend == QX_GPU)
 			return 1;
 	return 0;
 }
@@ -240,7 +240,7 @@ static char *runs_json(const struct session *s, int one_line)
 		cJSON *obj = output_run_json(r);
 		cJSON *samples = cJSON_AddArrayToObject(obj, "samples_ms");
 		cJSON_AddNumberToObject(obj, "index", (double)i + 1);
-		for (int k = 0; k < r->nsamples; k++)
+		for (int k = 0; k < r->summary.nsamples; k++)
 			cJSON_AddItemToArray(samples, output_timing_json(&r->samples[k]));
 		cJSON_AddItemToArray(runs, obj);
 	}
@@ -317,14 +317,15 @@ static void runs_csv(const struct session *s, FILE *f)
 		output_csv_num(row, sizeof row, (double)i + 1);
 		for (size_t k = 0; k < p->nsettings; k++) {
 			output_csv_field(header, sizeof header, p->settings[k].name, 0);
-			output_csv_num(row, sizeof row, r->settings[k].num);
+			output_csv_num(row, sizeof row, r->summary.settings[k].num);
 		}
 		output_csv_field(header, sizeof header, "device", 0);
-		output_csv_field(row, sizeof row, r->backend == QX_GPU && gpu ? g.name : "", 0);
+		output_csv_field(row, sizeof row, r->summary.backend == QX_GPU && gpu ? g.name : "",
+		                 0);
 		output_csv_field(header, sizeof header, "samples_total_ms", 0);
 		csv_line_start(f, prev, header, row);
 		fputc(',', f);
-		for (int k = 0; k < r->nsamples; k++) {
+		for (int k = 0; k < r->summary.nsamples; k++) {
 			format_real(r->samples[k].total, num, sizeof num);
 			fprintf(f, "%s%s", k ? ";" : "", num);
 		}

@@ -188,6 +188,30 @@ static void json_figures(cJSON *obj, const struct qx_figure *f, size_t n)
 		output_json_num(obj, f[i].name, f[i].value);
 }
 
+/* Adds what a run and a sweep's row share (their run_summary m, of problem p) to obj: backend,
+ * precision, threads, block, the problem's own settings, variant, the median, fastest and
+ * slowest phases, repeat, warmup, the throughputs, and for a GPU run its GPUs (several: the
+ * times are the slowest GPU's). */
+void output_summary_json(cJSON *obj, const struct problem *p, const struct run_summary *m)
+{
+	cJSON_AddStringToObject(obj, "backend", qx_backend_name(m->backend));
+	cJSON_AddStringToObject(obj, "precision", qx_precision_name(m->prec));
+	cJSON_AddNumberToObject(obj, "threads", m->threads);
+	cJSON_AddNumberToObject(obj, "block", m->block);
+	output_json_settings(obj, p, m->settings);
+	cJSON_AddStringToObject(obj, "variant", p->variants[m->variant].name);
+	cJSON_AddItemToObject(obj, "time_ms", output_timing_json(&m->med));
+	cJSON_AddItemToObject(obj, "time_ms_min", output_timing_json(&m->min));
+	cJSON_AddItemToObject(obj, "time_ms_max", output_timing_json(&m->max));
+	cJSON_AddNumberToObject(obj, "repeat", m->nsamples);
+	cJSON_AddNumberToObject(obj, "warmup", m->warmup);
+	output_json_num(obj, "evals_per_s", m->evals_per_s);
+	output_json_num(obj, "work_per_s", m->work_per_s);
+	cJSON_AddStringToObject(obj, "work_unit", p->work_unit);
+	if (m->backend == QX_GPU)
+		cJSON_AddNumberToObject(obj, "gpus", m->gpus);
+}
+
 /* Builds the JSON object of a run result. */
 cJSON *output_run_json(const struct run_result *r)
 {
@@ -195,12 +219,7 @@ cJSON *output_run_json(const struct run_result *r)
 	cJSON *obj = cJSON_CreateObject(), *params = NULL, *sp, *err;
 	cJSON_AddStringToObject(obj, "type", "run");
 	cJSON_AddStringToObject(obj, "problem", p->name);
-	cJSON_AddStringToObject(obj, "backend", qx_backend_name(r->backend));
-	cJSON_AddStringToObject(obj, "precision", qx_precision_name(r->prec));
-	cJSON_AddNumberToObject(obj, "threads", r->threads);
-	cJSON_AddNumberToObject(obj, "block", r->block);
-	output_json_settings(obj, p, r->settings);
-	cJSON_AddStringToObject(obj, "variant", p->variants[r->variant].name);
+	output_summary_json(obj, p, &r->summary);
 	params = cJSON_AddObjectToObject(obj, "params");
 	for (size_t k = 0; k < p->nparams; k++) {
 		const struct param_def *d = &p->params[k];
@@ -212,26 +231,17 @@ cJSON *output_run_json(const struct run_result *r)
 			cJSON_AddNumberToObject(params, d->name, r->params[k].num);
 		}
 	}
-	cJSON_AddItemToObject(obj, "time_ms", output_timing_json(&r->med));
-	cJSON_AddItemToObject(obj, "time_ms_min", output_timing_json(&r->min));
-	cJSON_AddItemToObject(obj, "time_ms_max", output_timing_json(&r->max));
-	json_phase_counts(obj, &r->med);
-	if (r->backend == QX_GPU) /* several GPUs: time_ms is the slowest's, per_gpu each one's */
-		cJSON_AddNumberToObject(obj, "gpus", r->gpus);
-	if (r->gpus > 1 && r->gpu_med) {
+	json_phase_counts(obj, &r->summary.med);
+	if (r->summary.gpus > 1 && r->gpu_med) {
 		cJSON *arr = cJSON_AddArrayToObject(obj, "per_gpu");
-		for (int g = 0; g < r->gpus; g++)
+		for (int g = 0; g < r->summary.gpus; g++)
 			cJSON_AddItemToArray(arr, output_timing_json(&r->gpu_med[g]));
 	}
-	cJSON_AddBoolToObject(obj, "overlapped", qx_timing_overlapped(&r->med));
-	cJSON_AddNumberToObject(obj, "repeat", r->nsamples);
-	cJSON_AddNumberToObject(obj, "warmup", r->warmup);
+	cJSON_AddBoolToObject(obj, "overlapped", qx_timing_overlapped(&r->summary.med));
 	cJSON_AddNumberToObject(obj, "evals", (double)r->evals);
-	output_json_num(obj, "evals_per_s", r->evals_per_s);
 	cJSON_AddNumberToObject(obj, "work", r->work);
-	cJSON_AddStringToObject(obj, "work_unit", p->work_unit);
-	output_json_num(obj, "work_per_s", r->work_per_s);
-	if (r->backend == QX_GPU && (isfinite(r->speedup_serial) || isfinite(r->speedup_threads))) {
+	if (r->summary.backend == QX_GPU &&
+	    (isfinite(r->speedup_serial) || isfinite(r->speedup_threads))) {
 		sp = cJSON_AddObjectToObject(obj, "speedup");
 		if (isfinite(r->speedup_serial))
 			cJSON_AddNumberToObject(sp, "vs_cpu_serial", r->speedup_serial);
@@ -325,30 +335,31 @@ void output_run_csv(const struct run_result *r, char *header, char *row, size_t 
 {
 	const struct problem *p = r->prob;
 	const char *names[2 * QX_MAX_PHASES];
-	const int np = output_phase_columns(p, &r->med, names, 2 * QX_MAX_PHASES);
-	const int gpu = r->backend == QX_GPU;
+	const int np = output_phase_columns(p, &r->summary.med, names, 2 * QX_MAX_PHASES);
+	const int gpu = r->summary.backend == QX_GPU;
 	header[0] = row[0] = '\0';
 	output_csv_field(header, len, "type", 1);
 	output_csv_field(row, len, "run", 1);
 	const char *cols[] = {"problem", "backend", "precision"};
-	const char *vals[] = {p->name, qx_backend_name(r->backend), qx_precision_name(r->prec)};
+	const char *vals[] = {p->name, qx_backend_name(r->summary.backend),
+	                      qx_precision_name(r->summary.prec)};
 	for (int k = 0; k < 3; k++) {
 		output_csv_text(header, len, cols[k]);
 		output_csv_text(row, len, vals[k]);
 	}
 	output_csv_text(header, len, "threads");
-	output_csv_num(row, len, r->threads);
+	output_csv_num(row, len, r->summary.threads);
 	output_csv_text(header, len, "block");
-	output_csv_num(row, len, r->block);
+	output_csv_num(row, len, r->summary.block);
 	output_csv_text(header, len, "variant");
-	output_csv_text(row, len, p->variants[r->variant].name);
+	output_csv_text(row, len, p->variants[r->summary.variant].name);
 	for (size_t k = 0; k < p->nparams; k++) {
 		char text[80];
 		param_format(&p->params[k], r->params[k], text, sizeof text);
 		output_csv_text(header, len, p->params[k].name);
 		output_csv_text(row, len, text);
 	}
-	output_csv_phases(header, row, len, names, np, "_ms", gpu ? &r->med : NULL);
+	output_csv_phases(header, row, len, names, np, "_ms", gpu ? &r->summary.med : NULL);
 	const char *after[] = {"total_ms",
 	                       "total_min_ms",
 	                       "total_max_ms",
@@ -365,33 +376,23 @@ void output_run_csv(const struct run_result *r, char *header, char *row, size_t 
 	                       "threshold",
 	                       "warmup"};
 	const double e = r->has_error && r->err.count ? 0 : NAN;
-	const double v[] = {r->med.total,
-	                    r->min.total,
-	                    r->max.total,
-	                    r->nsamples,
-	                    (double)r->evals,
-	                    r->evals_per_s,
-	                    r->speedup_serial,
-	                    r->speedup_threads,
-	                    e + r->err.max_rel,
-	                    e + r->err.mean_rel,
-	                    e + r->err.max_abs,
-	                    e + r->err.mean_abs,
-	                    e + (double)r->err.over,
-	                    e + r->err.threshold,
-	                    r->warmup};
+	const double v[] = {r->summary.med.total,    r->summary.min.total, r->summary.max.total,
+	                    r->summary.nsamples,     (double)r->evals,     r->summary.evals_per_s,
+	                    r->speedup_serial,       r->speedup_threads,   e + r->err.max_rel,
+	                    e + r->err.mean_rel,     e + r->err.max_abs,   e + r->err.mean_abs,
+	                    e + (double)r->err.over, e + r->err.threshold, r->summary.warmup};
 	for (size_t k = 0; k < sizeof after / sizeof after[0]; k++) {
 		output_csv_text(header, len, after[k]);
 		output_csv_num(row, len, v[k]);
 	}
-	output_csv_phase_spread(header, row, len, names, np, gpu ? &r->min : NULL,
-	                        gpu ? &r->max : NULL);
+	output_csv_phase_spread(header, row, len, names, np, gpu ? &r->summary.min : NULL,
+	                        gpu ? &r->summary.max : NULL);
 	output_csv_text(header, len, "work");
 	output_csv_num(row, len, r->work);
 	output_csv_text(header, len, "work_unit");
 	output_csv_text(row, len, p->work_unit);
 	output_csv_text(header, len, "work_per_s");
-	output_csv_num(row, len, r->work_per_s);
+	output_csv_num(row, len, r->summary.work_per_s);
 	if (r->has_answer) {
 		const char *names[] = {"value", "error_estimate", "exact", "true_error"};
 		const double vals[] = {r->value, r->estimate, r->exact, fabs(r->value - r->exact)};
@@ -487,7 +488,7 @@ static void overlap_note(const struct qx_timing *t, char *buf, size_t len)
  * their condition (values small against the terms summed), not a fault. */
 static void rounding_text(FILE *f, const struct run_result *r)
 {
-	const char *prec = qx_precision_name(r->prec);
+	const char *prec = qx_precision_name(r->summary.prec);
 	if (r->over_rounding == r->err.over)
 		fprintf(f,
 		        "  condition  all %zu over %g are within %s rounding x "
@@ -503,8 +504,8 @@ static void rounding_text(FILE *f, const struct run_result *r)
 		fprintf(f,
 		        ": the terms summed are up to %.2g times larger than those values, so %s's "
 		        "unit roundoff %.2g grows to about %.2g relative there",
-		        r->condition_max, prec, r->prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24,
-		        r->condition_max * (r->prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24));
+		        r->condition_max, prec, r->summary.prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24,
+		        r->condition_max * (r->summary.prec == QX_DOUBLE ? 0x1p-53 : 0x1p-24));
 	fputc('\n', f);
 }
 
@@ -541,24 +542,27 @@ static void run_lines(FILE *f, const struct run_result *r)
 	const struct problem *p = r->prob;
 	char params[512], note[256];
 	session_params_string(p, r->params, params, sizeof params);
-	fprintf(f, "%s %s  %s  %s  variant %s  ", qx_backend_name(r->backend), p->name, params,
-	        qx_precision_name(r->prec), p->variants[r->variant].name);
-	if (r->backend == QX_GPU)
-		fprintf(f, "block %d%s%.0d\n", r->block, r->gpus > 1 ? "  gpus " : "",
-		        r->gpus > 1 ? r->gpus : 0);
+	fprintf(f, "%s %s  %s  %s  variant %s  ", qx_backend_name(r->summary.backend), p->name,
+	        params, qx_precision_name(r->summary.prec), p->variants[r->summary.variant].name);
+	if (r->summary.backend == QX_GPU)
+		fprintf(f, "block %d%s%.0d\n", r->summary.block,
+		        r->summary.gpus > 1 ? "  gpus " : "",
+		        r->summary.gpus > 1 ? r->summary.gpus : 0);
 	else
-		fprintf(f, "threads %d\n", r->threads);
-	if (r->med.nphases) {
+		fprintf(f, "threads %d\n", r->summary.threads);
+	if (r->summary.med.nphases) {
 		fprintf(f, "  phases ms ");
-		for (int k = 0; k < r->med.nphases; k++) {
-			fprintf(f, "  %s %.4g", r->med.phase[k].name, r->med.phase[k].ms);
-			if (r->med.phase[k].count > 1)
-				fprintf(f, " (x%d)", r->med.phase[k].count);
+		for (int k = 0; k < r->summary.med.nphases; k++) {
+			fprintf(f, "  %s %.4g", r->summary.med.phase[k].name,
+			        r->summary.med.phase[k].ms);
+			if (r->summary.med.phase[k].count > 1)
+				fprintf(f, " (x%d)", r->summary.med.phase[k].count);
 		}
-		overlap_note(&r->med, note, sizeof note);
+		overlap_note(&r->summary.med, note, sizeof note);
 		fprintf(f, "%s\n", note);
 	}
-	for (int g = 0; r->gpu_med && g < r->gpus; g++) { /* each GPU's phases; med: the slowest */
+	for (int g = 0; r->gpu_med && g < r->summary.gpus;
+	     g++) { /* each GPU's phases; med: the slowest */
 		fprintf(f, "  gpu %-2d ms  ", g);
 		for (int k = 0; k < r->gpu_med[g].nphases; k++)
 			fprintf(f, "  %s %.4g", r->gpu_med[g].phase[k].name,
@@ -566,8 +570,9 @@ static void run_lines(FILE *f, const struct run_result *r)
 		fprintf(f, "  total %.4g\n", r->gpu_med[g].total);
 	}
 	fprintf(f, "  total      %.4g ms  (median of %d; min %.4g, max %.4g)  %.4g %s/s\n",
-	        r->med.total, r->nsamples, r->min.total, r->max.total, r->work_per_s, p->work_unit);
-	if (r->backend == QX_GPU) {
+	        r->summary.med.total, r->summary.nsamples, r->summary.min.total,
+	        r->summary.max.total, r->summary.work_per_s, p->work_unit);
+	if (r->summary.backend == QX_GPU) {
 		fprintf(f, "  speedup    ");
 		if (isfinite(r->speedup_serial))
 			fprintf(f, "%.2fx vs cpu serial", r->speedup_serial);
@@ -701,8 +706,8 @@ void output_run(struct output_ctx *io, const struct run_result *r)
 void output_samples(struct output_ctx *io, const struct run_result *r)
 {
 	const char *names[2 * QX_MAX_PHASES];
-	const int np = output_phase_columns(r->prob, &r->med, names, 2 * QX_MAX_PHASES);
-	for (int i = 0; i < r->nsamples; i++) {
+	const int np = output_phase_columns(r->prob, &r->summary.med, names, 2 * QX_MAX_PHASES);
+	for (int i = 0; i < r->summary.nsamples; i++) {
 		const struct qx_timing *t = &r->samples[i];
 		if (io->format == FORMAT_JSON) {
 			cJSON *obj = cJSON_CreateObject();
@@ -799,7 +804,7 @@ void output_worst(struct output_ctx *io, const struct run_result *r, const doubl
 		const char *names[QX_MAX_COORDS];
 		double coords[QX_MAX_COORDS];
 		const int nc = p->point(r->params, idx[i], names, coords, QX_MAX_COORDS);
-		const double v = value_at(vals, r->prec, idx[i]);
+		const double v = value_at(vals, r->summary.prec, idx[i]);
 		const double rel = rel_error(ref[idx[i]], v);
 		if (io->format == FORMAT_JSON) {
 			cJSON *obj = cJSON_CreateObject();
@@ -849,7 +854,7 @@ cJSON *output_value_json(const struct run_result *r, const void *vals, const dou
 	cJSON_AddNumberToObject(obj, "index", (double)i);
 	for (int c = 0; c < nc; c++)
 		cJSON_AddNumberToObject(obj, names[c], coords[c]);
-	output_json_num(obj, "value", value_at(vals, r->prec, i));
+	output_json_num(obj, "value", value_at(vals, r->summary.prec, i));
 	if (est)
 		output_json_num(obj, "error_estimate", est[i]);
 	if (ref)

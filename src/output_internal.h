@@ -11,6 +11,9 @@ void output_csv_text(char *line, size_t len, const char *text);
 /* Adds the problem's own settings of values v to obj as numbers. */
 void output_json_settings(struct cJSON *obj, const struct problem *p, const struct param_value *v);
 
+/* Adds what a run and a sweep's row share (their run_summary) to obj; see output.c. */
+void output_summary_json(struct cJSON *obj, const struct problem *p, const struct run_summary *m);
+
 /* The CSV columns of the phases of problem p and of t: p's declared phases, then any other
  * phase t has; fills names (cap) and returns how many. */
 int output_phase_columns(const struct problem *p, const struct qx_timing *t, const char **names,

@@ -17,26 +17,14 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 	config = cJSON_AddObjectToObject(obj, "config");
 	for (int a = 0; a < sw->naxes; a++)
 		output_json_word(config, sw->axes[a].name, r->values[a]);
-	cJSON_AddStringToObject(obj, "backend", qx_backend_name(r->backend));
 	cJSON_AddBoolToObject(obj, "ok", r->ok);
 	cJSON_AddBoolToObject(obj, "best", r->best);
 	if (!r->ok) {
+		cJSON_AddStringToObject(obj, "backend", qx_backend_name(r->summary.backend));
 		cJSON_AddStringToObject(obj, "error", r->error);
 		return obj;
 	}
-	cJSON_AddStringToObject(obj, "precision", qx_precision_name(r->prec));
-	cJSON_AddStringToObject(obj, "variant", sw->prob->variants[r->variant].name);
-	cJSON_AddNumberToObject(obj, "block", r->block);
-	cJSON_AddNumberToObject(obj, "threads", r->threads);
-	output_json_settings(obj, sw->prob, r->settings);
-	cJSON_AddNumberToObject(obj, "warmup", r->warmup);
-	cJSON_AddNumberToObject(obj, "repeat", r->nsamples);
-	cJSON_AddItemToObject(obj, "time_ms", output_timing_json(&r->med));
-	cJSON_AddItemToObject(obj, "time_ms_min", output_timing_json(&r->min));
-	cJSON_AddItemToObject(obj, "time_ms_max", output_timing_json(&r->max));
-	output_json_num(obj, "evals_per_s", r->evals_per_s);
-	output_json_num(obj, "work_per_s", r->work_per_s);
-	cJSON_AddStringToObject(obj, "work_unit", sw->prob->work_unit);
+	output_summary_json(obj, sw->prob, &r->summary);
 	output_json_num(obj, "speedup", r->speedup);
 	if (isfinite(r->speedup))
 		cJSON_AddNumberToObject(obj, "speedup_cpu_threads", r->speedup_threads);
@@ -63,12 +51,12 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 		output_json_num(obj, "speedup_vs_first_block", sp);
 		output_json_num(obj, "efficiency", eff);
 	}
-	if (sweep_gpus_axis(sw) >= 0 && r->backend == QX_GPU) {
+	if (sweep_gpus_axis(sw) >= 0 && r->summary.backend == QX_GPU) {
 		double eff;
 		int base;
 		const double sp = sweep_gpus_speedup(sw, (size_t)(r - sw->rows), &eff, &base);
 		cJSON *scaling = cJSON_AddObjectToObject(obj, "gpu_scaling");
-		output_json_num(scaling, "gpus", r->ok ? r->gpus : NAN);
+		output_json_num(scaling, "gpus", r->ok ? r->summary.gpus : NAN);
 		output_json_num(scaling, "base_gpus", base > 0 ? base : NAN);
 		output_json_num(scaling, "speedup", sp);
 		output_json_num(scaling, "efficiency", eff);
@@ -82,8 +70,8 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 {
 	const struct problem *p = sw->prob;
 	const char *names[2 * QX_MAX_PHASES];
-	const int np = output_phase_columns(p, &r->med, names, 2 * QX_MAX_PHASES);
-	const int gpu = r->backend == QX_GPU, occ = r->ok && r->has_occupancy;
+	const int np = output_phase_columns(p, &r->summary.med, names, 2 * QX_MAX_PHASES);
+	const int gpu = r->summary.backend == QX_GPU, occ = r->ok && r->has_occupancy;
 	const int err = r->ok && r->has_error;
 	const double ok = r->ok ? 0 : NAN; /* added to a number: empty when the row failed */
 	header[0] = row[0] = '\0';
@@ -98,31 +86,32 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 	const char *first[] = {"backend", "ok", "best", "precision", "variant", "block", "threads"};
 	for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
 		output_csv_text(header, len, first[i]);
-	output_csv_text(row, len, qx_backend_name(r->backend));
+	output_csv_text(row, len, qx_backend_name(r->summary.backend));
 	output_csv_num(row, len, r->ok);
 	output_csv_num(row, len, r->best);
-	output_csv_text(row, len, r->ok ? qx_precision_name(r->prec) : "");
-	output_csv_text(row, len, r->ok ? p->variants[r->variant].name : "");
-	output_csv_num(row, len, ok + r->block);
-	output_csv_num(row, len, ok + r->threads);
+	output_csv_text(row, len, r->ok ? qx_precision_name(r->summary.prec) : "");
+	output_csv_text(row, len, r->ok ? p->variants[r->summary.variant].name : "");
+	output_csv_num(row, len, ok + r->summary.block);
+	output_csv_num(row, len, ok + r->summary.threads);
 	for (size_t k = 0; k < p->nsettings; k++) {
 		output_csv_text(header, len, p->settings[k].name);
-		output_csv_num(row, len, ok + r->settings[k].num);
+		output_csv_num(row, len, ok + r->summary.settings[k].num);
 	}
 	output_csv_text(header, len, "repeat");
-	output_csv_num(row, len, ok + r->nsamples);
-	output_csv_phases(header, row, len, names, np, "_ms", r->ok && gpu ? &r->med : NULL);
+	output_csv_num(row, len, ok + r->summary.nsamples);
+	output_csv_phases(header, row, len, names, np, "_ms",
+	                  r->ok && gpu ? &r->summary.med : NULL);
 	const char *cols[] = {
 	    "total_ms",      "total_min_ms", "total_max_ms",        "evals_per_s",
 	    "work_per_s",    "speedup",      "speedup_cpu_threads", "regs_per_thread",
 	    "blocks_per_sm", "occupancy",    "suggested_block",     "max_rel",
 	    "over_threshold"};
 	const double o = occ ? 0 : NAN, e = err ? 0 : NAN;
-	const double v[] = {ok + r->med.total,
-	                    ok + r->min.total,
-	                    ok + r->max.total,
-	                    ok + r->evals_per_s,
-	                    ok + r->work_per_s,
+	const double v[] = {ok + r->summary.med.total,
+	                    ok + r->summary.min.total,
+	                    ok + r->summary.max.total,
+	                    ok + r->summary.evals_per_s,
+	                    ok + r->summary.work_per_s,
 	                    ok + r->speedup,
 	                    r->ok && isfinite(r->speedup) ? r->speedup_threads : NAN,
 	                    o + r->occ.regs_per_thread,
@@ -138,9 +127,9 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 	output_csv_text(header, len, "error");
 	output_csv_text(row, len, r->ok ? "" : r->error);
 	output_csv_text(header, len, "warmup");
-	output_csv_num(row, len, ok + r->warmup);
-	output_csv_phase_spread(header, row, len, names, np, r->ok && gpu ? &r->min : NULL,
-	                        r->ok && gpu ? &r->max : NULL);
+	output_csv_num(row, len, ok + r->summary.warmup);
+	output_csv_phase_spread(header, row, len, names, np, r->ok && gpu ? &r->summary.min : NULL,
+	                        r->ok && gpu ? &r->summary.max : NULL);
 	output_csv_text(header, len, "problem");
 	output_csv_text(row, len, p->name);
 	output_csv_text(header, len, "device");
@@ -159,7 +148,8 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 		int base = 0;
 		if (gpu)
 			sp = sweep_gpus_speedup(sw, (size_t)(r - sw->rows), &eff, &base);
-		const double gv[] = {r->ok && gpu ? r->gpus : NAN, base > 0 ? base : NAN, sp, eff};
+		const double gv[] = {r->ok && gpu ? r->summary.gpus : NAN, base > 0 ? base : NAN,
+		                     sp, eff};
 		for (size_t i = 0; i < 4; i++) {
 			output_csv_text(header, len, gcols[i]);
 			output_csv_num(row, len, gv[i]);
@@ -277,18 +267,18 @@ static void block_matrix(const struct sweep *sw, int ba, const char *title, int 
 		if (strcmp(r->values[ba], sw->axes[ba].values[0]))
 			continue; /* one line per series, from its first block's row */
 		fprintf(out, "  %-5.9s%-4s", other < sw->naxes ? r->values[other] : "",
-		        qx_backend_name(r->backend));
+		        qx_backend_name(r->summary.backend));
 		for (int c = 0; c < sw->axes[ba].nvalues; c++) {
 			double v = NAN, eff;
 			for (size_t k = 0; k < sw->nrows; k++) {
 				const struct sweep_row *q = &sw->rows[k];
-				if (q->backend != r->backend ||
+				if (q->summary.backend != r->summary.backend ||
 				    strcmp(q->values[ba], sw->axes[ba].values[c]) ||
 				    (other < sw->naxes &&
 				     strcmp(q->values[other], r->values[other])))
 					continue;
 				const double sp = sweep_block_speedup(sw, k, &eff);
-				v = which == 0   ? (q->ok ? q->med.total : NAN)
+				v = which == 0   ? (q->ok ? q->summary.med.total : NAN)
 				    : which == 1 ? sp
 				                 : eff;
 			}
@@ -327,7 +317,7 @@ static void table_gpus_scaling(const struct sweep *sw, FILE *out)
 		int b;
 		sweep_gpus_speedup(sw, i, &eff, &b);
 		base = b > base ? b : base; /* the largest base, the one to name when not 1 */
-		lines += sw->rows[i].backend == QX_GPU;
+		lines += sw->rows[i].summary.backend == QX_GPU;
 	}
 	if (!lines)
 		return;
@@ -345,7 +335,7 @@ static void table_gpus_scaling(const struct sweep *sw, FILE *out)
 	for (size_t i = 0; i < sw->nrows; i++) {
 		const struct sweep_row *r = &sw->rows[i];
 		int b;
-		if (r->backend != QX_GPU)
+		if (r->summary.backend != QX_GPU)
 			continue;
 		const double sp = sweep_gpus_speedup(sw, i, &eff, &b);
 		fprintf(out, "  %-9.9s %4s", other < sw->naxes ? r->values[other] : "",
@@ -354,7 +344,7 @@ static void table_gpus_scaling(const struct sweep *sw, FILE *out)
 			fprintf(out, " failed: %s\n", r->error);
 			continue;
 		}
-		fprintf(out, " %10.4g", r->med.total);
+		fprintf(out, " %10.4g", r->summary.med.total);
 		if (isfinite(sp))
 			fprintf(out, " %7.3fx %10.3f\n", sp, eff);
 		else
@@ -433,7 +423,7 @@ static void table_notes(const struct sweep *sw, FILE *out)
 		fputs("note:", out);
 		for (int a = 0; a < sw->naxes; a++)
 			fprintf(out, " %s=%s", sw->axes[a].name, r->values[a]);
-		fprintf(out, " %s: %s\n", qx_backend_name(r->backend), r->note);
+		fprintf(out, " %s: %s\n", qx_backend_name(r->summary.backend), r->note);
 	}
 	if (no_exact)
 		fputs(
@@ -475,21 +465,21 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 		const struct sweep_row *r = &sw->rows[i];
 		char(*cell)[GRID_CELL] = g.cell[i];
 		grid_key(&g, sw, i, i);
-		snprintf(cell[g.nkey - 1], GRID_CELL, "%s", qx_backend_name(r->backend));
+		snprintf(cell[g.nkey - 1], GRID_CELL, "%s", qx_backend_name(r->summary.backend));
 		if (!r->ok) {
 			g.note[i] = r->error;
 			continue;
 		}
-		snprintf(cell[total], GRID_CELL, "%.4g", r->med.total);
-		snprintf(cell[total + 1], GRID_CELL, "%.4g", r->min.total);
-		snprintf(cell[total + 2], GRID_CELL, "%.4g", r->max.total);
+		snprintf(cell[total], GRID_CELL, "%.4g", r->summary.med.total);
+		snprintf(cell[total + 1], GRID_CELL, "%.4g", r->summary.min.total);
+		snprintf(cell[total + 2], GRID_CELL, "%.4g", r->summary.max.total);
 		for (int k = 0; k < nph; k++) {
-			const int j = qx_timing_find(&r->med, ph[k]);
+			const int j = qx_timing_find(&r->summary.med, ph[k]);
 			if (j >= 0)
 				snprintf(cell[total + 3 + k], GRID_CELL, "%.4g",
-				         r->med.phase[j].ms);
+				         r->summary.med.phase[j].ms);
 		}
-		snprintf(cell[rate], GRID_CELL, "%.4g", r->work_per_s);
+		snprintf(cell[rate], GRID_CELL, "%.4g", r->summary.work_per_s);
 		if (r->has_occupancy) {
 			snprintf(cell[rate + 1], GRID_CELL, "%d", r->occ.regs_per_thread);
 			snprintf(cell[rate + 2], GRID_CELL, "%d", r->occ.blocks_per_sm);
@@ -517,26 +507,28 @@ static void table_phases(const struct sweep *sw, int cols, FILE *out)
 	struct grid g;
 	int n = 0;
 	for (size_t i = 0; i < sw->nrows; i++)
-		if (sw->rows[i].ok && sw->rows[i].med.nphases) {
+		if (sw->rows[i].ok && sw->rows[i].summary.med.nphases) {
 			first = first ? first : &sw->rows[i];
 			n++;
 		}
 	if (!first || grid_alloc(&g, n))
 		return;
-	fprintf(out, "%s phases in ms, median [min, max]:\n", qx_backend_name(first->backend));
+	fprintf(out, "%s phases in ms, median [min, max]:\n",
+	        qx_backend_name(first->summary.backend));
 	grid_key_cols(&g, sw);
-	for (int f = 0; f < first->med.nphases; f++) {
-		snprintf(heads[f], GRID_CELL, " %s", first->med.phase[f].name);
+	for (int f = 0; f < first->summary.med.nphases; f++) {
+		snprintf(heads[f], GRID_CELL, " %s", first->summary.med.phase[f].name);
 		grid_col(&g, heads[f], 25, 1);
 	}
 	for (size_t i = 0, gi = 0; i < sw->nrows; i++) {
 		const struct sweep_row *r = &sw->rows[i];
-		if (!r->ok || r->med.nphases == 0)
+		if (!r->ok || r->summary.med.nphases == 0)
 			continue;
 		grid_key(&g, sw, (int)gi, (int)i);
-		for (int f = 0; f < r->med.nphases && f < first->med.nphases; f++)
+		for (int f = 0; f < r->summary.med.nphases && f < first->summary.med.nphases; f++)
 			snprintf(g.cell[gi][g.nkey + f], GRID_CELL, " %.4g [%.4g, %.4g]",
-			         r->med.phase[f].ms, r->min.phase[f].ms, r->max.phase[f].ms);
+			         r->summary.med.phase[f].ms, r->summary.min.phase[f].ms,
+			         r->summary.max.phase[f].ms);
 		gi++;
 	}
 	grid_print(&g, cols, out);
@@ -573,9 +565,10 @@ void output_sweep_table(const struct sweep *sw, FILE *out, int cols)
 		fprintf(out, "best:");
 		for (int a = 0; a < sw->naxes; a++)
 			fprintf(out, " %s=%s", sw->axes[a].name, b->values[a]);
-		fprintf(out, " on %s, %.4g ms", qx_backend_name(b->backend), b->med.total);
-		if (b->backend == QX_GPU)
-			fprintf(out, " (set block best takes block %d)", b->block);
+		fprintf(out, " on %s, %.4g ms", qx_backend_name(b->summary.backend),
+		        b->summary.med.total);
+		if (b->summary.backend == QX_GPU)
+			fprintf(out, " (set block best takes block %d)", b->summary.block);
 		fputc('\n', out);
 	} else {
 		fprintf(out, "best: none (no configuration succeeded)\n");
@@ -610,8 +603,10 @@ void output_sweep_progress(const struct sweep *sw, size_t config, const struct s
 	for (int a = 0; a < sw->naxes; a++)
 		fprintf(stderr, " %s=%s", sw->axes[a].name, row->values[a]);
 	if (row->ok)
-		fprintf(stderr, " %s %.4g ms\n", qx_backend_name(row->backend), row->med.total);
+		fprintf(stderr, " %s %.4g ms\n", qx_backend_name(row->summary.backend),
+		        row->summary.med.total);
 	else
-		fprintf(stderr, " %s failed: %s\n", qx_backend_name(row->backend), row->error);
+		fprintf(stderr, " %s failed: %s\n", qx_backend_name(row->summary.backend),
+		        row->error);
 	fflush(stderr);
 }

@@ -48,9 +48,9 @@ static void series_name(const struct sweep *sw, const struct sweep_row *r, int x
 	const int other = xa > 0 ? 0 : 1; /* with no numeric axis, axis 0 is along x */
 	if (other < sw->naxes)
 		snprintf(buf, len, "%s=%s %s", sw->axes[other].name, r->values[other],
-		         qx_backend_name(r->backend));
+		         qx_backend_name(r->summary.backend));
 	else
-		snprintf(buf, len, "%s", qx_backend_name(r->backend));
+		snprintf(buf, len, "%s", qx_backend_name(r->summary.backend));
 }
 
 /* Writes one number column (NaN as gnuplot's missing value "NaN"). */
@@ -106,7 +106,8 @@ static double scale_speedup(const struct sweep *sw, size_t k, int gpus, double *
  * rows only, the CPU having no GPU count). */
 static int series_start(const struct sweep *sw, const struct sweep_row *r, int a, int gpus)
 {
-	return !strcmp(r->values[a], sw->axes[a].values[0]) && (!gpus || r->backend == QX_GPU);
+	return !strcmp(r->values[a], sw->axes[a].values[0]) &&
+	       (!gpus || r->summary.backend == QX_GPU);
 }
 
 /* A sweep over block or gpus: after the series, one more block per series of the other axis
@@ -125,18 +126,19 @@ static int plot_block_data(const struct sweep *sw, FILE *f, int nseries)
 			continue;
 		fprintf(f, "%s# %s=%s %s by %s\n# %s label speedup efficiency\n",
 		        n + nseries ? "\n\n" : "", other < sw->naxes ? sw->axes[other].name : "",
-		        other < sw->naxes ? r->values[other] : "", qx_backend_name(r->backend),
-		        sw->axes[ba].name, sw->axes[ba].name);
+		        other < sw->naxes ? r->values[other] : "",
+		        qx_backend_name(r->summary.backend), sw->axes[ba].name, sw->axes[ba].name);
 		for (size_t k = 0; k < sw->nrows; k++) {
 			const struct sweep_row *q = &sw->rows[k];
 			double eff, sp;
 			int base;
-			if (!q->ok || q->backend != r->backend ||
+			if (!q->ok || q->summary.backend != r->summary.backend ||
 			    (other < sw->naxes && strcmp(q->values[other], r->values[other])))
 				continue;
 			sp = scale_speedup(sw, k, gpus, &eff, &base);
 			if (gpus)
-				fprintf(f, "%d \"%s\"", q->gpus > 0 ? q->gpus : atoi(q->values[ba]),
+				fprintf(f, "%d \"%s\"",
+				        q->summary.gpus > 0 ? q->summary.gpus : atoi(q->values[ba]),
 				        q->values[ba]);
 			else
 				fprintf(f, "%s \"%s\"", q->values[ba], q->values[ba]);
@@ -170,17 +172,17 @@ int plot_write_data(const struct sweep *sw, FILE *f)
 				continue;
 			const double x = x_of(sw, r, xa);
 			if (isnan(base_ms)) {
-				base_ms = r->med.total;
+				base_ms = r->summary.med.total;
 				base_x = x;
 			}
 			fprintf(f, "%.9g \"%s\"", x, r->values[xa < 0 ? 0 : xa]);
-			data_num(f, r->med.total);
-			data_num(f, r->min.total);
-			data_num(f, r->max.total);
+			data_num(f, r->summary.med.total);
+			data_num(f, r->summary.min.total);
+			data_num(f, r->summary.max.total);
 			data_num(f, r->speedup);
 			/* parallel efficiency against the first point, for a threads axis */
 			data_num(f, xa >= 0 && !strcmp(sw->axes[xa].name, "threads")
-			                ? base_ms * base_x / (r->med.total * x)
+			                ? base_ms * base_x / (r->summary.med.total * x)
 			                : NAN);
 			fputc('\n', f);
 		}
@@ -295,7 +297,7 @@ static void script_block_panels(const struct sweep *sw, const char *data, int ns
 			        k ? ", \\\n     " : "", data, nseries + k, 3 + p,
 			        other < sw->naxes ? sw->axes[other].name : "",
 			        other < sw->naxes ? r->values[other] : "",
-			        qx_backend_name(r->backend));
+			        qx_backend_name(r->summary.backend));
 			k++;
 		}
 		fputc('\n', f);
@@ -316,8 +318,8 @@ static void script_write(const struct sweep *sw, const char *data, const char *i
 	for (size_t i = 0; i < sw->nrows; i++)
 		if (sw->rows[i].ok) {
 			speedup |= isfinite(sw->rows[i].speedup);
-			lo = fmin(lo, sw->rows[i].min.total);
-			hi = fmax(hi, sw->rows[i].max.total);
+			lo = fmin(lo, sw->rows[i].summary.min.total);
+			hi = fmax(hi, sw->rows[i].summary.max.total);
 		}
 	int gpus;
 	const int ba = scale_axis(sw, &gpus);

@@ -323,7 +323,7 @@ static int run_timed(struct session *s, const struct run_plan *plan, struct run_
 				return -1;
 			}
 			for (int g = 0; g < ngpus && i >= warmup; g++)
-				per_gpu[(size_t)g * repeat + r->nsamples] = o->gpu_time[g];
+				per_gpu[(size_t)g * repeat + r->summary.nsamples] = o->gpu_time[g];
 		} else {
 			const double t0 = qx_now_ms();
 			if (s->prob->run_cpu(rq, o, e))
@@ -331,13 +331,14 @@ static int run_timed(struct session *s, const struct run_plan *plan, struct run_
 			o->time.total = qx_now_ms() - t0 - o->untimed_ms;
 		}
 		if (i >= warmup)
-			r->samples[r->nsamples++] = o->time;
+			r->samples[r->summary.nsamples++] = o->time;
 	}
-	phases_summarize(r->samples, r->nsamples, &r->med, &r->min, &r->max);
+	phases_summarize(r->samples, r->summary.nsamples, &r->summary.med, &r->summary.min,
+	                 &r->summary.max);
 	for (int g = 0; g < ngpus; g++) {
 		struct qx_timing lo, hi;
-		phases_summarize(per_gpu + (size_t)g * repeat, r->nsamples, &r->gpu_med[g], &lo,
-		                 &hi);
+		phases_summarize(per_gpu + (size_t)g * repeat, r->summary.nsamples, &r->gpu_med[g],
+		                 &lo, &hi);
 	}
 	free(per_gpu);
 	return 0;
@@ -413,17 +414,18 @@ static void run_speedup(struct session *s, struct run_result *r)
 {
 	const char *key = r->timing_key;
 	r->speedup_serial = r->speedup_threads = NAN;
-	if (r->backend == QX_CPU) {
-		struct cpu_timing *slot = r->threads == 1 ? &s->cpu_serial : &s->cpu_threads;
+	if (r->summary.backend == QX_CPU) {
+		struct cpu_timing *slot =
+		    r->summary.threads == 1 ? &s->cpu_serial : &s->cpu_threads;
 		snprintf(slot->key, sizeof slot->key, "%s", key);
-		slot->total_ms = r->med.total;
-		slot->threads = r->threads;
+		slot->total_ms = r->summary.med.total;
+		slot->threads = r->summary.threads;
 		return;
 	}
 	if (!strcmp(key, s->cpu_serial.key))
-		r->speedup_serial = s->cpu_serial.total_ms / r->med.total;
+		r->speedup_serial = s->cpu_serial.total_ms / r->summary.med.total;
 	if (!strcmp(key, s->cpu_threads.key)) {
-		r->speedup_threads = s->cpu_threads.total_ms / r->med.total;
+		r->speedup_threads = s->cpu_threads.total_ms / r->summary.med.total;
 		r->threads_ref = s->cpu_threads.threads;
 	}
 }
@@ -434,7 +436,7 @@ static void run_speedup(struct session *s, struct run_result *r)
  * whose timings are still valid). Returns -1. */
 static int run_discard(struct session *s, enum qx_backend b, struct run_result *r)
 {
-	if (s->last && b == QX_GPU && s->last->backend == QX_GPU)
+	if (s->last && b == QX_GPU && s->last->summary.backend == QX_GPU)
 		s->last = NULL;
 	free(r->samples);
 	free(r->chart);
@@ -524,16 +526,16 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		return qx_fail(e, "out of memory for a run result");
 	r->prob = p;
 	memcpy(r->params, rq->params, sizeof r->params);
-	memcpy(r->settings, rq->settings, sizeof r->settings);
-	r->backend = b;
-	r->prec = rq->prec;
-	r->variant = rq->variant;
+	memcpy(r->summary.settings, rq->settings, sizeof r->summary.settings);
+	r->summary.backend = b;
+	r->summary.prec = rq->prec;
+	r->summary.variant = rq->variant;
 	session_timing_key(p, rq->params, &s->user, rq->prec, rq->variant, r->timing_key,
 	                   sizeof r->timing_key);
-	r->block = block; /* the block the GPU run launches */
-	r->gpus = b == QX_GPU && rq->gpus > 1 ? rq->gpus : 1;
-	r->threads = rq->threads;
-	r->warmup = plan.warmup;
+	r->summary.block = block; /* the block the GPU run launches */
+	r->summary.gpus = b == QX_GPU && rq->gpus > 1 ? rq->gpus : 1;
+	r->summary.threads = rq->threads;
+	r->summary.warmup = plan.warmup;
 	r->evals = count;
 	reference_kind(p, rq->params, &ref_samples, &r->ref_name);
 
@@ -557,9 +559,11 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	}
 	for (size_t i = 0; i < count; i++)
 		r->nonfinite += !isfinite(value_at(o.values, rq->prec, i));
-	r->evals_per_s = r->med.total > 0 ? count / (r->med.total * 1e-3) : NAN;
+	r->summary.evals_per_s =
+	    r->summary.med.total > 0 ? count / (r->summary.med.total * 1e-3) : NAN;
 	r->work = o.work > 0 ? o.work : (double)count;
-	r->work_per_s = r->med.total > 0 ? r->work / (r->med.total * 1e-3) : NAN;
+	r->summary.work_per_s =
+	    r->summary.med.total > 0 ? r->work / (r->summary.med.total * 1e-3) : NAN;
 	r->is_reference = p->is_reference(b, rq->prec, rq->variant);
 	r->tolerance = NAN;
 	if (r->is_reference) {

@@ -27,22 +27,29 @@ enum setting {
 };
 
 /* One finished run: what ran, its timings (every sample), its work, error and figures. */
-struct run_result {
-	const struct problem *prob;
-	struct param_value params[QX_MAX_PARAMS];
-	struct param_value settings[QX_MAX_PROBLEM_SETTINGS]; /* the problem's own */
+/* How a finished run ran and how long it took: what a run result and a sweep's row share, and
+ * what output.c writes once for both (output_summary_json, output_summary_csv). */
+struct run_summary {
 	enum qx_backend backend;
 	enum qx_precision prec;
 	int variant, block, threads, warmup;
-	char timing_key[512]; /* session_timing_key of the run: what its speedup compares */
-	int nsamples;
-	struct qx_timing *samples; /* nsamples of them (malloc'd, freed with the result) */
-	struct qx_timing med, min, max;
-	size_t evals;       /* values computed */
-	size_t nonfinite;   /* of them NaN or inf: the run says so, whatever its error figures */
-	double evals_per_s; /* of the median total */
-	double work;        /* units of the problem's work_unit */
-	double work_per_s;
+	int gpus; /* the GPUs a GPU run divided its work over (1: device 0 alone; CPU runs 1) */
+	struct param_value settings[QX_MAX_PROBLEM_SETTINGS]; /* the problem's own */
+	int nsamples;                                         /* timed runs */
+	struct qx_timing med, min, max; /* ms; several GPUs: the slowest GPU's */
+	double evals_per_s;             /* values per second of the median total */
+	double work_per_s;              /* units of the problem's work_unit per second */
+};
+
+struct run_result {
+	const struct problem *prob;
+	struct param_value params[QX_MAX_PARAMS];
+	struct run_summary summary; /* how it ran and how long it took */
+	char timing_key[512];       /* session_timing_key of the run: what its speedup compares */
+	struct qx_timing *samples;  /* nsamples of them (malloc'd, freed with the result) */
+	size_t evals;               /* values computed */
+	size_t nonfinite; /* of them NaN or inf: the run says so, whatever its error figures */
+	double work;      /* units of the problem's work_unit */
 	int is_reference; /* this result is the reference: no error to show */
 	int has_error;
 	struct err_stats err;
@@ -68,7 +75,6 @@ struct run_result {
 	                   * its over-threshold flag's threshold; NaN: the session's threshold */
 	struct qx_chart *chart; /* a copy of the run's chart (malloc'd, freed with the result), or
 	                         * NULL when the run left none */
-	int gpus;               /* the GPUs a GPU run divided its work over (1: device 0) */
 	struct qx_timing *gpu_med; /* gpus > 1: each GPU's median phases and total (malloc'd,
 	                            * gpus of them, freed with the result); med is the slowest's */
 };

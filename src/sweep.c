@@ -317,7 +317,7 @@ int sweep_pick_best(struct sweep_row *rows, size_t n)
 			const struct sweep_row *r = &rows[i];
 			if (!r->ok || (pass == 0 && r->has_error && r->over > 0))
 				continue;
-			if (best < 0 || r->work_per_s > rows[best].work_per_s)
+			if (best < 0 || r->summary.work_per_s > rows[best].summary.work_per_s)
 				best = (int)i;
 		}
 	for (size_t i = 0; i < n; i++)
@@ -330,19 +330,7 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 {
 	const struct run_result *r = s->last;
 	row->ok = 1;
-	row->prec = r->prec;
-	row->variant = r->variant;
-	row->block = r->block;
-	row->threads = r->threads;
-	memcpy(row->settings, r->settings, sizeof row->settings);
-	row->warmup = r->warmup;
-	row->gpus = r->gpus;
-	row->nsamples = r->nsamples;
-	row->med = r->med;
-	row->min = r->min;
-	row->max = r->max;
-	row->evals_per_s = r->evals_per_s;
-	row->work_per_s = r->work_per_s;
+	row->summary = r->summary; /* the run's, as the run's own output has it */
 	row->speedup = isfinite(r->speedup_threads) ? r->speedup_threads : r->speedup_serial;
 	row->speedup_threads = isfinite(r->speedup_threads) ? r->threads_ref : 1;
 	row->has_error = r->has_error && r->err.count > 0;
@@ -412,7 +400,7 @@ static int sweep_configs(struct session *s, struct sweep *plan, sweep_progress_f
 			memset(row, 0, sizeof *row);
 			for (int a = 0; a < plan->naxes; a++)
 				snprintf(row->values[a], SWEEP_WORD, "%s", argv[2 * a + 1]);
-			row->backend = (enum qx_backend)b;
+			row->summary.backend = (enum qx_backend)b;
 			row->speedup = NAN;
 			if (session_run(s, (enum qx_backend)b, &why)) {
 				if (qx_cancelled()) {
@@ -520,8 +508,8 @@ int sweep_gpus_axis(const struct sweep *sw)
  * "all"), else its number. Returns 0, or -1 when it has none. */
 static int scale_value(const struct sweep *sw, const struct sweep_row *r, int a, double *v)
 {
-	if (a == sweep_gpus_axis(sw) && r->ok && r->gpus > 0) {
-		*v = r->gpus;
+	if (a == sweep_gpus_axis(sw) && r->ok && r->summary.gpus > 0) {
+		*v = r->summary.gpus;
 		return 0;
 	}
 	return parse_real(r->values[a], v);
@@ -536,11 +524,12 @@ static const struct sweep_row *series_base(const struct sweep *sw, size_t i, int
 	const struct sweep_row *r = &sw->rows[i], *first = NULL;
 	double v, mine;
 	*base = INFINITY;
-	if (a < 0 || !r->ok || scale_value(sw, r, a, &mine) || !(r->med.total > 0))
+	if (a < 0 || !r->ok || scale_value(sw, r, a, &mine) || !(r->summary.med.total > 0))
 		return NULL;
 	for (size_t k = 0; k < sw->nrows; k++) {
 		const struct sweep_row *q = &sw->rows[k];
-		if (q->ok && q->backend == r->backend && !scale_value(sw, q, a, &v) && v < *base &&
+		if (q->ok && q->summary.backend == r->summary.backend &&
+		    !scale_value(sw, q, a, &v) && v < *base &&
 		    (other >= sw->naxes || !strcmp(q->values[other], r->values[other]))) {
 			first = q;
 			*base = v;
@@ -558,7 +547,7 @@ double sweep_block_speedup(const struct sweep *sw, size_t i, double *efficiency)
 	*efficiency = NAN;
 	if (!first || parse_real(sw->rows[i].values[ba], &block))
 		return NAN;
-	const double speedup = first->med.total / sw->rows[i].med.total;
+	const double speedup = first->summary.med.total / sw->rows[i].summary.med.total;
 	*efficiency = speedup / block;
 	return speedup;
 }
@@ -570,12 +559,12 @@ double sweep_gpus_speedup(const struct sweep *sw, size_t i, double *efficiency, 
 	const struct sweep_row *r = &sw->rows[i];
 	double fewest, gpus;
 	const struct sweep_row *first =
-	    r->backend == QX_GPU ? series_base(sw, i, ga, &fewest) : NULL;
+	    r->summary.backend == QX_GPU ? series_base(sw, i, ga, &fewest) : NULL;
 	*efficiency = NAN;
 	*base = 0;
 	if (!first || scale_value(sw, r, ga, &gpus) || !(gpus > 0))
 		return NAN;
-	const double speedup = first->med.total / r->med.total;
+	const double speedup = first->summary.med.total / r->summary.med.total;
 	*base = (int)fewest;
 	*efficiency = speedup * fewest / gpus;
 	return speedup;
@@ -592,11 +581,11 @@ int sweep_best_block(const struct session *s, int *block, struct qx_err *e)
 	if (!sw || sw->best < 0)
 		return qx_fail(e, "block best: no sweep with a successful GPU run yet (try: sweep "
 		                  "block 32..1024)");
-	if (sw->rows[sw->best].backend != QX_GPU)
+	if (sw->rows[sw->best].summary.backend != QX_GPU)
 		return qx_fail(e,
 		               "block best: the best run of the last sweep was on the cpu, which "
 		               "has no block (try: sweep block 32..1024)");
-	*block = sw->rows[sw->best].block;
+	*block = sw->rows[sw->best].summary.block;
 	return 0;
 }
 

@@ -24,20 +24,12 @@ struct sweep_axis {
 /* One configuration run on one backend. */
 struct sweep_row {
 	char values[SWEEP_MAX_AXES][SWEEP_WORD]; /* the value of each axis */
-	enum qx_backend backend;
+	struct run_summary summary;              /* how it ran (backend set on a failed row too) */
 	int ok;                 /* 0: it failed or could not launch; error says why */
 	char error[QX_ERR_LEN]; /* when !ok */
-	enum qx_precision prec;
-	int variant, block, threads, warmup;
-	int gpus; /* the GPUs the run divided its work over (1: device 0 alone; CPU rows 1) */
-	struct param_value settings[QX_MAX_PROBLEM_SETTINGS]; /* the problem's own */
-	int nsamples;
-	struct qx_timing med, min, max; /* ms */
-	double evals_per_s;             /* values per second of the median total */
-	double work_per_s;   /* units of the problem's work_unit per second: the throughput */
-	double speedup;      /* GPU rows: vs the CPU run of the same configuration, or NaN */
-	int speedup_threads; /* CPU threads of that run */
-	int has_occupancy;   /* GPU rows of problems with an occupancy hook */
+	double speedup;         /* GPU rows: vs the CPU run of the same configuration, or NaN */
+	int speedup_threads;    /* CPU threads of that run */
+	int has_occupancy;      /* GPU rows of problems with an occupancy hook */
 	struct gpu_occupancy occ;
 	int has_error; /* max_rel and over are set: the run was compared with exact values */
 	int no_exact;  /* the run was not the reference but no exact value was known: no error */

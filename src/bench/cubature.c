@@ -37,7 +37,7 @@ static void cb_cell(const struct run_result *r, double rel, int capped, char *bu
 	if (r->err.count > 0)
 		snprintf(true_rel, sizeof true_rel, "%.1e", r->err.max_rel);
 	*bad += over || under;
-	snprintf(buf, len, "%.4g ms, %s, %.2g%s%s%s", r->med.total, true_rel,
+	snprintf(buf, len, "%.4g ms, %s, %.2g%s%s%s", r->summary.med.total, true_rel,
 	         bench_figure(r, "evaluations"), conv ? "" : " nc", over ? " !" : "",
 	         under ? " E" : "");
 }
@@ -90,7 +90,7 @@ static double cb_serial_rate(struct session *s, struct qx_err *e)
 	              "integrand f4 dim 5 rel 1e-5 maxeval 1e8 variant breadth precision double "
 	              "threads 1 repeat 1 warmup 0",
 	              QX_CPU, e);
-	return r ? bench_figure(r, "evaluations") / fmax(r->med.total, 1e-3) : -1;
+	return r ? bench_figure(r, "evaluations") / fmax(r->summary.med.total, 1e-3) : -1;
 }
 
 /* The Figure 2 table. */
@@ -156,7 +156,7 @@ static int cb_table(struct session *s, struct qx_err *e)
 			return -1;
 		cb_cell(r, rel, 1, cell[3], sizeof cell[3], &bad_quadx);
 		serial_done = bench_figure(r, "converged") == 1;
-		serial_ms = r->med.total;
+		serial_ms = r->summary.med.total;
 		if (!(r = bench_run(s, "variant hcubature", QX_CPU, e)))
 			return -1;
 		cb_cell(r, rel, 1, cell[4], sizeof cell[4], &bad_hcub);

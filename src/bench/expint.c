@@ -61,20 +61,24 @@ static int eb_sweep(struct session *s, long size, const char *prec, struct qx_er
 			    "| %s%s | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %d | "
 			    "%d | %.0f%% | %.3f | %.2f | %.2g |\n",
 			    r->best ? "**best** " : "", r->values[0], r->values[1],
-			    qx_timing_ms(&r->med, "alloc"), qx_timing_ms(&r->med, "h2d"),
-			    qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"),
-			    r->med.total, r->min.total, r->max.total, r->occ.regs_per_thread,
-			    r->occ.blocks_per_sm, 100 * r->occ.occupancy, r->med.total / copy_ms,
-			    qx_timing_ms(&r->med, "kernel") / write_ms, r->max_rel);
+			    qx_timing_ms(&r->summary.med, "alloc"),
+			    qx_timing_ms(&r->summary.med, "h2d"),
+			    qx_timing_ms(&r->summary.med, "kernel"),
+			    qx_timing_ms(&r->summary.med, "d2h"), r->summary.med.total,
+			    r->summary.min.total, r->summary.max.total, r->occ.regs_per_thread,
+			    r->occ.blocks_per_sm, 100 * r->occ.occupancy,
+			    r->summary.med.total / copy_ms,
+			    qx_timing_ms(&r->summary.med, "kernel") / write_ms, r->max_rel);
 		}
 		if (sw->best < 0)
 			continue;
 		best = &sw->rows[sw->best];
 		printf("\nbest: %s %s, %s %s: %.2f ms", sweeps[k][1], best->values[0], sweeps[k][3],
-		       best->values[1], best->med.total);
+		       best->values[1], best->summary.med.total);
 		if (base)
 			printf("; %.2fx faster than coursework at block 256 (%.2f ms)",
-			       base->med.total / best->med.total, base->med.total);
+			       base->summary.med.total / best->summary.med.total,
+			       base->summary.med.total);
 		printf("\n");
 		fflush(stdout);
 	}
@@ -115,14 +119,14 @@ int bench_expint(struct session *s, struct qx_err *e)
 			    sizes[i], sizes[i] / 50, pname);
 			if (!(r = bench_run(s, words, QX_CPU, e)))
 				return -1;
-			serial_s = r->med.total * 50 / 1e3;
+			serial_s = r->summary.med.total * 50 / 1e3;
 			snprintf(words, sizeof words, "m %ld threads %d", sizes[i], nproc);
 			if (!(r = bench_run(s, words, QX_CPU, e)))
 				return -1;
-			threads_s = r->med.total / 1e3;
+			threads_s = r->summary.med.total / 1e3;
 			if (!(r = bench_run(s, "repeat 10 warmup 2 variant coursework", QX_GPU, e)))
 				return -1;
-			cw_ms = r->med.total;
+			cw_ms = r->summary.med.total;
 			if (!(r = bench_run(s, "variant fast", QX_GPU, e)) ||
 			    gpu_floor_copy(count * qx_precision_size((enum qx_precision)prec), 10,
 			                   &copy_ms, e) ||
@@ -131,12 +135,15 @@ int bench_expint(struct session *s, struct qx_err *e)
 			printf(
 			    "| %ld | %s | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | "
 			    "%.3f | %.3f | %.2f | %.2f | %.0fx | %.0fx | %.2g |\n",
-			    sizes[i], pname, serial_s, threads_s, qx_timing_ms(&r->med, "alloc"),
-			    qx_timing_ms(&r->med, "kernel"), qx_timing_ms(&r->med, "d2h"),
-			    qx_timing_ms(&r->med, "free"), r->med.total, copy_ms, write_ms,
-			    r->med.total / copy_ms, qx_timing_ms(&r->med, "kernel") / write_ms,
-			    cw_ms, serial_s * 1e3 / r->med.total, threads_s * 1e3 / r->med.total,
-			    r->err.max_rel);
+			    sizes[i], pname, serial_s, threads_s,
+			    qx_timing_ms(&r->summary.med, "alloc"),
+			    qx_timing_ms(&r->summary.med, "kernel"),
+			    qx_timing_ms(&r->summary.med, "d2h"),
+			    qx_timing_ms(&r->summary.med, "free"), r->summary.med.total, copy_ms,
+			    write_ms, r->summary.med.total / copy_ms,
+			    qx_timing_ms(&r->summary.med, "kernel") / write_ms, cw_ms,
+			    serial_s * 1e3 / r->summary.med.total,
+			    threads_s * 1e3 / r->summary.med.total, r->err.max_rel);
 			fflush(stdout);
 		}
 	}

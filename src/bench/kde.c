@@ -174,13 +174,13 @@ static int kb_cpu(struct session *s, struct qx_err *e)
 	const struct run_result *r = bench_run(s, words, QX_CPU, e);
 	if (!r)
 		return -1;
-	const double all = r->work_per_s;
+	const double all = r->summary.work_per_s;
 	if (!(r = bench_run(s, "n 8192 threads 1 repeat 3 warmup 1", QX_CPU, e)))
 		return -1;
 	printf("\n### CPU, float, exact (%s)\n\n| threads | pairs/s | vs serial |\n"
 	       "|---|---|---|\n| 1 | %.3g | 1 |\n| %d | %.3g | %.1fx |\n\nSciPy gaussian_kde "
 	       "on 16 cores (the issue): 5.9e8 pairs/s; target >= 2e10 on 16 threads.\n",
-	       kde_exact_isa(), r->work_per_s, nproc, all, all / r->work_per_s);
+	       kde_exact_isa(), r->summary.work_per_s, nproc, all, all / r->summary.work_per_s);
 	fflush(stdout);
 	return 0;
 }

@@ -52,9 +52,9 @@ double bench_figure(const struct run_result *r, const char *name)
 static double gpu_spread(const struct run_result *r)
 {
 	double lo = INFINITY, hi = 0;
-	if (r->gpus < 2 || !r->gpu_med)
+	if (r->summary.gpus < 2 || !r->gpu_med)
 		return 1;
-	for (int g = 0; g < r->gpus; g++) {
+	for (int g = 0; g < r->summary.gpus; g++) {
 		lo = fmin(lo, r->gpu_med[g].total);
 		hi = fmax(hi, r->gpu_med[g].total);
 	}
@@ -110,10 +110,10 @@ int bench_gpu_scaling(struct session *s, const char *label, const char *words, c
 			rc = -1;
 			break;
 		}
-		const size_t b = r->evals * qx_precision_size(r->prec);
+		const size_t b = r->evals * qx_precision_size(r->summary.prec);
 		int same = 1;
 		if (i == 0) {
-			base_ms = r->med.total;
+			base_ms = r->summary.med.total;
 			bytes = b;
 			first = malloc(b);
 			if (!first) {
@@ -124,10 +124,10 @@ int bench_gpu_scaling(struct session *s, const char *label, const char *words, c
 		} else {
 			same = b == bytes && memcmp(first, s->last_values, b) == 0;
 		}
-		const double speedup = base_ms / r->med.total;
-		printf("| %d | %.4f | %.4f | %.3f | %.2fx | %.2f | %s |\n", run[i], r->med.total,
-		       qx_timing_ms(&r->med, "kernel"), gpu_spread(r), speedup,
-		       speedup * run[0] / run[i], same ? "yes" : "NO");
+		const double speedup = base_ms / r->summary.med.total;
+		printf("| %d | %.4f | %.4f | %.3f | %.2fx | %.2f | %s |\n", run[i],
+		       r->summary.med.total, qx_timing_ms(&r->summary.med, "kernel"), gpu_spread(r),
+		       speedup, speedup * run[0] / run[i], same ? "yes" : "NO");
 		fflush(stdout);
 		if (speedup_last)
 			*speedup_last = speedup;

@@ -30,7 +30,7 @@ static int lb_cpu(struct session *s, long m, const char *variant, int threads, d
 	         threads);
 	if (bench_set(s, words, e) || !(r = bench_run(s, NULL, QX_CPU, e)))
 		return -1;
-	*ms = r->med.total * (double)m / (double)sub;
+	*ms = r->summary.med.total * (double)m / (double)sub;
 	return 0;
 }
 
@@ -75,7 +75,7 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 			         LB_GPU_RUNS);
 			if (bench_set(s, words, e) || !(r = bench_run(s, NULL, QX_GPU, e)))
 				return -1;
-			block_ms = r->med.total;
+			block_ms = r->summary.med.total;
 			if (bench_set(s, "variant packed", e) ||
 			    !(r = bench_run(s, NULL, QX_GPU, e)) ||
 			    gpu_floor_copy((size_t)sizes[i] * qx_precision_size(prec), 20, &copy_ms,
@@ -86,7 +86,8 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 			const char *mark = sizes[i] > LB_CPU_SUBSET ? "*" : "";
 			if (prec == QX_DOUBLE) { /* QAWF computes in double only */
 				snprintf(q_ms, sizeof q_ms, "%.3g%s", qawf, mark);
-				snprintf(q_speedup, sizeof q_speedup, "%.0fx", qawf / r->med.total);
+				snprintf(q_speedup, sizeof q_speedup, "%.0fx",
+				         qawf / r->summary.med.total);
 			}
 			printf(
 			    "| %ld | %s | %s | %.3g%s | %.3g | %s | %.4f | %.4f | %.4f | %.4f | "
@@ -94,11 +95,13 @@ static int lb_sizes(struct session *s, int nproc, struct qx_err *e)
 			    "%.4f | %.4f | %.4f | %.2f | %.2f | %.0fx | %.0fx | %s | %.2g | %.2g | "
 			    "%.0f |\n",
 			    sizes[i], cfg[c][0], cfg[c][1], serial, mark, thr, q_ms, block_ms,
-			    qx_timing_ms(&r->med, "alloc"), qx_timing_ms(&r->med, "kernel"),
-			    qx_timing_ms(&r->med, "d2h"), qx_timing_ms(&r->med, "free"),
-			    r->med.total, copy_ms, write_ms,
-			    qx_timing_ms(&r->med, "kernel") / write_ms, r->med.total / copy_ms,
-			    serial / r->med.total, thr / r->med.total, q_speedup, r->err.max_abs,
+			    qx_timing_ms(&r->summary.med, "alloc"),
+			    qx_timing_ms(&r->summary.med, "kernel"),
+			    qx_timing_ms(&r->summary.med, "d2h"),
+			    qx_timing_ms(&r->summary.med, "free"), r->summary.med.total, copy_ms,
+			    write_ms, qx_timing_ms(&r->summary.med, "kernel") / write_ms,
+			    r->summary.med.total / copy_ms, serial / r->summary.med.total,
+			    thr / r->summary.med.total, q_speedup, r->err.max_abs,
 			    bench_figure(r, "bound_max"), bench_figure(r, "over_bound"));
 			fflush(stdout);
 		}
@@ -128,14 +131,15 @@ static int lb_areas(struct session *s, int nproc, struct qx_err *e)
 			if (bench_set(s, "variant block " LB_GPU_RUNS, e) ||
 			    !(r = bench_run(s, NULL, QX_GPU, e)))
 				return -1;
-			block_ms = r->med.total;
+			block_ms = r->summary.med.total;
 			if (bench_set(s, "variant packed", e) ||
 			    !(r = bench_run(s, NULL, QX_GPU, e)))
 				return -1;
 			printf("| %d | %s | %.4f | %.4f | %.4f | %.3g | %.0fx | %.2g | %.2g |\n",
-			       ns[i], qx_precision_name((enum qx_precision)prec), r->med.total,
-			       qx_timing_ms(&r->med, "kernel"), block_ms, thr, thr / r->med.total,
-			       r->err.max_abs, bench_figure(r, "bound_max"));
+			       ns[i], qx_precision_name((enum qx_precision)prec),
+			       r->summary.med.total, qx_timing_ms(&r->summary.med, "kernel"),
+			       block_ms, thr, thr / r->summary.med.total, r->err.max_abs,
+			       bench_figure(r, "bound_max"));
 			fflush(stdout);
 		}
 	return bench_set(s, "N 16", e);
@@ -180,9 +184,9 @@ static int lb_costs(struct session *s, struct qx_err *e)
 			    !(r = bench_run(s, NULL, QX_GPU, e)))
 				return -1;
 			printf("| %s | %s | %.4f | %.4f | %.4f | %.2g | %.2g |\n", changes[i],
-			       precs[p][0], qx_timing_ms(&r->med, "kernel"),
-			       qx_timing_ms(&r->med, "d2h"), r->med.total, r->err.max_abs,
-			       bench_figure(r, "bound_max"));
+			       precs[p][0], qx_timing_ms(&r->summary.med, "kernel"),
+			       qx_timing_ms(&r->summary.med, "d2h"), r->summary.med.total,
+			       r->err.max_abs, bench_figure(r, "bound_max"));
 			fflush(stdout);
 		}
 	return bench_set(s, reset, e);

@@ -29,13 +29,13 @@ static void fixture_gpu_result(struct session *s, struct run_result *r, double *
 	memset(r, 0, sizeof *r);
 	r->prob = s->prob;
 	memcpy(r->params, s->params[s->prob_index], sizeof r->params);
-	r->backend = QX_GPU;
-	r->prec = QX_DOUBLE;
-	session_timing_key(r->prob, r->params, &s->user, r->prec, r->variant, r->timing_key,
+	r->summary.backend = QX_GPU;
+	r->summary.prec = QX_DOUBLE;
+	session_timing_key(r->prob, r->params, &s->user, r->summary.prec, r->summary.variant, r->timing_key,
 	                   sizeof r->timing_key);
-	r->block = 128;
+	r->summary.block = 128;
 	r->evals = 6;
-	r->med = med;
+	r->summary.med = med;
 	r->speedup_serial = 40;
 	r->speedup_threads = 10;
 	r->threads_ref = 4;

@@ -102,7 +102,7 @@ static void test_gpu_result(void **state)
 	assert_non_null(strstr(d.worst_value, " vs "));
 	dash_update(&d, &s); /* the same result: nothing new */
 	assert_int_equal(d.nhistory, 1);
-	r->med.total = 2.5;
+	r->summary.med.total = 2.5;
 	r->speedup_threads = NAN; /* no CPU threads timing: the history takes vs serial */
 	dash_update(&d, &s);
 	assert_int_equal(d.nhistory, 2);
@@ -211,7 +211,7 @@ static void test_sweep_observed(void **state)
 		snprintf(label, sizeof label, "%d cpu", i + 1);
 		assert_string_equal(end->rows[i].label, label);
 		assert_int_equal(end->rows[i].best, i == end->best);
-		assert_true(end->rows[i].per_s == s.sweep->rows[i].work_per_s);
+		assert_true(end->rows[i].per_s == s.sweep->rows[i].summary.work_per_s);
 	}
 	dash_sweep_header(line, sizeof line, end);
 	snprintf(line + 200, 100, "threads on cpu: 3 of 3 configurations; best %d cpu",
@@ -577,7 +577,7 @@ static void test_gpus_of_a_run(void **state)
 	(void)state;
 	assert_non_null(r);
 	fixture_gpu_result(&s, r, vals, per[1], 2e-9);
-	r->gpus = 3;
+	r->summary.gpus = 3;
 	r->gpu_med = per;
 	dash_update(&d, &s);
 	r->gpu_med = NULL; /* as when the result is freed: the snapshot keeps its own copy */
@@ -610,8 +610,8 @@ static void test_gpus_of_a_run(void **state)
 	dash_gpu_device_line(line, sizeof line, &d, 2, 8);
 	assert_string_equal(line, " 2 2.9 m");
 
-	r->gpus = 1; /* a run on one GPU: no list, the Device lines give each GPU's SMs */
-	r->med.total = 5.4;
+	r->summary.gpus = 1; /* a run on one GPU: no list, the Device lines give each GPU's SMs */
+	r->summary.med.total = 5.4;
 	dash_update(&d, &s);
 	assert_int_equal(d.timing[SLOT_GPU].ngpus, 0);
 	assert_int_equal(dash_gpu_slowest(&d.timing[SLOT_GPU]), -1);

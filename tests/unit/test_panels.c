@@ -145,9 +145,9 @@ static void test_timing_gpu(void **state)
 	}
 	assert_non_null(strstr(row(w, 9), "0") && strstr(row(w, 9), "5 ms")); /* the scale */
 	delwin(w);
-	for (int k = 0; k < r->med.nphases; k++)
-		r->med.phase[k].overlapped = 0;
-	r->med.total = 2.7; /* a new result */
+	for (int k = 0; k < r->summary.med.nphases; k++)
+		r->summary.med.phase[k].overlapped = 0;
+	r->summary.med.total = 2.7; /* a new result */
 	dash_update(&d, &s);
 	w = draw("Timing", 11, 60);
 	assert_int_equal(find_row(w, "~"), -1);
@@ -225,7 +225,7 @@ static void multi_gpu_result(struct run_result *r, double *vals, struct qx_timin
 	per[1] = fixture_timing(0.1, 0.2, 2.0, 0.4, 0.1, 2.9, 0);
 	per[2] = fixture_timing(0.1, 0.2, 4.5, 0.5, 0.1, 5.5, 0);
 	fixture_gpu_result(&s, r, vals, per[2], 2e-9);
-	r->gpus = 3;
+	r->summary.gpus = 3;
 	r->gpu_med = per;
 	dash_update(&d, &s);
 	d.ngpus = 3;

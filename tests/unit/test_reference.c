@@ -278,7 +278,8 @@ static void test_sample_reference(void **state)
 	assert_true(r->err.max_rel < fake_rel_error(99)); /* output 99 is not in the sample */
 	assert_false(r->has_estimates);
 	assert_true(r->work == 200); /* the run's own work count, not the outputs' */
-	assert_true(isnan(r->evals_per_s) || close_to(r->work_per_s, 2 * r->evals_per_s));
+	assert_true(isnan(r->summary.evals_per_s) ||
+	            close_to(r->summary.work_per_s, 2 * r->summary.evals_per_s));
 
 	/* The worst points are sampled ones. */
 	assert_int_equal(err_worst(f.s.ref, f.s.last_values, QX_DOUBLE, 100, 3, worst), 3);

@@ -156,19 +156,19 @@ static struct sweep_row row(const char *value, enum qx_backend b, int ok, double
 	struct sweep_row r;
 	memset(&r, 0, sizeof r);
 	snprintf(r.values[0], SWEEP_WORD, "%s", value);
-	r.backend = b;
+	r.summary.backend = b;
 	r.ok = ok;
-	r.med.total = t;
-	r.evals_per_s = ok ? 1e6 / t : 0;
-	r.work_per_s = ok ? 3e6 / t : 0;
-	r.min.total = t * 0.9;
-	r.max.total = t * 1.2;
+	r.summary.med.total = t;
+	r.summary.evals_per_s = ok ? 1e6 / t : 0;
+	r.summary.work_per_s = ok ? 3e6 / t : 0;
+	r.summary.min.total = t * 0.9;
+	r.summary.max.total = t * 1.2;
 	r.has_error = 1;
 	r.over = over;
 	r.max_rel = over ? 1e-3 : 1e-7;
-	r.block = atoi(value);
+	r.summary.block = atoi(value);
 	r.speedup = NAN;
-	r.nsamples = 3;
+	r.summary.nsamples = 3;
 	if (!ok)
 		snprintf(r.error, sizeof r.error, "too many resources requested, for launch");
 	return r;
@@ -208,15 +208,15 @@ static void fake_sweep(struct sweep *sw, struct sweep_row *rows)
 	rows[1].occ = (struct gpu_occupancy){128, 40, 12, 0.75, 768, 0};
 	for (int i = 0; i < 2; i++) /* the GPU's phases, all 0 ms */
 		for (int k = 0; sw->prob->phases[k]; k++) {
-			qx_timing_add(&rows[i].med, sw->prob->phases[k], 0, 0);
-			qx_timing_add(&rows[i].min, sw->prob->phases[k], 0, 0);
-			qx_timing_add(&rows[i].max, sw->prob->phases[k], 0, 0);
+			qx_timing_add(&rows[i].summary.med, sw->prob->phases[k], 0, 0);
+			qx_timing_add(&rows[i].summary.min, sw->prob->phases[k], 0, 0);
+			qx_timing_add(&rows[i].summary.max, sw->prob->phases[k], 0, 0);
 		}
-	rows[1].med.phase[qx_timing_find(&rows[1].med, "kernel")].ms = 1.5;
-	rows[1].min.phase[qx_timing_find(&rows[1].min, "kernel")].ms = 1.25;
-	rows[1].max.phase[qx_timing_find(&rows[1].max, "kernel")].ms = 2;
-	rows[1].max.phase[qx_timing_find(&rows[1].max, "d2h")].ms = 0.5;
-	rows[1].warmup = 2;
+	rows[1].summary.med.phase[qx_timing_find(&rows[1].summary.med, "kernel")].ms = 1.5;
+	rows[1].summary.min.phase[qx_timing_find(&rows[1].summary.min, "kernel")].ms = 1.25;
+	rows[1].summary.max.phase[qx_timing_find(&rows[1].summary.max, "kernel")].ms = 2;
+	rows[1].summary.max.phase[qx_timing_find(&rows[1].summary.max, "d2h")].ms = 0.5;
+	rows[1].summary.warmup = 2;
 	for (size_t k = 0; k < sw->prob->nparams; k++)
 		sw->params[k] = param_default(&sw->prob->params[k]);
 	rows[2] = row("1024", QX_GPU, 0, 0, 0);
@@ -402,7 +402,7 @@ static void test_plot_speedup_panel(void **state)
 	char *text;
 	(void)state;
 	fake_sweep(&sw, rows);
-	rows[0].backend = QX_CPU;
+	rows[0].summary.backend = QX_CPU;
 	rows[1].speedup = 3;
 	text = text_of(&sw, 2);
 	assert_non_null(strstr(text, "set terminal pngcairo"));
@@ -460,14 +460,14 @@ static void fake_gpus_sweep(struct sweep *sw, struct sweep_row *rows, const char
 	snprintf(sw->axes[0].name, SWEEP_WORD, "gpus");
 	snprintf(sw->device, sizeof sw->device, "Test GPU");
 	rows[0] = row(values[0], QX_CPU, 1, 1000.0, 0);
-	rows[0].gpus = 1;
+	rows[0].summary.gpus = 1;
 	sw->nrows = 1;
 	for (int i = 0; values[i]; i++, sw->nrows++) {
 		snprintf(sw->axes[0].values[i], SWEEP_WORD, "%s", values[i]);
 		sw->axes[0].nvalues++;
 		rows[sw->nrows] = row(values[i], QX_GPU, ms[i] > 0, ms[i], 0);
-		rows[sw->nrows].gpus = ms[i] > 0 ? atoi(values[i]) : 0;
-		rows[sw->nrows].block = 256;
+		rows[sw->nrows].summary.gpus = ms[i] > 0 ? atoi(values[i]) : 0;
+		rows[sw->nrows].summary.block = 256;
 	}
 	for (size_t k = 0; k < sw->prob->nparams; k++)
 		sw->params[k] = param_default(&sw->prob->params[k]);
