@@ -31,8 +31,8 @@ static void fixture_gpu_result(struct session *s, struct run_result *r, double *
 	memcpy(r->params, s->params[s->prob_index], sizeof r->params);
 	r->summary.backend = QX_GPU;
 	r->summary.prec = QX_DOUBLE;
-	session_timing_key(r->prob, r->params, &s->user, r->summary.prec, r->summary.variant, r->timing_key,
-	                   sizeof r->timing_key);
+	session_timing_key(r->prob, r->params, &s->user, r->summary.prec, r->summary.variant,
+	                   r->timing_key, sizeof r->timing_key);
 	r->summary.block = 128;
 	r->evals = 6;
 	r->summary.med = med;
