@@ -7,15 +7,13 @@ the next run works; an oversize run refused before any device allocation.
 
 Skipped without a usable GPU, unless QUADX_REQUIRE_GPU=1. Run from the repository root."""
 
-import os
 import re
 import shutil
 import unittest
 
 import qxtest
-from qxtest import QUADX, ROOT
+from qxtest import FAULTS_BIN, QUADX, require_faults_bin
 
-FAULTS_BIN = os.environ.get("QUADX_FAULTS_BIN", os.path.join(ROOT, "build", "faults", "quadx"))
 SANITIZER = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
 
 SMALL = "repeat 1 warmup 0 threads 2"
@@ -38,16 +36,6 @@ def run(argv, timeout=300, env=None):
     """Runs argv (a program and its arguments); returns (rc, stdout, stderr)."""
     p = qxtest.run(argv[1:], program=argv[:1], timeout=timeout, env=env)
     return p.returncode, p.stdout, p.stderr
-
-
-def require_faults_bin(test):
-    """Skips test without the fault build; under make test-gpu (which builds it) fails it."""
-    if os.path.exists(FAULTS_BIN):
-        return
-    msg = f"{FAULTS_BIN} is missing (make {os.path.relpath(FAULTS_BIN, ROOT)})"
-    if os.environ.get("QUADX_REQUIRE_GPU") == "1":
-        test.fail(msg)
-    test.skipTest(msg)
 
 
 GPU = qxtest.gpu_or_exit("gpu_reliability_test")
@@ -76,7 +64,6 @@ class SanitizerTest(unittest.TestCase):
     def test_synccheck(self):
         text = self.sanitize("synccheck")
         self.assertRegex(text, r"ERROR SUMMARY: 0 errors")
-
 
 
 @unittest.skipIf(GPU is None, "no usable GPU")

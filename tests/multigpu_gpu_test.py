@@ -15,9 +15,8 @@ import tempfile
 import unittest
 
 import qxtest
-from qxtest import QUADX, ROOT
+from qxtest import FAULTS_BIN, QUADX, require_faults_bin
 
-FAULTS_BIN = os.environ.get("QUADX_FAULTS_BIN", os.path.join(ROOT, "build", "faults", "quadx"))
 SANITIZER = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
 SMALL = "repeat 1 warmup 0 threads 2"
 
@@ -124,16 +123,6 @@ class LongmanMultiGpuTest(unittest.TestCase):
                                    r"so far \(gpus is 2\)")
         self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
         self.assertIn("gpu expint", p.stdout)  # the run after `set gpus 1`
-
-
-def require_faults_bin(test):
-    """Skips test without the fault build; under make test-gpu (which builds it) fails it."""
-    if os.path.exists(FAULTS_BIN):
-        return
-    msg = f"{FAULTS_BIN} is missing (make {os.path.relpath(FAULTS_BIN, ROOT)})"
-    if os.environ.get("QUADX_REQUIRE_GPU") == "1":
-        test.fail(msg)
-    test.skipTest(msg)
 
 
 @unittest.skipIf(NGPUS < 2, f"needs 2 or more GPUs (this host has {NGPUS})")

@@ -72,6 +72,21 @@ def json_commands(cmds, timeout=TIMEOUT):
     return p.returncode, json_lines(p.stdout), p.stderr
 
 
+# The GPU build with fault injection (make build/faults/quadx; make test-gpu builds it).
+FAULTS_BIN = os.environ.get("QUADX_FAULTS_BIN", os.path.join(ROOT, "build", "faults", "quadx"))
+
+
+def require_faults_bin(test):
+    """Skips test without the fault build; under make test-gpu (QUADX_REQUIRE_GPU=1, which
+    builds it) fails it."""
+    if os.path.exists(FAULTS_BIN):
+        return
+    msg = f"{FAULTS_BIN} is missing (make {os.path.relpath(FAULTS_BIN, ROOT)})"
+    if os.environ.get("QUADX_REQUIRE_GPU") == "1":
+        test.fail(msg)
+    test.skipTest(msg)
+
+
 def gpu_quadx(cmds, timeout=600):
     """json_commands with a GPU test's bound (a GPU file's runs are long): (exit code, parsed
     stdout lines, stderr)."""
