@@ -6,6 +6,7 @@
  * by shuffles) and block (the seed's: a block per integral, the difference table in shared
  * memory, a barrier per row). */
 #include <atomic>
+#include <cstddef>
 #include <thread>
 #include <vector>
 
@@ -25,48 +26,22 @@ static_assert(LM_USER_PARAMS == USER_MAX_PARAMS, "the job carries every user par
 static const long long CHUNK_MIN = 1LL << 17;
 static const int NSTREAMS = 4;
 
-/* The tables in both precisions, uploaded by longman_upload(). */
-__device__ double lm_t_d[LM_GMAX], lm_w_d[LM_GMAX], lm_c_d[LM_NMAX], lm_z_d[LM_NMAX + 1];
-__device__ float lm_t_f[LM_GMAX], lm_w_f[LM_GMAX], lm_c_f[LM_NMAX], lm_z_f[LM_NMAX + 1];
-
-/* The tables of precision T. */
-template <typename T> struct lm_tab;
-template <> struct lm_tab<double> {
-	__device__ static const double *t()
-	{
-		return lm_t_d;
-	}
-	__device__ static const double *w()
-	{
-		return lm_w_d;
-	}
-	__device__ static const double *c()
-	{
-		return lm_c_d;
-	}
-	__device__ static const double *z()
-	{
-		return lm_z_d;
-	}
+/* The tables of precision T (Gauss-Legendre nodes and weights, Euler weights, zeros),
+ * uploaded by longman_upload(); a kernel takes its precision's with lm_tab<T>(). */
+template <typename T> struct lm_tables {
+	T t[LM_GMAX], w[LM_GMAX], c[LM_NMAX], z[LM_NMAX + 1];
 };
-template <> struct lm_tab<float> {
-	__device__ static const float *t()
-	{
-		return lm_t_f;
-	}
-	__device__ static const float *w()
-	{
-		return lm_w_f;
-	}
-	__device__ static const float *c()
-	{
-		return lm_c_f;
-	}
-	__device__ static const float *z()
-	{
-		return lm_z_f;
-	}
-};
+__device__ lm_tables<double> lm_tab_d;
+__device__ lm_tables<float> lm_tab_f;
+template <typename T> __device__ const lm_tables<T> &lm_tab();
+template <> __device__ const lm_tables<double> &lm_tab()
+{
+	return lm_tab_d;
+}
+template <> __device__ const lm_tables<float> &lm_tab()
+{
+	return lm_tab_f;
+}
 
 /* What every kernel needs to know about the batch: team lanes per integral (a power of two
  * <= 32, team = 1 << team_log2), each lane taking per of the (N+1) g evaluations. */
@@ -129,7 +104,7 @@ template <typename T> __device__ __forceinline__ lm_one<T> lm_setup(const lm_arg
 template <typename T> __device__ __forceinline__ T lm_zero(const lm_one<T> &o, int integrand, int s)
 {
 	if (integrand == LM_J0)
-		return lm_tab<T>::z()[s - 1] * o.inv_om;
+		return lm_tab<T>().z[s - 1] * o.inv_om;
 	return (o.th1 + (T)(s - 1) * (T)LM_PI) * o.inv_om;
 }
 
@@ -137,7 +112,7 @@ template <typename T> __device__ __forceinline__ T lm_zero(const lm_one<T> &o, i
 template <typename T, bool FAST, int F>
 __device__ __forceinline__ T lm_nodes(const lm_one<T> &o, T x0, T hh, int i0, int i1)
 {
-	const T *t = lm_tab<T>::t(), *w = lm_tab<T>::w();
+	const T *t = lm_tab<T>().t, *w = lm_tab<T>().w;
 	T part = 0;
 	for (int i = i0; i < i1; i++)
 		part += w[i] * lm_f<T, FAST, F>(o.lam, o.om, o.om_pi, x0 + hh * (1 + t[i]));
@@ -151,7 +126,7 @@ __device__ __forceinline__ T lm_nodes(const lm_one<T> &o, T x0, T hh, int i0, in
 template <typename T, bool FAST, int F>
 __device__ __forceinline__ T lm_share(const lm_args &p, const lm_one<T> &o, int lane)
 {
-	const T *c = lm_tab<T>::c();
+	const T *c = lm_tab<T>().c;
 	const int total = (p.n + 1) * p.g, end = min(lane * p.per + p.per, total);
 	int e = lane * p.per, seg = e / p.g, i = e - seg * p.g;
 	T sum = 0;
@@ -310,16 +285,20 @@ static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *upl
 	up_g = up_n = 0;
 	const size_t gd = job->g * sizeof(double), gf = job->g * sizeof(float);
 	const cudaMemcpyKind h2d = cudaMemcpyHostToDevice;
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_t_d, job->gl_t, gd, 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_w_d, job->gl_w, gd, 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_c_d, job->euler_c, job->n * sizeof(double), 0, h2d, s));
-	GPU_TRY(
-	    cudaMemcpyToSymbolAsync(lm_z_d, job->zeros, (job->n + 1) * sizeof(double), 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_t_f, job->gl_tf, gf, 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_w_f, job->gl_wf, gf, 0, h2d, s));
-	GPU_TRY(cudaMemcpyToSymbolAsync(lm_c_f, job->euler_cf, job->n * sizeof(float), 0, h2d, s));
-	GPU_TRY(
-	    cudaMemcpyToSymbolAsync(lm_z_f, job->zeros_f, (job->n + 1) * sizeof(float), 0, h2d, s));
+	using td = lm_tables<double>;
+	using tf = lm_tables<float>;
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_tab_d, job->gl_t, gd, offsetof(td, t), h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_tab_d, job->gl_w, gd, offsetof(td, w), h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_tab_d, job->euler_c, job->n * sizeof(double),
+	                                offsetof(td, c), h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_tab_d, job->zeros, (job->n + 1) * sizeof(double),
+	                                offsetof(td, z), h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_tab_f, job->gl_tf, gf, offsetof(tf, t), h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_tab_f, job->gl_wf, gf, offsetof(tf, w), h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_tab_f, job->euler_cf, job->n * sizeof(float),
+	                                offsetof(tf, c), h2d, s));
+	GPU_TRY(cudaMemcpyToSymbolAsync(lm_tab_f, job->zeros_f, (job->n + 1) * sizeof(float),
+	                                offsetof(tf, z), h2d, s));
 	up_g = job->g;
 	up_n = job->n;
 	*uploaded = 1;
@@ -336,13 +315,15 @@ static cudaError_t lm_launch_user(const struct longman_gpu_job *job, const lm_ar
 	lm_user_args a = {p.m,     p.n,     p.g,     p.team,   p.team_log2, p.lam_lo, p.lam_hi,
 	                  p.om_lo, p.om_hi, p.a,     p.spread, p.integrand, p.method, p.seed,
 	                  nullptr, nullptr, nullptr, nullptr,  {0}};
-	const bool d = sizeof(T) == sizeof(double);
-	cudaError_t err;
-	if ((err = cudaGetSymbolAddress((void **)&a.t, d ? (const void *)&lm_t_d : &lm_t_f)) ||
-	    (err = cudaGetSymbolAddress((void **)&a.w, d ? (const void *)&lm_w_d : &lm_w_f)) ||
-	    (err = cudaGetSymbolAddress((void **)&a.c, d ? (const void *)&lm_c_d : &lm_c_f)) ||
-	    (err = cudaGetSymbolAddress((void **)&a.z, d ? (const void *)&lm_z_d : &lm_z_f)))
+	lm_tables<T> *tab;
+	const cudaError_t err = cudaGetSymbolAddress(
+	    (void **)&tab, sizeof(T) == sizeof(double) ? (const void *)&lm_tab_d : &lm_tab_f);
+	if (err)
 		return err;
+	a.t = tab->t;
+	a.w = tab->w;
+	a.c = tab->c;
+	a.z = tab->z;
 	for (int j = 0; j < LM_USER_PARAMS; j++)
 		a.p[j] = job->user_p[j];
 	const int per_block = job->block / p.team;
