@@ -1,12 +1,16 @@
 /* device.cu - the CUDA context, device facts, the pinned result buffer, timing events and
  * the two floors the benchmark compares against. */
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <thread>
 #include <vector>
 
 #include "../src/gpudriver.h"
+#include "../src/multigpu.h"
 #include "gpu_util.cuh"
 
 /* Reports a failed CUDA call. */
@@ -260,6 +264,124 @@ extern "C" int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err 
 	cudaFree(dev);
 	cudaFreeHost(host);
 	return rc;
+}
+
+/* One device's part of the multi-GPU copy floor: its device buffer and stream, freed (after
+ * its work) by the destructor. */
+struct floor_share {
+	int dev = -1;
+	void *buf = nullptr;
+	cudaStream_t s = nullptr;
+	floor_share() = default;
+	floor_share(const floor_share &) = delete;
+	floor_share &operator=(const floor_share &) = delete;
+	~floor_share()
+	{
+		if (dev < 0)
+			return;
+		cudaSetDevice(dev);
+		if (s)
+			cudaStreamSynchronize(s);
+		cudaFree(buf);
+		if (s)
+			cudaStreamDestroy(s);
+	}
+};
+
+/* Sets up share sh on device dev (a buffer of bytes filled, a stream); returns 0 or -1. */
+static int floor_share_open(floor_share &sh, int dev, size_t bytes, struct qx_err *e)
+{
+	GPU_TRY(cudaSetDevice(dev));
+	sh.dev = dev;
+	GPU_TRY(cudaStreamCreateWithFlags(&sh.s, cudaStreamNonBlocking));
+	GPU_TRY(cudaMalloc(&sh.buf, bytes ? bytes : 1));
+	GPU_TRY(cudaMemset(sh.buf, 0x3f, bytes));
+	GPU_TRY(cudaDeviceSynchronize());
+	return 0;
+}
+
+/* Copies every share into host at once, one host thread per device started together; *ms
+ * gets the wall time from the earliest start to the latest end. Returns 0 or -1. */
+static int floor_copy_once(floor_share *sh, const struct mg_share *part, int ngpus, char *host,
+                           double *ms, struct qx_err *e)
+{
+	using clock = std::chrono::steady_clock;
+	std::atomic<int> ready{0};
+	std::vector<clock::time_point> t0(ngpus), t1(ngpus);
+	std::vector<cudaError_t> err(ngpus, cudaSuccess);
+	std::vector<std::thread> threads;
+	try {
+		for (int d = 0; d < ngpus; d++)
+			threads.emplace_back([&, d] {
+				cudaSetDevice(d);
+				ready.fetch_add(1);
+				while (ready.load() < ngpus)
+					std::this_thread::yield();
+				t0[d] = clock::now();
+				err[d] = cudaMemcpyAsync(host + part[d].first, sh[d].buf,
+				                         (size_t)part[d].count,
+				                         cudaMemcpyDeviceToHost, sh[d].s);
+				if (err[d] == cudaSuccess)
+					err[d] = cudaStreamSynchronize(sh[d].s);
+				t1[d] = clock::now();
+			});
+	} catch (...) {
+		ready.store(ngpus); /* release the started threads */
+		for (std::thread &th : threads)
+			th.join();
+		return qx_fail(e, "cannot start a host thread for each of %d GPUs", ngpus);
+	}
+	for (std::thread &th : threads)
+		th.join();
+	for (int d = 0; d < ngpus; d++)
+		if (err[d] != cudaSuccess)
+			return gpu_fail(e, "cudaMemcpyAsync (multi-GPU copy measurement)", err[d]);
+	clock::time_point a = t0[0], b = t1[0];
+	for (int d = 1; d < ngpus; d++) {
+		a = std::min(a, t0[d]);
+		b = std::max(b, t1[d]);
+	}
+	*ms = std::chrono::duration<double, std::milli>(b - a).count();
+	return 0;
+}
+
+/* The copy floor over ngpus devices (src/device.h). */
+extern "C" int gpu_floor_copy_multi(size_t bytes, int ngpus, int reps, double *ms, struct qx_err *e)
+{
+	double weights[QX_MAX_GPUS];
+	struct mg_share part[QX_MAX_GPUS];
+	std::vector<double> t;
+	void *host = NULL;
+	int rc = 0;
+	if (ngpus < 1 || ngpus > QX_MAX_GPUS)
+		return qx_fail(e, "copy floor: %d GPUs: expected 1..%d", ngpus, QX_MAX_GPUS);
+	for (int d = 0; d < ngpus; d++) {
+		int v = 0;
+		GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, d));
+		weights[d] = v > 0 ? v : 1;
+	}
+	if (mg_split((long long)bytes, ngpus, weights, part, e))
+		return -1;
+	GPU_TRY(cudaMallocHost(&host, bytes ? bytes : 1));
+	{ /* the shares freed (their destructors) before the pinned buffer */
+		floor_share sh[QX_MAX_GPUS];
+		for (int d = 0; d < ngpus && !rc; d++)
+			rc = floor_share_open(sh[d], d, (size_t)part[d].count, e);
+		for (int i = 0; i <= reps && !rc; i++) {
+			double one = 0;
+			rc = floor_copy_once(sh, part, ngpus, (char *)host, &one, e);
+			if (i && !rc)
+				t.push_back(one);
+		}
+	}
+	cudaSetDevice(0);
+	cudaFreeHost(host);
+	if (rc)
+		return -1;
+	std::sort(t.begin(), t.end());
+	const size_t n = t.size();
+	*ms = n == 0 ? 0 : n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+	return 0;
 }
 
 /* Writes a value derived from the index into every element: the least work a kernel that

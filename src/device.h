@@ -61,6 +61,11 @@ void gpu_at_release(void (*fn)(void));
 int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e);
 int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps, double *ms,
                     struct qx_err *e);
+/* The copy floor of a run over devices 0..ngpus-1: bytes split over them as a run splits its
+ * output (by SM counts, mg_split), every device copying its share into one pinned buffer at
+ * once from a host thread of its own; *ms gets the median over reps (after a warm-up) of the
+ * wall time from the first copy's start to the last one's end. */
+int gpu_floor_copy_multi(size_t bytes, int ngpus, int reps, double *ms, struct qx_err *e);
 
 /* What the CUDA occupancy API says about one kernel at one block size: registers per thread
  * (cudaFuncGetAttributes), resident blocks per SM and the theoretical occupancy (resident

@@ -55,6 +55,16 @@ int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err *e)
 }
 
 /* Always fails: no GPU backend. */
+int gpu_floor_copy_multi(size_t bytes, int ngpus, int reps, double *ms, struct qx_err *e)
+{
+	(void)bytes;
+	(void)ngpus;
+	(void)reps;
+	(void)ms;
+	return qx_fail(e, NO_CUDA);
+}
+
+/* Always fails: no GPU backend. */
 int gpu_floor_write(size_t count, enum qx_precision prec, int block, int reps, double *ms,
                     struct qx_err *e)
 {

@@ -106,8 +106,9 @@ class LongmanMultiGpuTest(unittest.TestCase):
             self.assertRegex(d["memory"], r"^\d+ MiB$")
 
     def test_refusals(self):
-        """More GPUs than there are: refused naming how many; gpus all is every one; a problem
-        that runs on one GPU refuses gpus > 1 at the run, with the session unchanged."""
+        """More GPUs than there are: refused naming how many; gpus all is every one; a variant
+        that runs on one GPU (kde's binned) refuses gpus > 1 at the run, naming the variants
+        that divide, with the session unchanged."""
         if NGPUS < 16:
             rc, out, err = quadx(f"set gpus {NGPUS + 1}; show params", timeout=120)
             self.assertEqual(rc, 1)
@@ -116,13 +117,13 @@ class LongmanMultiGpuTest(unittest.TestCase):
         rc, out, err = quadx(f"use longman; set M 1000 {SMALL} gpus all; run gpu")
         self.assertEqual(rc, 0, err)
         self.assertEqual([o for o in out if o.get("type") == "run"][0]["gpus"], NGPUS)
-        p = qxtest.commands(f"set n 10 m 10 {SMALL} gpus 2; run gpu; set gpus 1; run gpu",
-                            "--keep-going")
+        p = qxtest.commands(f"use kde; set n 1000 variant binned {SMALL} gpus 2; run gpu; "
+                            "set gpus 1; run gpu", "--keep-going")
         self.assertEqual(p.returncode, 1)
-        self.assertRegex(p.stderr, r"^quadx: command 2 of -e: run gpu: expint runs on one GPU "
-                                   r"so far \(gpus is 2\)")
+        self.assertRegex(p.stderr, r"^quadx: command 3 of -e: kde: variant binned runs on one "
+                                   r"GPU .*: set gpus 1; tiled, fast, naive and seed divide")
         self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
-        self.assertIn("gpu expint", p.stdout)  # the run after `set gpus 1`
+        self.assertIn("gpu kde", p.stdout)  # the run after `set gpus 1`
 
 
 @unittest.skipIf(NGPUS < 2, f"needs 2 or more GPUs (this host has {NGPUS})")

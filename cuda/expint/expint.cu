@@ -4,12 +4,17 @@
  * the CPU and the GPU: no a*b+c contracted into an fma behind the source's back (gcc -std=c11
  * does not contract either); the fmas it wants are explicit. The Makefile reads this line: */
 // nvccflags: -fmad=false
+#include <atomic>
 #include <climits>
 #include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
 
 #include "../../src/problems/expint/expint_gpu.h"
 #include "../gpu_util.cuh"
 
+#include "../../src/multigpu.h"
 #include "../../src/problems/expint/expint_math.h"
 
 /* Points per chunk of the streamed sequence; the streams (and device buffers) it rotates
@@ -238,10 +243,10 @@ static int expint_check_bad(const struct expint_gpu_job *job, unsigned long long
 	return qx_fail(e, "GPU: domain error at n = %d, x = %.17g", n, x);
 }
 
-/* Returns the points of one chunk of the streamed sequence (the whole grid when smaller). */
-static long long expint_chunk(const struct expint_gpu_job *job)
+/* Returns the points of one chunk of the streamed sequence over total points (all of them
+ * when fewer). */
+static long long expint_chunk(long long total)
 {
-	const long long total = (long long)job->n * job->m;
 	return total < CHUNK_POINTS ? total : CHUNK_POINTS;
 }
 
@@ -252,27 +257,27 @@ extern "C" size_t expint_gpu_device_bytes(const struct expint_gpu_job *job)
 	const size_t size = qx_precision_size(job->prec);
 	if (job->sequence == EXPINT_SEQ_SERIAL)
 		return (size_t)job->n * job->m * size + sizeof(unsigned long long);
-	return (size_t)job->streams * expint_chunk(job) * size + sizeof(unsigned long long);
+	return (size_t)job->streams * expint_chunk((long long)job->n * job->m) * size +
+	       sizeof(unsigned long long);
 }
 
-/* The coursework's sequence, each phase timed with events: cudaMalloc, the constants to
- * constant memory (h2d; constant-memory kernel only), one kernel over every point (in launches
- * of at most 2^30 points), one device-to-host copy, cudaFree. */
+/* The coursework's sequence over points [base, base + total) of the grid into host[base...],
+ * each phase timed with events ev[0..6) on the current device's default stream: cudaMalloc,
+ * the constants to constant memory (h2d; constant-memory kernel only), one kernel over every
+ * point (in launches of at most 2^30 points), one device-to-host copy, cudaFree. The smallest
+ * failing point's record goes to *bad (ULLONG_MAX: none). */
 template <typename T>
-static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct qx_timing *t,
-                             struct qx_err *e)
+static int expint_run_serial(const struct expint_gpu_job *job, long long base, long long total,
+                             T *host, cudaEvent_t *ev, struct qx_timing *t,
+                             unsigned long long *bad_out, struct qx_err *e)
 {
-	const long long total = (long long)job->n * job->m;
 	const size_t bytes = (size_t)total * sizeof(T);
-	cudaEvent_t *ev = gpu_events(6, e);
 	gpu_owned<T> dev;
 	gpu_owned<unsigned long long> bad;
 	unsigned long long bad_host = ULLONG_MAX;
-	if (!ev)
-		return -1;
 	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0]));
-	GPU_TRY(cudaMalloc(&dev.ptr, bytes));
+	GPU_TRY(cudaMalloc(&dev.ptr, bytes ? bytes : sizeof(T)));
 	GPU_TRY(cudaMalloc(&bad.ptr, sizeof *bad.ptr));
 	GPU_TRY(cudaEventRecord(ev[1]));
 	if (expint_upload_consts(job, e))
@@ -282,13 +287,13 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	for (long long first = 0; first < total; first += LAUNCH_POINTS) {
 		const long long count =
 		    total - first < LAUNCH_POINTS ? total - first : LAUNCH_POINTS;
-		GPU_LAUNCH(expint_launch<T>(job, first, count, dev.ptr + first, bad.ptr, 0));
+		GPU_LAUNCH(expint_launch<T>(job, base + first, count, dev.ptr + first, bad.ptr, 0));
 	}
 	GPU_TRY(cudaEventRecord(ev[2]));
 	qx_progress_phase("kernel");
 	GPU_TRY(cudaEventSynchronize(ev[2]));
 	qx_progress_phase("d2h");
-	GPU_TRY(cudaMemcpy(host, dev.ptr, bytes, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(host + base, dev.ptr, bytes, cudaMemcpyDeviceToHost));
 	GPU_TRY(cudaMemcpy(&bad_host, bad.ptr, sizeof bad_host, cudaMemcpyDeviceToHost));
 	GPU_TRY(cudaEventRecord(ev[3]));
 	qx_progress_phase("free");
@@ -303,35 +308,34 @@ static int expint_run_serial(const struct expint_gpu_job *job, T *host, struct q
 	qx_timing_add(t, "d2h", gpu_elapsed(ev[2], ev[3]), 0);
 	qx_timing_add(t, "free", gpu_elapsed(ev[3], ev[4]), 0);
 	t->total = gpu_elapsed(ev[0], ev[4]);
-	return expint_check_bad(job, bad_host, e);
+	*bad_out = bad_host;
+	return 0;
 }
 
-/* The streamed sequence: the grid in chunks over K = job->streams streams, each with its own
- * device buffer from the stream-ordered pool; chunk c's copy to the pinned host array overlaps
- * the kernels of chunks c+1.. . The host keeps at most 2*K chunks queued and checks for
- * cancellation between chunks. Phases: alloc and free of the buffers, kernel = the sum of the
- * chunks' kernel times, d2h = from the end of the first kernel to the end of the last copy. */
+/* The streamed sequence over points [base, base + total) of the grid into host[base...]: the
+ * points in chunks over K = job->streams streams (streams[0..K), created by the caller on the
+ * current device), each with its own device buffer from the stream-ordered pool; chunk c's copy
+ * to the pinned host array overlaps the kernels of chunks c+1.. . The host keeps at most 2*K
+ * chunks queued and checks for cancellation (and stop, set when another GPU failed) between
+ * chunks. Phases, on events ev[0 .. 4 + 6K): alloc and free of the buffers, kernel = the sum of
+ * the chunks' kernel times, d2h = from the end of the first kernel to the end of the last
+ * copy. The smallest failing point's record goes to *bad_out (ULLONG_MAX: none). */
 template <typename T>
-static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct qx_timing *t,
-                               struct qx_err *e)
+static int expint_run_streamed(const struct expint_gpu_job *job, long long base, long long total,
+                               T *host, cudaEvent_t *ev, const cudaStream_t *streams,
+                               const std::atomic<int> *stop, struct qx_timing *t,
+                               unsigned long long *bad_out, struct qx_err *e)
 {
-	static cudaStream_t streams[EXPINT_MAX_STREAMS];
 	const int nstreams = job->streams;
-	const long long total = (long long)job->n * job->m, chunk = expint_chunk(job);
+	const long long chunk = total > 0 ? expint_chunk(total) : 1;
 	const long long nchunks = (total + chunk - 1) / chunk;
 	const int lookahead = 2 * nstreams;
 	/* events: start, allocated, done, end, then per chunk slot: kernel start/end, copy end */
-	cudaEvent_t *ev = gpu_events(4 + 3 * lookahead, e);
 	gpu_owned<T> buf[EXPINT_MAX_STREAMS];
 	gpu_owned<unsigned long long> bad;
 	unsigned long long bad_host = ULLONG_MAX;
 	double kernel_ms = 0;
 	float first_kernel_end = 0;
-	if (!ev)
-		return -1;
-	for (int i = 0; i < nstreams; i++)
-		if (!streams[i])
-			GPU_TRY(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
 	cudaEvent_t *slot = ev + 4;
 	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0], streams[0]));
@@ -360,15 +364,17 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 			continue;
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
+		if (stop && stop->load())
+			return qx_fail(e, "stopped: another GPU failed");
 		const long long first = c * chunk;
 		const long long count = total - first < chunk ? total - first : chunk;
 		const cudaStream_t s = streams[c % nstreams];
 		cudaEvent_t *mine = slot + 3 * (c % lookahead);
 		T *dev = buf[c % nstreams].ptr;
 		GPU_TRY(cudaEventRecord(mine[0], s));
-		GPU_LAUNCH(expint_launch<T>(job, first, count, dev, bad.ptr, s));
+		GPU_LAUNCH(expint_launch<T>(job, base + first, count, dev, bad.ptr, s));
 		GPU_TRY(cudaEventRecord(mine[1], s));
-		GPU_TRY(cudaMemcpyAsync(host + first, dev, (size_t)count * sizeof(T),
+		GPU_TRY(cudaMemcpyAsync(host + base + first, dev, (size_t)count * sizeof(T),
 		                        cudaMemcpyDeviceToHost, s));
 		GPU_TRY(cudaEventRecord(mine[2], s));
 	}
@@ -389,10 +395,35 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 	qx_timing_add(t, "alloc", gpu_elapsed(ev[0], ev[1]), 0);
 	qx_timing_add(t, "h2d", 0, 0);
 	qx_timing_add(t, "kernel", kernel_ms, nchunks > 1);
-	qx_timing_add(t, "d2h", gpu_elapsed(ev[0], ev[2]) - first_kernel_end, nchunks > 1);
+	qx_timing_add(t, "d2h", nchunks ? gpu_elapsed(ev[0], ev[2]) - first_kernel_end : 0,
+	              nchunks > 1);
 	qx_timing_add(t, "free", gpu_elapsed(ev[2], ev[3]), 0);
 	t->total = gpu_elapsed(ev[0], ev[3]);
-	return expint_check_bad(job, bad_host, e);
+	*bad_out = bad_host;
+	return 0;
+}
+
+/* Events a share's sequence records: the streamed one's 4 + 3 (2 K) at most. */
+static const int EXPINT_EVENTS = 4 + 6 * EXPINT_MAX_STREAMS;
+
+/* Runs points [base, base + total) of the job by its sequence and precision on the current
+ * device with streams and events of the caller's; the failing point's record in *bad. */
+static int expint_run_range(const struct expint_gpu_job *job, long long base, long long total,
+                            void *host, cudaEvent_t *ev, const cudaStream_t *streams,
+                            const std::atomic<int> *stop, struct qx_timing *t,
+                            unsigned long long *bad, struct qx_err *e)
+{
+	if (job->sequence == EXPINT_SEQ_SERIAL)
+		return job->prec == QX_DOUBLE
+		           ? expint_run_serial<double>(job, base, total, (double *)host, ev, t, bad,
+		                                       e)
+		           : expint_run_serial<float>(job, base, total, (float *)host, ev, t, bad,
+		                                      e);
+	return job->prec == QX_DOUBLE
+	           ? expint_run_streamed<double>(job, base, total, (double *)host, ev, streams,
+	                                         stop, t, bad, e)
+	           : expint_run_streamed<float>(job, base, total, (float *)host, ev, streams, stop,
+	                                        t, bad, e);
 }
 
 /* Runs the job by its sequence and precision into host_out (pinned, n*m values), adding its
@@ -401,12 +432,127 @@ static int expint_run_streamed(const struct expint_gpu_job *job, T *host, struct
 extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_timing *t,
                               struct qx_err *e)
 {
-	if (job->sequence == EXPINT_SEQ_SERIAL)
-		return job->prec == QX_DOUBLE
-		           ? expint_run_serial<double>(job, (double *)host_out, t, e)
-		           : expint_run_serial<float>(job, (float *)host_out, t, e);
-	return job->prec == QX_DOUBLE ? expint_run_streamed<double>(job, (double *)host_out, t, e)
-	                              : expint_run_streamed<float>(job, (float *)host_out, t, e);
+	static cudaStream_t streams[EXPINT_MAX_STREAMS];
+	cudaEvent_t *ev = gpu_events(EXPINT_EVENTS, e);
+	unsigned long long bad = ULLONG_MAX;
+	if (!ev)
+		return -1;
+	if (job->sequence == EXPINT_SEQ_STREAMED)
+		for (int i = 0; i < job->streams; i++)
+			if (!streams[i])
+				GPU_TRY(
+				    cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+	if (expint_run_range(job, 0, (long long)job->n * job->m, host_out, ev, streams, nullptr, t,
+	                     &bad, e))
+		return -1;
+	return expint_check_bad(job, bad, e);
+}
+
+/* What one device's share of a run over several GPUs holds: its streams and events on device
+ * dev. The destructor (every return path) waits for the device's queued work and frees them;
+ * the share's device buffers are gpu_owned, freed on the way out of the sequence. */
+struct expint_share_res {
+	int dev = -1;
+	cudaStream_t s[EXPINT_MAX_STREAMS] = {};
+	cudaEvent_t ev[EXPINT_EVENTS] = {};
+	expint_share_res() = default;
+	expint_share_res(const expint_share_res &) = delete;
+	expint_share_res &operator=(const expint_share_res &) = delete;
+	~expint_share_res()
+	{
+		if (dev < 0)
+			return;
+		cudaSetDevice(dev);
+		cudaDeviceSynchronize();
+		for (cudaEvent_t x : ev)
+			if (x)
+				cudaEventDestroy(x);
+		for (cudaStream_t st : s)
+			if (st)
+				cudaStreamDestroy(st);
+	}
+};
+
+/* Device dev's share: orders [row0, row0 + rows) of the grid, on a host thread of its own that
+ * makes dev current and runs the one-GPU sequence on streams and events of its own. Returns 0
+ * or -1 with e; the failing point's record in *bad. */
+static int expint_run_share(const struct expint_gpu_job *job, int dev, long long row0,
+                            long long rows, void *host, const std::atomic<int> *stop,
+                            struct qx_timing *t, unsigned long long *bad, struct qx_err *e)
+{
+	expint_share_res r;
+	GPU_TRY(cudaSetDevice(dev));
+	r.dev = dev;
+	if (job->sequence == EXPINT_SEQ_STREAMED)
+		for (int i = 0; i < job->streams; i++)
+			GPU_TRY(cudaStreamCreateWithFlags(&r.s[i], cudaStreamNonBlocking));
+	for (cudaEvent_t &x : r.ev)
+		GPU_TRY(cudaEventCreate(&x));
+	if (stop->load())
+		return qx_fail(e, "stopped: another GPU failed");
+	return expint_run_range(job, row0 * job->m, rows * job->m, host, r.ev, r.s, stop, t, bad,
+	                        e);
+}
+
+/* Runs the job over devices 0..ngpus-1 (expint.h). */
+extern "C" int expint_gpu_run_multi(const struct expint_gpu_job *job, int ngpus, void *host_out,
+                                    struct qx_timing *t, struct qx_timing *per, struct qx_err *e)
+{
+	double weights[QX_MAX_GPUS];
+	struct mg_share share[QX_MAX_GPUS];
+	struct qx_err errs[QX_MAX_GPUS];
+	int rc[QX_MAX_GPUS];
+	unsigned long long bad[QX_MAX_GPUS];
+	std::atomic<int> stop{0};
+	if (ngpus < 1 || ngpus > QX_MAX_GPUS)
+		return qx_fail(e, "expint: %d GPUs: expected 1..%d", ngpus, QX_MAX_GPUS);
+	for (int d = 0; d < ngpus; d++) {
+		int v = 0;
+		GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, d));
+		weights[d] = v > 0 ? v : 1;
+	}
+	if (mg_split(job->n, ngpus, weights, share, e))
+		return -1;
+	qx_progress_phase("kernel+d2h");
+	std::vector<std::thread> threads;
+	for (int d = 0; d < ngpus; d++) {
+		per[d] = qx_timing{};
+		rc[d] = 0;
+		bad[d] = ULLONG_MAX;
+		errs[d].msg[0] = '\0';
+	}
+	try {
+		for (int d = 0; d < ngpus; d++)
+			threads.emplace_back([&, d] {
+				rc[d] =
+				    expint_run_share(job, d, share[d].first, share[d].count,
+				                     host_out, &stop, &per[d], &bad[d], &errs[d]);
+				if (rc[d])
+					stop.store(1);
+			});
+	} catch (...) { /* a thread that could not start: stop those that did */
+		stop.store(1);
+		for (std::thread &th : threads)
+			th.join();
+		return qx_fail(e, "cannot start a host thread for each of %d GPUs", ngpus);
+	}
+	for (std::thread &th : threads)
+		th.join();
+	cudaSetDevice(0);
+	for (int d = 0; d < ngpus; d++) /* the first real failure, not a "stopped" */
+		if (rc[d] && strncmp(errs[d].msg, "stopped:", 8))
+			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
+	int slow = 0;
+	unsigned long long worst = ULLONG_MAX;
+	for (int d = 0; d < ngpus; d++) {
+		if (rc[d])
+			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
+		if (per[d].total > per[slow].total)
+			slow = d;
+		worst = bad[d] < worst ? bad[d] : worst;
+	}
+	*t = per[slow];
+	return expint_check_bad(job, worst, e);
 }
 
 /* One point: E_n(x) by algorithm ALGO into *out, its status into *status. */

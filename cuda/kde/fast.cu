@@ -3,6 +3,7 @@
  * centre where its outputs lie close, a Taylor polynomial for a warp's neighbouring outputs, a
  * share of polynomial exp2s on the FMA pipes; the sums scattered back with their factor. */
 #include <algorithm>
+#include <vector>
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -143,10 +144,11 @@ __device__ __forceinline__ void kde_fast_tiles(const float *u, long long ys, lon
 }
 
 /* The fast kernel (1-D float, outputs p sorted ascending, NPOLY polynomial slots per group of
- * KDE_GROUP): block blockIdx.x takes work item w = w0 + blockIdx.x: x-block xb (outputs [xb B
- * R, +B R), outputs [R threadIdx.x, +R) of it per thread, R = KDE_FAST_PER_THREAD) against the
- * samples [S B (w / xblocks), +S B) (S = tiles), adding to acc. The x-blocks of a slice go from
- * the ends inwards (w mod xblocks = 0, 1, 2, 3, ...: xb = 0, xblocks - 1, 1, xblocks - 2, ...):
+ * KDE_GROUP): block blockIdx.x takes work item w = w0 + blockIdx.x: x-block xb of the xblocks
+ * from xb0 (outputs [xb B R, +B R), outputs [R threadIdx.x, +R) of it per thread, R =
+ * KDE_FAST_PER_THREAD) against the samples [S B (w / xblocks), +S B) (S = tiles), adding to
+ * acc. The x-blocks of a slice go from the ends inwards (w mod xblocks = 0, 1, 2, 3, ...: xb -
+ * xb0 = 0, xblocks - 1, 1, xblocks - 2, ...):
  * the data's tails, whose blocks take the slower loops, start first and the dense middle ends
  * a launch.
  *
@@ -169,11 +171,11 @@ __device__ __forceinline__ void kde_fast_tiles(const float *u, long long ys, lon
 template <int NPOLY>
 __global__ void __launch_bounds__(1024)
     kde_fast_kernel(const float *u, long long n, const float *p, long long m, const float *centre,
-                    long long xblocks, long long w0, long long tiles, double *acc)
+                    long long xb0, long long xblocks, long long w0, long long tiles, double *acc)
 {
 	const int b = blockDim.x;
 	const long long w = w0 + blockIdx.x, j = w % xblocks;
-	const long long xb = j & 1 ? xblocks - 1 - j / 2 : j / 2;
+	const long long xb = xb0 + (j & 1 ? xblocks - 1 - j / 2 : j / 2);
 	const long long base = (xb * b + threadIdx.x) * KDE_FAST_PER_THREAD;
 	const long long ys = w / xblocks * tiles * b, ye = min(n, ys + tiles * b);
 	const float c = centre[xb];
@@ -209,14 +211,15 @@ __global__ void kde_fast_centres(const float *p, long long m, long long per_bloc
 }
 
 /* Writes the fast kernel's sums back in the outputs' original order: y[idx[i]] = acc[i] f
- * norm rounded to float for the sorted outputs i < m, f = 2^(-p'^2) (p' = q / 2 as the kernel
+ * norm rounded to float for the sorted outputs lo <= i < hi (idx NULL: y[i - lo], in sorted
+ * order), f = 2^(-p'^2) (p' = q / 2 as the kernel
  * rounded it, exp2 in double) in a factorized x-block of per_block outputs, else 1. */
 __global__ void kde_fast_finish(const double *acc, const float *p, const unsigned *idx,
-                                const float *centre, long long per_block, long long m, double norm,
-                                float *y)
+                                const float *centre, long long per_block, long long lo,
+                                long long hi, double norm, float *y)
 {
-	const long long i = (long long)blockDim.x * blockIdx.x + threadIdx.x;
-	if (i >= m)
+	const long long i = lo + (long long)blockDim.x * blockIdx.x + threadIdx.x;
+	if (i >= hi)
 		return;
 	const float c = centre[i / per_block];
 	double f = 1;
@@ -224,7 +227,11 @@ __global__ void kde_fast_finish(const double *acc, const float *p, const unsigne
 		const double pp = 0.5 * (double)kde_fast_q(p[i], c);
 		f = exp2(-pp * pp);
 	}
-	y[idx[i]] = (float)(acc[i] * f * norm);
+	const float v = (float)(acc[i] * f * norm);
+	if (idx)
+		y[idx[i]] = v;
+	else
+		y[i - lo] = v;
 }
 
 /* v[i] = i for i < count: the outputs' indices the sort carries along. */
@@ -251,11 +258,35 @@ static decltype(&kde_fast_kernel<1>) kde_fast_kernel_of(int npoly)
 	}
 }
 
+/* A share's results back to the host: count values in sorted order at dev and their outputs'
+ * indices at idx copied out, then host[idx[k]] = value k. Returns 0 or -1 with e. */
+static int kde_fast_scatter(const float *dev, const unsigned *idx, long long count, float *host,
+                            struct qx_err *e)
+{
+	std::vector<float> v;
+	std::vector<unsigned> at;
+	try {
+		v.resize((size_t)count);
+		at.resize((size_t)count);
+	} catch (...) {
+		return qx_fail(e, "kde: cannot allocate %lld values to scatter a GPU's share",
+		               count);
+	}
+	GPU_TRY(cudaMemcpy(v.data(), dev, count * sizeof(float), cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(at.data(), idx, count * sizeof(unsigned), cudaMemcpyDeviceToHost));
+	for (long long k = 0; k < count; k++)
+		host[at[k]] = v[k];
+	return 0;
+}
+
 /* fast: the inputs, scaled on the device; the outputs sorted with their indices (CUB radix
  * sort) and each x-block's centre (phase sort); work items of (x-block, slice of S tiles of
  * samples) in launches of whole waves (a multiple of the resident blocks), about
  * CHUNK_PAIRS_FLOAT pairs each, accumulated in double; the sums scattered back to the
- * outputs' order with their factor and the norm (kde_fast_finish). All of it timed. */
+ * outputs' order with their factor and the norm (kde_fast_finish). All of it timed. A share
+ * of a run over several GPUs (c.first, c.count: whole x-blocks of the sorted outputs) sorts
+ * every output as the whole run does, so that its x-blocks, centres and slices are the whole
+ * run's, sums its x-blocks alone and scatters their values on the host (kde_fast_scatter). */
 int kde_run_fast(const struct kde_gpu_job *job, float *host, kde_clock &c, struct qx_err *e)
 {
 	const long long n = job->n, m = job->m;
@@ -314,28 +345,39 @@ int kde_run_fast(const struct kde_gpu_job *job, float *host, kde_clock &c, struc
 	if (kde_mark(c, "sort", e))
 		return -1;
 	/* S tiles per item: launches of >= 16 waves and >= 4 waves of items in all where n and
-	 * m allow */
+	 * m allow (sized by the whole run, so that a share's slices are the whole run's) */
 	const long long slots = (long long)sms * std::max(resident, 1);
 	const double tile_pairs = (double)per_block * b;
 	long long tiles = (long long)(CHUNK_PAIRS_FLOAT / (16.0 * (double)slots * tile_pairs));
 	tiles = std::max(1LL, std::min({tiles, xblocks * ntiles / (4 * slots), ntiles}));
-	const long long items = xblocks * ((ntiles + tiles - 1) / tiles);
+	/* this device's x-blocks: [xb0, xb0 + mine) */
+	const long long xb0 = c.first / per_block;
+	const long long mine =
+	    c.count > 0 ? (c.first + c.count + per_block - 1) / per_block - xb0 : 0;
+	const long long items = mine * ((ntiles + tiles - 1) / tiles);
 	const long long launch =
 	    std::max(1LL, (long long)(CHUNK_PAIRS_FLOAT / (tile_pairs * (double)tiles)) / slots) *
 	    slots;
 	for (long long w0 = 0; w0 < items; w0 += launch) {
 		kernel<<<(unsigned)std::min(launch, items - w0), b, shared>>>(
-		    d_u.ptr, n, d_ps.ptr, m, d_centre.ptr, xblocks, w0, tiles, d_acc.ptr);
+		    d_u.ptr, n, d_ps.ptr, m, d_centre.ptr, xb0, mine, w0, tiles, d_acc.ptr);
 		if (kde_chunk_done(c, job, e))
 			return -1;
 	}
-	kde_fast_finish<<<(unsigned)((m + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
-	    d_acc.ptr, d_ps.ptr, d_idx.ptr, d_centre.ptr, per_block, m,
-	    kde_norm((double)n, 1, job->h), d_y.ptr);
+	const bool whole = c.count == m;
+	const long long lo = c.first, hi = c.first + c.count;
+	if (hi > lo)
+		kde_fast_finish<<<(unsigned)((hi - lo + HELPER_BLOCK - 1) / HELPER_BLOCK),
+		                  HELPER_BLOCK>>>(d_acc.ptr, d_ps.ptr, whole ? d_idx.ptr : nullptr,
+		                                  d_centre.ptr, per_block, lo, hi,
+		                                  kde_norm((double)n, 1, job->h), d_y.ptr);
 	GPU_TRY(cudaGetLastError());
 	if (kde_mark(c, "kernel", e))
 		return -1;
-	GPU_TRY(cudaMemcpy(host, d_y.ptr, m * sizeof(float), cudaMemcpyDeviceToHost));
+	if (whole)
+		GPU_TRY(cudaMemcpy(host, d_y.ptr, m * sizeof(float), cudaMemcpyDeviceToHost));
+	else if (kde_fast_scatter(d_y.ptr, d_idx.ptr + lo, hi - lo, host, e))
+		return -1;
 	if (kde_mark(c, "d2h", e))
 		return -1;
 	GPU_TRY(cudaFree(d_u.release()));

@@ -30,11 +30,12 @@ __global__ void kde_naive_kernel(const T *x, long long n, const T *p, long long 
 	y[i] = sum * norm;
 }
 
-/* naive: the inputs, one launch per chunk of outputs, the copy back. */
+/* naive: the inputs, one launch per chunk of outputs, the copy back; outputs [c.first, +c.count)
+ * of the m (one thread each, so any share sums an output as the whole run does). */
 template <typename T>
 int kde_run_naive(const struct kde_gpu_job *job, T *host, kde_clock &c, struct qx_err *e)
 {
-	const long long n = job->n, m = job->m;
+	const long long n = job->n, p0 = c.first, m = c.count;
 	const bool own_at = job->at[0] != nullptr;
 	long long chunk;
 	gpu_owned<T> d_x, d_p, d_y;
@@ -43,23 +44,25 @@ int kde_run_naive(const struct kde_gpu_job *job, T *host, kde_clock &c, struct q
 		return -1;
 	GPU_TRY(cudaMalloc(&d_x.ptr, n * sizeof(T)));
 	if (own_at)
-		GPU_TRY(cudaMalloc(&d_p.ptr, m * sizeof(T)));
-	GPU_TRY(cudaMalloc(&d_y.ptr, m * sizeof(T)));
+		GPU_TRY(cudaMalloc(&d_p.ptr, std::max(m, 1LL) * sizeof(T)));
+	GPU_TRY(cudaMalloc(&d_y.ptr, std::max(m, 1LL) * sizeof(T)));
 	if (kde_mark(c, "alloc", e) || kde_upload(d_x, job->x[0], (size_t)n, e) ||
-	    (own_at && kde_upload(d_p, job->at[0], (size_t)m, e)) || kde_mark(c, "h2d", e))
+	    (own_at && kde_upload(d_p, (const T *)job->at[0] + p0, (size_t)m, e)) ||
+	    kde_mark(c, "h2d", e))
 		return -1;
 	const T h = (T)job->h[0], norm = (T)(1 / ((double)n * job->h[0]));
+	const T *p = own_at ? d_p.ptr : d_x.ptr + p0;
 	for (long long first = 0; first < m; first += chunk) {
 		const long long count = std::min(chunk, m - first);
 		const unsigned blocks = (unsigned)((count + job->block - 1) / job->block);
-		kde_naive_kernel<T><<<blocks, job->block>>>(d_x.ptr, n, own_at ? d_p.ptr : d_x.ptr,
-		                                            m, h, norm, first, d_y.ptr);
+		kde_naive_kernel<T>
+		    <<<blocks, job->block>>>(d_x.ptr, n, p, m, h, norm, first, d_y.ptr);
 		if (kde_chunk_done(c, job, e))
 			return -1;
 	}
 	if (kde_mark(c, "kernel", e))
 		return -1;
-	GPU_TRY(cudaMemcpy(host, d_y.ptr, m * sizeof(T), cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(host + p0, d_y.ptr, m * sizeof(T), cudaMemcpyDeviceToHost));
 	if (kde_mark(c, "d2h", e))
 		return -1;
 	GPU_TRY(cudaFree(d_x.release()));

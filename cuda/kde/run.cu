@@ -119,7 +119,7 @@ int kde_mark(kde_clock &c, const char *name, struct qx_err *e)
 }
 
 /* Waits for the last mark and fills the phase times. */
-static int kde_read_clock(kde_clock &c, struct qx_err *e)
+int kde_read_clock(kde_clock &c, struct qx_err *e)
 {
 	GPU_TRY(cudaEventSynchronize(c.ev[c.used]));
 	c.t->nphases = c.used;
@@ -140,6 +140,8 @@ int kde_chunk_done(kde_clock &c, const struct kde_gpu_job *job, struct qx_err *e
 		GPU_TRY(cudaEventSynchronize(c.ev[KDE_GPU_MAX_PHASES + 1 + ((k + 1) & 1)]));
 	if (job->cancelled && job->cancelled())
 		return qx_fail(e, "run cancelled");
+	if (c.stop && c.stop->load())
+		return qx_fail(e, "stopped: another GPU failed");
 	return 0;
 }
 
@@ -186,20 +188,23 @@ extern "C" int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct
 		return qx_fail(e, "kde: the run needs %zu MiB of device memory, %zu MiB are free",
 		               need >> 20, free_b >> 20);
 	*t = kde_gpu_times{};
-	kde_clock c = {gpu_events(KDE_GPU_MAX_PHASES + 3, e), 0, t};
+	kde_clock c = {gpu_events(KDE_GPU_MAX_PHASES + 3, e), 0, t, 0, job->m, nullptr};
 	if (!c.ev)
 		return -1;
 	GPU_TRY(cudaEventRecord(c.ev[0], 0));
-	int rc;
+	return kde_run_variant(job, host_out, c, e) ? -1 : kde_read_clock(c, e);
+}
+
+/* Runs the job's variant on the current device into host, timed on c. */
+int kde_run_variant(const struct kde_gpu_job *job, void *host, kde_clock &c, struct qx_err *e)
+{
 	if (job->variant == KDE_GPU_SEED)
-		rc = kde_run_seed(job, (float *)host_out, c, e);
-	else if (job->variant == KDE_GPU_FAST)
-		rc = kde_run_fast(job, (float *)host_out, c, e);
-	else if (job->prec == QX_FLOAT)
-		rc = kde_dispatch<float>(job, (float *)host_out, c, e);
-	else
-		rc = kde_dispatch<double>(job, (double *)host_out, c, e);
-	return rc ? -1 : kde_read_clock(c, e);
+		return kde_run_seed(job, (float *)host, c, e);
+	if (job->variant == KDE_GPU_FAST)
+		return kde_run_fast(job, (float *)host, c, e);
+	if (job->prec == QX_FLOAT)
+		return kde_dispatch<float>(job, (float *)host, c, e);
+	return kde_dispatch<double>(job, (double *)host, c, e);
 }
 
 extern "C" int kde_gpu_pin(void *p, size_t bytes, struct qx_err *e)

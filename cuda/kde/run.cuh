@@ -5,6 +5,8 @@
 #ifndef QX_CUDA_KDE_RUN_CUH
 #define QX_CUDA_KDE_RUN_CUH
 
+#include <atomic>
+
 #include "../gpu_util.cuh"
 #include "../../src/problems/kde/kde_gpu.h"
 
@@ -15,12 +17,30 @@ static const double CHUNK_PAIRS_DOUBLE = 8589934592.0; /* 2^33 */
 /* Threads per block of the small helper kernels (scaling, binning, convolution, finish). */
 static const int HELPER_BLOCK = 256;
 
-/* The run's clock: events recorded at phase ends on the default stream, the phase names. */
+/* The run's clock: events recorded at phase ends on the current device's default stream, the
+ * phase names; and the share of the outputs this device computes. A run over several GPUs
+ * gives each device a clock of its own: outputs [first, first + count) of the m (every
+ * variant's own order: the sorted outputs for fast), beginning at a multiple of
+ * KDE_SHARE_ALIGN block outputs; stop, set when another device failed (polled between
+ * chunks). The variants size their launches by device 0's facts on every device, so that each
+ * output is summed as one GPU sums it. One GPU: first 0, count m, stop NULL. */
 struct kde_clock {
 	cudaEvent_t *ev;
 	int used;
 	struct kde_gpu_times *t;
+	long long first, count;
+	const std::atomic<int> *stop;
 };
+
+/* A share of a run over several GPUs begins at a multiple of KDE_SHARE_ALIGN * block outputs:
+ * whole thread blocks of tiled (KDE_GPU_PER_THREAD outputs a thread) and of fast (8). */
+#define KDE_SHARE_ALIGN 8
+
+/* Waits for the last mark and fills the phase times (run.cu). */
+int kde_read_clock(kde_clock &c, struct qx_err *e);
+
+/* Runs the job's variant on the current device into host, timed on c (run.cu). */
+int kde_run_variant(const struct kde_gpu_job *job, void *host, kde_clock &c, struct qx_err *e);
 
 /* Marks the end of phase name. */
 int kde_mark(kde_clock &c, const char *name, struct qx_err *e);

@@ -28,7 +28,9 @@ __global__ void kde_seed_kernel(const float *x, float *y, int n, int h, float k,
 	}
 }
 
-/* The seed's host code (gaussian_kde) with the seed's arguments: hArg is the block width. */
+/* The seed's host code (gaussian_kde) with the seed's arguments: hArg is the block width; the
+ * launches cover outputs [c.first, +c.count) of the n (the last block may run past them into
+ * outputs of this device's buffer that are not copied back). */
 int kde_run_seed(const struct kde_gpu_job *job, float *host, kde_clock &c, struct qx_err *e)
 {
 	const int n = (int)job->n;
@@ -45,9 +47,10 @@ int kde_run_seed(const struct kde_gpu_job *job, float *host, kde_clock &c, struc
 	    kde_mark(c, "h2d", e))
 		return -1;
 	float k = 1 / (n * h);
-	for (long long first = 0; first < n; first += chunk) {
+	const long long end = c.first + c.count;
+	for (long long first = c.first; first < end; first += chunk) {
 		const int xblocks =
-		    (int)((std::min(chunk, n - first) + threadsPerBlock - 1) / threadsPerBlock);
+		    (int)((std::min(chunk, end - first) + threadsPerBlock - 1) / threadsPerBlock);
 		kde_seed_kernel<<<xblocks, threadsPerBlock, threadsPerBlock * sizeof(float)>>>(
 		    d_x.ptr, d_y.ptr, n, h, k, (int)first);
 		if (kde_chunk_done(c, job, e))
@@ -55,7 +58,8 @@ int kde_run_seed(const struct kde_gpu_job *job, float *host, kde_clock &c, struc
 	}
 	if (kde_mark(c, "kernel", e))
 		return -1;
-	GPU_TRY(cudaMemcpy(host, d_y.ptr, n * sizeof(float), cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(host + c.first, d_y.ptr + c.first, c.count * sizeof(float),
+	                   cudaMemcpyDeviceToHost));
 	if (kde_mark(c, "d2h", e))
 		return -1;
 	GPU_TRY(cudaFree(d_x.release()));

@@ -170,48 +170,53 @@ static void kde_launch_tiled(int dim, dim3 blocks, int b, const T *u, long long 
 }
 
 /* tiled: the inputs, scaled on the device; chunks of samples for all outputs (a chunk of
- * outputs at a time when m alone fills a chunk), accumulated in double; finish. */
+ * outputs at a time when m alone fills a chunk), accumulated in double; finish. Computes
+ * outputs [c.first, +c.count) of the m with the chunks and splits the whole run takes (sized
+ * by m and device 0's SMs), so that each of them is summed as one GPU sums it; the outputs
+ * are the device's own copy of its share (of the samples themselves when at is NULL) unless
+ * it has them all. */
 template <typename T>
 int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, struct qx_err *e)
 {
-	const long long n = job->n, m = job->m;
+	const long long n = job->n, m = job->m, p0 = c.first, mc = c.count;
 	const int dim = job->dim, b = job->block;
-	const bool own_at = job->at[0] != nullptr;
+	const bool own_at = job->at[0] != nullptr, own_p = own_at || mc != m;
 	gpu_owned<T> d_u, d_p, d_y;
 	gpu_owned<double> d_acc;
 	int sms = 0;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	GPU_TRY(cudaMalloc(&d_u.ptr, (size_t)dim * n * sizeof(T)));
-	if (own_at)
-		GPU_TRY(cudaMalloc(&d_p.ptr, (size_t)dim * m * sizeof(T)));
-	GPU_TRY(cudaMalloc(&d_acc.ptr, m * sizeof(double)));
-	GPU_TRY(cudaMalloc(&d_y.ptr, m * sizeof(T)));
+	if (own_p)
+		GPU_TRY(cudaMalloc(&d_p.ptr, (size_t)dim * std::max(mc, 1LL) * sizeof(T)));
+	GPU_TRY(cudaMalloc(&d_acc.ptr, std::max(mc, 1LL) * sizeof(double)));
+	GPU_TRY(cudaMalloc(&d_y.ptr, std::max(mc, 1LL) * sizeof(T)));
 	if (kde_mark(c, "alloc", e))
 		return -1;
 	for (int k = 0; k < dim; k++) {
 		GPU_TRY(cudaMemcpy(d_u.ptr + (size_t)k * n, job->x[k], n * sizeof(T),
 		                   cudaMemcpyHostToDevice));
-		if (own_at)
-			GPU_TRY(cudaMemcpy(d_p.ptr + (size_t)k * m, job->at[k], m * sizeof(T),
-			                   cudaMemcpyHostToDevice));
+		if (own_p)
+			GPU_TRY(cudaMemcpy(d_p.ptr + (size_t)k * mc,
+			                   (const T *)(own_at ? job->at[k] : job->x[k]) + p0,
+			                   mc * sizeof(T), cudaMemcpyHostToDevice));
 	}
 	if (kde_mark(c, "h2d", e))
 		return -1;
-	GPU_TRY(cudaMemset(d_acc.ptr, 0, m * sizeof(double)));
+	GPU_TRY(cudaMemset(d_acc.ptr, 0, mc * sizeof(double)));
 	for (int k = 0; k < dim; k++) {
 		const double s = KDE_U_SCALE / job->h[k];
 		kde_scale_kernel<T>
 		    <<<(unsigned)((n + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
 		        d_u.ptr + (size_t)k * n, n, job->center[k], s);
-		if (own_at)
+		if (own_p && mc > 0)
 			kde_scale_kernel<T>
-			    <<<(unsigned)((m + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
-			        d_p.ptr + (size_t)k * m, m, job->center[k], s);
+			    <<<(unsigned)((mc + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+			        d_p.ptr + (size_t)k * mc, mc, job->center[k], s);
 	}
 	GPU_TRY(cudaGetLastError());
 	if (kde_mark(c, "scale", e))
 		return -1;
-	const T *p = own_at ? d_p.ptr : d_u.ptr;
+	const T *p = own_p ? d_p.ptr : d_u.ptr;
 	const double pairs = sizeof(T) == sizeof(float) ? CHUNK_PAIRS_FLOAT : CHUNK_PAIRS_DOUBLE;
 	const long long per_block = (long long)b * KDE_GPU_PER_THREAD;
 	const long long ichunk =
@@ -225,23 +230,30 @@ int kde_run_tiled(const struct kde_gpu_job *job, T *host, kde_clock &c, struct q
 		 * GPU */
 		const unsigned split = (unsigned)std::max(
 		    1LL, std::min((long long)(4 * sms) / blocks, jchunk / (16LL * b)));
+		/* this chunk's outputs in the device's share (both ends whole blocks but m's) */
+		const long long lo = std::max(i0, p0), hi = std::min(i0 + count, p0 + mc);
+		if (lo >= hi)
+			continue;
+		const unsigned mine = (unsigned)((hi - lo + per_block - 1) / per_block);
 		for (long long j0 = 0; j0 < n; j0 += jchunk) {
-			kde_launch_tiled<T>(dim, dim3(blocks, split), b, d_u.ptr, n, p, m, i0, j0,
-			                    std::min(n, j0 + jchunk), d_acc.ptr);
+			kde_launch_tiled<T>(dim, dim3(mine, split), b, d_u.ptr, n, p, mc, lo - p0,
+			                    j0, std::min(n, j0 + jchunk), d_acc.ptr);
 			if (kde_chunk_done(c, job, e))
 				return -1;
 		}
 	}
-	kde_finish_kernel<T><<<(unsigned)((m + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
-	    d_acc.ptr, m, kde_norm((double)n, dim, job->h), d_y.ptr);
+	if (mc > 0)
+		kde_finish_kernel<T>
+		    <<<(unsigned)((mc + HELPER_BLOCK - 1) / HELPER_BLOCK), HELPER_BLOCK>>>(
+		        d_acc.ptr, mc, kde_norm((double)n, dim, job->h), d_y.ptr);
 	GPU_TRY(cudaGetLastError());
 	if (kde_mark(c, "kernel", e))
 		return -1;
-	GPU_TRY(cudaMemcpy(host, d_y.ptr, m * sizeof(T), cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(host + p0, d_y.ptr, mc * sizeof(T), cudaMemcpyDeviceToHost));
 	if (kde_mark(c, "d2h", e))
 		return -1;
 	GPU_TRY(cudaFree(d_u.release()));
-	if (own_at)
+	if (own_p)
 		GPU_TRY(cudaFree(d_p.release()));
 	GPU_TRY(cudaFree(d_acc.release()));
 	GPU_TRY(cudaFree(d_y.release()));

@@ -1,7 +1,9 @@
 /* expint.c - the `make bench` section of problem expint: the coursework's sizes on CPU
  * and GPU in float and double, against two floors measured in the same run (a pinned
  * device-to-host copy of the result array and a kernel that only writes it), then sweeps of
- * the GPU variants, block sizes and streams. Prints Markdown tables; progress goes to stderr. */
+ * the GPU variants, block sizes and streams; first the scaling over every GPU the host has
+ * against the copy floor of as many GPUs. Prints Markdown tables; progress goes to stderr. */
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,6 +87,60 @@ static int eb_sweep(struct session *s, long size, const char *prec, struct qx_er
 	return 0;
 }
 
+/* Scaling over GPUs: 20000 x 20000 float, variant fast (block 256, median of 10 after 2
+ * warm-ups), end to end on 1, 2, ... every GPU the host has (gpus; counts it lacks are
+ * skipped): the total, its speedup over 1 GPU and efficiency, the slowest GPU's kernel part
+ * and its speedup, and the copy floor of that many GPUs measured here (every GPU copying its
+ * share of the output to pinned memory at once). Bars: the total within 1.1x of the floor,
+ * the kernel part >= 3.6x faster on 4 GPUs. Leaves gpus 1. */
+static int eb_scaling(struct session *s, struct qx_err *e)
+{
+	const size_t count = (size_t)20000 * 20000;
+	double one = NAN, kone = NAN;
+	int ngpus = 1;
+	if (gpu_count(&ngpus, e) ||
+	    bench_set(s,
+	              "n 20000 m 20000 precision float variant fast block 256 repeat 10 "
+	              "warmup 2",
+	              e))
+		return -1;
+	printf("\nScaling over GPUs: n = m = 20000 float, variant fast, the orders split by SM "
+	       "count; copy floor: every GPU copying its share of the %.2f GB output to pinned "
+	       "memory at once (median of 10); this host has %d GPU%s.\n\n"
+	       "| GPUs | total ms | speedup | efficiency | kernel ms (slowest GPU) | kernel "
+	       "speedup | copy floor ms | total / floor | max rel err |\n"
+	       "|---|---|---|---|---|---|---|---|---|\n",
+	       count * 4 / 1e9, ngpus, ngpus == 1 ? "" : "s");
+	for (int g = 1; g <= ngpus; g++) {
+		char words[32];
+		double floor_ms, kernel;
+		snprintf(words, sizeof words, "gpus %d", g);
+		const struct run_result *r = bench_run(s, words, QX_GPU, e);
+		if (!r || gpu_floor_copy_multi(count * sizeof(float), g, 10, &floor_ms, e))
+			return -1;
+		kernel = qx_timing_ms(&r->med, "kernel");
+		if (g == 1) {
+			one = r->med.total;
+			kone = kernel;
+		}
+		printf("| %d | %.2f | %.2fx | %.0f%% | %.2f | %.2fx | %.2f | %.3f%s | %.2g |\n", g,
+		       r->med.total, one / r->med.total, 100 * one / r->med.total / g, kernel,
+		       kone / kernel, floor_ms, r->med.total / floor_ms,
+		       r->med.total / floor_ms <= 1.1 ? "" : " (over 1.1)", r->err.max_rel);
+		if (g == 4)
+			printf("\nbars on 4 GPUs: total / floor <= 1.1: %s; kernel part >= 3.6x "
+			       "faster: %s (%.2fx)\n\n",
+			       r->med.total / floor_ms <= 1.1 ? "met" : "NOT met",
+			       kone / kernel >= 3.6 ? "met" : "NOT met", kone / kernel);
+		fflush(stdout);
+	}
+	if (ngpus < 4)
+		printf("\n(fewer than 4 GPUs: the 4-GPU bars are not measured here)\n");
+	printf("\n");
+	fflush(stdout);
+	return bench_set(s, "gpus 1", e);
+}
+
 /* expint's section: the table of sizes, the accuracy per branch, then the sweeps at 20000^2 in
  * float and double, in session s (current problem expint); returns 0 or -1 with e. */
 int bench_expint(struct session *s, struct qx_err *e)
@@ -99,7 +155,9 @@ int bench_expint(struct session *s, struct qx_err *e)
 	printf("expint, fast variant, block 256; device: %s (%d SMs), %d CPU threads\n", g.name,
 	       g.sms, nproc);
 	printf("GPU: median of 10 runs after 2 warm-ups; CPU all threads: 1 run; CPU serial: one "
-	       "run on m/50 samples per order, scaled by 50 (extrapolated).\n\n");
+	       "run on m/50 samples per order, scaled by 50 (extrapolated).\n");
+	if (eb_scaling(s, e))
+		return -1;
 	printf("| n = m | prec | CPU serial s (extrap.) | CPU %d thr s | GPU alloc | kernel | "
 	       "d2h | free | GPU total ms | copy floor ms | write floor ms | total / copy | "
 	       "kernel / write | coursework total ms | speedup vs serial | vs %d thr | max rel "

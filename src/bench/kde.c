@@ -1,12 +1,13 @@
 /* kde.c - the `make bench` section of problem kde (its speed targets), under 60 s on an
- * H200: the special-function unit's ceiling (theoretical and measured), float tiled and fast (each
- * built share) at n = 2^20 at the samples with their errors, double tiled against the FP64 peak
- * (n = 2^17: the rate does not depend on n once the GPU is full), the naive kernel once at the
- * seed's largest size beside tiled, binned at n = 2^24, G = 4096 with its error against the
- * exact sum at every grid point (the GPU's double tiled run), the CPU on every core and serial,
- * and the seed's block-width tables. GPU figures are medians of timed runs after warm-ups (CUDA
- * events); peers are the issue's figures, measured elsewhere, quoted for comparison. stdout is
- * flushed after every table. */
+ * H200 besides the scaling over GPUs (about 20 s a GPU count): the special-function unit's ceiling
+ * (theoretical and measured), float tiled and fast (each built share) at n = 2^20 at the samples
+ * with their errors, double tiled against the FP64 peak (n = 2^17: the rate does not depend on n
+ * once the GPU is full), the naive kernel once at the seed's largest size beside tiled, binned at n
+ * = 2^24, G = 4096 with its error against the exact sum at every grid point (the GPU's double tiled
+ * run), float tiled and fast at n = 2^22 on 1, 2, ... every GPU (scaling), the CPU on every core
+ * and serial, and the seed's block-width tables. GPU figures are medians of timed runs after
+ * warm-ups (CUDA events); peers are the issue's figures, measured elsewhere, quoted for comparison.
+ * stdout is flushed after every table. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -92,6 +93,54 @@ static int kb_exact(struct session *s, const struct kde_gpu_ceiling *c, struct q
 	}
 	fflush(stdout);
 	return bench_set(s, "share 0.375 block 256", e);
+}
+
+/* Scaling over GPUs: float tiled (block 1024) and fast (share 0.375, block 1024) at n = 2^22
+ * at the samples on 1, 2, ... every GPU the host has (gpus; counts it lacks are skipped): the
+ * median total (warm-up 1, median of 3), the speedup over 1 GPU and the efficiency (speedup /
+ * GPUs), each GPU's share of the outputs its own. Bars on 4 GPUs: tiled >= 90%, fast >= 85%.
+ * Leaves gpus 1. */
+static int kb_scaling(struct session *s, struct qx_err *e)
+{
+	static const char *const cfg[][2] = {{"tiled", "0.90"}, {"fast share 0.375", "0.85"}};
+	int ngpus = 1;
+	if (gpu_count(&ngpus, e))
+		return -1;
+	printf("\n### Scaling over GPUs (float at the samples, n = 2^22, block 1024)\n\n"
+	       "Each GPU sums its share of the outputs against every sample (fast: each sorts "
+	       "all outputs, sums its share of the sorted ones and scatters them on the host). "
+	       "Median of 3 after a warm-up; this host has %d GPU%s.\n\n"
+	       "| variant | GPUs | total ms | speedup vs 1 | efficiency | slowest GPU kernel ms | "
+	       "max rel error | bar (4 GPUs) |\n|---|---|---|---|---|---|---|---|\n",
+	       ngpus, ngpus == 1 ? "" : "s");
+	for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+		double one = NAN;
+		for (int g = 1; g <= ngpus; g++) {
+			char words[160];
+			snprintf(words, sizeof words,
+			         "n 4194304 at samples precision float block 1024 variant %s "
+			         "repeat 3 warmup 1 gpus %d",
+			         cfg[i][0], g);
+			const struct run_result *r = bench_run(s, words, QX_GPU, e);
+			if (!r)
+				return -1;
+			if (g == 1)
+				one = r->med.total;
+			const double eff = one / r->med.total / g;
+			char bar[48] = "-";
+			if (g == 4)
+				snprintf(bar, sizeof bar, ">= %.0f%%: %s", 100 * atof(cfg[i][1]),
+				         eff >= atof(cfg[i][1]) ? "met" : "NOT met");
+			printf("| %s | %d | %.1f | %.2fx | %.0f%% | %.1f | %.2g | %s |\n",
+			       cfg[i][0], g, r->med.total, one / r->med.total, 100 * eff,
+			       qx_timing_ms(&r->med, "kernel"), r->err.max_rel, bar);
+			fflush(stdout);
+		}
+	}
+	if (ngpus < 4)
+		printf("\n(fewer than 4 GPUs: the 4-GPU bars are not measured here)\n");
+	fflush(stdout);
+	return bench_set(s, "gpus 1 share 0.375 block 256", e);
 }
 
 /* The seed's largest size, n = 2048000 at the samples in float: naive (one timed run, no
@@ -217,8 +266,8 @@ int bench_kde(struct session *s, struct qx_err *e)
 		return -1;
 	printf("\nDevice: %s\n", info.name);
 	fflush(stdout);
-	if (kb_ceiling(&c, e) || kb_exact(s, &c, e) || kb_naive(s, e) || kb_binned(s, e) ||
-	    kb_cpu(s, e) || kb_seed_tables(s, e))
+	if (kb_ceiling(&c, e) || kb_exact(s, &c, e) || kb_scaling(s, e) || kb_naive(s, e) ||
+	    kb_binned(s, e) || kb_cpu(s, e) || kb_seed_tables(s, e))
 		return -1;
 	return 0;
 #else

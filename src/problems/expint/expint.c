@@ -314,10 +314,15 @@ static struct expint_gpu_job expint_job(const struct run_request *rq)
 	return job;
 }
 
-/* run_gpu: the grid on the GPU into out, with phase times. */
+/* run_gpu: the grid on the GPU (or its orders over rq->gpus GPUs, each one's phases in
+ * gpu_time) into out, with phase times. */
 static int expint_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	const struct expint_gpu_job job = expint_job(rq);
+	if (rq->gpus > 1) {
+		o->ngpus = rq->gpus;
+		return expint_gpu_run_multi(&job, rq->gpus, o->values, &o->time, o->gpu_time, e);
+	}
 	return expint_gpu_run(&job, o->values, &o->time, e);
 }
 
@@ -364,6 +369,7 @@ const struct problem expint_problem = {
     .reference = expint_reference,
     .is_reference = expint_is_reference,
     .eval = expint_eval,
+    .multi_gpu = 1,
 #ifdef QX_HAVE_CUDA
     .run_gpu = expint_run_gpu,
     .device_bytes = expint_device_bytes,

@@ -41,6 +41,17 @@ size_t expint_gpu_device_bytes(const struct expint_gpu_job *job);
 int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_timing *t,
                    struct qx_err *e);
 
+/* Runs the job over devices 0..ngpus-1 (1..QX_MAX_GPUS): the orders split in contiguous
+ * shares by the devices' SM counts (src/multigpu.h), each share driven from a host thread of
+ * its own that makes its device current and runs the job's sequence on it as expint_gpu_run
+ * runs the grid, on its own buffers, streams and events, copying its rows into place in
+ * host_out (pinned, n*m values of prec). A point's value depends on (n, x) alone, so the values
+ * equal expint_gpu_run's bit for bit. per[0..ngpus) gets each device's phases and total, *t the
+ * slowest device's. A failure on any device is named with its index; the others stop between
+ * chunks, and every device's buffers, streams and events are freed before it returns -1. */
+int expint_gpu_run_multi(const struct expint_gpu_job *job, int ngpus, void *host_out,
+                         struct qx_timing *t, struct qx_timing *per, struct qx_err *e);
+
 /* Fills *o for the kernel the job launches at its block size; returns 0 or -1. */
 int expint_gpu_occupancy(const struct expint_gpu_job *job, struct gpu_occupancy *o,
                          struct qx_err *e);

@@ -732,8 +732,9 @@ static void kde_add_times(const struct kde_gpu_times *t, struct qx_timing *q)
 	q->total += t->total;
 }
 
-/* run_gpu: the variant on the GPU; binned at the samples is interpolated from its grid on the
- * host (phase interp); the chart after (kde_chart). */
+/* run_gpu: the variant on the GPU (over rq->gpus GPUs: its outputs divided, each GPU's phases
+ * in gpu_time; binned refused there); binned at the samples is interpolated from its grid on
+ * the host (phase interp); the chart after (kde_chart). */
 static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	struct kde_state *st = kde_state(rq->params, e);
@@ -743,6 +744,17 @@ static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	    kde_job(st, rq, rq->variant, st->at == AT_GRID ? &st->grid : NULL, st->gf, &job, e))
 		return -1;
 	o->work = (double)st->s.n * (double)st->m;
+	if (rq->gpus > 1) { /* the outputs over several GPUs, each one's phases in gpu_time */
+		struct kde_gpu_times per[QX_MAX_GPUS];
+		if (kde_gpu_run_multi(&job, rq->gpus, o->values, &t, per, e))
+			return -1;
+		o->ngpus = rq->gpus;
+		kde_add_times(&t, &o->time);
+		for (int g = 0; g < rq->gpus; g++)
+			kde_add_times(&per[g], &o->gpu_time[g]);
+		kde_chart(st, rq->prec, o->values, NULL, o);
+		return 0;
+	}
 	if (rq->variant != V_BINNED || st->at == AT_GRID) {
 		if (kde_gpu_run(&job, o->values, &t, e))
 			return -1;
@@ -881,6 +893,7 @@ const struct problem kde_problem = {
     .add_figures = kde_add_figures,
     .gpu_block = kde_gpu_block,
     .eval = kde_eval,
+    .multi_gpu = 1,
 #ifdef QX_HAVE_CUDA
     .run_gpu = kde_run_gpu,
     .device_bytes = kde_device_bytes,

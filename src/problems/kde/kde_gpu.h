@@ -101,6 +101,18 @@ size_t kde_gpu_device_bytes(const struct kde_gpu_job *job);
 int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct kde_gpu_times *t,
                 struct qx_err *e);
 
+/* Runs the job over devices 0..ngpus-1 (1..QX_MAX_GPUS) into host_out as kde_gpu_run does:
+ * the samples copied to every device, the outputs split in contiguous shares of whole thread
+ * blocks by the devices' SM counts (src/multigpu.h), each share run from a host thread of its
+ * own on that device with the launches the one-GPU run makes for it, so that each output is
+ * summed as on one GPU. fast: every device sorts all the outputs (the one-GPU sort), sums its
+ * share of the sorted outputs and scatters their values into host_out on the host. binned is
+ * refused for ngpus > 1. per[0..ngpus) gets each device's phases, *t the slowest's. A failure
+ * on any device is named with its index; the others stop between chunks, and every device's
+ * buffers and events are freed before it returns -1. */
+int kde_gpu_run_multi(const struct kde_gpu_job *job, int ngpus, void *host_out,
+                      struct kde_gpu_times *t, struct kde_gpu_times *per, struct qx_err *e);
+
 /* Page-locks the host buffer p of bytes (cudaHostRegister) so that copies of it run at the
  * bus's speed; returns 0, or -1 with e. kde_gpu_unpin undoes it (nothing for NULL). */
 int kde_gpu_pin(void *p, size_t bytes, struct qx_err *e);
