@@ -118,19 +118,20 @@ static int eb_scaling(struct session *s, struct qx_err *e)
 		const struct run_result *r = bench_run(s, words, QX_GPU, e);
 		if (!r || gpu_floor_copy_multi(count * sizeof(float), g, 10, &floor_ms, e))
 			return -1;
-		kernel = qx_timing_ms(&r->med, "kernel");
+		kernel = qx_timing_ms(&r->summary.med, "kernel");
 		if (g == 1) {
-			one = r->med.total;
+			one = r->summary.med.total;
 			kone = kernel;
 		}
 		printf("| %d | %.2f | %.2fx | %.0f%% | %.2f | %.2fx | %.2f | %.3f%s | %.2g |\n", g,
-		       r->med.total, one / r->med.total, 100 * one / r->med.total / g, kernel,
-		       kone / kernel, floor_ms, r->med.total / floor_ms,
-		       r->med.total / floor_ms <= 1.1 ? "" : " (over 1.1)", r->err.max_rel);
+		       r->summary.med.total, one / r->summary.med.total,
+		       100 * one / r->summary.med.total / g, kernel, kone / kernel, floor_ms,
+		       r->summary.med.total / floor_ms,
+		       r->summary.med.total / floor_ms <= 1.1 ? "" : " (over 1.1)", r->err.max_rel);
 		if (g == 4)
 			printf("\nbars on 4 GPUs: total / floor <= 1.1: %s; kernel part >= 3.6x "
 			       "faster: %s (%.2fx)\n\n",
-			       r->med.total / floor_ms <= 1.1 ? "met" : "NOT met",
+			       r->summary.med.total / floor_ms <= 1.1 ? "met" : "NOT met",
 			       kone / kernel >= 3.6 ? "met" : "NOT met", kone / kernel);
 		fflush(stdout);
 	}
