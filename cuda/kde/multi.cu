@@ -1,7 +1,7 @@
-/* multi.cu - problem kde over several GPUs (kde_gpu_run_multi, src/problems/kde/kde_gpu.h): the outputs split
- * over the devices by their SM counts (src/multigpu.h) in shares of whole thread blocks, each
- * share run by its variant (run.cuh's kde_clock carries the share) from a host thread of its
- * own that makes its device current, on events and buffers of its own. */
+/* multi.cu - problem kde over several GPUs (kde_gpu_run_multi, src/problems/kde/kde_gpu.h): the
+ * outputs split over the devices by their SM counts (src/multigpu.h) in shares of whole thread
+ * blocks, each share run by its variant (run.cuh's kde_clock carries the share) from a host thread
+ * of its own that makes its device current, on events and buffers of its own. */
 #include <cstring>
 #include <thread>
 #include <vector>
