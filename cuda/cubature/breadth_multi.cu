@@ -378,6 +378,7 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 	    (long long)(job->budget / cub_gpu_region_bytes(dim, job->prec)), 1LL << 30);
 	const double t_start = qx_now_ms();
 	struct mg_share share[MG_MAX_DEVICES];
+	cub_device0 restore; /* declared first: destroyed after the devices' shares */
 	*res = (struct cub_result){};
 	res->reason = CUB_CONVERGED;
 	if (budget_cap < 4)
@@ -387,22 +388,17 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 		size_t free_b = 0, total = 0;
 		GPU_TRY(cudaSetDevice(d));
 		GPU_TRY(cudaMemGetInfo(&free_b, &total));
-		if (job->budget > free_b) {
-			cudaSetDevice(0);
+		if (job->budget > free_b)
 			return qx_fail(
 			    e,
 			    "budget %.1f MiB (a GPU's) does not fit on GPU %d of %d, which "
 			    "has %.1f MiB free: set budget lower, or 0 for half the smallest "
 			    "GPU's free memory",
 			    job->budget / 1048576.0, d, g, free_b / 1048576.0);
-		}
 	}
 	const int l = cub_breadth_pieces(job, budget_cap, e);
-	if (l < 0 || mg_split((long long)pow(l, dim), g, NULL, share, e)) {
-		cudaSetDevice(0);
+	if (l < 0 || mg_split((long long)pow(l, dim), g, NULL, share, e))
 		return -1;
-	}
-	cub_device0 restore; /* destroyed after the shares */
 	std::vector<std::unique_ptr<cub_mdev<T>>> devs;
 	for (int d = 0; d < g; d++) {
 		devs.emplace_back(new cub_mdev<T>);
