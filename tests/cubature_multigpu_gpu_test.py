@@ -19,7 +19,7 @@ from qxtest import QUADX, ROOT
 
 FAULTS_BIN = os.environ.get("QUADX_FAULTS_BIN", os.path.join(ROOT, "build", "faults", "quadx"))
 SANITIZER = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
-SMALL = "repeat 1 warmup 0 variant breadth"
+SMALL = "repeat 1 warmup 0 variant breadth maxeval 1e11"
 
 GPU = qxtest.gpu_or_exit("cubature_multigpu_gpu_test")
 NGPUS = qxtest.device().get("gpus", 1) if GPU else 0
@@ -129,11 +129,12 @@ class CubatureMultiGpuFaultTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         clean = re.findall(self.VALUE, out)
         self.assertEqual(len(clean), 1, out)
-        # in the run's iterations: the 30th copy (the third iteration), the 6th rule launch,
-        # the third copy between GPUs, the 20th wait, the 13th allocation (a parents' array
-        # in the first split)
-        for fault in ("cudaMemcpy:30", "cub_rule_launch:6", "cudaMemcpyPeer:3",
-                      "cudaEventSynchronize:20", "cudaMalloc:13"):
+        # in the run's iterations (QUADX_FAULT's points, src/fault.c): the 30th copy (a copy
+        # between GPUs in the third iteration), a later one, the 60th event call (the second
+        # iteration), the 13th allocation (a parents' array in the first split), the third
+        # stream call (a GPU waiting for another's split before regions move)
+        for fault in ("cudaMemcpy:30", "cudaMemcpy:45", "cudaEvent:60", "cudaMalloc:13",
+                      "cudaStream:3"):
             with self.subTest(fault=fault):
                 rc, out, err = quadx(self.CONFIG + "; run gpu; run gpu", program=[FAULTS_BIN],
                                      env={"QUADX_FAULT": fault}, args=("--keep-going",))

@@ -15,6 +15,7 @@
  * on, so threads would meet at a barrier three times an iteration and gain nothing; the calls
  * this thread makes between the rounds only queue work (kernel launches, asynchronous copies
  * into pinned memory), so the devices run side by side while it queues the next one. */
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -103,6 +104,10 @@ struct cub_device0 {
 	}
 };
 
+/* Whether device d has tried to enable its access to device p's memory in this process (a
+ * device's context keeps it for the process). */
+static std::atomic<int> cub_peer_tried[MG_MAX_DEVICES][MG_MAX_DEVICES];
+
 /* Sets up device D.dev's share: its events, pinned words, the rule, lists with room for the
  * first partition's count regions from first on (written by cub_init_kernel) and their split;
  * peer access to the other devices where there is one. Returns 0 or -1 with e. */
@@ -113,11 +118,12 @@ static int cub_multi_setup(const struct cub_gpu_job *job, cub_mdev<T> &D, int g,
 	const int dim = job->rule->dim;
 	const double t0 = qx_now_ms();
 	GPU_TRY(cudaSetDevice(D.dev));
-	for (int p = 0; p < g; p++) {
+	for (int p = 0; p < g; p++) { /* once a process: enabling it again is an error */
 		int can = 0;
-		if (p != D.dev && cudaDeviceCanAccessPeer(&can, D.dev, p) == cudaSuccess && can &&
+		if (p != D.dev && !cub_peer_tried[D.dev][p].exchange(1) &&
+		    cudaDeviceCanAccessPeer(&can, D.dev, p) == cudaSuccess && can &&
 		    cudaDeviceEnablePeerAccess(p, 0) != cudaSuccess)
-			cudaGetLastError(); /* enabled already: the copies go direct either way */
+			cudaGetLastError(); /* no direct access: the copies go through the host */
 	}
 	GPU_TRY(cudaDeviceGetAttribute(&D.sms, cudaDevAttrMultiProcessorCount, D.dev));
 	for (cudaEvent_t &ev : D.ev)
