@@ -18,117 +18,14 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "../../src/problems/cubature/cubature_gpu.h"
-#include "rule_kernel.cuh"
 #include "../gpu_util.cuh"
+#include "breadth.cuh"
+#include "rule_kernel.cuh"
 
 /* The iterations of st that split: all but one that ended the run. */
 static long long cub_ahead_splits(const cub_ahead *st)
 {
 	return st->iterations - (st->stop == AHEAD_DONE);
-}
-
-/* Launches the rule in dimension DN (at least 4) with the kernel made for fn.kind (KIND and
- * up) and DN, half a warp a region (two regions share the end of their work: in dim 6 it was
- * a sixth of the kernel; in dims 7 and 8, on an H100, f5 dim 8 at 1e-9 took 629 ms against
- * 661 with a warp a region, f4 dim 8 at 1e-3 with rule 7 45 against 50), or a warp a region in
- * general above 8; returns false when the kernel would not know the dimension (dim below DN). */
-template <typename T, int DN, int KIND = 0>
-static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_list<T> g,
-                                  long long cap, long long n, double *est, double *err, int *axis,
-                                  const cub_ahead *st)
-{
-	constexpr int LPR = DN <= 8 ? 16 : 32, RPB = RULE_BLOCK / LPR;
-	const unsigned blocks = (unsigned)((n + RPB - 1) / RPB);
-	if constexpr (DN > 8) {
-		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-		return true;
-	} else if constexpr (KIND == CUB_NINTEGRANDS) {
-		return false;
-	} else if (rule.dim != DN) {
-		return rule.dim > DN &&
-		       cub_rule_launch_known<T, DN + 1>(fn, rule, g, cap, n, est, err, axis, st);
-	} else if (fn.kind != KIND) {
-		return cub_rule_launch_known<T, DN, KIND + 1>(fn, rule, g, cap, n, est, err, axis,
-		                                              st);
-	} else {
-		cub_rule_kernel<T, RULE_BLOCK, 1, DN, KIND, LPR>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-		return true;
-	}
-}
-
-/* Launches the rule on regions 0..n-1 of g (with st, on st's new leaves, n at most): a region
- * per warp when that fills the device's sms multiprocessors (2048 threads each), else four
- * warps per region, or 8 or 16 while regions are so few that blocks of 256 or 512 threads all
- * run at once (three of 256 or one of 512 a multiprocessor, at up to 85 and 128 registers a
- * thread), so that each thread takes fewer of the points in turn; half a warp a
- * region in dimensions 4..8 with kernels made for the dimension and the integrand, whose points
- * stay in registers and whose registers are the integrand's own (cub_rule_launch_known, where
- * the integrand's cos and sin arguments stay in cub_cos_reduced's range on the box); returns the
- * launch's error.
- */
-template <typename T>
-static cudaError_t cub_rule_launch(const struct cub_gpu_job *job, const cub_rule &rule,
-                                   cub_list<T> g, long long cap, long long n, double *est,
-                                   double *err, int *axis, int sms, const cub_ahead *st = nullptr)
-{
-	const cub_fn &fn = job->fn;
-	if (job->user) {
-		/* the user's integrand: one kernel linked at run time for the run's dimension,
-		 * half a warp a region in dims 4..8 (as cub_rule_launch_known), else a warp */
-		const long long rpb = job->user->dn ? RULE_BLOCK / 16 : RULE_BLOCK / 32;
-		cub_fn f = fn;
-		cub_rule r = rule;
-		void *args[] = {&f, &r, &g, &cap, &n, &est, &err, &axis, &st};
-		return cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_RULE],
-		                        dim3((unsigned)((n + rpb - 1) / rpb)), dim3(RULE_BLOCK),
-		                        args, 0, 0);
-	}
-	const unsigned blocks = (unsigned)((n + RULE_BLOCK / 32 - 1) / (RULE_BLOCK / 32));
-	if (n <= sms)
-		cub_rule_kernel<T, 512, 16, 0>
-		    <<<(unsigned)n, 512>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if (n <= 3LL * sms)
-		cub_rule_kernel<T, 256, 8, 0>
-		    <<<(unsigned)n, 256>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if (n * 32 < (long long)sms * 2048)
-		cub_rule_kernel<T, RULE_BLOCK, 4, 0>
-		    <<<(unsigned)n, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	else if ((sizeof(T) == sizeof(double) &&
-	          cub_trig_arg_bound(&fn, job->a, job->b) > CUB_COS_LIMIT) ||
-	         !cub_rule_launch_known<T, 4>(fn, rule, g, cap, n, est, err, axis, st))
-		cub_rule_kernel<T, RULE_BLOCK, 1, 0>
-		    <<<blocks, RULE_BLOCK>>>(fn, rule, g, cap, n, est, err, axis, st);
-	return cudaGetLastError();
-}
-
-/* DCUHRE's check of k children (est, err: theirs, contiguous) against their parent's estimate
- * parent: the children's errors grow by 1 + 0.5 E/(their sum) and by 0.25 E. */
-__device__ void cub_children_check(int k, double parent, const double *__restrict__ est,
-                                   double *__restrict__ err)
-{
-	double s = 0, e = 0;
-	for (int q = 0; q < k; q++) {
-		s += est[q];
-		e += err[q];
-	}
-	const double d = fabs(parent - s);
-	for (int q = 0; q < k; q++) {
-		double v = err[q];
-		if (e > 0)
-			v *= 1 + 0.5 * d / e;
-		err[q] = v + 0.25 * d;
-	}
-}
-
-/* cub_children_check for each of nparents parents, a thread each. */
-__global__ void cub_children_kernel(long long nparents, int k, const double *parent_est,
-                                    const double *est, double *err)
-{
-	const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	if (j < nparents)
-		cub_children_check(k, parent_est[j], est + j * k, err + j * k);
 }
 
 /* Classifies each region of twophase's phase 1: active (to split) or retired. Retired when its
@@ -181,24 +78,6 @@ __global__ void cub_split_kernel(long long n, int dim, int k, cub_list<T> g, lon
 			out.c[i * out_cap + base + q] = c;
 			out.h[i * out_cap + base + q] = h;
 		}
-}
-
-/* The l^dim equal regions of [a, b]^dim into g. */
-template <typename T>
-__global__ void cub_init_kernel(long long n, int dim, int l, double a, double b, cub_list<T> g,
-                                long long cap)
-{
-	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	if (r >= n)
-		return;
-	long long rest = r;
-	const double h = (b - a) / (2.0 * l);
-	for (int i = 0; i < dim; i++) {
-		const int j = (int)(rest % l);
-		rest /= l;
-		g.c[i * cap + r] = (T)(a + (2 * j + 1) * h);
-		g.h[i * cap + r] = (T)h;
-	}
 }
 
 /* The phase-2 input of twophase: region r's estimate, error, axis and volume, the regions
@@ -256,28 +135,6 @@ extern "C" size_t cub_gpu_default_budget(void)
 	if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
 		return 0;
 	return free_b / 2;
-}
-
-/* Copies rule r to the device into mem and fills dr: r with device pointers, the points
- * axis-major there (coordinate i of point p at pts[i * npts + p], so that a warp's threads,
- * at consecutive points, read consecutive words), the weights as on the host; returns 0 or -1
- * with e. */
-static int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &mem, cub_rule &dr,
-                           struct qx_err *e)
-{
-	const size_t np = (size_t)r->npts, npd = np * r->dim, npw = np * r->nsums;
-	std::vector<double> host(npd + npw);
-	for (size_t p = 0; p < np; p++)
-		for (int i = 0; i < r->dim; i++)
-			host[(size_t)i * np + p] = r->pts[p * r->dim + i];
-	std::copy(r->w, r->w + npw, host.begin() + npd);
-	GPU_TRY(cudaMalloc(&mem.ptr, (npd + npw) * sizeof(double)));
-	GPU_TRY(
-	    cudaMemcpy(mem.ptr, host.data(), (npd + npw) * sizeof(double), cudaMemcpyHostToDevice));
-	dr = *r;
-	dr.pts = mem.ptr;
-	dr.w = mem.ptr + npd;
-	return 0;
 }
 
 /* Everything a run holds on the device, freed by the owners' destructors on every path. */
@@ -356,20 +213,6 @@ static int cub_tally_copy(const double *tally_d, double *tally_h, size_t count, 
 	if (split_pending)
 		qx_timing_add(t, "split", gpu_elapsed(ev[EV_SPLIT0], ev[EV_SPLIT1]), 0);
 	return 0;
-}
-
-/* Records an iteration in res's history (while it has room): the integral's estimate and error
- * estimate after it and the live regions; publishes the error against job's tolerance as the
- * run's progress. */
-static void cub_history_add(const struct cub_gpu_job *job, struct cub_result *res, double est,
-                            double err, long long live)
-{
-	cub_progress_error(est, err, job->rel, job->abs);
-	if (res->nhist < CUB_HISTORY) {
-		res->hist_est[res->nhist] = est;
-		res->hist_err[res->nhist] = err;
-		res->hist_regions[res->nhist++] = (double)live;
-	}
 }
 
 /* Phase 2 of twophase on the active regions of the n in the current list (flag, pos from the
@@ -602,105 +445,6 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 
 /* ---- breadth ---- */
 
-static const int HIST_BUCKETS = 256; /* quarter octaves below the largest error, and one more */
-/* Share of the remaining tolerance the unsplit leaves may take: near 1, each iteration splits
- * only the leaves that must split (fewer evaluations: on an H100 f1 dim 8 at 1e-4 took 1.27e10
- * at 0.5, 9.2e9 at 0.9) for a few more iterations. */
-static const double BREADTH_KEEP = 0.9;
-static const long long BREADTH_FIRST_CAP = 16384; /* leaves a list holds at first; it grows 8x */
-
-/* A breadth list in one allocation: estimates, errors, centres, half-widths and split axes
- * of cap leaves. */
-template <typename T> struct cub_buf {
-	gpu_owned<unsigned char> mem;
-	double *est = nullptr, *err = nullptr;
-	T *c = nullptr, *h = nullptr;
-	int *axis = nullptr;
-	long long cap = 0;
-};
-
-/* The sums breadth reduces per iteration: estimates, errors and the largest error. */
-struct cub_tot {
-	double est, err, max;
-};
-
-/* Leaf r's share of the sums. */
-struct cub_tot_of {
-	const double *est, *err;
-	__host__ __device__ cub_tot operator()(long long r) const
-	{
-		return {est[r], err[r], err[r]};
-	}
-};
-
-/* Adds two partial sums. */
-struct cub_tot_add {
-	__host__ __device__ cub_tot operator()(const cub_tot &a, const cub_tot &b) const
-	{
-		return {a.est + b.est, a.err + b.err, fmax(a.max, b.max)};
-	}
-};
-
-/* 1 when leaf r splits (its error is over *theta, or all split), else 0. */
-struct cub_split_of {
-	const double *err, *theta;
-	int all;
-	__host__ __device__ int operator()(long long r) const
-	{
-		return all || err[r] > *theta;
-	}
-};
-
-/* Frees what o holds and allocates count elements; returns 0 or -1 with e filled. */
-template <typename U> static int cub_realloc(gpu_owned<U> &o, long long count, struct qx_err *e)
-{
-	if (o.ptr)
-		GPU_TRY(cudaFree(o.release()));
-	GPU_TRY(cudaMalloc(&o.ptr, (size_t)count * sizeof(U)));
-	return 0;
-}
-
-/* Gives list b room for at least need leaves (its contents are not kept); returns 0 or -1. */
-template <typename T>
-static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err *e)
-{
-	if (b.cap >= need)
-		return 0;
-	if (cub_realloc(b.mem, need * (16 + 2 * dim * (long long)sizeof(T) + 4), e))
-		return -1;
-	b.est = (double *)b.mem.ptr;
-	b.err = b.est + need;
-	b.c = (T *)(b.err + need);
-	b.h = b.c + need * dim;
-	b.axis = (int *)(b.h + need * dim);
-	b.cap = need;
-	return 0;
-}
-
-/* hist[k] += the errors of leaves 0..n-1 in bucket k: bucket 0 holds errors at most
- * max 2^-64 (max = tot->max, the largest), bucket k >= 1 those in
- * (max 2^-(257-k)/4, max 2^-(256-k)/4]. */
-__global__ void cub_hist_kernel(long long n, const double *err, const cub_tot *tot, double *hist)
-{
-	__shared__ double part[HIST_BUCKETS + 1];
-	for (int k = threadIdx.x; k <= HIST_BUCKETS; k += blockDim.x)
-		part[k] = 0;
-	__syncthreads();
-	const double m = tot->max;
-	for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < n;
-	     r += (long long)gridDim.x * blockDim.x) {
-		const double v = err[r];
-		int k = 0;
-		if (v > m * 0x1p-64)
-			k = HIST_BUCKETS - min((int)floor(4 * log2(m / v)), HIST_BUCKETS - 1);
-		atomicAdd(&part[k], v);
-	}
-	__syncthreads();
-	for (int k = threadIdx.x; k <= HIST_BUCKETS; k += blockDim.x)
-		if (part[k] != 0)
-			atomicAdd(&hist[k], part[k]);
-}
-
 /* One block of HIST_BUCKETS threads, from the sums tot and the error histogram hist: the
  * tolerance max(abs, rel |fin_est + tot->est|) into *tolp, and the split threshold *theta, the
  * upper edge of the highest bucket K < HIST_BUCKETS whose buckets 0..K sum to at most
@@ -729,103 +473,6 @@ __global__ void __launch_bounds__(256)
 		else
 			*theta = h0 <= budget ? tot->max * 0x1p-64 : -1;
 	}
-}
-
-/* out[r] = v[r] for leaves that do not split, 0 for those that do. */
-__global__ void cub_unsplit_kernel(long long n, const double *v, cub_split_of split, double *out)
-{
-	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	if (r < n)
-		out[r] = split(r) ? 0 : v[r];
-}
-
-/* The next list from leaves 0..n-1 of in: with keep, an unsplit leaf r goes with its results
- * to r - pos[r] and the children of split leaves follow from base on, else only children are
- * written from base on; the two children of leaf r (halves along its axis) go to
- * base + 2 pos[r] and +1, its estimate to parent[pos[r]]. DN: the dimension, or 0 for dim
- * (known, the leaf stays in registers and every load is issued before the first store). With
- * st (breadth running ahead), the split is the one iteration `it` decided, if it was the last
- * and did not end the run. */
-template <typename T, int DN = 0>
-__global__ void
-cub_next_kernel(long long n, int dim, cub_list<T> g, long long cap, const double *est,
-                const double *err, const int *axis, cub_split_of split, const int *pos, int keep,
-                long long base, cub_list<T> out, long long out_cap, double *out_est,
-                double *out_err, int *out_axis, double *parent, const cub_ahead *st, long long it)
-{
-	if (st) {
-		if (st->iterations != it + 1 || st->stop == AHEAD_DONE)
-			return;
-		n = st->n - st->nparents;
-		base = st->fresh;
-	}
-	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	if (r >= n)
-		return;
-	const int d = DN ? DN : dim;
-	T c[DN ? DN : CUB_MAX_DIM], h[DN ? DN : CUB_MAX_DIM];
-	for (int i = 0; i < d; i++) {
-		c[i] = g.c[i * cap + r];
-		h[i] = g.h[i * cap + r];
-	}
-	const double e = est[r];
-	const int ax = axis[r];
-	if (!split(r)) {
-		if (!keep)
-			return;
-		const long long q = r - pos[r];
-		for (int i = 0; i < d; i++) {
-			out.c[i * out_cap + q] = c[i];
-			out.h[i * out_cap + q] = h[i];
-		}
-		out_est[q] = e;
-		out_err[q] = err[r];
-		out_axis[q] = ax;
-		return;
-	}
-	const long long q = base + 2LL * pos[r];
-	parent[pos[r]] = e;
-	for (int i = 0; i < d; i++) {
-		const T hh = i == ax ? h[i] / 2 : h[i];
-		out.c[i * out_cap + q] = i == ax ? c[i] - hh : c[i];
-		out.c[i * out_cap + q + 1] = i == ax ? c[i] + hh : c[i];
-		out.h[i * out_cap + q] = hh;
-		out.h[i * out_cap + q + 1] = hh;
-	}
-}
-
-/* Launches cub_next_kernel (the host loop's split, one leaf a thread) with the kernel made for
- * dims 4..8, else the general one; returns the launch's error. */
-template <typename T, int DN = 4>
-static cudaError_t cub_next_launch(long long n, int dim, cub_list<T> g, long long cap,
-                                   const double *est, const double *err, const int *axis,
-                                   cub_split_of split, const int *pos, int keep, long long base,
-                                   cub_list<T> out, long long out_cap, double *out_est,
-                                   double *out_err, int *out_axis, double *parent)
-{
-	const unsigned eb = (unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK);
-	if constexpr (DN <= 8) {
-		if (dim != DN)
-			return cub_next_launch<T, DN + 1>(n, dim, g, cap, est, err, axis, split,
-			                                  pos, keep, base, out, out_cap, out_est,
-			                                  out_err, out_axis, parent);
-	}
-	cub_next_kernel<T, DN <= 8 ? DN : 0>
-	    <<<eb, ELEM_BLOCK>>>(n, dim, g, cap, est, err, axis, split, pos, keep, base, out,
-	                         out_cap, out_est, out_err, out_axis, parent, nullptr, 0);
-	return cudaGetLastError();
-}
-
-/* What the host needs after a breadth iteration, in one copy: the live estimate and error
- * sums, the tolerance, the leaves that split and the threshold. */
-__global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot, const double *tol,
-                                         const int *pos, cub_split_of split, double *out)
-{
-	out[0] = tot->est;
-	out[1] = tot->err;
-	out[2] = *tol;
-	out[3] = (double)pos[n - 1] + split(n - 1);
-	out[4] = *split.theta;
 }
 
 /* breadth running ahead, one block of THREADS after the rule kernel, for at most
@@ -1024,38 +671,6 @@ static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, 
 	return 0;
 }
 
-/* The pieces per axis of breadth's first partition, l^dim regions: job->init, or -1 with e
- * naming the limit when those regions and their split (three times as many evaluations,
- * twice as many leaves) would pass maxeval or the budget's budget_cap regions; for init 0 the
- * box halved along every axis (as dim splits from one region would give, in one iteration
- * instead of dim), or the whole box when that takes over 1e7 evaluations or does not fit. */
-static int cub_breadth_pieces(const struct cub_gpu_job *job, long long budget_cap, struct qx_err *e)
-{
-	const int dim = job->rule->dim;
-	const double npts = (double)job->rule->npts;
-	if (job->init) {
-		const double n = pow(job->init, dim);
-		if (!(2 * n <= (double)budget_cap))
-			return qx_fail(
-			    e,
-			    "init %d: %.4g regions in dim %d and their split need room for "
-			    "%.4g; the budget (at most 2^30 regions) holds %lld",
-			    job->init, n, dim, 2 * n, budget_cap);
-		if (!(3 * n * npts <= (double)job->maxeval))
-			return qx_fail(
-			    e,
-			    "init %d: %.4g regions of %.0f points and their split take %.4g "
-			    "evaluations; maxeval is %lld",
-			    job->init, n, npts, 3 * n * npts, job->maxeval);
-		return job->init;
-	}
-	const double halves = pow(2.0, dim);
-	return halves * npts <= 1e7 && 3 * halves * npts <= (double)job->maxeval &&
-	               2 * halves <= (double)budget_cap
-	           ? 2
-	           : 1;
-}
-
 /* breadth: the leaves of the partition stay in one list with their results. Each iteration
  * evaluates the rule on the new leaves (children, checked against their parents), sums
  * estimates and errors, and splits every leaf whose error is over a threshold chosen from a
@@ -1081,7 +696,7 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	cub_buf<T> buf[2];
 	gpu_owned<double> parent, rule_d; /* parents' estimates past acap; points and weights */
 	gpu_owned<unsigned char> small;   /* sums, tally, histogram; running ahead's */
-	gpu_owned<unsigned char> work;    /* scratch, pos and CUB's storage for wcap leaves */
+	cub_work wk;                      /* scratch, pos and CUB's storage for wcap leaves */
 	double *scratch = nullptr;
 	int *pos = nullptr;
 	void *tmp = nullptr;
@@ -1153,21 +768,14 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		                                              cub_tot_of{in.est, in.err});
 		auto split_in =
 		    thrust::make_transform_iterator(thrust::make_counting_iterator(0LL), split);
-		if (wcap < in.cap) {
-			/* the work arrays and CUB's storage follow the largest list */
-			size_t scan = 0, red = 0;
-			wcap = in.cap;
-			GPU_TRY(
-			    cub::DeviceScan::ExclusiveSum(nullptr, scan, split_in, pos, (int)wcap));
-			GPU_TRY(cub::DeviceReduce::Reduce(nullptr, red, tot_in, tot, (int)wcap,
-			                                  cub_tot_add{}, cub_tot{0, 0, 0}));
-			tmp_bytes = std::max(scan, red);
-			const long long tmp_at = (wcap * 12 + 255) / 256 * 256;
-			if (cub_realloc(work, tmp_at + (long long)tmp_bytes, e))
+		if (wcap < in.cap) { /* the work arrays follow the largest list */
+			if (cub_work_reserve(wk, in.cap, split_in, tot_in, tot, e))
 				return -1;
-			scratch = (double *)work.ptr;
-			pos = (int *)(scratch + wcap);
-			tmp = work.ptr + tmp_at;
+			wcap = wk.cap;
+			scratch = wk.scratch;
+			pos = wk.pos;
+			tmp = wk.tmp;
+			tmp_bytes = wk.tmp_bytes;
 		}
 		const unsigned eb = (unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK);
 		const long long nnew = n - fresh;

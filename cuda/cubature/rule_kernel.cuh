@@ -88,7 +88,7 @@ enum { AHEAD_GO, AHEAD_DONE, AHEAD_HOST };
  * or 32 lanes (lane: the region's lane): lane k takes generator k of the three pairs of null
  * rules, the lanes keep each pair's largest (what cub_rule_error's loop keeps: NaN never, none
  * below 0); every lane returns it. */
-__device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, int lane)
+static __device__ double cub_rule_error_warp(const cub_rule &rule, const double *sums, int lane)
 {
 	if (rule.nsums == 2)
 		return cub_rule_error(&rule, sums, 1);

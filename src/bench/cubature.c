@@ -273,6 +273,66 @@ static int cb_init(struct session *s, struct qx_err *e)
 #endif
 
 #ifdef QX_HAVE_CUDA
+/* breadth over 1, 2, ..., all GPUs (`gpus`): per row and count the median ms (5 runs after a
+ * warm-up), speedup and efficiency against 1 GPU, iterations, the error estimate and the true
+ * error; counts the host lacks are left out. The bar: 3x on 4 GPUs with the tolerance met
+ * (the true error within rel) and the 1-GPU run's iterations. */
+static int cb_scaling(struct session *s, struct qx_err *e)
+{
+	static const struct {
+		const char *row;
+		double rel;
+	} rows[] = {{"f4 dim 8", 1e-4}, {"f5 dim 8", 1e-9}};
+	int ngpus = 1, bar = -1;
+	if (gpu_count(&ngpus, e))
+		return -1;
+	printf("\n### breadth over several GPUs (double, rule 9, maxeval " CB_GPU_MAXEVAL
+	       "; median of 5 after a warm-up; %d GPUs here)\n\n"
+	       "| row | rel | GPUs | median ms | speedup | efficiency | iterations | estimate | "
+	       "true error | tolerance met |\n|---|---|---|---|---|---|---|---|---|---|\n",
+	       ngpus);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		double one_ms = NAN, one_iters = NAN;
+		for (int g = 1; g <= ngpus; g++) {
+			char words[256];
+			snprintf(
+			    words, sizeof words,
+			    "integrand %s rel %g variant breadth rule 9 precision double init 0 "
+			    "maxeval " CB_GPU_MAXEVAL " gpus %d repeat 5 warmup 1",
+			    rows[i].row, rows[i].rel, g);
+			const struct run_result *r = bench_run(s, words, QX_GPU, e);
+			if (!r)
+				return -1;
+			const double ms = r->med.total, iters = bench_figure(r, "iterations");
+			const double est = s->estimates ? s->estimates[0] : NAN;
+			const int met = bench_figure(r, "converged") == 1 && r->err.count > 0 &&
+			                r->err.max_rel <= rows[i].rel && r->err.max_abs <= est;
+			if (g == 1) {
+				one_ms = ms;
+				one_iters = iters;
+			}
+			if (g == 4)
+				bar = (bar != 0) && met && iters == one_iters && one_ms / ms >= 3;
+			printf("| %s | %g | %d | %.4g | %.2fx | %.0f%% | %.0f | %.2e | %.2e | %s%s "
+			       "|\n",
+			       rows[i].row, rows[i].rel, g, ms, one_ms / ms, 100 * one_ms / ms / g,
+			       iters, est, r->err.max_abs, met ? "yes" : "NO",
+			       iters == one_iters ? "" : " (iterations differ)");
+		}
+	}
+	if (bench_set(s, "gpus 1", e))
+		return -1;
+	printf("\nBar: 3x faster on 4 GPUs than on 1, the tolerance met and the 1-GPU run's "
+	       "iterations: %s.\n",
+	       bar < 0 ? "not measured (fewer than 4 GPUs)"
+	       : bar   ? "met"
+	               : "NOT met");
+	fflush(stdout);
+	return 0;
+}
+#endif
+
+#ifdef QX_HAVE_CUDA
 /* The built-in integrands written as the user's expressions, against the built-ins. */
 static const struct {
 	const char *f, *expr; /* the built-in and its expression (no spaces), or NULL: the
@@ -374,8 +434,8 @@ static int cb_user(struct session *s, struct qx_err *e)
 
 #endif
 
-/* The cubature section: the Figure 2 table and, with a GPU, the floor and the first
- * partitions. */
+/* The cubature section: the Figure 2 table and, with a GPU, the floor, the first partitions,
+ * the user's integrand and breadth's scaling over GPUs. */
 int bench_cubature(struct session *s, struct qx_err *e)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -387,7 +447,10 @@ int bench_cubature(struct session *s, struct qx_err *e)
 	printf("\nDevice: %s\n", info.name);
 	if (getenv("QUADX_BENCH_USER")) /* the expressions' table alone */
 		return cb_user(s, e);
-	return cb_table(s, e) || cb_floor(s, e) || cb_init(s, e) || cb_user(s, e) ? -1 : 0;
+	return cb_table(s, e) || cb_floor(s, e) || cb_init(s, e) || cb_user(s, e) ||
+	               cb_scaling(s, e)
+	           ? -1
+	           : 0;
 #else
 	return cb_table(s, e);
 #endif

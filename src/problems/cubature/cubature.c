@@ -909,8 +909,16 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	if (cub_check(rq->params, e) ||
 	    !(r = cub_rule_for(cub_degree(rq->params), (int)rq->params[P_DIM].num, e)))
 		return -1;
+	if (rq->gpus > 1 && rq->variant == V_TWOPHASE)
+		return qx_fail(
+		    e,
+		    "cubature: variant twophase runs on one GPU (gpus is %d): set gpus 1, "
+		    "or variant breadth, which divides its work over GPUs",
+		    rq->gpus);
 	struct cub_gpu_job job = cub_job(rq->params, rq->prec, rq->variant, r);
 	struct cub_user_kernels uk;
+	if (rq->gpus > 1 && !(rq->params[P_BUDGET].num > 0)) /* a budget every GPU has room for */
+		job.budget = cub_gpu_default_budget_multi(rq->gpus);
 	if (job.fn.kind == CUB_USER) { /* its code maps every axis from [0, 1] itself */
 		if (cub_bind_gpu(rq, &job.fn, &uk, o, e))
 			return -1;
@@ -919,7 +927,11 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 		job.b = 1;
 	}
 	cub_progress_begin(job.maxeval);
-	if (cub_gpu_run(&job, &res, &o->time, e))
+	if (rq->gpus > 1) { /* breadth over several GPUs, each one's phases in gpu_time */
+		o->ngpus = rq->gpus;
+		if (cub_gpu_run_multi(&job, rq->gpus, &res, &o->time, o->gpu_time, e))
+			return -1;
+	} else if (cub_gpu_run(&job, &res, &o->time, e))
 		return -1;
 	cub_output(&res, rq->prec, o);
 	cub_chart(&res, &o->chart);
@@ -1058,6 +1070,7 @@ const struct problem cubature_problem = {
     .as_expression = cub_as_expression,
 #ifdef QX_HAVE_CUDA
     .run_gpu = cub_run_gpu,
+    .multi_gpu = 1,
     .device_bytes = cub_device_bytes,
 #endif
 };

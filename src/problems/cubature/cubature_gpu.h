@@ -70,6 +70,16 @@ size_t cub_gpu_default_budget(void);
 /* Runs the job; phases per iteration summed into *t (rules, classify, split, copies). */
 int cub_gpu_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
                 struct qx_err *e);
+/* Runs the job (variant breadth) over devices 0..ngpus-1 (cuda/cubature/breadth_multi.cu):
+ * the leaves divided over them, the same decisions as on one GPU from sums agreed each
+ * iteration; job->budget is each device's and is refused, before anything runs, where a
+ * device has less free. Each device's phases into per[0..ngpus), the slowest one's into *t
+ * with the run's wall time as its total; a failure names its GPU. */
+int cub_gpu_run_multi(const struct cub_gpu_job *job, int ngpus, struct cub_result *res,
+                      struct qx_timing *t, struct qx_timing *per, struct qx_err *e);
+/* The default budget of a run over devices 0..ngpus-1: half the smallest free memory among
+ * them; 0 when one cannot be read. */
+size_t cub_gpu_default_budget_multi(int ngpus);
 /* The floor: the rule alone on nregions fixed regions tiling the box, median of reps timed
  * launches after a warm-up, into *ms. */
 int cub_gpu_rule_floor(const struct cub_gpu_job *job, long long nregions, int reps, double *ms,
