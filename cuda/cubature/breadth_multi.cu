@@ -25,7 +25,7 @@
 
 #include "../../src/multigpu.h"
 #include "../../src/problems/cubature/cubature_gpu.h"
-#include "breadth.cuh"
+#include "common.cuh"
 
 /* Pairs of children waiting for the rule may differ by this fraction of their mean over the
  * devices before they move: the rule is most of an iteration's time, and the slowest device's
@@ -371,7 +371,7 @@ template <typename F> static int cub_each(int g, struct qx_err *e, F f)
 }
 
 /* breadth over g devices (see the file's comment): the decisions of cub_run_breadth
- * (cuda/cubature/cubature.cu) from the agreed sums, every iteration through the host. */
+ * (cuda/cubature/breadth.cu) from the agreed sums, every iteration through the host. */
 template <typename T>
 static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result *res,
                          struct qx_timing *t, struct qx_timing *per, struct qx_err *e)

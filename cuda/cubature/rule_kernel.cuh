@@ -1,7 +1,7 @@
 /* rule_kernel.cuh - the kernels of problem cubature that evaluate the integrand: the rule on a
  * list of regions (a warp or a part of one a region) and twophase's phase 2 (a thread a region).
- * Included by cubature.cu, which launches them for the built-in integrands, and by
- * user_kernels.lto.cu, which instantiates them for an integrand typed by the user (KIND
+ * Included by common.cuh, whose launches run them for the built-in integrands, and by
+ * user_kernels.cu, which instantiates them for an integrand typed by the user (KIND
  * CUB_KIND_USER): compiled to LTO-IR there and linked at run time with the integrand that NVRTC
  * compiled, so that the integrand is inlined into the kernels. */
 #ifndef QX_CUBATURE_RULE_KERNEL_CUH

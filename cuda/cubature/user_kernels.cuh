@@ -4,7 +4,7 @@
  * once per precision and kernel to LTO-IR, which quadx
  * embeds and links at run time with the integrand's own LTO-IR (NVRTC's), qx_user_S, so that
  * the integrand is inlined into every kernel. The kernels and their launch shapes are
- * cubature.cu's for the built-in integrands once regions fill the device: a warp a region, or half
+ * common.cuh's for the built-in integrands once regions fill the device: a warp a region, or half
  * a warp a region in dimensions 4..8 with the dimension known (the shapes with more warps a
  * region, for the first few iterations, are left out: each kernel costs link time). */
 #include "rule_kernel.cuh"

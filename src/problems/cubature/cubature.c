@@ -3,7 +3,7 @@
  * test families. CPU: the sequential CUHRE of the seed's Algorithm 1 (a priority queue of
  * regions; with more threads, batches of the worst regions split in parallel) and Debian's
  * libcubature (hcubature); GPU: breadth-first on the whole device and the seed's two-phase
- * algorithm (cuda/cubature/cubature.cu). The reference is the exact value where one is known. */
+ * algorithm (cuda/cubature/twophase.cu). The reference is the exact value where one is known. */
 #include "../../problem.h"
 
 #include <complex.h>
@@ -1036,7 +1036,7 @@ static int cub_as_expression(const struct param_value *p, char *buf, size_t cap)
 #undef CUB_PUT
 }
 
-/* The phases its GPU runs report (cuda/cubature/cubature.cu), each summed over the iterations. */
+/* The phases its GPU runs report (cuda/cubature/), each summed over the iterations. */
 static const char *const cub_phases[] = {"alloc",  "rules",  "classify", "split",
                                          "copies", "phase2", "free",     NULL};
 static const char *const cub_table_phases[] = {"rules", "classify", "split", NULL};

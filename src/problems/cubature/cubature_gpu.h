@@ -1,4 +1,4 @@
-/* cubature.h - the C interface of problem cubature's GPU code (cuda/cubature/cubature.cu). Every
+/* cubature_gpu.h - the C interface of problem cubature's GPU code (cuda/cubature/). Every
  * function returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
 #ifndef QUADX_CUBATURE_H
 #define QUADX_CUBATURE_H

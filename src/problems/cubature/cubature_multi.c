@@ -27,7 +27,7 @@ void cub_multi_hist(const double *hist, int g, long long stride, int nb, double 
 	}
 }
 
-/* The tolerance and threshold of cub_theta_kernel (cuda/cubature/cubature.cu) from the summed
+/* The tolerance and threshold of cub_theta_kernel (cuda/cubature/breadth.cu) from the summed
  * histogram: k counts the prefixes 0..t+1 (t < CUB_HIST_BUCKETS - 1) within the budget, as the
  * kernel's threads count theirs (the comparisons are the kernel's, so a NaN sum fits no
  * prefix and every leaf splits). */

@@ -2,7 +2,7 @@
  * iteration (cuda/cubature/breadth_multi.cu): plain C, no CUDA, so that it is unit-tested
  * with simulated devices on any machine.
  *
- * breadth's one-GPU iteration (cuda/cubature/cubature.cu) decides from three things about all its
+ * breadth's one-GPU iteration (cuda/cubature/breadth.cu) decides from three things about all its
  * leaves: the sums of their estimates and errors, the largest error, and a histogram of the
  * errors in quarter octaves below that largest error (the error in each bucket summed). Each
  * device computes these for its own leaves, the histogram against the largest error of all

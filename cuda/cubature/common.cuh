@@ -1,12 +1,13 @@
-/* breadth.cuh - the host wrappers, kernels and constants of problem cubature's GPU code that
- * the one-GPU runs (cuda/cubature/cubature.cu) and breadth over several GPUs
- * (cuda/cubature/breadth_multi.cu) share: the rule's launch, the children's check, the first
- * partition, breadth's lists, sums, error histogram and split. Every function is static or a
- * template, so that each .cu that includes it has its own copy. */
+/* common.cuh - the host wrappers, kernels and constants that cubature's GPU drivers share
+ * (breadth.cu, twophase.cu, floor.cu, and breadth over several GPUs, breadth_multi.cu): the
+ * rule's launch, the children's check, the first partition, the device lists, sums, error
+ * histogram and split, the tally copy. Every function is static or a template, so that each
+ * .cu that includes it has its own copy. */
 #ifndef QX_CUBATURE_BREADTH_CUH
 #define QX_CUBATURE_BREADTH_CUH
 
 #include <algorithm>
+#include <vector>
 
 #include <cub/cub.cuh>
 
@@ -141,8 +142,8 @@ __global__ void cub_init_kernel(long long n, int dim, int l, double a, double b,
  * axis-major there (coordinate i of point p at pts[i * npts + p], so that a warp's threads,
  * at consecutive points, read consecutive words), the weights as on the host; returns 0 or -1
  * with e. */
-static int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &mem, cub_rule &dr,
-                           struct qx_err *e)
+static inline int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &mem, cub_rule &dr,
+                                  struct qx_err *e)
 {
 	const size_t np = (size_t)r->npts, npd = np * r->dim, npw = np * r->nsums;
 	std::vector<double> host(npd + npw);
@@ -162,8 +163,8 @@ static int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &mem, cub
 /* Records an iteration in res's history (while it has room): the integral's estimate and error
  * estimate after it and the live regions; publishes the error against job's tolerance as the
  * run's progress. */
-static void cub_history_add(const struct cub_gpu_job *job, struct cub_result *res, double est,
-                            double err, long long live)
+static inline void cub_history_add(const struct cub_gpu_job *job, struct cub_result *res,
+                                   double est, double err, long long live)
 {
 	cub_progress_error(est, err, job->rel, job->abs);
 	if (res->nhist < CUB_HISTORY) {
@@ -407,7 +408,8 @@ static __global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot,
  * twice as many leaves) would pass maxeval or the budget's budget_cap regions; for init 0 the
  * box halved along every axis (as dim splits from one region would give, in one iteration
  * instead of dim), or the whole box when that takes over 1e7 evaluations or does not fit. */
-static int cub_breadth_pieces(const struct cub_gpu_job *job, long long budget_cap, struct qx_err *e)
+static inline int cub_breadth_pieces(const struct cub_gpu_job *job, long long budget_cap,
+                                     struct qx_err *e)
 {
 	const int dim = job->rule->dim;
 	const double npts = (double)job->rule->npts;
@@ -433,5 +435,97 @@ static int cub_breadth_pieces(const struct cub_gpu_job *job, long long budget_ca
 	           ? 2
 	           : 1;
 }
+
+/* The iterations of st that split: all but one that ended the run. */
+static inline long long cub_ahead_splits(const cub_ahead *st)
+{
+	return st->iterations - (st->stop == AHEAD_DONE);
+}
+
+/* Everything a run holds on the device, freed by the owners' destructors on every path. */
+template <typename T> struct cub_dev {
+	gpu_owned<T> c[2], h[2];
+	gpu_owned<double> est, err, parent, ret_est, ret_err, rule, sums, tally;
+	gpu_owned<int> axis, flag, pos;
+	gpu_owned<unsigned char> tmp;
+	cub_rule dr; /* the rule with its points and weights in rule */
+	size_t tmp_bytes = 0;
+	long long cap = 0;
+};
+
+/* Allocates lists of cap regions and the rule on the device, and CUB's temporary storage
+ * once for every scan and reduction a run makes. */
+template <typename T>
+static int cub_alloc(const struct cub_gpu_job *job, long long cap, cub_dev<T> &d, struct qx_err *e)
+{
+	const int dim = job->rule->dim;
+	const size_t nt = (size_t)cap * dim * sizeof(T), nd = (size_t)cap * sizeof(double);
+	d.cap = cap;
+	for (int s = 0; s < 2; s++) {
+		GPU_TRY(cudaMalloc(&d.c[s].ptr, nt));
+		GPU_TRY(cudaMalloc(&d.h[s].ptr, nt));
+	}
+	GPU_TRY(cudaMalloc(&d.est.ptr, nd));
+	GPU_TRY(cudaMalloc(&d.err.ptr, nd));
+	GPU_TRY(cudaMalloc(&d.parent.ptr, nd));
+	GPU_TRY(cudaMalloc(&d.ret_est.ptr, nd));
+	GPU_TRY(cudaMalloc(&d.ret_err.ptr, nd));
+	GPU_TRY(cudaMalloc(&d.sums.ptr, 8 * sizeof(double)));
+	GPU_TRY(cudaMalloc(&d.tally.ptr, 8 * sizeof(double)));
+	GPU_TRY(cudaMalloc(&d.axis.ptr, (size_t)cap * sizeof(int)));
+	GPU_TRY(cudaMalloc(&d.flag.ptr, (size_t)cap * sizeof(int)));
+	GPU_TRY(cudaMalloc(&d.pos.ptr, (size_t)cap * sizeof(int)));
+	if (cub_rule_upload(job->rule, d.rule, d.dr, e))
+		return -1;
+	size_t scan = 0, red = 0, red_ll = 0, red_max = 0;
+	GPU_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan, d.flag.ptr, d.pos.ptr, (int)cap));
+	GPU_TRY(cub::DeviceReduce::Sum(nullptr, red, d.est.ptr, d.sums.ptr, (int)cap));
+	GPU_TRY(cub::DeviceReduce::Sum(nullptr, red_ll, (long long *)nullptr, (long long *)nullptr,
+	                               (int)cap));
+	GPU_TRY(cub::DeviceReduce::Max(nullptr, red_max, d.flag.ptr, d.pos.ptr, (int)cap));
+	d.tmp_bytes = std::max(std::max(scan, red), std::max(red_ll, red_max));
+	GPU_TRY(cudaMalloc(&d.tmp.ptr, d.tmp_bytes));
+	return 0;
+}
+
+/* Sum of n doubles of src (one per region) into the device's sums[slot]: cub::DeviceReduce::Sum
+ * (NVIDIA's CUB) in the work area cub_alloc sized. */
+template <typename T>
+static int region_sum(cub_dev<T> &d, const double *src, long long n, int slot, struct qx_err *e)
+{
+	size_t bytes = d.tmp_bytes;
+	GPU_TRY(cub::DeviceReduce::Sum(d.tmp.ptr, bytes, src, d.sums.ptr + slot, (int)n));
+	return 0;
+}
+
+/* The timing events of one iteration: its start, the rule done, classify done, the tally
+ * copied, and the split's start and end. */
+enum { EV_START, EV_RULES, EV_CLASSIFY, EV_COPIED, EV_SPLIT0, EV_SPLIT1, EV_COUNT };
+
+/* Ends an iteration's device work: copies count doubles of the tally to the host (the
+ * iteration's one wait) and adds its phases to t (rules, classify, copies and, when
+ * split_pending, the split before it); returns 0 or -1 with e filled. */
+static inline int cub_tally_copy(const double *tally_d, double *tally_h, size_t count,
+                                 cudaEvent_t *ev, int split_pending, struct qx_timing *t,
+                                 struct qx_err *e)
+{
+	GPU_TRY(cudaEventRecord(ev[EV_CLASSIFY]));
+	GPU_TRY(cudaMemcpy(tally_h, tally_d, count * sizeof *tally_h, cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaEventRecord(ev[EV_COPIED]));
+	GPU_TRY(cudaEventSynchronize(ev[EV_COPIED]));
+	qx_timing_add(t, "rules", gpu_elapsed(ev[EV_START], ev[EV_RULES]), 0);
+	qx_timing_add(t, "classify", gpu_elapsed(ev[EV_RULES], ev[EV_CLASSIFY]), 0);
+	qx_timing_add(t, "copies", gpu_elapsed(ev[EV_CLASSIFY], ev[EV_COPIED]), 0);
+	if (split_pending)
+		qx_timing_add(t, "split", gpu_elapsed(ev[EV_SPLIT0], ev[EV_SPLIT1]), 0);
+	return 0;
+}
+
+/* The variants' drivers (twophase.cu, breadth.cu): run job on the current device in its
+ * precision into res, phases into t; 0 or -1 with e. */
+int cub_twophase_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
+                     struct qx_err *e);
+int cub_breadth_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
+                    struct qx_err *e);
 
 #endif

@@ -1,0 +1,464 @@
+/* breadth.cu - cubature's breadth variant on one GPU: the partition's leaves stay in one list
+ * with their results; every iteration evaluates the new leaves, checks children against their
+ * parent, and splits every leaf whose error is over a threshold taken from a histogram of the
+ * errors (the device-wide form of "split the worst"), with a CUB scan for the positions; while
+ * the list is small, a batch of iterations is queued at a time, the list's size kept on the
+ * device, and one block classifies (CUB's block reduce and scan). breadth_multi.cu runs it
+ * over several GPUs with the pieces of common.cuh. */
+#include <algorithm>
+#include <vector>
+
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include "../../src/problems/cubature/cubature_gpu.h"
+#include "../gpu_util.cuh"
+#include "common.cuh"
+#include "rule_kernel.cuh"
+
+/* One block of HIST_BUCKETS threads, from the sums tot and the error histogram hist: the
+ * tolerance max(abs, rel |fin_est + tot->est|) into *tolp, and the split threshold *theta, the
+ * upper edge of the highest bucket K < HIST_BUCKETS whose buckets 0..K sum to at most
+ * BREADTH_KEEP (tolerance - fin_err), so that the leaves at or under it keep that share of
+ * what the tolerance leaves and the largest error always splits; -1 (split all) when bucket 0
+ * alone is over it. Zeroes hist for the next iteration. (cub_ahead_classify_kernel finds the
+ * same threshold by bisection.) */
+__global__ void __launch_bounds__(256)
+    cub_theta_kernel(double *hist, const cub_tot *tot, double fin_est, double fin_err, double rel,
+                     double abs_tol, double *tolp, double *theta)
+{
+	typedef cub::BlockScan<double, 256> scan_t;
+	__shared__ typename scan_t::TempStorage tmp;
+	const double tol = fmax(abs_tol, rel * fabs(fin_est + tot->est));
+	const double budget = BREADTH_KEEP * (tol - fin_err), h0 = hist[0];
+	double cum;
+	scan_t(tmp).InclusiveSum(hist[1 + threadIdx.x], cum);
+	cum += h0;
+	const int k = __syncthreads_count(cum <= budget && threadIdx.x < HIST_BUCKETS - 1);
+	hist[1 + threadIdx.x] = 0;
+	if (threadIdx.x == 0) {
+		hist[0] = 0;
+		*tolp = tol;
+		if (k > 0)
+			*theta = tot->max * exp2(-(HIST_BUCKETS - k) / 4.0);
+		else
+			*theta = h0 <= budget ? tot->max * 0x1p-64 : -1;
+	}
+}
+
+/* breadth running ahead, one block of THREADS after the rule kernel, for at most
+ * THREADS * AHEAD_ITEMS leaves (nothing once st->stop is set):
+ * checks the new leaves fresh..n-1 against their parents, counts their evaluations, sums the
+ * estimates and errors of the n leaves and records the iteration in st's history. Ends the run
+ * (AHEAD_DONE) when converged after the first iteration or when nothing splits; else picks the
+ * leaves to split (all in the first iteration) with cub_theta_kernel's threshold, here found by
+ * bisection over its buckets, writes their positions to pos, and sets st's split and the next
+ * iteration's list, handing over to the host (AHEAD_HOST) when that iteration's split could pass
+ * cap leaves or maxeval evaluations, or the history is full; so this iteration's split fits,
+ * as the previous iteration (or, for the first, the caller) made sure. A NaN error anywhere
+ * sets the threshold to -1, as cub_theta_kernel's bucket 0 does: every leaf whose error is a
+ * number splits. */
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    cub_ahead_classify_kernel(cub_ahead *st, const double *parent, const double *est, double *err,
+                              int *pos, double rel, double abs_tol, long long cap, double maxeval,
+                              int npts, int first)
+{
+	typedef cub::BlockReduce<cub_tot, THREADS> reduce_t;
+	typedef cub::BlockReduce<double, THREADS> sum_t;
+	typedef cub::BlockScan<int, THREADS> scan_t;
+	__shared__ union {
+		typename reduce_t::TempStorage tot;
+		typename sum_t::TempStorage sum;
+		typename scan_t::TempStorage scan;
+	} tmp;
+	__shared__ cub_tot all;
+	__shared__ double below;
+	if (st->stop)
+		return;
+	const long long n = st->n, fresh = st->fresh, np = st->nparents;
+	const long long evals = st->evals + (n - fresh) * npts;
+	for (long long j = threadIdx.x; j < np; j += THREADS)
+		cub_children_check(2, parent[j], est + fresh + 2 * j, err + fresh + 2 * j);
+	__syncthreads();
+	double v[AHEAD_ITEMS];
+	cub_tot mine = {0, 0, 0};
+	for (int q = 0; q < AHEAD_ITEMS; q++) {
+		const long long r = (long long)threadIdx.x * AHEAD_ITEMS + q;
+		v[q] = r < n ? err[r] : 0;
+		if (r < n)
+			mine = cub_tot_add{}(mine, cub_tot{est[r], v[q], v[q]});
+	}
+	mine = reduce_t(tmp.tot).Reduce(mine, cub_tot_add{});
+	if (threadIdx.x == 0)
+		all = mine;
+	__syncthreads();
+	const double tol = fmax(abs_tol, rel * fabs(all.est)), budget = BREADTH_KEEP * tol;
+	/* the block's sum of the errors at most edge (every thread gets it) */
+	auto sum_below = [&](double edge) {
+		double s = 0;
+		for (int q = 0; q < AHEAD_ITEMS; q++)
+			s += v[q] <= edge ? v[q] : 0;
+		s = sum_t(tmp.sum).Sum(s);
+		if (threadIdx.x == 0)
+			below = s;
+		__syncthreads();
+		s = below;
+		__syncthreads();
+		return s;
+	};
+	/* k: the most buckets 1..k (with bucket 0) whose errors sum to at most budget */
+	int lo = 0, hi = HIST_BUCKETS - 1;
+	while (lo < hi) {
+		const int k = (lo + hi + 1) / 2;
+		if (sum_below(all.max * exp2(-(HIST_BUCKETS - k) / 4.0)) <= budget)
+			lo = k;
+		else
+			hi = k - 1;
+	}
+	double theta = all.max * exp2(-(HIST_BUCKETS - lo) / 4.0);
+	if (lo == 0 && !(sum_below(theta) <= budget))
+		theta = -1;
+	if (isnan(all.err))
+		theta = -1;
+	int flag[AHEAD_ITEMS], nsplit;
+	for (int q = 0; q < AHEAD_ITEMS; q++)
+		flag[q] = (long long)threadIdx.x * AHEAD_ITEMS + q < n && (first || v[q] > theta);
+	scan_t(tmp.scan).ExclusiveSum(flag, flag, nsplit);
+	for (int q = 0; q < AHEAD_ITEMS; q++) {
+		const long long r = (long long)threadIdx.x * AHEAD_ITEMS + q;
+		if (r < n)
+			pos[r] = flag[q];
+	}
+	if (threadIdx.x != 0)
+		return;
+	const long long it = st->iterations;
+	st->history[0][it] = all.est;
+	st->history[1][it] = all.err;
+	st->history[2][it] = (double)n;
+	st->iterations = it + 1;
+	st->evals = evals;
+	st->est = all.est;
+	st->err = all.err;
+	st->theta = theta;
+	if (all.err <= tol && it > 0) {
+		st->stop = AHEAD_DONE;
+		st->reason = CUB_CONVERGED;
+		return;
+	}
+	if (nsplit == 0) {
+		st->stop = AHEAD_DONE;
+		st->reason = CUB_NO_PROGRESS;
+		return;
+	}
+	const long long next = n + nsplit;
+	st->fresh = n - nsplit;
+	st->n = next;
+	st->nparents = nsplit;
+	if (2 * next > cap || evals + 2.0 * nsplit * npts + 2.0 * next * npts > maxeval ||
+	    it + 1 == AHEAD_HISTORY)
+		st->stop = AHEAD_HOST;
+}
+
+/* Runs breadth's first iterations ahead of the host, from the n0 leaves in buf[0]: per
+ * iteration the rule on the new leaves, cub_ahead_classify_kernel and cub_next_kernel, all
+ * reading the list's size from the state st_d on the device, AHEAD_BATCH iterations queued
+ * before the host looks at the state, so the device does not wait for the host between them.
+ * Lists hold at most cap <= AHEAD_CAP leaves (both buffers have room for cap; parent and pos
+ * too); ev holds 3 AHEAD_BATCH + 2 events. Adds the iterations to res (counts and history)
+ * and their phases to t; returns 0 with *st the final state (the list in
+ * buf[cub_ahead_splits(st) % 2]), or -1 with e filled (cancelled, or a CUDA error). */
+template <typename T>
+static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, cub_buf<T> *buf,
+                             long long n0, long long cap, double *parent, int *pos, cub_ahead *st_d,
+                             int sms, cudaEvent_t *ev, struct cub_result *res, struct qx_timing *t,
+                             cub_ahead *st, struct qx_err *e)
+{
+	const int dim = job->rule->dim, npts = job->rule->npts;
+	const double rel = job->rel, abs_tol = job->abs, maxeval = (double)job->maxeval;
+	long long launched = 0;
+	*st = cub_ahead{};
+	st->n = n0;
+	GPU_TRY(cudaMemcpy(st_d, st, sizeof *st, cudaMemcpyHostToDevice));
+	while (st->stop == AHEAD_GO) {
+		if (qx_cancelled())
+			return qx_fail(e, "run cancelled");
+		const long long evals = st->evals, done = st->iterations;
+		/* the most leaves in the list, and new ones, at the coming iteration */
+		long long up = st->n, up_new = st->n - st->fresh;
+		GPU_TRY(cudaEventRecord(ev[0]));
+		for (int b = 0; b < AHEAD_BATCH; b++, launched++) {
+			cub_buf<T> &in = buf[launched % 2], &out = buf[1 - launched % 2];
+			const cub_split_of split = {in.err, &st_d->theta, launched == 0};
+			GPU_TRY(cub_rule_launch<T>(job, dr, cub_list<T>{in.c, in.h}, in.cap, up_new,
+			                           in.est, in.err, in.axis, sms, st_d));
+			GPU_TRY(cudaEventRecord(ev[3 * b + 1]));
+			/* a block as small as the list allows: its fixed work is per warp */
+			const int first = launched == 0;
+			if (up <= 128 * AHEAD_ITEMS)
+				cub_ahead_classify_kernel<128>
+				    <<<1, 128>>>(st_d, parent, in.est, in.err, pos, rel, abs_tol,
+				                 cap, maxeval, npts, first);
+			else if (up <= 512 * AHEAD_ITEMS)
+				cub_ahead_classify_kernel<512>
+				    <<<1, 512>>>(st_d, parent, in.est, in.err, pos, rel, abs_tol,
+				                 cap, maxeval, npts, first);
+			else
+				cub_ahead_classify_kernel<1024>
+				    <<<1, 1024>>>(st_d, parent, in.est, in.err, pos, rel, abs_tol,
+				                  cap, maxeval, npts, first);
+			GPU_TRY(cudaEventRecord(ev[3 * b + 2]));
+			cub_next_kernel<T>
+			    <<<(unsigned)((up + ELEM_BLOCK - 1) / ELEM_BLOCK), ELEM_BLOCK>>>(
+			        0, dim, cub_list<T>{in.c, in.h}, in.cap, in.est, in.err, in.axis,
+			        split, pos, 1, 0, cub_list<T>{out.c, out.h}, out.cap, out.est,
+			        out.err, out.axis, parent, st_d, launched);
+			GPU_TRY(cudaGetLastError());
+			GPU_TRY(cudaEventRecord(ev[3 * b + 3]));
+			up = std::min(2 * up, cap);
+			up_new = up;
+		}
+		GPU_TRY(cudaMemcpy(st, st_d, sizeof *st, cudaMemcpyDeviceToHost));
+		GPU_TRY(cudaEventRecord(ev[3 * AHEAD_BATCH + 1]));
+		GPU_TRY(cudaEventSynchronize(ev[3 * AHEAD_BATCH + 1]));
+		/* the phases of the iterations that ran (the rest of the batch found st->stop) */
+		for (int b = 0; done + b < st->iterations; b++) {
+			qx_timing_add(t, "rules", gpu_elapsed(ev[3 * b], ev[3 * b + 1]), 0);
+			qx_timing_add(t, "classify", gpu_elapsed(ev[3 * b + 1], ev[3 * b + 2]), 0);
+			if (done + b < cub_ahead_splits(st))
+				qx_timing_add(t, "split", gpu_elapsed(ev[3 * b + 2], ev[3 * b + 3]),
+				              0);
+		}
+		qx_timing_add(t, "copies",
+		              gpu_elapsed(ev[3 * AHEAD_BATCH], ev[3 * AHEAD_BATCH + 1]), 0);
+		for (long long i = done; i < st->iterations; i++)
+			cub_history_add(job, res, st->history[0][i], st->history[1][i],
+			                (long long)st->history[2][i]);
+		qx_progress_add(st->evals - evals);
+	}
+	res->iterations = st->iterations;
+	res->evals = st->evals;
+	res->regions = st->evals / npts;
+	return 0;
+}
+
+/* breadth: the leaves of the partition stay in one list with their results. Each iteration
+ * evaluates the rule on the new leaves (children, checked against their parents), sums
+ * estimates and errors, and splits every leaf whose error is over a threshold chosen from a
+ * histogram of the errors so that the unsplit leaves' errors take at most BREADTH_KEEP of the
+ * tolerance the retired ones leave (the largest always splits): the device-wide form of the
+ * sequential queue's "split the worst". Unsplit leaves are kept, not evaluated again; they
+ * retire (their sums final) only when the list would outgrow the budget. The first
+ * partition (cub_breadth_pieces) splits whole, so a run converges, when the summed errors
+ * meet the tolerance, only once every leaf's estimate has been checked against its parent's.
+ * The lists grow as needed, 8x at a time. While the list is small the iterations run ahead
+ * of the host (cub_breadth_ahead); after that the host waits once per iteration, for one
+ * copy of the tally. */
+template <typename T>
+static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res,
+                           struct qx_timing *t, struct qx_err *e)
+{
+	const struct cub_rule *rule = job->rule;
+	const int dim = rule->dim;
+	/* CUB's int counts bound a list */
+	const long long budget_cap = std::min<long long>(
+	    (long long)(job->budget / cub_gpu_region_bytes(dim, job->prec)), 1LL << 30);
+	const double t_start = qx_now_ms();
+	cub_buf<T> buf[2];
+	gpu_owned<double> parent, rule_d; /* parents' estimates past acap; points and weights */
+	gpu_owned<unsigned char> small;   /* sums, tally, histogram; running ahead's */
+	cub_work wk;                      /* scratch, pos and CUB's storage for wcap leaves */
+	double *scratch = nullptr;
+	int *pos = nullptr;
+	void *tmp = nullptr;
+	size_t tmp_bytes = 0;
+	long long wcap = 0, pcap = 0; /* capacity of work; of parent */
+	int sms = 0;
+	*res = (struct cub_result){};
+	res->reason = CUB_CONVERGED;
+	if (budget_cap < 4)
+		return qx_fail(e, "budget %.3g MiB: expected room for 4 regions of %zu bytes",
+		               job->budget / 1048576.0, cub_gpu_region_bytes(dim, job->prec));
+	const int l = cub_breadth_pieces(job, budget_cap, e);
+	if (l < 0)
+		return -1;
+	cudaEvent_t *ev = gpu_events(std::max<int>(EV_COUNT, 3 * AHEAD_BATCH + 2), e);
+	if (!ev)
+		return -1;
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	/* small, one allocation: sums, tally and histogram; the state of running ahead; the
+	 * parents' estimates and the positions of acap leaves (the lists' room while small) */
+	const long long acap = std::min(std::min(budget_cap, BREADTH_FIRST_CAP), AHEAD_CAP);
+	const size_t ahead_at = (16 + HIST_BUCKETS + 1 + 31) / 32 * 32 * sizeof(double),
+	             parent_at = ahead_at + (sizeof(cub_ahead) + 255) / 256 * 256,
+	             pos_at = parent_at + acap * sizeof(double);
+	GPU_TRY(cudaMalloc(&small.ptr, pos_at + acap * sizeof(int)));
+	double *sums = (double *)small.ptr, *tally = sums + 8, *hist = sums + 16;
+	double *parent_p = (double *)(small.ptr + parent_at);
+	pcap = acap;
+	GPU_TRY(cudaMemset(hist, 0, (HIST_BUCKETS + 1) * sizeof(double)));
+	cub_rule dr;
+	if (cub_rule_upload(rule, rule_d, dr, e))
+		return -1;
+	long long n = (long long)pow(l, dim);
+	if (cub_buf_reserve(buf[0], dim, std::min(budget_cap, std::max(BREADTH_FIRST_CAP, n)), e) ||
+	    cub_buf_reserve(buf[1], dim, buf[0].cap, e))
+		return -1;
+	cub_list<T> g = {buf[0].c, buf[0].h};
+	cub_init_kernel<T><<<(unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK), ELEM_BLOCK>>>(
+	    n, dim, l, job->a, job->b, g, buf[0].cap);
+	GPU_TRY(cudaGetLastError());
+	GPU_TRY(cudaDeviceSynchronize());
+	qx_timing_add(t, "alloc", qx_now_ms() - t_start, 0);
+	cub_tot *tot = (cub_tot *)sums;
+	double *tol_d = sums + 3, *theta_d = sums + 4;
+	double fin_est = 0, fin_err = 0, live_est = 0, live_err = 0, tally_h[5] = {0};
+	/* the first iterations run ahead of the host while the list is small, if the first
+	 * split fits there; the host goes on from where they hand over */
+	cub_ahead ahead = {};
+	ahead.n = n;
+	ahead.stop = AHEAD_HOST;
+	if (2 * n <= acap && 3.0 * n * rule->npts <= job->maxeval &&
+	    cub_breadth_ahead<T>(job, dr, buf, n, acap, parent_p, (int *)(small.ptr + pos_at),
+	                         (cub_ahead *)(small.ptr + ahead_at), sms, ev, res, t, &ahead, e))
+		return -1;
+	if (ahead.stop == AHEAD_DONE)
+		res->reason = ahead.reason;
+	n = ahead.n;
+	long long fresh = ahead.fresh, nparents = ahead.nparents;
+	live_est = ahead.est;
+	live_err = ahead.err;
+	int cur = (int)(cub_ahead_splits(&ahead) % 2), split_pending = 0;
+	while (ahead.stop == AHEAD_HOST) {
+		if (qx_cancelled())
+			return qx_fail(e, "run cancelled");
+		cub_buf<T> &in = buf[cur];
+		g = {in.c, in.h};
+		const cub_split_of split = {in.err, theta_d, res->iterations == 0};
+		auto tot_in = thrust::make_transform_iterator(thrust::make_counting_iterator(0LL),
+		                                              cub_tot_of{in.est, in.err});
+		auto split_in =
+		    thrust::make_transform_iterator(thrust::make_counting_iterator(0LL), split);
+		if (wcap < in.cap) { /* the work arrays follow the largest list */
+			if (cub_work_reserve(wk, in.cap, split_in, tot_in, tot, e))
+				return -1;
+			wcap = wk.cap;
+			scratch = wk.scratch;
+			pos = wk.pos;
+			tmp = wk.tmp;
+			tmp_bytes = wk.tmp_bytes;
+		}
+		const unsigned eb = (unsigned)((n + ELEM_BLOCK - 1) / ELEM_BLOCK);
+		const long long nnew = n - fresh;
+		GPU_TRY(cudaEventRecord(ev[EV_START]));
+		cub_list<T> gf = {in.c + fresh, in.h + fresh};
+		GPU_TRY(cub_rule_launch<T>(job, dr, gf, in.cap, nnew, in.est + fresh,
+		                           in.err + fresh, in.axis + fresh, sms));
+		GPU_TRY(cudaEventRecord(ev[EV_RULES]));
+		/* the children's check counts as classification, as when running ahead */
+		if (nparents)
+			cub_children_kernel<<<(unsigned)((nparents + ELEM_BLOCK - 1) / ELEM_BLOCK),
+			                      ELEM_BLOCK>>>(nparents, 2, parent_p, in.est + fresh,
+			                                    in.err + fresh);
+		GPU_TRY(cudaGetLastError());
+		res->evals += nnew * rule->npts;
+		res->regions += nnew;
+		res->iterations++;
+		qx_progress_add(nnew * rule->npts);
+		size_t bytes = tmp_bytes;
+		GPU_TRY(cub::DeviceReduce::Reduce(tmp, bytes, tot_in, tot, (int)n, cub_tot_add{},
+		                                  cub_tot{0, 0, 0}));
+		cub_hist_kernel<<<std::min(eb, 1024u), ELEM_BLOCK>>>(n, in.err, tot, hist);
+		cub_theta_kernel<<<1, HIST_BUCKETS>>>(hist, tot, fin_est, fin_err, job->rel,
+		                                      job->abs, tol_d, theta_d);
+		GPU_TRY(cudaGetLastError());
+		bytes = tmp_bytes;
+		GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, bytes, split_in, pos, (int)n));
+		cub_breadth_tally_kernel<<<1, 1>>>(n, tot, tol_d, pos, split, tally);
+		GPU_TRY(cudaGetLastError());
+		if (cub_tally_copy(tally, tally_h, 5, ev, split_pending, t, e))
+			return -1;
+		split_pending = 0;
+		live_est = tally_h[0];
+		live_err = tally_h[1];
+		const double tol = tally_h[2];
+		const long long nsplit = (long long)tally_h[3];
+		cub_history_add(job, res, fin_est + live_est, fin_err + live_err, n);
+		if (fin_err + live_err <= tol && res->iterations > 1)
+			break;
+		if (nsplit == 0) {
+			res->reason = CUB_NO_PROGRESS;
+			break;
+		}
+		if (res->evals + 2 * nsplit * rule->npts > job->maxeval) {
+			res->reason = CUB_MAXEVAL;
+			break;
+		}
+		int keep = 1;
+		if (n + nsplit > budget_cap) {
+			if (2 * nsplit > budget_cap) {
+				res->reason = CUB_BUDGET;
+				break;
+			}
+			/* the list would outgrow the budget: the unsplit leaves retire */
+			double ret[2];
+			keep = 0;
+			for (int k = 0; k < 2; k++) {
+				cub_unsplit_kernel<<<eb, ELEM_BLOCK>>>(n, k ? in.err : in.est,
+				                                       split, scratch);
+				GPU_TRY(cudaGetLastError());
+				bytes = tmp_bytes;
+				GPU_TRY(
+				    cub::DeviceReduce::Sum(tmp, bytes, scratch, tally + k, (int)n));
+			}
+			GPU_TRY(cudaMemcpy(ret, tally, sizeof ret, cudaMemcpyDeviceToHost));
+			fin_est += ret[0];
+			fin_err += ret[1];
+		}
+		const long long nkeep = keep ? n - nsplit : 0, next = nkeep + 2 * nsplit;
+		cub_buf<T> &out = buf[1 - cur];
+		if (next > out.cap &&
+		    cub_buf_reserve(out, dim, std::min(budget_cap, std::max(next, 8 * in.cap)), e))
+			return -1;
+		/* parent's entries of this iteration were read by the children's check */
+		if (pcap < nsplit) {
+			pcap = in.cap;
+			if (cub_realloc(parent, pcap, e))
+				return -1;
+			parent_p = parent.ptr;
+		}
+		GPU_TRY(cudaEventRecord(ev[EV_SPLIT0]));
+		GPU_TRY(cub_next_launch<T>(n, dim, g, in.cap, in.est, in.err, in.axis, split, pos,
+		                           keep, nkeep, cub_list<T>{out.c, out.h}, out.cap, out.est,
+		                           out.err, out.axis, parent_p));
+		GPU_TRY(cudaEventRecord(ev[EV_SPLIT1]));
+		split_pending = 1;
+		nparents = nsplit;
+		fresh = nkeep;
+		n = next;
+		cur = 1 - cur;
+	}
+	/* the region arrays only grow: the two lists, work (scratch and positions), the parents'
+	 * estimates, and running ahead's positions and parents (these counted in pcap until
+	 * parent took over) */
+	res->peak_bytes = (double)(buf[0].cap + buf[1].cap) * (2 * dim * sizeof(T) + 20) +
+	                  (double)(wcap + wcap / 2 + pcap) * sizeof(double) +
+	                  (double)acap * (sizeof(int) + (parent.ptr ? sizeof(double) : 0));
+	res->live = n;
+	res->value = fin_est + live_est;
+	res->err = fin_err + live_err;
+	if (res->reason == CUB_CONVERGED &&
+	    !(res->err <= fmax(job->abs, job->rel * fabs(res->value))))
+		res->reason = CUB_NO_PROGRESS;
+	t->total = qx_now_ms() - t_start;
+	return 0;
+}
+
+/* breadth in the job's precision (common.cuh). */
+int cub_breadth_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
+                    struct qx_err *e)
+{
+	return job->prec == QX_DOUBLE ? cub_run_breadth<double>(job, res, t, e)
+	                              : cub_run_breadth<float>(job, res, t, e);
+}
