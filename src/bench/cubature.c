@@ -139,7 +139,7 @@ static int cb_table(struct session *s, struct qx_err *e)
 		                    QX_GPU, e)))
 			return -1;
 		cb_cell(r, rel, 0, cell[0], sizeof cell[0], &bad_quadx);
-		breadth_ms = r->med.total;
+		breadth_ms = r->summary.med.total;
 		breadth_evals = bench_figure(r, "evaluations");
 		if (!(r = bench_run(s, "variant twophase repeat 1 warmup 1", QX_GPU, e)))
 			return -1;
@@ -206,7 +206,7 @@ static int cb_floor(struct session *s, struct qx_err *e)
 		return -1;
 	const double evals = bench_figure(r, "evaluations"), regions = bench_figure(r, "regions"),
 	             iters = bench_figure(r, "iterations"),
-	             rule_ms = qx_timing_ms(&r->med, "rules");
+	             rule_ms = qx_timing_ms(&r->summary.med, "rules");
 	const long long per_iter = (long long)fmax(1, regions / fmax(iters, 1));
 	struct cub_rule rule = {0};
 	double floor_ms;
@@ -223,8 +223,8 @@ static int cb_floor(struct session *s, struct qx_err *e)
 	       "| breadth total ms | evaluations/s (total) | rule kernels ms | floor: %lld "
 	       "regions, ms | floor evaluations/s | breadth total / floor per evaluation |\n"
 	       "|---|---|---|---|---|---|\n| %.4g | %.3g | %.4g | %.4g | %.3g | %.2f |\n",
-	       per_iter, r->med.total, evals / (r->med.total * 1e-3), rule_ms, floor_ms, floor_rate,
-	       floor_rate / (evals / (r->med.total * 1e-3)));
+	       per_iter, r->summary.med.total, evals / (r->summary.med.total * 1e-3), rule_ms,
+	       floor_ms, floor_rate, floor_rate / (evals / (r->summary.med.total * 1e-3)));
 	fflush(stdout);
 	return 0;
 }
@@ -261,7 +261,7 @@ static int cb_init(struct session *s, struct qx_err *e)
 			if (k == 1)
 				snprintf(init, sizeof init, "init %d: ", rows[i].inits[1]);
 			snprintf(cell[k], sizeof cell[k], "%s%.4g ms, %.3g, %.0f%s", init,
-			         r->med.total, bench_figure(r, "evaluations"),
+			         r->summary.med.total, bench_figure(r, "evaluations"),
 			         bench_figure(r, "iterations"),
 			         bench_figure(r, "converged") == 1 ? "" : " nc");
 		}
@@ -303,7 +303,8 @@ static int cb_scaling(struct session *s, struct qx_err *e)
 			const struct run_result *r = bench_run(s, words, QX_GPU, e);
 			if (!r)
 				return -1;
-			const double ms = r->med.total, iters = bench_figure(r, "iterations");
+			const double ms = r->summary.med.total,
+			             iters = bench_figure(r, "iterations");
 			const double est = s->estimates ? s->estimates[0] : NAN;
 			const int met = bench_figure(r, "converged") == 1 && r->err.count > 0 &&
 			                r->err.max_rel <= rows[i].rel && r->err.max_abs <= est;
@@ -396,7 +397,7 @@ static int cb_user(struct session *s, struct qx_err *e)
 		         cb_user_rows[i].f, cb_user_rows[i].dim, cb_user_rows[i].rel);
 		if (!(r = cb_user_run(s, words, QX_GPU, &vb, &eb, e)))
 			return -1;
-		const double tb = r->med.total, nb = bench_figure(r, "evaluations");
+		const double tb = r->summary.med.total, nb = bench_figure(r, "evaluations");
 		const double *ref = session_reference(s, s->prob, s->params[s->prob_index], e);
 		if (!ref)
 			return -1;
@@ -410,7 +411,7 @@ static int cb_user(struct session *s, struct qx_err *e)
 		if (cb_set_expression(s, text, exact, e) ||
 		    !(r = cb_user_run(s, NULL, QX_GPU, &vu, &eu, e)))
 			return -1;
-		const double tu = r->med.total, nu = bench_figure(r, "evaluations");
+		const double tu = r->summary.med.total, nu = bench_figure(r, "evaluations");
 		const double nvrtc = bench_figure(r, "compile_ms"),
 		             link = bench_figure(r, "link_ms");
 		snprintf(words, sizeof words,
@@ -418,11 +419,11 @@ static int cb_user(struct session *s, struct qx_err *e)
 		         cb_user_rows[i].f, cb_user_rows[i].cpu_rel, nproc);
 		if (!(r = cb_user_run(s, words, QX_CPU, &cvb, &ceb, e)))
 			return -1;
-		const double ctb = r->med.total;
+		const double ctb = r->summary.med.total;
 		if (cb_set_expression(s, text, exact, e) ||
 		    !(r = cb_user_run(s, NULL, QX_CPU, &cvu, &ceu, e)))
 			return -1;
-		const double ctu = r->med.total;
+		const double ctu = r->summary.med.total;
 		printf("| %s | %d | %g | %.4g ms, %.3g evals | %.4g ms, %.3g evals | %.2f | %s "
 		       "(%.1e <= %.1e) | %.0f + %.0f ms | %g | %.4g ms | %.4g ms | %.2f |\n",
 		       cb_user_rows[i].f, cb_user_rows[i].dim, cb_user_rows[i].rel, tb, nb, tu, nu,

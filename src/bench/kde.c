@@ -77,10 +77,10 @@ static int kb_exact(struct session *s, const struct kde_gpu_ceiling *c, struct q
 		char share[16] = "-";
 		if (i < last)
 			snprintf(share, sizeof share, "%.0f%%",
-			         100 * r->work_per_s / c->ex2_per_s_peak);
+			         100 * r->summary.work_per_s / c->ex2_per_s_peak);
 		printf("| %s | %s | %s | %s | %.3g | %s | %.2g | %zu | %s |\n", cfg[i][0],
-		       cfg[i][1], cfg[i][2], cfg[i][3], r->work_per_s, share, r->err.max_rel,
-		       r->ref_compared, cfg[i][4]);
+		       cfg[i][1], cfg[i][2], cfg[i][3], r->summary.work_per_s, share,
+		       r->err.max_rel, r->ref_compared, cfg[i][4]);
 		if (i == last)
 			printf(
 			    "\nDouble tiled: %d FP64 instructions per pair (subtraction, square, "
@@ -89,7 +89,7 @@ static int kb_exact(struct session *s, const struct kde_gpu_ceiling *c, struct q
 			    "pairs/s: "
 			    "measured %.0f%% of it.\n",
 			    KB_FP64_PER_PAIR, KB_FP64_LANES, c->sms, c->clock_mhz, fp64_pairs,
-			    100 * r->work_per_s / fp64_pairs);
+			    100 * r->summary.work_per_s / fp64_pairs);
 	}
 	fflush(stdout);
 	return bench_set(s, "share 0.375 block 256", e);
@@ -125,15 +125,16 @@ static int kb_scaling(struct session *s, struct qx_err *e)
 			if (!r)
 				return -1;
 			if (g == 1)
-				one = r->med.total;
-			const double eff = one / r->med.total / g;
+				one = r->summary.med.total;
+			const double eff = one / r->summary.med.total / g;
 			char bar[48] = "-";
 			if (g == 4)
 				snprintf(bar, sizeof bar, ">= %.0f%%: %s", 100 * atof(cfg[i][1]),
 				         eff >= atof(cfg[i][1]) ? "met" : "NOT met");
 			printf("| %s | %d | %.1f | %.2fx | %.0f%% | %.1f | %.2g | %s |\n",
-			       cfg[i][0], g, r->med.total, one / r->med.total, 100 * eff,
-			       qx_timing_ms(&r->med, "kernel"), r->err.max_rel, bar);
+			       cfg[i][0], g, r->summary.med.total, one / r->summary.med.total,
+			       100 * eff, qx_timing_ms(&r->summary.med, "kernel"), r->err.max_rel,
+			       bar);
 			fflush(stdout);
 		}
 	}
@@ -156,7 +157,7 @@ static int kb_naive(struct session *s, struct qx_err *e)
 		const struct run_result *r = bench_run(s, words, QX_GPU, e);
 		if (!r)
 			return -1;
-		ms[i] = r->med.total;
+		ms[i] = r->summary.med.total;
 		rel[i] = r->err.max_rel;
 	}
 	printf("\n### The seed's largest size, n = 2048000 at the samples, float, block 256\n\n"
@@ -204,8 +205,9 @@ static int kb_binned(struct session *s, struct qx_err *e)
 	       "target "
 	       "|\n|---|---|---|---|---|---|---|---|\n| %.3f | %.3f | %.3f | %.3f | %.2g | %.2g | "
 	       "~1e-4 | < 5 ms, <= 1e-4 |\n",
-	       keep.med.total, qx_timing_ms(&keep.med, "h2d"), qx_timing_ms(&keep.med, "bin"),
-	       qx_timing_ms(&keep.med, "convolve"), worst, r->err.max_rel);
+	       keep.summary.med.total, qx_timing_ms(&keep.summary.med, "h2d"),
+	       qx_timing_ms(&keep.summary.med, "bin"), qx_timing_ms(&keep.summary.med, "convolve"),
+	       worst, r->err.max_rel);
 	fflush(stdout);
 	free(y);
 	return bench_set(s, "at samples", e);
