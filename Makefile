@@ -6,7 +6,8 @@
 #   make test-gpu   the GPU tests, on a machine with a GPU
 #   make test-asan / test-valgrind / fuzz   parts of make test (see below)
 #   make fuzz-long  the fuzzers until 10^7 executions in all (not part of make test)
-#   make bench      the benchmark tables: every section of the bench kit, src/bench/ (GPU machine)
+#   make bench      the benchmark tables: every section of the bench kit, src/bench/ (GPU machine);
+#                   BENCH=NAME one problem, QUADX_BENCH_ONLY=gpus the GPU scaling tables alone
 #   make format-check  the sources against .clang-format (part of make test)
 #   make install PREFIX=/usr/local
 

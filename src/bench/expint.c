@@ -159,6 +159,8 @@ int bench_expint(struct session *s, struct qx_err *e)
 	       "run on m/50 samples per order, scaled by 50 (extrapolated).\n");
 	if (eb_scaling(s, e))
 		return -1;
+	if (bench_only_gpus())
+		return 0;
 	printf("| n = m | prec | CPU serial s (extrap.) | CPU %d thr s | GPU alloc | kernel | "
 	       "d2h | free | GPU total ms | copy floor ms | write floor ms | total / copy | "
 	       "kernel / write | coursework total ms | speedup vs serial | vs %d thr | max rel "

@@ -268,6 +268,8 @@ int bench_kde(struct session *s, struct qx_err *e)
 		return -1;
 	printf("\nDevice: %s\n", info.name);
 	fflush(stdout);
+	if (bench_only_gpus())
+		return kb_scaling(s, e);
 	if (kb_ceiling(&c, e) || kb_exact(s, &c, e) || kb_scaling(s, e) || kb_naive(s, e) ||
 	    kb_binned(s, e) || kb_cpu(s, e) || kb_seed_tables(s, e))
 		return -1;

@@ -138,3 +138,9 @@ int bench_gpu_scaling(struct session *s, const char *label, const char *words, c
 		rc = -1;
 	return rc;
 }
+
+int bench_only_gpus(void)
+{
+	const char *only = getenv("QUADX_BENCH_ONLY");
+	return only && !strcmp(only, "gpus");
+}

@@ -54,4 +54,8 @@ int bench_longman(struct session *s, struct qx_err *e);
 int bench_cubature(struct session *s, struct qx_err *e);
 int bench_kde(struct session *s, struct qx_err *e);
 
+/* 1 when QUADX_BENCH_ONLY is "gpus": each section runs its GPU scaling table alone (a lent
+ * machine with several GPUs and little time). */
+int bench_only_gpus(void);
+
 #endif

@@ -226,7 +226,7 @@ static int lb_gpus(struct session *s, struct qx_err *e)
 }
 
 /* longman's section: every longman table of `make bench` (sizes, areas, costs, GPUs) in session
- * s (current problem longman), or with QUADX_BENCH_LONGMAN=gpus the GPU scaling table alone
+ * s (current problem longman), or with QUADX_BENCH_ONLY=gpus the GPU scaling table alone
  * (a quick look on a host of several GPUs); returns 0, or -1 with e from the first run or floor
  * that fails. */
 int bench_longman(struct session *s, struct qx_err *e)
@@ -239,8 +239,7 @@ int bench_longman(struct session *s, struct qx_err *e)
 	printf("GPU: variant packed, block 256, median of 20 runs after 3 warm-ups; phases "
 	       "partition the total (kernel = span of the kernels, d2h = the copy left after "
 	       "them).\n");
-	const char *only = getenv("QUADX_BENCH_LONGMAN"); /* "gpus": the GPU scaling alone */
-	if (only && !strcmp(only, "gpus"))
+	if (bench_only_gpus())
 		return lb_gpus(s, e);
 	return lb_sizes(s, nproc, e) || lb_areas(s, nproc, e) || lb_costs(s, e) || lb_gpus(s, e)
 	           ? -1
