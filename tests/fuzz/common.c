@@ -18,12 +18,25 @@
 
 int __real_session_run(struct session *s, enum qx_backend b, struct qx_err *e);
 int __wrap_session_run(struct session *s, enum qx_backend b, struct qx_err *e);
-int __real_export_session(const struct session *s, const char *path, int last, struct qx_err *e);
-int __wrap_export_session(const struct session *s, const char *path, int last, struct qx_err *e);
-int __real_export_values(struct session *s, const char *path, struct qx_err *e);
-int __wrap_export_values(struct session *s, const char *path, struct qx_err *e);
+int __real_export_session(const struct session *s, enum out_format format, const char *path,
+                          int last, struct qx_err *e);
+int __wrap_export_session(const struct session *s, enum out_format format, const char *path,
+                          int last, struct qx_err *e);
+int __real_export_values(struct session *s, enum out_format format, const char *path,
+                         struct qx_err *e);
+int __wrap_export_values(struct session *s, enum out_format format, const char *path,
+                         struct qx_err *e);
 int __real_plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e);
 int __wrap_plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e);
+
+/* --wrap links the wrappers by name alone: each must keep the type of what it wraps. */
+#define FUZZ_SAME_TYPE(f)                                                                          \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(&f), __typeof__(&__wrap_##f)),      \
+	               "the wrapper of " #f " lost its type")
+FUZZ_SAME_TYPE(session_run);
+FUZZ_SAME_TYPE(export_session);
+FUZZ_SAME_TYPE(export_values);
+FUZZ_SAME_TYPE(plot_sweep);
 
 static struct shell fuzz_shell;
 static FILE *devnull;
@@ -85,21 +98,23 @@ static int fuzz_path(const char *path, char *buf, struct qx_err *e)
 }
 
 /* export_session as the harnesses see it: plain names only, written into file_dir. */
-int __wrap_export_session(const struct session *s, const char *path, int last, struct qx_err *e)
+int __wrap_export_session(const struct session *s, enum out_format format, const char *path,
+                          int last, struct qx_err *e)
 {
 	char inside[PATH_MAX];
 	if (fuzz_path(path, inside, e))
 		return -1;
-	return __real_export_session(s, inside, last, e);
+	return __real_export_session(s, format, inside, last, e);
 }
 
 /* export_values as the harnesses see it: plain names only, written into file_dir. */
-int __wrap_export_values(struct session *s, const char *path, struct qx_err *e)
+int __wrap_export_values(struct session *s, enum out_format format, const char *path,
+                         struct qx_err *e)
 {
 	char inside[PATH_MAX];
 	if (fuzz_path(path, inside, e))
 		return -1;
-	return __real_export_values(s, inside, e);
+	return __real_export_values(s, format, inside, e);
 }
 
 /* plot_sweep as the harnesses see it: plain names only, written into file_dir. */
