@@ -17,7 +17,7 @@ import tempfile
 import unittest
 
 import qxtest
-from qxtest import FAULTS_BIN, QUADX, require_faults_bin
+from qxtest import FAULTS_BIN, require_faults_bin
 
 SANITIZER = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
 SMALL = "repeat 1 warmup 0 threads 2"
@@ -51,11 +51,7 @@ KDE_CONFIGS = [
 ]
 
 
-def quadx(cmds, timeout=600, program=None, env=None, args=()):
-    """Runs quadx --json [args] -e cmds; returns (rc, objects, stderr)."""
-    p = qxtest.run(["--json", *args, "-e", cmds], timeout=timeout, env=env,
-                   program=program or [QUADX])
-    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+quadx = qxtest.json_run
 
 
 @unittest.skipIf(NGPUS < 2, f"needs 2 or more GPUs (this host has {NGPUS})")

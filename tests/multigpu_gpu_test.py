@@ -25,12 +25,7 @@ NGPUS = qxtest.device().get("gpus", 1) if GPU else 0
 COUNTS = [g for g in (2, 4) if g <= NGPUS] + ([NGPUS] if NGPUS not in (2, 4) else [])
 
 
-def quadx(cmds, timeout=600, program=None, env=None):
-    """Runs quadx --json -e cmds (program: another binary's argv); returns (rc, objects,
-    stderr)."""
-    p = qxtest.run(["--json", "-e", cmds], timeout=timeout, env=env,
-                   program=program or [QUADX])
-    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+quadx = qxtest.json_run
 
 
 @unittest.skipIf(NGPUS < 2, f"needs 2 or more GPUs (this host has {NGPUS})")

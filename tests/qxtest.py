@@ -87,6 +87,14 @@ def require_faults_bin(test):
     test.skipTest(msg)
 
 
+def json_run(cmds, timeout=600, program=None, env=None, args=()):
+    """Runs quadx (or program, another binary's argv: a fault build, quadx under a sanitizer)
+    --json [args] -e cmds; returns (exit code, parsed stdout lines, stderr)."""
+    p = run(["--json", *args, "-e", cmds], timeout=timeout, env=env,
+            program=program or [QUADX])
+    return p.returncode, json_lines(p.stdout), p.stderr
+
+
 def gpu_quadx(cmds, timeout=600):
     """json_commands with a GPU test's bound (a GPU file's runs are long): (exit code, parsed
     stdout lines, stderr)."""

@@ -8,13 +8,11 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <thread>
-#include <vector>
 
 #include "../../src/problems/expint/expint_gpu.h"
 #include "../gpu_util.cuh"
+#include "../multigpu.cuh"
 
-#include "../../src/multigpu.h"
 #include "../../src/problems/expint/expint_math.h"
 
 /* Points per chunk of the streamed sequence; the streams (and device buffers) it rotates
@@ -500,58 +498,28 @@ extern "C" int expint_gpu_run_multi(const struct expint_gpu_job *job, int ngpus,
 {
 	double weights[QX_MAX_GPUS];
 	struct mg_share share[QX_MAX_GPUS];
-	struct qx_err errs[QX_MAX_GPUS];
-	int rc[QX_MAX_GPUS];
 	unsigned long long bad[QX_MAX_GPUS];
-	std::atomic<int> stop{0};
 	if (ngpus < 1 || ngpus > QX_MAX_GPUS)
 		return qx_fail(e, "expint: %d GPUs: expected 1..%d", ngpus, QX_MAX_GPUS);
-	for (int d = 0; d < ngpus; d++) {
-		int v = 0;
-		GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, d));
-		weights[d] = v > 0 ? v : 1;
-	}
-	if (mg_split(job->n, ngpus, weights, share, e))
+	if (gpu_sm_weights(ngpus, weights, e) || mg_split(job->n, ngpus, weights, share, e))
 		return -1;
 	qx_progress_phase("kernel+d2h");
-	std::vector<std::thread> threads;
 	for (int d = 0; d < ngpus; d++) {
 		per[d] = qx_timing{};
-		rc[d] = 0;
 		bad[d] = ULLONG_MAX;
-		errs[d].msg[0] = '\0';
 	}
-	try {
-		for (int d = 0; d < ngpus; d++)
-			threads.emplace_back([&, d] {
-				rc[d] =
-				    expint_run_share(job, d, share[d].first, share[d].count,
-				                     host_out, &stop, &per[d], &bad[d], &errs[d]);
-				if (rc[d])
-					stop.store(1);
-			});
-	} catch (...) { /* a thread that could not start: stop those that did */
-		stop.store(1);
-		for (std::thread &th : threads)
-			th.join();
-		return qx_fail(e, "cannot start a host thread for each of %d GPUs", ngpus);
-	}
-	for (std::thread &th : threads)
-		th.join();
-	cudaSetDevice(0);
-	for (int d = 0; d < ngpus; d++) /* the first real failure, not a "stopped" */
-		if (rc[d] && strncmp(errs[d].msg, "stopped:", 8))
-			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
-	int slow = 0;
+	if (gpu_run_shares(
+	        ngpus,
+	        [&](int d, const std::atomic<int> *stop, struct qx_err *err) {
+		        return expint_run_share(job, d, share[d].first, share[d].count, host_out,
+		                                stop, &per[d], &bad[d], err);
+	        },
+	        e))
+		return -1;
 	unsigned long long worst = ULLONG_MAX;
-	for (int d = 0; d < ngpus; d++) {
-		if (rc[d])
-			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
-		if (per[d].total > per[slow].total)
-			slow = d;
+	for (int d = 0; d < ngpus; d++)
 		worst = bad[d] < worst ? bad[d] : worst;
-	}
-	*t = per[slow];
+	*t = per[gpu_slowest(per, ngpus)];
 	return expint_check_bad(job, worst, e);
 }
 

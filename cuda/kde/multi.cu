@@ -2,11 +2,10 @@
  * outputs split over the devices by their SM counts (src/multigpu.h) in shares of whole thread
  * blocks, each share run by its variant (run.cuh's kde_clock carries the share) from a host thread
  * of its own that makes its device current, on events and buffers of its own. */
-#include <cstring>
-#include <thread>
-#include <vector>
+#include <algorithm>
+#include <atomic>
 
-#include "../../src/multigpu.h"
+#include "../multigpu.cuh"
 #include "run.cuh"
 
 /* One device's timing events (created on that device), destroyed with it after the device
@@ -61,9 +60,6 @@ extern "C" int kde_gpu_run_multi(const struct kde_gpu_job *job, int ngpus, void 
 {
 	double weights[QX_MAX_GPUS];
 	struct mg_share share[QX_MAX_GPUS];
-	struct qx_err errs[QX_MAX_GPUS];
-	int rc[QX_MAX_GPUS];
-	std::atomic<int> stop{0};
 	if (kde_gpu_check(job, e))
 		return -1;
 	if (ngpus < 1 || ngpus > QX_MAX_GPUS)
@@ -72,11 +68,8 @@ extern "C" int kde_gpu_run_multi(const struct kde_gpu_job *job, int ngpus, void 
 		return qx_fail(
 		    e, "kde: variant binned runs on one GPU (its grid is one FFT): set "
 		       "gpus 1; tiled, fast, naive and seed divide their outputs over GPUs");
-	for (int d = 0; d < ngpus; d++) {
-		int v = 0;
-		GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, d));
-		weights[d] = v > 0 ? v : 1;
-	}
+	if (gpu_sm_weights(ngpus, weights, e))
+		return -1;
 	/* shares of whole units of KDE_SHARE_ALIGN blocks of outputs */
 	const long long unit = (long long)KDE_SHARE_ALIGN * job->block;
 	if (mg_split((job->m + unit - 1) / unit, ngpus, weights, share, e))
@@ -85,37 +78,16 @@ extern "C" int kde_gpu_run_multi(const struct kde_gpu_job *job, int ngpus, void 
 		const long long first = std::min(job->m, share[d].first * unit);
 		const long long end = std::min(job->m, (share[d].first + share[d].count) * unit);
 		share[d] = {first, end - first};
-		rc[d] = 0;
-		errs[d].msg[0] = '\0';
 		per[d] = kde_gpu_times{};
 	}
-	std::vector<std::thread> threads;
-	try {
-		for (int d = 0; d < ngpus; d++)
-			threads.emplace_back([&, d] {
-				rc[d] = kde_run_share(job, d, share[d].first, share[d].count,
-				                      host_out, &stop, &per[d], &errs[d]);
-				if (rc[d])
-					stop.store(1);
-			});
-	} catch (...) { /* a thread that could not start: stop those that did */
-		stop.store(1);
-		for (std::thread &th : threads)
-			th.join();
-		return qx_fail(e, "kde: cannot start a host thread for each of %d GPUs", ngpus);
-	}
-	for (std::thread &th : threads)
-		th.join();
-	for (int d = 0; d < ngpus; d++) /* the first real failure, not a "stopped" */
-		if (rc[d] && strncmp(errs[d].msg, "stopped:", 8))
-			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
-	int slow = 0;
-	for (int d = 0; d < ngpus; d++) {
-		if (rc[d])
-			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
-		if (per[d].total > per[slow].total)
-			slow = d;
-	}
-	*t = per[slow];
+	if (gpu_run_shares(
+	        ngpus,
+	        [&](int d, const std::atomic<int> *stop, struct qx_err *err) {
+		        return kde_run_share(job, d, share[d].first, share[d].count, host_out, stop,
+		                             &per[d], err);
+	        },
+	        e))
+		return -1;
+	*t = per[gpu_slowest(per, ngpus)];
 	return 0;
 }

@@ -7,13 +7,10 @@
  * memory, a barrier per row). */
 #include <atomic>
 #include <cstddef>
-#include <thread>
-#include <vector>
 
 #include "../gpu_util.cuh"
+#include "../multigpu.cuh"
 #include "../../src/problems/longman/longman_gpu.h"
-
-#include "../../src/multigpu.h"
 
 #include "../../src/problems/longman/longman_math.h"
 #include "../../src/userdefs.h"
@@ -486,7 +483,7 @@ struct lm_share_res {
 template <typename T, bool FAST>
 static int lm_run_share(const struct longman_gpu_job *job, const lm_args &p, int dev,
                         long long first, long long count, T *host, struct qx_timing *t,
-                        std::atomic<int> *stop, struct qx_err *e)
+                        const std::atomic<int> *stop, struct qx_err *e)
 {
 	lm_share_res r;
 	const int nchunks = count >= CHUNK_MIN ? NSTREAMS : 1;
@@ -572,9 +569,6 @@ static int lm_run_multi(const struct longman_gpu_job *job, int ngpus, T *host, s
 	int sms = 0, blocks_per_sm = 0;
 	double weights[QX_MAX_GPUS];
 	struct mg_share share[QX_MAX_GPUS];
-	struct qx_err errs[QX_MAX_GPUS];
-	int rc[QX_MAX_GPUS];
-	std::atomic<int> stop{0};
 	if (lm_check_limits(job, e))
 		return -1;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -585,48 +579,20 @@ static int lm_run_multi(const struct longman_gpu_job *job, int ngpus, T *host, s
 		GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 		    &blocks_per_sm, lm_packed_kernel<T, FAST>, job->block, 0));
 	const lm_args p = lm_make_args(job, (long long)sms * blocks_per_sm * job->block);
-	for (int d = 0; d < ngpus; d++) {
-		int v = 0;
-		GPU_TRY(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, d));
-		weights[d] = v > 0 ? v : 1;
-	}
-	if (mg_split(job->m, ngpus, weights, share, e))
+	if (gpu_sm_weights(ngpus, weights, e) || mg_split(job->m, ngpus, weights, share, e))
 		return -1;
 	qx_progress_phase("kernel+d2h");
-	std::vector<std::thread> threads;
-	for (int d = 0; d < ngpus; d++) {
+	for (int d = 0; d < ngpus; d++)
 		per[d] = qx_timing{};
-		rc[d] = 0;
-		errs[d].msg[0] = '\0';
-	}
-	try {
-		for (int d = 0; d < ngpus; d++)
-			threads.emplace_back([&, d] {
-				rc[d] =
-				    lm_run_share<T, FAST>(job, p, d, share[d].first, share[d].count,
-				                          host, &per[d], &stop, &errs[d]);
-				if (rc[d])
-					stop.store(1);
-			});
-	} catch (...) { /* a thread that could not start: stop those that did */
-		stop.store(1);
-		for (std::thread &th : threads)
-			th.join();
-		return qx_fail(e, "cannot start a host thread for each of %d GPUs", ngpus);
-	}
-	for (std::thread &th : threads)
-		th.join();
-	for (int d = 0; d < ngpus; d++) /* the first real failure, not a "stopped" */
-		if (rc[d] && strncmp(errs[d].msg, "stopped:", 8))
-			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
-	int slow = 0;
-	for (int d = 0; d < ngpus; d++) {
-		if (rc[d])
-			return qx_fail(e, "GPU %d of %d: %s", d, ngpus, errs[d].msg);
-		if (per[d].total > per[slow].total)
-			slow = d;
-	}
-	*t = per[slow];
+	if (gpu_run_shares(
+	        ngpus,
+	        [&](int d, const std::atomic<int> *stop, struct qx_err *err) {
+		        return lm_run_share<T, FAST>(job, p, d, share[d].first, share[d].count,
+		                                     host, &per[d], stop, err);
+	        },
+	        e))
+		return -1;
+	*t = per[gpu_slowest(per, ngpus)];
 	return 0;
 }
 
