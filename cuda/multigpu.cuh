@@ -60,6 +60,32 @@ template <typename F> static int gpu_run_shares(int ngpus, F share, struct qx_er
 	return 0;
 }
 
+/* What one device's share of a run holds beside its gpu_owned buffers: NS streams and NE
+ * events, created on device dev by the share. The destructor (every return path) makes dev
+ * current, waits for the device's queued work and destroys them, so a failed share leaves
+ * nothing behind on its device. */
+template <int NS, int NE> struct gpu_share_res {
+	int dev = -1;
+	cudaStream_t s[NS > 0 ? NS : 1] = {};
+	cudaEvent_t ev[NE] = {};
+	gpu_share_res() = default;
+	gpu_share_res(const gpu_share_res &) = delete;
+	gpu_share_res &operator=(const gpu_share_res &) = delete;
+	~gpu_share_res()
+	{
+		if (dev < 0)
+			return;
+		cudaSetDevice(dev);
+		cudaDeviceSynchronize();
+		for (cudaEvent_t x : ev)
+			if (x)
+				cudaEventDestroy(x);
+		for (cudaStream_t st : s)
+			if (st)
+				cudaStreamDestroy(st);
+	}
+};
+
 /* The index of the slowest of per[0..n) (the largest total): the run's time is that GPU's. */
 template <typename T> static int gpu_slowest(const T *per, int n)
 {

@@ -446,30 +446,8 @@ extern "C" int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, 
 	return expint_check_bad(job, bad, e);
 }
 
-/* What one device's share of a run over several GPUs holds: its streams and events on device
- * dev. The destructor (every return path) waits for the device's queued work and frees them;
- * the share's device buffers are gpu_owned, freed on the way out of the sequence. */
-struct expint_share_res {
-	int dev = -1;
-	cudaStream_t s[EXPINT_MAX_STREAMS] = {};
-	cudaEvent_t ev[EXPINT_EVENTS] = {};
-	expint_share_res() = default;
-	expint_share_res(const expint_share_res &) = delete;
-	expint_share_res &operator=(const expint_share_res &) = delete;
-	~expint_share_res()
-	{
-		if (dev < 0)
-			return;
-		cudaSetDevice(dev);
-		cudaDeviceSynchronize();
-		for (cudaEvent_t x : ev)
-			if (x)
-				cudaEventDestroy(x);
-		for (cudaStream_t st : s)
-			if (st)
-				cudaStreamDestroy(st);
-	}
-};
+/* What one device's share of a run over several GPUs holds beside its buffers. */
+using expint_share_res = gpu_share_res<EXPINT_MAX_STREAMS, EXPINT_EVENTS>;
 
 /* Device dev's share: orders [row0, row0 + rows) of the grid, on a host thread of its own that
  * makes dev current and runs the one-GPU sequence on streams and events of its own. Returns 0

@@ -8,25 +8,9 @@
 #include "../multigpu.cuh"
 #include "run.cuh"
 
-/* One device's timing events (created on that device), destroyed with it after the device
- * finished its queued work; every buffer of a share is a gpu_owned of its variant's run. */
-struct kde_share_res {
-	int dev = -1;
-	cudaEvent_t ev[KDE_GPU_MAX_PHASES + 3] = {};
-	kde_share_res() = default;
-	kde_share_res(const kde_share_res &) = delete;
-	kde_share_res &operator=(const kde_share_res &) = delete;
-	~kde_share_res()
-	{
-		if (dev < 0)
-			return;
-		cudaSetDevice(dev);
-		cudaDeviceSynchronize();
-		for (cudaEvent_t x : ev)
-			if (x)
-				cudaEventDestroy(x);
-	}
-};
+/* One device's timing events (created on that device); every buffer of a share is a gpu_owned
+ * of its variant's run. */
+using kde_share_res = gpu_share_res<0, KDE_GPU_MAX_PHASES + 3>;
 
 /* Device dev's share, outputs [first, first + count), on the calling thread: makes dev
  * current, checks its free memory, runs the variant into host with its phases in *t. Returns
