@@ -1,4 +1,6 @@
-/* commands.c - the command table and the line interpreter. */
+/* commands.c - the command table and the line interpreter.
+ * One file, over 600 lines: one exec function a command, small, beside the table that lists them;
+ * the help pages (help.c) and the script reader (script.c) are out. */
 #include "commands.h"
 
 #include <cjson/cJSON.h>

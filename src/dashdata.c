@@ -1,4 +1,6 @@
-/* dashdata.c - the dashboard's snapshot of the session and its log, free of ncurses. */
+/* dashdata.c - the dashboard's snapshot of the session and its log, free of ncurses.
+ * One file, over 600 lines: the snapshot is one struct filled from the session under the
+ * dashboard's mutex, with the log beside it; both are read by panels.c only. */
 #include "dashdata.h"
 
 #include <math.h>

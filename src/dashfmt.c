@@ -1,4 +1,7 @@
-/* dashfmt.c - the dashboard's text, free of ncurses. */
+/* dashfmt.c - the dashboard's text, free of ncurses.
+ * One file, over 600 lines: every piece of dashboard text (bars, scales, big digits, the
+ * histogram, the per-GPU lines) is a pure function here, unit-tested as one set
+ * (test_dashfmt.c). */
 #include "dashfmt.h"
 
 #include <math.h>

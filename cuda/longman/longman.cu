@@ -4,7 +4,10 @@
  * globals, uploaded only when g or N changed (that copy is the h2d phase). Two layouts:
  * packed (a team of lanes per integral, the Euler sum as fixed weights of the areas, reduced
  * by shuffles) and block (the seed's: a block per integral, the difference table in shared
- * memory, a barrier per row). */
+ * memory, a barrier per row).
+ * One file, over 600 lines: both layouts share the device tables, the argument struct and the
+ * chunked streams that the one-GPU and the several-GPU runs drive; the kernel for a user's
+ * amplitude is user_kernel.cuh, the multi-GPU host threads cuda/multigpu.cuh. */
 #include <atomic>
 #include <cstddef>
 

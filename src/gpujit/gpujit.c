@@ -1,6 +1,8 @@
 /* gpujit.c - the run-time GPU compiler of user integrands (gpujit.h): NVRTC and nvJitLink
  * through dlopen, the build of one cubin, and the caller's cache of cubins and kernels. Built
- * in GPU builds only (gpujit_none.c stands in without CUDA). */
+ * in GPU builds only (gpujit_none.c stands in without CUDA).
+ * One file, over 600 lines: the dlopen'd NVRTC and nvJitLink entry points are this file's
+ * statics, shared by the build and the cache that calls it. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -3,7 +3,11 @@
  * test families. CPU: the sequential CUHRE of the seed's Algorithm 1 (a priority queue of
  * regions; with more threads, batches of the worst regions split in parallel) and Debian's
  * libcubature (hcubature); GPU: breadth-first on the whole device and the seed's two-phase
- * algorithm (cuda/cubature/twophase.cu). The reference is the exact value where one is known. */
+ * algorithm (cuda/cubature/twophase.cu). The reference is the exact value where one is known.
+ * One file, over 600 lines: the problem's callbacks, its CPU algorithms (the queue and
+ * hcubature) and its GPU binding all read the parameters through this file's enum and its
+ * integrand (cub_make_fn); the rules, the shared math, the multi-GPU agreement and the kernels
+ * are out already (cubature_rules.c, cubature_math.h, cubature_multi.c, cuda/cubature/). */
 #include "../../problem.h"
 
 #include <complex.h>
