@@ -13,7 +13,6 @@ import io
 import os
 import re
 import shutil
-import tempfile
 import unittest
 
 import qxtest
@@ -55,13 +54,7 @@ quadx = qxtest.json_run
 
 
 @unittest.skipIf(NGPUS < 2, f"needs 2 or more GPUs (this host has {NGPUS})")
-class ExpintKdeMultiGpuTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="qx-ek-multigpu-")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
+class ExpintKdeMultiGpuTest(qxtest.TempDirCase):
     def values_on(self, problem, config, gpus):
         """Runs problem's config on gpus GPUs; returns (the values file's text, the run)."""
         path = os.path.join(self.tmp, f"v{gpus}.csv")

@@ -11,7 +11,6 @@ GPU a failure). Run from the repository root: `python3 tests/multigpu_gpu_test.p
 import os
 import re
 import shutil
-import tempfile
 import unittest
 
 import qxtest
@@ -29,13 +28,7 @@ quadx = qxtest.json_run
 
 
 @unittest.skipIf(NGPUS < 2, f"needs 2 or more GPUs (this host has {NGPUS})")
-class LongmanMultiGpuTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="qx-multigpu-")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
+class LongmanMultiGpuTest(qxtest.TempDirCase):
     def values_on(self, config, gpus):
         """Runs longman's config on gpus GPUs; returns (the values file's text, the run)."""
         path = os.path.join(self.tmp, f"v{gpus}.csv")

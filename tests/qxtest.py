@@ -95,6 +95,16 @@ def json_run(cmds, timeout=600, program=None, env=None, args=()):
     return p.returncode, json_lines(p.stdout), p.stderr
 
 
+class TempDirCase(unittest.TestCase):
+    """A test case with a temporary directory of its own, self.tmp, removed after each test."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="qx-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+
 def gpu_quadx(cmds, timeout=600):
     """json_commands with a GPU test's bound (a GPU file's runs are long): (exit code, parsed
     stdout lines, stderr)."""
