@@ -1,4 +1,4 @@
-/* messages.c - errors, help pages and eval's missing rows in the session's format (messages.h). */
+/* messages.c - help pages and eval's missing rows in the session's format (messages.h). */
 #include "messages.h"
 
 #include <cjson/cJSON.h>
@@ -56,26 +56,6 @@ static void page_text(FILE *out, const char *text)
 			return;
 	}
 	fputs(text, out);
-}
-
-/* Reports a script's error on stderr and, in format json, on the session's output. */
-void notes_error(struct output_ctx *io, const char *file, long line, const char *msg)
-{
-	if (file)
-		fprintf(stderr, "quadx: %s: line %ld: %s\n", file, line, msg);
-	else
-		fprintf(stderr, "quadx: line %ld: %s\n", line, msg);
-	fflush(stderr);
-	if (io->format == FORMAT_JSON) {
-		cJSON *obj = cJSON_CreateObject();
-		cJSON_AddStringToObject(obj, "type", "error");
-		cJSON_AddStringToObject(obj, "error", msg);
-		cJSON_AddNumberToObject(obj, "line", (double)line);
-		if (file)
-			cJSON_AddStringToObject(obj, "file", file);
-		output_print_json(io, obj);
-		fflush(io->out);
-	}
 }
 
 /* Runs print; in format json catches its text and prints it as one object. */

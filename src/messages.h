@@ -8,11 +8,6 @@
 
 #include "shell.h"
 
-/* Reports the error msg of line `line` of a script (named file, or NULL) on stderr as
- * `quadx: [FILE: ]line N: msg`; in format json also as {"type":"error","error":msg,
- * "line":N[,"file":FILE]} on the session's output. */
-void notes_error(struct output_ctx *io, const char *file, long line, const char *msg);
-
 /* A command that prints text (help, plot): runs print(sh, argc, argv, e); in format json its
  * text, when there is any, is caught and printed as one {"type":kind,"topic":topic,
  * "text":TEXT} object instead.

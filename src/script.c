@@ -72,21 +72,33 @@ static int shell_exec_next(struct shell *sh, FILE *f, char *buf, int *stop, stru
 	return -1;
 }
 
-/* Reports the error msg of the command at place n among the commands of -e: on stderr and, in
- * format json, as an error object on stdout (as notes_error does for a script's lines). */
-static void command_error(struct output_ctx *io, long n, const char *msg)
+/* Reports the error msg of line n of a stream (file: its name, or NULL) or, with commands, of
+ * the command at place n among the commands of -e (which share one line): on stderr as
+ * `quadx: [FILE: ]line N: msg` or `quadx: command N of -e: msg`, and in format json as an error
+ * object on the output, {"type":"error","error":msg,"line":N[,"file":FILE]} or
+ * {...,"command":N,"source":"-e"}. */
+static void stream_error(struct output_ctx *io, const char *file, long n, int commands,
+                         const char *msg)
 {
-	fprintf(stderr, "quadx: command %ld of -e: %s\n", n, msg);
+	if (commands)
+		fprintf(stderr, "quadx: command %ld of -e: %s\n", n, msg);
+	else if (file)
+		fprintf(stderr, "quadx: %s: line %ld: %s\n", file, n, msg);
+	else
+		fprintf(stderr, "quadx: line %ld: %s\n", n, msg);
 	fflush(stderr);
-	if (io->format == FORMAT_JSON) {
-		cJSON *obj = cJSON_CreateObject();
-		cJSON_AddStringToObject(obj, "type", "error");
-		cJSON_AddStringToObject(obj, "error", msg);
-		cJSON_AddNumberToObject(obj, "command", (double)n);
+	if (io->format != FORMAT_JSON)
+		return;
+	cJSON *obj = cJSON_CreateObject();
+	cJSON_AddStringToObject(obj, "type", "error");
+	cJSON_AddStringToObject(obj, "error", msg);
+	cJSON_AddNumberToObject(obj, commands ? "command" : "line", (double)n);
+	if (commands)
 		cJSON_AddStringToObject(obj, "source", "-e");
-		output_print_json(io, obj);
-		fflush(io->out);
-	}
+	else if (file)
+		cJSON_AddStringToObject(obj, "file", file);
+	output_print_json(io, obj);
+	fflush(io->out);
 }
 
 /* Reads and executes f line by line, reporting errors with their line number (commands: with
@@ -113,10 +125,7 @@ static int run_stream(struct shell *sh, FILE *f, const char *name, int keep_goin
 		if (rc == 0)
 			continue;
 		failed++;
-		if (commands)
-			command_error(&sh->io, lineno, e.msg);
-		else
-			notes_error(&sh->io, name, lineno, e.msg);
+		stream_error(&sh->io, name, lineno, commands, e.msg);
 		if (!keep_going)
 			break;
 	}
