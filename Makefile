@@ -72,6 +72,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all run test test-unit test-script test-asan test-valgrind fuzz fuzz-build fuzz-long test-gpu \
+	asan-build valgrind-build \
 	bench install deps \
 	clean announce format-check
 
@@ -169,17 +170,22 @@ SCRIPT_TESTS := tests/script_test.py tests/sweep_test.py tests/repl_test.py test
 OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_test.py,\
 	$(sort $(wildcard tests/*_test.py)))
 
-# Every step below runs, one after another, though one before it failed (tests/runner.py):
-# at the end each failure is shown again, then `make test: N passed, N failed`; any failure
-# fails make test. About 12 minutes on a 2-core machine, far longer when it is busy.
-TEST_STEPS := "$(MAKE) --no-print-directory format-check" $(UNIT_BIN) \
+# make test: first every build the tests need, side by side (make -j$(TEST_JOBS)): the release
+# build, the unit tests, and the ASan, valgrind and fuzzing builds. Then every step below runs to
+# its end though another failed (tests/runner.py), TEST_JOBS at a time, the longest first; at the
+# end each failure is shown again, then `make test: N passed, N failed`; any failure fails make
+# test. TEST_JOBS is the processor count by default.
+TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
+TEST_STEPS  = $(VG_TESTS:%="$(MAKE) --no-print-directory valgrind-step/%") \
+	"$(MAKE) --no-print-directory test-asan" "$(MAKE) --no-print-directory fuzz" \
+	"$(MAKE) --no-print-directory format-check" $(UNIT_BIN) \
 	$(foreach t,tests/qxtest_test.py $(SCRIPT_TESTS),"$(PYTHON) $(t)") \
 	"CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py" \
-	$(foreach t,$(OTHER_TESTS),"$(PYTHON) $(t)") \
-	"$(MAKE) --no-print-directory test-asan" "$(MAKE) --no-print-directory test-valgrind" \
-	"$(MAKE) --no-print-directory fuzz"
-test: all $(UNIT_BIN)
-	@$(PYTHON) tests/runner.py $(TEST_STEPS)
+	$(foreach t,$(OTHER_TESTS),"$(PYTHON) $(t)")
+test:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all $(UNIT_BIN) asan-build valgrind-build \
+	  fuzz-build
+	@$(PYTHON) tests/runner.py -j $(TEST_JOBS) $(TEST_STEPS)
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
 FORMAT_SRC := $(wildcard src/*.[ch] src/*/*.[ch] src/*/*/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
@@ -195,10 +201,11 @@ FAULT_BIN := build/faults/quadx
 # and fault injection; any report fails the test.
 ASAN_DIR := build/asan
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-test-asan:
+asan-build:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/quadx NVCC= \
 	  CFLAGS="-O1 -g $(SAN) $(FAULTS)" LDFLAGS="$(SAN)" $(ASAN_DIR)/quadx \
 	  $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%)
+test-asan: asan-build
 	@bad=""; for t in $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%); do echo "== asan $$t"; \
 	  $$t || bad="$$bad $$t"; done; \
 	for t in $(SCRIPT_TESTS); do echo "== asan $$t"; \
@@ -214,18 +221,23 @@ test-asan:
 # one log per process (absolute paths: some tests run quadx in other directories or PATHs).
 VG_DIR   := build/valgrind
 VG_TESTS := tests/script_test.py tests/sweep_test.py
-test-valgrind:
+valgrind-build:
 	@$(MAKE) --no-print-directory BUILD=$(VG_DIR) BIN=$(VG_DIR)/quadx NVCC= \
 	  CFLAGS="-O1 -g $(FAULTS)" $(VG_DIR)/quadx
-	@rm -rf $(VG_DIR)/logs && mkdir -p $(VG_DIR)/logs
-	@failed=""; for t in $(VG_TESTS); do echo "== valgrind $$t"; \
-	  QUADX=$(CURDIR)/tests/valgrind-quadx QUADX_VG="$$(command -v valgrind)" \
-	  QUADX_VG_BIN=$(CURDIR)/$(VG_DIR)/quadx QUADX_VG_LOGS=$(CURDIR)/$(VG_DIR)/logs \
-	  QUADX_HELPDIR=$(CURDIR)/help $(PYTHON) $$t || failed="$$failed $$t"; done; \
-	n=$$(ls $(VG_DIR)/logs | wc -l); bad=$$(find $(VG_DIR)/logs -type f -size +0 | sort); \
+test-valgrind: valgrind-build
+	@$(MAKE) --no-print-directory -k $(VG_TESTS:%=valgrind-step/%)
+# One test file under valgrind, with a log directory of its own (make test runs them side by
+# side): fails on the file's failure or on any report.
+valgrind-step/%: valgrind-build
+	@logs=$(CURDIR)/$(VG_DIR)/logs/$(notdir $*); rm -rf $$logs && mkdir -p $$logs; \
+	echo "== valgrind $*"; failed=""; \
+	QUADX=$(CURDIR)/tests/valgrind-quadx QUADX_VG="$$(command -v valgrind)" \
+	  QUADX_VG_BIN=$(CURDIR)/$(VG_DIR)/quadx QUADX_VG_LOGS=$$logs \
+	  QUADX_HELPDIR=$(CURDIR)/help $(PYTHON) $* || failed=yes; \
+	n=$$(ls $$logs | wc -l); bad=$$(find $$logs -type f -size +0 | sort); \
 	if [ -n "$$bad" ]; then head -60 $$bad; echo "valgrind: reports in $$bad"; exit 1; fi; \
-	if [ -n "$$failed" ]; then echo "valgrind: failed:$$failed"; exit 1; fi; \
-	echo "valgrind: $$n quadx processes, no errors and no definite or indirect leaks"
+	if [ -n "$$failed" ]; then echo "valgrind: $* failed"; exit 1; fi; \
+	echo "valgrind: $*: $$n quadx processes, no errors and no definite or indirect leaks"
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, ASan and UBSan, each run for
 # FUZZ_SECONDS from its committed seed corpus tests/fuzz/corpus/NAME (new inputs go to

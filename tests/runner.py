@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""runner - runs every step of `make test` to its end, one after another, and reports them all.
+"""runner - runs every step of `make test` to its end and reports them all.
 
 Each argument is one step: a shell command (a test file, a unit test binary, a make target).
-A failing step does not stop the others. Each step's output is shown as it comes; at the end
-every failing step is named again with its failures (unittest's report of each failed test, or
-the last lines of its output), then the slowest steps with their times, then one line
-`N passed, N failed` and the time it all took. Each step's time is printed as it ends.
-The exit status is 1 when any step failed, else 0. Standard library only.
+A failing step does not stop the others. With `-j N` up to N steps run side by side, started
+in the order given (so the longest go first), and each step's output is shown whole when it
+ends, never interleaved with another's; with `-j 1` (the default) one runs after another and
+its output is shown as it comes. Each step's time is printed as it ends. At the end every
+failing step is named again with its failures (unittest's report of each failed test, or the
+last lines of its output), then the slowest steps with their times, then one line
+`N passed, N failed` and the time it all took. The exit status is 1 when any step failed,
+else 0. Standard library only.
 
-    python3 tests/runner.py "python3 tests/script_test.py" build/tests/test_stats ..."""
+    python3 tests/runner.py -j 2 "python3 tests/script_test.py" build/tests/test_stats ..."""
+import argparse
+import concurrent.futures
 import subprocess
 import sys
+import threading
 import time
 
 TAIL_LINES = 40
@@ -27,14 +33,17 @@ def failures(output):
     return "\n".join(lines[-TAIL_LINES:])
 
 
-def run_step(command):
-    """Runs command in a shell, echoing its output as it comes; returns (exit status, output)."""
-    proc = subprocess.Popen(command, shell=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, errors="replace")
+def run_step(command, echo):
+    """Runs command in a shell, its standard input empty (a step never waits on the
+    terminal), echoing its output as it comes when echo; returns (exit status, output)."""
+    proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace")
     kept = []
     for line in proc.stdout:
-        sys.stdout.write(line)
-        sys.stdout.flush()
+        if echo:
+            sys.stdout.write(line)
+            sys.stdout.flush()
         kept.append(line)
     return proc.wait(), "".join(kept)
 
@@ -59,16 +68,34 @@ def summary(results, seconds):
     return "\n".join(lines) + "\n"
 
 
-def main(steps):
+def main(argv):
+    parser = argparse.ArgumentParser(description="Runs every step and reports them all.")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="steps side by side")
+    parser.add_argument("steps", nargs="*")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"-j {args.jobs}: the number of steps side by side is 1 or more")
+    echo = args.jobs == 1
+    printing = threading.Lock()
     start = time.monotonic()
-    results = []
-    for step in steps:
-        print(f"== {step}", flush=True)
+
+    def one(step):
+        """Runs one step and prints its block; returns (step, status, output, seconds)."""
+        with printing:
+            print(f"== {step}" if echo else f".. started: {step}", flush=True)
         began = time.monotonic()
-        rc, out = run_step(step)
+        rc, out = run_step(step, echo)
         took = time.monotonic() - began
-        print(f"-- {duration(took)}: {step}", flush=True)
-        results.append((step, rc, out, took))
+        with printing:
+            if not echo:
+                sys.stdout.write(f"== {step}\n{out}")
+                if out and not out.endswith("\n"):
+                    sys.stdout.write("\n")
+            print(f"-- {duration(took)}: {step}", flush=True)
+        return step, rc, out, took
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(one, args.steps))
     sys.stdout.write(summary(results, time.monotonic() - start))
     return 1 if any(rc != 0 for _, rc, _, _ in results) else 0
 

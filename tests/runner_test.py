@@ -5,6 +5,7 @@ exit status says whether any step failed. Run from the repository root."""
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
@@ -59,6 +60,28 @@ class RunnerTest(unittest.TestCase):
         slowest = [l for l in p.stdout.splitlines() if l.startswith("slowest: ")]
         self.assertEqual(len(slowest), 1, p.stdout)
         self.assertRegex(slowest[0], r"^slowest: \d+ s sleep 1\.2; ")
+
+    def test_jobs_run_side_by_side_and_their_outputs_stay_whole(self):
+        """-j 2: the first step waits for a file that only the second makes, so it passes only
+        when both run at once; each step's lines come out as one block, in its own order."""
+        with tempfile.TemporaryDirectory() as tmp:
+            flag = os.path.join(tmp, "flag")
+            first = (f"echo first-1; for i in $(seq 400); do [ -e {flag} ] && break; "
+                     f"sleep 0.05; done; echo first-2; [ -e {flag} ]")
+            second = f"echo second-1; sleep 0.2; touch {flag}; echo second-2"
+            p = runner("-j", "2", first, second)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        lines = p.stdout.splitlines()
+        for name in ("first", "second"):
+            i = lines.index(f"{name}-1")
+            self.assertEqual(lines[i + 1], f"{name}-2", p.stdout)
+        self.assertIn("make test: 2 passed, 0 failed", lines[-1])
+
+    def test_jobs_below_one_refused(self):
+        """-j 0 is refused with a message naming what is allowed."""
+        p = runner("-j", "0", "true")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("1 or more", p.stderr)
 
 
 if __name__ == "__main__":
