@@ -2,7 +2,10 @@
  * the algorithms of src/problems/expint/expint_math.h, shared with the CPU reference. The host
  * wrappers own allocation, streams, events and error checks. E_n(x) is the same arithmetic on
  * the CPU and the GPU: no a*b+c contracted into an fma behind the source's back (gcc -std=c11
- * does not contract either); the fmas it wants are explicit. The Makefile reads this line: */
+ * does not contract either); the fmas it wants are explicit.
+ * One file, over 600 lines: the kernel templates and their launch are shared by every host
+ * sequence (serial, streamed), by the run over several GPUs that drives them a GPU each, and by
+ * the point and batch evaluations. The Makefile reads this line: */
 // nvccflags: -fmad=false
 #include <atomic>
 #include <climits>
