@@ -64,6 +64,42 @@ int mg_split(long long n, int g, const double *weights, struct mg_share *shares,
 	return 0;
 }
 
+/* Splits by cost prefixes (multigpu.h) in one pass over the items: share d's end is the
+ * boundary nearest its cumulative quota, the quotas rising with d, so the ends do too. */
+int mg_split_cost(long long n, int g, const double *weights, const double *cost,
+                  struct mg_share *shares, struct qx_err *e)
+{
+	long double total = 0, wsum = 0, wcum = 0, prefix = 0;
+	long long k = 0, first = 0;
+	if (mg_split(n, g, weights, shares, e)) /* checks g, n and the weights */
+		return -1;
+	for (long long i = 0; cost && i < n; i++) {
+		if (!isfinite(cost[i]) || cost[i] < 0)
+			return qx_fail(e,
+			               "split: cost %g of item %lld: expected a finite number >= 0",
+			               cost[i], i);
+		total += cost[i];
+	}
+	if (!cost || total == 0)
+		return 0; /* mg_split's shares */
+	for (int d = 0; d < g; d++)
+		wsum += weights ? weights[d] : 1;
+	for (int d = 0; d < g; d++) {
+		wcum += weights ? weights[d] : 1;
+		const long double target = d == g - 1 ? total : total * (wcum / wsum);
+		while (k < n && prefix + cost[k] <= target)
+			prefix += cost[k++];
+		/* prefix <= target < prefix + cost[k]: take item k when that ends nearer */
+		if (d < g - 1 && k < n && prefix + cost[k] - target < target - prefix)
+			prefix += cost[k++];
+		if (d == g - 1)
+			k = n;
+		shares[d] = (struct mg_share){first, k - first};
+		first = k;
+	}
+	return 0;
+}
+
 /* The spread allowed for total regions over g devices at fraction frac of the mean. */
 long long mg_spread(long long total, int g, double frac)
 {

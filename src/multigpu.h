@@ -8,6 +8,9 @@
  *    a weight small against the others). With weights (a device's SM count, say) share d's
  *    count is within one item of n w_d / sum(w) (largest remainders; ties to the lower
  *    device); without, the counts differ by at most one, the larger ones first.
+ *  - mg_split_cost divides such a batch whose items cost unequal work (expint's orders: the
+ *    low ones take the slow branches) so that the shares' costs, not their counts, follow the
+ *    weights: each share's cost is within the largest item's cost of its quota.
  *  - mg_rebalance plans how cubature breadth's devices, holding live[d] live regions each,
  *    hand regions to each other so that the counts end within a spread of each other (one
  *    region, or a fraction of the mean): the fewest regions moved for that spread, in at most
@@ -34,6 +37,15 @@ struct mg_share {
 /* Splits n >= 0 items over 1 <= g <= MG_MAX_DEVICES devices into shares[0..g) (see above).
  * weights: g finite weights > 0 (NULL: equal). Returns 0, or -1 with e. */
 int mg_split(long long n, int g, const double *weights, struct mg_share *shares, struct qx_err *e);
+
+/* Splits n >= 0 items of costs cost[0..n) (finite, >= 0) over 1 <= g <= MG_MAX_DEVICES devices
+ * of weights (NULL: equal) into contiguous shares[0..g) in device order: share d ends at the
+ * item boundary whose cost prefix is nearest to the total cost times the weights of devices
+ * 0..d over their sum (a tie ends it before the item), so each share's cost is within the
+ * largest item's cost of total w_d / sum(w). cost NULL or all zero: mg_split. Returns 0, or -1
+ * with e naming the bad argument. */
+int mg_split_cost(long long n, int g, const double *weights, const double *cost,
+                  struct mg_share *shares, struct qx_err *e);
 
 /* One transfer of a rebalancing plan: device from sends count > 0 regions to device to. */
 struct mg_move {

@@ -2,13 +2,18 @@
  * the algorithms of src/problems/expint/expint_math.h, shared with the CPU reference. The host
  * wrappers own allocation, streams, events and error checks. E_n(x) is the same arithmetic on
  * the CPU and the GPU: no a*b+c contracted into an fma behind the source's back (gcc -std=c11
- * does not contract either); the fmas it wants are explicit. The Makefile reads this line: */
+ * does not contract either); the fmas it wants are explicit.
+ * One file, over 600 lines: the kernel templates and their launch are shared by every host
+ * sequence (serial, streamed), by the run over several GPUs that drives them a GPU each, and by
+ * the point and batch evaluations. The Makefile reads this line: */
 // nvccflags: -fmad=false
 #include <atomic>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
+#include "../../src/problems/expint/expint_cost.h"
 #include "../../src/problems/expint/expint_gpu.h"
 #include "../gpu_util.cuh"
 #include "../multigpu.cuh"
@@ -459,6 +464,8 @@ static int expint_run_share(const struct expint_gpu_job *job, int dev, long long
 	expint_share_res r;
 	GPU_TRY(cudaSetDevice(dev));
 	r.dev = dev;
+	if (gpu_keep_pool(dev, e))
+		return -1;
 	if (job->sequence == EXPINT_SEQ_STREAMED)
 		for (int i = 0; i < job->streams; i++)
 			GPU_TRY(cudaStreamCreateWithFlags(&r.s[i], cudaStreamNonBlocking));
@@ -470,6 +477,24 @@ static int expint_run_share(const struct expint_gpu_job *job, int dev, long long
 	                        e);
 }
 
+/* Divides the job's orders over ngpus devices of SM weights into share[0..ngpus): the fast
+ * algorithm's by each row's modeled cost (expint_cost.h: its low orders take the series or the
+ * continued fraction, several times the expansion's time, and would all land on device 0), the
+ * coursework's by count. Returns 0 or -1 with e. */
+static int expint_split(const struct expint_gpu_job *job, int ngpus, const double *weights,
+                        struct mg_share *share, struct qx_err *e)
+{
+	if (job->algo == EXPINT_ALGO_COURSEWORK || ngpus == 1)
+		return mg_split(job->n, ngpus, weights, share, e);
+	double *cost = (double *)malloc((size_t)job->n * sizeof *cost);
+	if (!cost)
+		return qx_fail(e, "expint: no memory for the costs of %d orders", job->n);
+	expint_row_costs(job->n, job->m, job->a, job->b, job->prec, cost);
+	const int rc = mg_split_cost(job->n, ngpus, weights, cost, share, e);
+	free(cost);
+	return rc;
+}
+
 /* Runs the job over devices 0..ngpus-1 (expint.h). */
 extern "C" int expint_gpu_run_multi(const struct expint_gpu_job *job, int ngpus, void *host_out,
                                     struct qx_timing *t, struct qx_timing *per, struct qx_err *e)
@@ -479,7 +504,7 @@ extern "C" int expint_gpu_run_multi(const struct expint_gpu_job *job, int ngpus,
 	unsigned long long bad[QX_MAX_GPUS];
 	if (ngpus < 1 || ngpus > QX_MAX_GPUS)
 		return qx_fail(e, "expint: %d GPUs: expected 1..%d", ngpus, QX_MAX_GPUS);
-	if (gpu_sm_weights(ngpus, weights, e) || mg_split(job->n, ngpus, weights, share, e))
+	if (gpu_sm_weights(ngpus, weights, e) || expint_split(job, ngpus, weights, share, e))
 		return -1;
 	qx_progress_phase("kernel+d2h");
 	for (int d = 0; d < ngpus; d++) {

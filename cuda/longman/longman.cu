@@ -492,18 +492,12 @@ static int lm_run_share(const struct longman_gpu_job *job, const lm_args &p, int
 	const int nchunks = count >= CHUNK_MIN ? NSTREAMS : 1;
 	const long long chunk = count > 0 ? (count + nchunks - 1) / nchunks : 0;
 	int uploaded = 0, used = 0;
-	static int pool_kept[QX_MAX_GPUS]; /* the device's pool keeps its blocks (gpu_open) */
 	GPU_TRY(cudaSetDevice(dev));
 	r.dev = dev;
 	if (lm_check_limits(job, e, dev))
 		return -1;
-	if (!pool_kept[dev]) {
-		cudaMemPool_t pool;
-		unsigned long long keep = ~0ULL;
-		GPU_TRY(cudaDeviceGetDefaultMemPool(&pool, dev));
-		GPU_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-		pool_kept[dev] = 1;
-	}
+	if (gpu_keep_pool(dev, e))
+		return -1;
 	for (int i = 0; i < NSTREAMS; i++)
 		GPU_TRY(cudaStreamCreateWithFlags(&r.s[i], cudaStreamNonBlocking));
 	for (cudaEvent_t &ev : r.ev)

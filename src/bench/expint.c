@@ -105,7 +105,8 @@ static int eb_scaling(struct session *s, struct qx_err *e)
 	              e))
 		return -1;
 	printf("\nScaling over GPUs: n = m = 20000 float, variant fast, the orders split by SM "
-	       "count; copy floor: every GPU copying its share of the %.2f GB output to pinned "
+	       "count and modeled cost; copy floor: every GPU copying its share of the %.2f GB "
+	       "output to pinned "
 	       "memory at once (median of 10); this host has %d GPU%s.\n\n"
 	       "| GPUs | total ms | speedup | efficiency | kernel ms (slowest GPU) | kernel "
 	       "speedup | copy floor ms | total / floor | max rel err |\n"

@@ -1,5 +1,6 @@
 /* test_expint.c - E_n(x) against mpmath values (tests/data/expint_ref.csv, made by
- * tests/gen_expint_ref.py) at every point, on the CPU and the GPU, in both precisions. */
+ * tests/gen_expint_ref.py) at every point, on the CPU and the GPU, in both precisions; the GPU
+ * cost model of the rows that divides the orders over several GPUs. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include "../../src/device.h"
 #include "../../src/problems/expint/expint_gpu.h"
 #include "../../src/problems/expint/expint_accuracy.h"
+#include "../../src/problems/expint/expint_cost.h"
 
 #include "../../src/problem.h"
 
@@ -258,6 +260,36 @@ static void test_grid_run(void **state)
 	assert_non_null(strstr(e.msg, "did not converge"));
 }
 
+/* The GPU cost model that divides the orders over several GPUs: at the bench's x in (0, 10],
+ * float orders 1..29 (series, continued fraction) cost 3.5 to 6 times the rest, which all cost the
+ * same; double's slow orders run to 249; a row entirely past the underflow point costs the
+ * same at every order; the continued fraction's cost grows with its depth. */
+static void test_row_costs(void **state)
+{
+	static double c[400];
+	(void)state;
+	expint_row_costs(400, 20000, 0, 10, QX_FLOAT, c);
+	for (int i = 0; i < 29; i++)
+		if (c[i] < 3.5 * c[29] || c[i] > 6 * c[29])
+			fail_msg("float order %d costs %g against %g for order 30", i + 1, c[i],
+			         c[29]);
+	for (int i = 30; i < 400; i++)
+		assert_true(c[i] == c[29]);
+	assert_true(fabs(c[29] - 20000 * expint_point_cost(30, 5.0, QX_FLOAT)) < 1e-9 * c[29]);
+	expint_row_costs(400, 20000, 0, 10, QX_DOUBLE, c);
+	for (int i = 0; i < 249; i++)
+		assert_true(c[i] > 2.5 * c[249]);
+	for (int i = 250; i < 400; i++)
+		assert_true(c[i] == c[249]);
+	expint_row_costs(40, 1000, 200, 300, QX_FLOAT, c); /* E_n(x) underflows: closed form */
+	for (int i = 1; i < 40; i++)
+		assert_true(c[i] == c[0]);
+	assert_true(c[0] < 1000 * expint_point_cost(100, 5.0, QX_FLOAT));
+	assert_true(expint_point_cost(3, 0.6, QX_DOUBLE) > expint_point_cost(3, 6.0, QX_DOUBLE));
+	expint_row_costs(3, 1, 0, 1, QX_DOUBLE, c); /* one sample a row */
+	assert_true(c[0] > 0 && c[1] > 0 && c[2] > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +297,7 @@ int main(void)
 	    cmocka_unit_test(test_branches_covered), cmocka_unit_test(test_coursework_double),
 	    cmocka_unit_test(test_special_cases),    cmocka_unit_test(test_underflow),
 	    cmocka_unit_test(test_no_convergence),   cmocka_unit_test(test_grid_run),
+	    cmocka_unit_test(test_row_costs),
 	};
 	return cmocka_run_group_tests(tests, load_refs, free_refs);
 }

@@ -1,6 +1,7 @@
 /* test_multigpu.c - the division of work over several GPUs, with simulated devices: a batch's
- * contiguous shares (equal and weighted by SM counts) and cubature breadth's rebalancing plan,
- * checked against their contract and, for the plan, against a brute-force optimum. */
+ * contiguous shares (equal and weighted by SM counts, by count or by the items' costs) and cubature
+ * breadth's rebalancing plan, checked against their contract and, for the plan, against a
+ * brute-force optimum. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -114,6 +115,106 @@ static void test_split_refuses(void **state)
 	assert_int_equal(mg_split(10, 2, bad, sh, &e), -1);
 	assert_non_null(strstr(e.msg, "device 1"));
 	assert_int_equal(mg_split(10, 2, inf, sh, &e), -1);
+}
+
+/* Checks mg_split_cost's contract for n items of costs c over g devices of weights w (NULL:
+ * equal): the shares tile [0, n) in order, and each share's cost is within the largest item's
+ * cost of its quota; returns the largest share cost over its weight. */
+static double check_split_cost(long long n, int g, const double *w, const double *c)
+{
+	struct mg_share sh[MG_MAX_DEVICES];
+	struct qx_err e = {""};
+	double wsum = 0, total = 0, cmax = 0, worst = 0;
+	long long next = 0;
+	if (mg_split_cost(n, g, w, c, sh, &e))
+		fail_msg("split %lld by cost over %d: %s", n, g, e.msg);
+	for (int d = 0; d < g; d++)
+		wsum += w ? w[d] : 1;
+	for (long long i = 0; i < n; i++) {
+		total += c[i];
+		cmax = c[i] > cmax ? c[i] : cmax;
+	}
+	for (int d = 0; d < g; d++) {
+		double share = 0;
+		const double quota = total * (w ? w[d] : 1) / wsum;
+		assert_int_equal(sh[d].first, next);
+		assert_true(sh[d].count >= 0);
+		for (long long i = sh[d].first; i < sh[d].first + sh[d].count; i++)
+			share += c[i];
+		if (fabs(share - quota) > cmax * (1 + 1e-9) + 1e-9 * total)
+			fail_msg(
+			    "split %lld by cost over %d: device %d costs %.6g for a quota of %.6g "
+			    "(largest item %.6g)",
+			    n, g, d, share, quota, cmax);
+		worst = share / (w ? w[d] : 1) > worst ? share / (w ? w[d] : 1) : worst;
+		next += sh[d].count;
+	}
+	assert_int_equal(next, n); /* every item exactly once */
+	return worst;
+}
+
+/* Unequal costs: expint's 20000 float orders (the first 29 about 4.6 times the rest) over 4
+ * equal GPUs give GPU 0 fewer orders and every GPU its quarter of the cost; a tie ends a share
+ * before the item; equal, absent or zero costs split as mg_split does; random costs and weights
+ * keep the contract. */
+static void test_split_cost(void **state)
+{
+	struct mg_share sh[MG_MAX_DEVICES], plain[MG_MAX_DEVICES];
+	struct qx_err e = {""};
+	const double sms[] = {132, 66, 132, 114}, one_heavy[] = {0, 0, 100, 0, 0};
+	double w[MG_MAX_DEVICES];
+	static double c[20000];
+	(void)state;
+	for (int i = 0; i < 20000; i++)
+		c[i] = i < 29 ? 4.6 : 1;
+	assert_int_equal(mg_split_cost(20000, 4, NULL, c, sh, &e), 0);
+	assert_true(sh[0].count < 5000 && sh[0].count > 4900);
+	assert_true(sh[1].count > 5000 && sh[3].count > 5000);
+	check_split_cost(20000, 4, NULL, c);
+	check_split_cost(20000, 4, sms, c);
+	assert_int_equal(mg_split_cost(5, 2, NULL, one_heavy, sh, &e), 0);
+	assert_int_equal(sh[0].count, 2); /* 50 either way: the heavy item goes to device 1 */
+	assert_int_equal(sh[1].first, 2);
+	assert_int_equal(sh[1].count, 3);
+	for (int i = 0; i < 1000; i++)
+		c[i] = 0;
+	assert_int_equal(mg_split_cost(1000, 3, sms, c, sh, &e), 0); /* all zero: by count */
+	assert_int_equal(mg_split(1000, 3, sms, plain, &e), 0);
+	for (int d = 0; d < 3; d++)
+		assert_int_equal(sh[d].count, plain[d].count);
+	assert_int_equal(mg_split_cost(1000, 3, sms, NULL, sh, &e), 0);
+	for (int d = 0; d < 3; d++)
+		assert_int_equal(sh[d].count, plain[d].count);
+	assert_int_equal(mg_split_cost(0, 4, NULL, c, sh, &e), 0);
+	for (int d = 0; d < 4; d++)
+		assert_int_equal(sh[d].count, 0);
+	for (int t = 0; t < 3000; t++) {
+		const int g = 1 + (int)(rng() % MG_MAX_DEVICES);
+		const long long n = (long long)(rng() % (t % 3 ? 40 : 20000));
+		for (long long i = 0; i < n; i++) /* some zeros, a few heavy items */
+			c[i] = rng() % 5 == 0 ? 0 : (double)(rng() % (rng() % 50 ? 10 : 100000));
+		for (int d = 0; d < g; d++)
+			w[d] = 1 + (double)(rng() % 200);
+		check_split_cost(n, g, t % 2 ? w : NULL, c);
+	}
+}
+
+/* A negative or non-finite cost is refused naming the item; the other arguments as mg_split. */
+static void test_split_cost_refuses(void **state)
+{
+	struct mg_share sh[MG_MAX_DEVICES];
+	struct qx_err e = {""};
+	const double neg[] = {1, 2, -1}, nan_cost[] = {1, NAN}, bad[] = {1, 0};
+	(void)state;
+	assert_int_equal(mg_split_cost(3, 2, NULL, neg, sh, &e), -1);
+	assert_non_null(strstr(e.msg, "item 2"));
+	assert_non_null(strstr(e.msg, "expected a finite number >= 0"));
+	assert_int_equal(mg_split_cost(2, 2, NULL, nan_cost, sh, &e), -1);
+	assert_non_null(strstr(e.msg, "item 1"));
+	assert_int_equal(mg_split_cost(2, 2, bad, neg, sh, &e), -1);
+	assert_non_null(strstr(e.msg, "device 1"));
+	assert_int_equal(mg_split_cost(2, 0, NULL, neg, sh, &e), -1);
+	assert_int_equal(mg_split_cost(-1, 2, NULL, neg, sh, &e), -1);
 }
 
 /* Runs the plan for live over g devices at frac and checks it: the moves are between
@@ -309,6 +410,8 @@ int main(void)
 	    cmocka_unit_test(test_split_equal),
 	    cmocka_unit_test(test_split_weighted),
 	    cmocka_unit_test(test_split_refuses),
+	    cmocka_unit_test(test_split_cost),
+	    cmocka_unit_test(test_split_cost_refuses),
 	    cmocka_unit_test(test_rebalance_one_region),
 	    cmocka_unit_test(test_rebalance_fraction),
 	    cmocka_unit_test(test_rebalance_random),

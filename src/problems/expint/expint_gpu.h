@@ -42,7 +42,8 @@ int expint_gpu_run(const struct expint_gpu_job *job, void *host_out, struct qx_t
                    struct qx_err *e);
 
 /* Runs the job over devices 0..ngpus-1 (1..QX_MAX_GPUS): the orders split in contiguous
- * shares by the devices' SM counts (src/multigpu.h), each share driven from a host thread of
+ * shares by the devices' SM counts (src/multigpu.h), the fast algorithm's by each order's
+ * modeled cost too (expint_cost.h), each share driven from a host thread of
  * its own that makes its device current and runs the job's sequence on it as expint_gpu_run
  * runs the grid, on its own buffers, streams and events, copying its rows into place in
  * host_out (pinned, n*m values of prec). A point's value depends on (n, x) alone, so the values
