@@ -98,7 +98,8 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	const size_t ahead_at = (16 + HIST_BUCKETS + 1 + 31) / 32 * 32 * sizeof(double),
 	             parent_at = ahead_at + (sizeof(cub_ahead) + 255) / 256 * 256,
 	             pos_at = parent_at + acap * sizeof(double);
-	GPU_TRY(cudaMalloc(&small.ptr, pos_at + acap * sizeof(int)));
+	if (cub_realloc(small, (long long)(pos_at + acap * sizeof(int)), e))
+		return -1;
 	double *sums = (double *)small.ptr, *tally = sums + 8, *hist = sums + 16;
 	double *parent_p = (double *)(small.ptr + parent_at);
 	pcap = acap;

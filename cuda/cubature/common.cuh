@@ -138,12 +138,33 @@ __global__ void cub_init_kernel(long long n, int dim, int l, double a, double b,
 	}
 }
 
+/* Frees what o holds and allocates count elements on the current device. pooled: in order on
+ * its default stream from its memory pool, which keeps freed blocks (gpu_open; breadth over
+ * several GPUs for its other devices): a free waits for nothing, and a run that grows its lists
+ * as an earlier run did gets the blocks back without going to the driver (with several GPUs,
+ * whose memory is mapped into every peer, each trip to the driver took milliseconds); else
+ * cudaFree and cudaMalloc. Returns 0 or -1 with e filled. */
+template <typename U>
+static int cub_realloc(gpu_owned<U> &o, long long count, struct qx_err *e, bool pooled = true)
+{
+	if (pooled) {
+		if (o.ptr)
+			GPU_TRY(cudaFreeAsync(o.release(), 0));
+		GPU_TRY(cudaMallocAsync(&o.ptr, (size_t)count * sizeof(U), 0));
+		return 0;
+	}
+	if (o.ptr)
+		GPU_TRY(cudaFree(o.release()));
+	GPU_TRY(cudaMalloc(&o.ptr, (size_t)count * sizeof(U)));
+	return 0;
+}
+
 /* Copies rule r to the device into mem and fills dr: r with device pointers, the points
  * axis-major there (coordinate i of point p at pts[i * npts + p], so that a warp's threads,
- * at consecutive points, read consecutive words), the weights as on the host; returns 0 or -1
- * with e. */
+ * at consecutive points, read consecutive words), the weights as on the host (mem from the
+ * pool with pooled, cub_realloc); returns 0 or -1 with e. */
 static inline int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &mem, cub_rule &dr,
-                                  struct qx_err *e)
+                                  struct qx_err *e, bool pooled = true)
 {
 	const size_t np = (size_t)r->npts, npd = np * r->dim, npw = np * r->nsums;
 	std::vector<double> host(npd + npw);
@@ -151,7 +172,8 @@ static inline int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &m
 		for (int i = 0; i < r->dim; i++)
 			host[(size_t)i * np + p] = r->pts[p * r->dim + i];
 	std::copy(r->w, r->w + npw, host.begin() + npd);
-	GPU_TRY(cudaMalloc(&mem.ptr, (npd + npw) * sizeof(double)));
+	if (cub_realloc(mem, (long long)(npd + npw), e, pooled))
+		return -1;
 	GPU_TRY(
 	    cudaMemcpy(mem.ptr, host.data(), (npd + npw) * sizeof(double), cudaMemcpyHostToDevice));
 	dr = *r;
@@ -220,22 +242,15 @@ struct cub_split_of {
 	}
 };
 
-/* Frees what o holds and allocates count elements; returns 0 or -1 with e filled. */
-template <typename U> static int cub_realloc(gpu_owned<U> &o, long long count, struct qx_err *e)
-{
-	if (o.ptr)
-		GPU_TRY(cudaFree(o.release()));
-	GPU_TRY(cudaMalloc(&o.ptr, (size_t)count * sizeof(U)));
-	return 0;
-}
-
-/* Gives list b room for at least need leaves (its contents are not kept); returns 0 or -1. */
+/* Gives list b room for at least need leaves (its contents are not kept; pooled: cub_realloc's);
+ * returns 0 or -1. */
 template <typename T>
-static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err *e)
+static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err *e,
+                           bool pooled = true)
 {
 	if (b.cap >= need)
 		return 0;
-	if (cub_realloc(b.mem, need * (16 + 2 * dim * (long long)sizeof(T) + 4), e))
+	if (cub_realloc(b.mem, need * (16 + 2 * dim * (long long)sizeof(T) + 4), e, pooled))
 		return -1;
 	b.est = (double *)b.mem.ptr;
 	b.err = b.est + need;
@@ -257,11 +272,12 @@ struct cub_work {
 	long long cap = 0;
 };
 
-/* Gives w room for lists of cap leaves (its contents are not kept), CUB's storage sized for the
- * scan of split_in and the reduction of tot_in into tot; returns 0 or -1 with e filled. */
+/* Gives w room for lists of cap leaves (its contents are not kept; pooled: cub_realloc's),
+ * CUB's storage sized for the scan of split_in and the reduction of tot_in into tot; returns 0
+ * or -1 with e filled. */
 template <typename SPLIT_IN, typename TOT_IN>
 static int cub_work_reserve(cub_work &w, long long cap, SPLIT_IN split_in, TOT_IN tot_in,
-                            cub_tot *tot, struct qx_err *e)
+                            cub_tot *tot, struct qx_err *e, bool pooled = true)
 {
 	size_t scan = 0, red = 0;
 	if (w.cap >= cap)
@@ -270,7 +286,7 @@ static int cub_work_reserve(cub_work &w, long long cap, SPLIT_IN split_in, TOT_I
 	GPU_TRY(cub::DeviceReduce::Reduce(nullptr, red, tot_in, tot, (int)cap, cub_tot_add{},
 	                                  cub_tot{0, 0, 0}));
 	const long long tmp_at = (cap * 12 + 255) / 256 * 256;
-	if (cub_realloc(w.mem, tmp_at + (long long)std::max(scan, red), e))
+	if (cub_realloc(w.mem, tmp_at + (long long)std::max(scan, red), e, pooled))
 		return -1;
 	w.cap = cap;
 	w.tmp_bytes = std::max(scan, red);
