@@ -71,8 +71,8 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	    (long long)(job->budget / cub_gpu_region_bytes(dim, job->prec)), 1LL << 30);
 	const double t_start = qx_now_ms();
 	cub_buf<T> buf[2];
-	gpu_owned<double> parent, rule_d; /* parents' estimates past acap; points and weights */
-	gpu_owned<unsigned char> small;   /* sums, tally, histogram; running ahead's */
+	cub_owned<double> parent, rule_d; /* parents' estimates past acap; points and weights */
+	cub_owned<unsigned char> small;   /* sums, tally, histogram; running ahead's */
 	cub_work wk;                      /* scratch, pos and CUB's storage for wcap leaves */
 	double *scratch = nullptr;
 	int *pos = nullptr;

@@ -90,7 +90,7 @@ template <typename T> struct cub_mdev {
 	bool pooled = true;
 	cub_buf<T> buf[2];
 	cub_work wk;
-	gpu_owned<double> rule_d, parent, small;
+	cub_owned<double> rule_d, parent, small;
 	cub_rule dr;
 	cudaEvent_t ev[MV_EVENTS] = {};
 	double *host = nullptr;
@@ -591,8 +591,8 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 	if (!spread && 2 * first <= acap && 3.0 * first * npts <= job->maxeval &&
 	    cub_each(g, 1, e, [&](int d) {
 		    cub_mdev<T> &D = *devs[d];
-		    gpu_owned<int> pos;
-		    gpu_owned<cub_ahead> st;
+		    cub_owned<int> pos;
+		    cub_owned<cub_ahead> st;
 		    GPU_TRY(cudaSetDevice(D.dev));
 		    if (cub_realloc(pos, acap, e, D.pooled) || cub_realloc(st, 1, e, D.pooled) ||
 		        cub_realloc(D.parent, acap, e, D.pooled))

@@ -138,6 +138,20 @@ __global__ void cub_init_kernel(long long n, int dim, int l, double a, double b,
 	}
 }
 
+/* A device array of cub_realloc: a gpu_owned that, when its block came from the memory pool
+ * (pooled), gives it back with cudaFreeAsync, the pool's own free (compute-sanitizer's leak
+ * check counted pooled blocks that cudaFree gave back as leaked). */
+template <typename U> struct cub_owned : gpu_owned<U> {
+	bool pooled = false;
+	~cub_owned()
+	{
+		if (this->ptr && pooled) {
+			cudaDeviceSynchronize();
+			cudaFreeAsync(this->release(), 0);
+		}
+	}
+};
+
 /* Frees what o holds and allocates count elements on the current device. pooled: in order on
  * its default stream from its memory pool, which keeps freed blocks (gpu_open; breadth over
  * several GPUs for its other devices): a free waits for nothing, and a run that grows its lists
@@ -145,17 +159,17 @@ __global__ void cub_init_kernel(long long n, int dim, int l, double a, double b,
  * whose memory is mapped into every peer, each trip to the driver took milliseconds); else
  * cudaFree and cudaMalloc. Returns 0 or -1 with e filled. */
 template <typename U>
-static int cub_realloc(gpu_owned<U> &o, long long count, struct qx_err *e, bool pooled = true)
+static int cub_realloc(cub_owned<U> &o, long long count, struct qx_err *e, bool pooled = true)
 {
-	if (pooled) {
-		if (o.ptr)
-			GPU_TRY(cudaFreeAsync(o.release(), 0));
-		GPU_TRY(cudaMallocAsync(&o.ptr, (size_t)count * sizeof(U), 0));
-		return 0;
-	}
-	if (o.ptr)
+	if (o.ptr && o.pooled)
+		GPU_TRY(cudaFreeAsync(o.release(), 0));
+	else if (o.ptr)
 		GPU_TRY(cudaFree(o.release()));
-	GPU_TRY(cudaMalloc(&o.ptr, (size_t)count * sizeof(U)));
+	o.pooled = pooled;
+	if (pooled)
+		GPU_TRY(cudaMallocAsync(&o.ptr, (size_t)count * sizeof(U), 0));
+	else
+		GPU_TRY(cudaMalloc(&o.ptr, (size_t)count * sizeof(U)));
 	return 0;
 }
 
@@ -163,7 +177,7 @@ static int cub_realloc(gpu_owned<U> &o, long long count, struct qx_err *e, bool 
  * axis-major there (coordinate i of point p at pts[i * npts + p], so that a warp's threads,
  * at consecutive points, read consecutive words), the weights as on the host (mem from the
  * pool with pooled, cub_realloc); returns 0 or -1 with e. */
-static inline int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &mem, cub_rule &dr,
+static inline int cub_rule_upload(const struct cub_rule *r, cub_owned<double> &mem, cub_rule &dr,
                                   struct qx_err *e, bool pooled = true)
 {
 	const size_t np = (size_t)r->npts, npd = np * r->dim, npw = np * r->nsums;
@@ -203,7 +217,7 @@ static const long long BREADTH_FIRST_CAP = 16384; /* leaves a list holds at firs
 /* A breadth list in one allocation: estimates, errors, centres, half-widths and split axes
  * of cap leaves. */
 template <typename T> struct cub_buf {
-	gpu_owned<unsigned char> mem;
+	cub_owned<unsigned char> mem;
 	double *est = nullptr, *err = nullptr;
 	T *c = nullptr, *h = nullptr;
 	int *axis = nullptr;
@@ -264,7 +278,7 @@ static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err
 /* breadth's work arrays in one allocation, for lists of up to cap leaves: scratch (a double a
  * leaf), the split positions pos (an int a leaf) and CUB's storage, tmp_bytes at tmp. */
 struct cub_work {
-	gpu_owned<unsigned char> mem;
+	cub_owned<unsigned char> mem;
 	double *scratch = nullptr;
 	int *pos = nullptr;
 	void *tmp = nullptr;
@@ -461,7 +475,8 @@ static inline long long cub_ahead_splits(const cub_ahead *st)
 /* Everything a run holds on the device, freed by the owners' destructors on every path. */
 template <typename T> struct cub_dev {
 	gpu_owned<T> c[2], h[2];
-	gpu_owned<double> est, err, parent, ret_est, ret_err, rule, sums, tally;
+	gpu_owned<double> est, err, parent, ret_est, ret_err, sums, tally;
+	cub_owned<double> rule;
 	gpu_owned<int> axis, flag, pos;
 	gpu_owned<unsigned char> tmp;
 	cub_rule dr; /* the rule with its points and weights in rule */
