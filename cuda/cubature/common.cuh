@@ -81,12 +81,47 @@ __global__ void cub_init_kernel(long long n, int dim, int l, double a, double b,
 	}
 }
 
+/* A device array of cub_realloc: a gpu_owned that, when its block came from the memory pool
+ * (pooled), gives it back with cudaFreeAsync, the pool's own free (compute-sanitizer's leak
+ * check counted pooled blocks that cudaFree gave back as leaked). */
+template <typename U> struct cub_owned : gpu_owned<U> {
+	bool pooled = false;
+	~cub_owned()
+	{
+		if (this->ptr && pooled) {
+			cudaDeviceSynchronize();
+			cudaFreeAsync(this->release(), 0);
+		}
+	}
+};
+
+/* Frees what o holds and allocates count elements on the current device. pooled: in order on
+ * its default stream from its memory pool, which keeps freed blocks (gpu_open; breadth over
+ * several GPUs for its other devices): a free waits for nothing, and a run that grows its lists
+ * as an earlier run did gets the blocks back without going to the driver (with several GPUs,
+ * whose memory is mapped into every peer, each trip to the driver took milliseconds); else
+ * cudaFree and cudaMalloc. Returns 0 or -1 with e filled. */
+template <typename U>
+static int cub_realloc(cub_owned<U> &o, long long count, struct qx_err *e, bool pooled = true)
+{
+	if (o.ptr && o.pooled)
+		GPU_TRY(cudaFreeAsync(o.release(), 0));
+	else if (o.ptr)
+		GPU_TRY(cudaFree(o.release()));
+	o.pooled = pooled;
+	if (pooled)
+		GPU_TRY(cudaMallocAsync(&o.ptr, (size_t)count * sizeof(U), 0));
+	else
+		GPU_TRY(cudaMalloc(&o.ptr, (size_t)count * sizeof(U)));
+	return 0;
+}
+
 /* Copies rule r to the device into mem and fills dr: r with device pointers, the points
  * axis-major there (coordinate i of point p at pts[i * npts + p], so that a warp's threads,
- * at consecutive points, read consecutive words), the weights as on the host; returns 0 or -1
- * with e. */
-static inline int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &mem, cub_rule &dr,
-                                  struct qx_err *e)
+ * at consecutive points, read consecutive words), the weights as on the host (mem from the
+ * pool with pooled, cub_realloc); returns 0 or -1 with e. */
+static inline int cub_rule_upload(const struct cub_rule *r, cub_owned<double> &mem, cub_rule &dr,
+                                  struct qx_err *e, bool pooled = true)
 {
 	const size_t np = (size_t)r->npts, npd = np * r->dim, npw = np * r->nsums;
 	std::vector<double> host(npd + npw);
@@ -94,7 +129,8 @@ static inline int cub_rule_upload(const struct cub_rule *r, gpu_owned<double> &m
 		for (int i = 0; i < r->dim; i++)
 			host[(size_t)i * np + p] = r->pts[p * r->dim + i];
 	std::copy(r->w, r->w + npw, host.begin() + npd);
-	GPU_TRY(cudaMalloc(&mem.ptr, (npd + npw) * sizeof(double)));
+	if (cub_realloc(mem, (long long)(npd + npw), e, pooled))
+		return -1;
 	GPU_TRY(
 	    cudaMemcpy(mem.ptr, host.data(), (npd + npw) * sizeof(double), cudaMemcpyHostToDevice));
 	dr = *r;
@@ -124,7 +160,7 @@ static const long long BREADTH_FIRST_CAP = 16384; /* leaves a list holds at firs
 /* A breadth list in one allocation: estimates, errors, centres, half-widths and split axes
  * of cap leaves. */
 template <typename T> struct cub_buf {
-	gpu_owned<unsigned char> mem;
+	cub_owned<unsigned char> mem;
 	double *est = nullptr, *err = nullptr;
 	T *c = nullptr, *h = nullptr;
 	int *axis = nullptr;
@@ -163,22 +199,15 @@ struct cub_split_of {
 	}
 };
 
-/* Frees what o holds and allocates count elements; returns 0 or -1 with e filled. */
-template <typename U> static int cub_realloc(gpu_owned<U> &o, long long count, struct qx_err *e)
-{
-	if (o.ptr)
-		GPU_TRY(cudaFree(o.release()));
-	GPU_TRY(cudaMalloc(&o.ptr, (size_t)count * sizeof(U)));
-	return 0;
-}
-
-/* Gives list b room for at least need leaves (its contents are not kept); returns 0 or -1. */
+/* Gives list b room for at least need leaves (its contents are not kept; pooled: cub_realloc's);
+ * returns 0 or -1. */
 template <typename T>
-static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err *e)
+static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err *e,
+                           bool pooled = true)
 {
 	if (b.cap >= need)
 		return 0;
-	if (cub_realloc(b.mem, need * (16 + 2 * dim * (long long)sizeof(T) + 4), e))
+	if (cub_realloc(b.mem, need * (16 + 2 * dim * (long long)sizeof(T) + 4), e, pooled))
 		return -1;
 	b.est = (double *)b.mem.ptr;
 	b.err = b.est + need;
@@ -192,7 +221,7 @@ static int cub_buf_reserve(cub_buf<T> &b, int dim, long long need, struct qx_err
 /* breadth's work arrays in one allocation, for lists of up to cap leaves: scratch (a double a
  * leaf), the split positions pos (an int a leaf) and CUB's storage, tmp_bytes at tmp. */
 struct cub_work {
-	gpu_owned<unsigned char> mem;
+	cub_owned<unsigned char> mem;
 	double *scratch = nullptr;
 	int *pos = nullptr;
 	void *tmp = nullptr;
@@ -200,11 +229,12 @@ struct cub_work {
 	long long cap = 0;
 };
 
-/* Gives w room for lists of cap leaves (its contents are not kept), CUB's storage sized for the
- * scan of split_in and the reduction of tot_in into tot; returns 0 or -1 with e filled. */
+/* Gives w room for lists of cap leaves (its contents are not kept; pooled: cub_realloc's),
+ * CUB's storage sized for the scan of split_in and the reduction of tot_in into tot; returns 0
+ * or -1 with e filled. */
 template <typename SPLIT_IN, typename TOT_IN>
 static int cub_work_reserve(cub_work &w, long long cap, SPLIT_IN split_in, TOT_IN tot_in,
-                            cub_tot *tot, struct qx_err *e)
+                            cub_tot *tot, struct qx_err *e, bool pooled = true)
 {
 	size_t scan = 0, red = 0;
 	if (w.cap >= cap)
@@ -213,7 +243,7 @@ static int cub_work_reserve(cub_work &w, long long cap, SPLIT_IN split_in, TOT_I
 	GPU_TRY(cub::DeviceReduce::Reduce(nullptr, red, tot_in, tot, (int)cap, cub_tot_add{},
 	                                  cub_tot{0, 0, 0}));
 	const long long tmp_at = (cap * 12 + 255) / 256 * 256;
-	if (cub_realloc(w.mem, tmp_at + (long long)std::max(scan, red), e))
+	if (cub_realloc(w.mem, tmp_at + (long long)std::max(scan, red), e, pooled))
 		return -1;
 	w.cap = cap;
 	w.tmp_bytes = std::max(scan, red);
@@ -388,7 +418,8 @@ static inline long long cub_ahead_splits(const cub_ahead *st)
 /* Everything a run holds on the device, freed by the owners' destructors on every path. */
 template <typename T> struct cub_dev {
 	gpu_owned<T> c[2], h[2];
-	gpu_owned<double> est, err, parent, ret_est, ret_err, rule, sums, tally;
+	gpu_owned<double> est, err, parent, ret_est, ret_err, sums, tally;
+	cub_owned<double> rule;
 	gpu_owned<int> axis, flag, pos;
 	gpu_owned<unsigned char> tmp;
 	cub_rule dr; /* the rule with its points and weights in rule */
