@@ -67,7 +67,8 @@ else
   CU_OBJ     :=
 endif
 
-LIB_OBJ  := $(patsubst %,$(BUILD)/%.o,$(basename $(LIB_SRC))) $(CU_OBJ)
+# The CUDA objects first: make -j starts their long compiles first, the C ones fill the gaps.
+LIB_OBJ  := $(CU_OBJ) $(patsubst %,$(BUILD)/%.o,$(basename $(LIB_SRC)))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -182,9 +183,11 @@ TEST_STEPS  = $(VG_TESTS:%="$(MAKE) --no-print-directory valgrind-step/%") \
 	$(foreach t,tests/qxtest_test.py $(SCRIPT_TESTS),"$(PYTHON) $(t)") \
 	"CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py" \
 	$(foreach t,$(OTHER_TESTS),"$(PYTHON) $(t)")
-test:
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all $(UNIT_BIN) asan-build valgrind-build \
-	  fuzz-build
+# The packages are installed first, once; a failing ASan, valgrind or fuzzing build fails its
+# own step below, not make test before the steps, while a failing release build stops it.
+test: deps
+	@$(MAKE) --no-print-directory --output-sync=target -k -j$(TEST_JOBS) all $(UNIT_BIN) \
+	  asan-build valgrind-build fuzz-build || $(MAKE) --no-print-directory all $(UNIT_BIN)
 	@$(PYTHON) tests/runner.py -j $(TEST_JOBS) $(TEST_STEPS)
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.

@@ -76,4 +76,45 @@ int gpu_occupancy_of(const void *func, int block, size_t shared_fixed, size_t sh
 /* Milliseconds between two recorded events. */
 float gpu_elapsed(cudaEvent_t a, cudaEvent_t b);
 
+/* The current device's memory for a run whose arrays come from its default pool
+ * (cudaMallocAsync): cudaMemGetInfo's free bytes plus the blocks the pool keeps unused from
+ * earlier runs (gpu_open and the runs over several GPUs keep them), which it hands back before
+ * it asks the driver; so an earlier run neither shrinks the next one's budget nor refuses it.
+ * Returns the CUDA error. */
+static inline cudaError_t gpu_mem_info_pooled(size_t *free_b, size_t *total)
+{
+	int dev = 0;
+	cudaMemPool_t pool;
+	unsigned long long reserved = 0, used = 0;
+	cudaError_t err = cudaMemGetInfo(free_b, total);
+	if (err == cudaSuccess)
+		err = cudaGetDevice(&dev);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetDefaultMemPool(&pool, dev);
+	if (err == cudaSuccess)
+		err = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved);
+	if (err == cudaSuccess)
+		err = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used);
+	if (err == cudaSuccess && reserved > used)
+		*free_b += (size_t)(reserved - used);
+	return err;
+}
+
+/* The current device's memory for a run whose arrays come from cudaMalloc, which cannot use a
+ * pool's kept blocks: those go back to the driver first (cudaMemPoolTrimTo), then
+ * cudaMemGetInfo. Returns the CUDA error. */
+static inline cudaError_t gpu_mem_info_unpooled(size_t *free_b, size_t *total)
+{
+	int dev = 0;
+	cudaMemPool_t pool;
+	cudaError_t err = cudaGetDevice(&dev);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetDefaultMemPool(&pool, dev);
+	if (err == cudaSuccess)
+		err = cudaMemPoolTrimTo(pool, 0);
+	if (err == cudaSuccess)
+		err = cudaMemGetInfo(free_b, total);
+	return err;
+}
+
 #endif

@@ -35,6 +35,7 @@
 
 #include "../../src/multigpu.h"
 #include "../../src/problems/cubature/cubature_gpu.h"
+#include "../multigpu.cuh"
 #include "ahead.cuh"
 #include "common.cuh"
 
@@ -143,9 +144,7 @@ struct cub_multi_host {
  * device's context keeps it for the process). */
 static std::atomic<int> cub_peer_tried[MG_MAX_DEVICES][MG_MAX_DEVICES];
 
-/* Whether device d's memory pool keeps its freed blocks, and whether it lets device p read and
- * write its blocks, in this process. */
-static std::atomic<int> cub_pool_kept[MG_MAX_DEVICES];
+/* Whether device d's memory pool lets device p read and write its blocks, in this process. */
 static std::atomic<int> cub_pool_shared[MG_MAX_DEVICES][MG_MAX_DEVICES];
 
 /* Makes device dev's memory pool keep its freed blocks (as gpu_open does device 0's), so that
@@ -158,12 +157,9 @@ static int cub_multi_pool(int dev, int g, struct qx_err *e)
 {
 	cudaMemPool_t pool;
 	int every = 1;
+	if (gpu_keep_pool(dev, e))
+		return -1;
 	GPU_TRY(cudaDeviceGetDefaultMemPool(&pool, dev));
-	if (!cub_pool_kept[dev].load()) {
-		unsigned long long keep = ~0ULL;
-		GPU_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-		cub_pool_kept[dev].store(1);
-	}
 	for (int p = 0; p < g; p++) {
 		int can = 0;
 		if (p == dev || cub_pool_shared[dev][p].load())
@@ -529,7 +525,7 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 	for (int d = 0; d < g; d++) { /* the budget on every device, before anything runs */
 		size_t free_b = 0, total = 0;
 		GPU_TRY(cudaSetDevice(d));
-		GPU_TRY(cudaMemGetInfo(&free_b, &total));
+		GPU_TRY(gpu_mem_info_pooled(&free_b, &total));
 		if (job->budget > free_b)
 			return qx_fail(
 			    e,
@@ -542,6 +538,20 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 	if (l < 0)
 		return -1;
 	std::vector<std::unique_ptr<cub_mdev<T>>> devs;
+	/* Destroyed before devs: every device's queued work (a copy may read another device's
+	 * arrays) is done before any device frees its own, on every return path. */
+	struct sync_devices {
+		const std::vector<std::unique_ptr<cub_mdev<T>>> &devs;
+		~sync_devices()
+		{
+			for (const auto &dv : devs) {
+				cudaSetDevice(dv->dev);
+				cudaDeviceSynchronize();
+				(void)cudaGetLastError(); /* teardown: the run's error is reported
+				                             already */
+			}
+		}
+	} sync_guard{devs};
 	int pooled = 1; /* every device reaches every other's pool */
 	for (int d = 0; d < g; d++) {
 		devs.emplace_back(new cub_mdev<T>);
@@ -775,7 +785,7 @@ extern "C" size_t cub_gpu_default_budget_multi(int ngpus)
 	for (int d = 0; d < ngpus; d++) {
 		size_t free_b = 0, total = 0;
 		if (cudaSetDevice(d) != cudaSuccess ||
-		    cudaMemGetInfo(&free_b, &total) != cudaSuccess) {
+		    gpu_mem_info_pooled(&free_b, &total) != cudaSuccess) {
 			least = 0;
 			break;
 		}

@@ -1,8 +1,8 @@
 /* common.cuh - the host wrappers, kernels and constants that cubature's GPU drivers share
  * (breadth.cu, twophase.cu, floor.cu, and breadth over several GPUs, breadth_multi.cu): the
  * rule's launch (declared here, made once in rule_launch.cu), the children's check, the first
- * partition, the device lists, sums, error histogram and split, the tally copy. Every function is
- * static or a template, so that each .cu that includes it has its own copy. */
+ * partition, the device lists, sums, error histogram and split, the tally copy. Every function but
+ * cub_rule_launch is static or a template, so that each .cu that includes it has its own copy. */
 #ifndef QX_CUBATURE_BREADTH_CUH
 #define QX_CUBATURE_BREADTH_CUH
 

@@ -18,11 +18,12 @@ extern "C" size_t cub_gpu_region_bytes(int dim, enum qx_precision prec)
 	return 4 * (size_t)dim * qx_precision_size(prec) + 7 * sizeof(double) + 5 * sizeof(int);
 }
 
-/* Half the free device memory, 0 when it cannot be read. */
+/* Half the free device memory (its pool's kept blocks counted free: the lists come from the
+ * pool), 0 when it cannot be read. */
 extern "C" size_t cub_gpu_default_budget(void)
 {
 	size_t free_b = 0, total = 0;
-	if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
+	if (gpu_mem_info_pooled(&free_b, &total) != cudaSuccess)
 		return 0;
 	return free_b / 2;
 }

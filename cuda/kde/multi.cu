@@ -23,7 +23,7 @@ static int kde_run_share(const struct kde_gpu_job *job, int dev, long long first
 	size_t free_b = 0, total_b = 0;
 	GPU_TRY(cudaSetDevice(dev));
 	r.dev = dev;
-	GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
+	GPU_TRY(gpu_mem_info_unpooled(&free_b, &total_b));
 	const size_t need = kde_gpu_device_bytes(job);
 	if (need > free_b)
 		return qx_fail(e, "kde: the run needs %zu MiB of device memory, %zu MiB are free",

@@ -182,7 +182,7 @@ extern "C" int kde_gpu_run(const struct kde_gpu_job *job, void *host_out, struct
 	size_t free_b = 0, total_b = 0;
 	if (kde_gpu_check(job, e))
 		return -1;
-	GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
+	GPU_TRY(gpu_mem_info_unpooled(&free_b, &total_b));
 	const size_t need = kde_gpu_device_bytes(job);
 	if (need > free_b)
 		return qx_fail(e, "kde: the run needs %zu MiB of device memory, %zu MiB are free",
