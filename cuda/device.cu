@@ -116,7 +116,7 @@ extern "C" int gpu_device_info(int dev, struct gpu_info *info, struct qx_err *e)
 		return -1;
 	GPU_TRY(cudaGetDevice(&prev));
 	GPU_TRY(cudaSetDevice(dev));
-	cudaError_t err = cudaMemGetInfo(&info->mem_free, &info->mem_total);
+	cudaError_t err = gpu_mem_info_pooled(&info->mem_free, &info->mem_total);
 	cudaSetDevice(prev);
 	if (err != cudaSuccess)
 		return gpu_fail(e, "cudaMemGetInfo", err);
@@ -136,7 +136,7 @@ extern "C" int gpu_init(struct gpu_info *info, struct qx_err *e)
 			return -1;
 		gpu_state.ok = 1;
 	}
-	GPU_TRY(cudaMemGetInfo(&gpu_state.info.mem_free, &gpu_state.info.mem_total));
+	GPU_TRY(gpu_mem_info_pooled(&gpu_state.info.mem_free, &gpu_state.info.mem_total));
 	*info = gpu_state.info;
 	return 0;
 }

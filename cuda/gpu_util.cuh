@@ -100,10 +100,9 @@ static inline cudaError_t gpu_mem_info_pooled(size_t *free_b, size_t *total)
 	return err;
 }
 
-/* The current device's memory for a run whose arrays come from cudaMalloc, which cannot use a
- * pool's kept blocks: those go back to the driver first (cudaMemPoolTrimTo), then
- * cudaMemGetInfo. Returns the CUDA error. */
-static inline cudaError_t gpu_mem_info_unpooled(size_t *free_b, size_t *total)
+/* Gives the blocks the current device's default pool keeps unused back to the driver, for a
+ * run that allocates with cudaMalloc (which cannot use them). Returns the CUDA error. */
+static inline cudaError_t gpu_pool_trim(void)
 {
 	int dev = 0;
 	cudaMemPool_t pool;
@@ -112,6 +111,15 @@ static inline cudaError_t gpu_mem_info_unpooled(size_t *free_b, size_t *total)
 		err = cudaDeviceGetDefaultMemPool(&pool, dev);
 	if (err == cudaSuccess)
 		err = cudaMemPoolTrimTo(pool, 0);
+	return err;
+}
+
+/* The current device's memory for a run whose arrays come from cudaMalloc: the pool's kept
+ * blocks go back to the driver first (gpu_pool_trim), then cudaMemGetInfo. Returns the CUDA
+ * error. */
+static inline cudaError_t gpu_mem_info_unpooled(size_t *free_b, size_t *total)
+{
+	cudaError_t err = gpu_pool_trim();
 	if (err == cudaSuccess)
 		err = cudaMemGetInfo(free_b, total);
 	return err;

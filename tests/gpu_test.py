@@ -69,11 +69,17 @@ class GpuTest(unittest.TestCase):
                 self.assertEqual(r["block"], block)
 
     def test_chunk_edges(self):
-        """Grids that are not a whole number of chunks or rows (m above and below a chunk)."""
-        for n, m in ((1, 5_000_001), (3, 4_194_305), (4097, 1025), (1, 1)):
-            r = self.runs(f"set n {n} m {m} precision double repeat 1 warmup 0 threads 16; "
-                          f"run gpu")[0]
-            self.assertLess(r["error"]["max_rel"], 1e-13, f"{n}x{m}")
+        """Grids that are not a whole number of chunks or rows (m above and below a chunk), in
+        the 4 Mi-point chunks of one stream and the 16 Mi-point chunks of the kernels queued
+        ahead of the copies (2 streams)."""
+        edges = ((1, 5_000_001), (3, 4_194_305), (1, 16_777_217), (2, 16_777_215),
+                 (4097, 1025), (1, 1))
+        for streams in (1, 2):
+            for n, m in edges:
+                r = self.runs(f"set n {n} m {m} precision double streams {streams} repeat 1 "
+                              f"warmup 0 threads 16; run gpu")[0]
+                self.assertLess(r["error"]["max_rel"], 1e-13, f"{n}x{m} streams {streams}")
+                self.assertEqual(r["error"]["over_threshold"], 0)
 
     def test_speedup_reported(self):
         """run both (threads 1) gives the GPU result a speedup over the serial CPU."""
