@@ -6,8 +6,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Longest field quoted in an error message. */
 #define KDE_SHOW 40
@@ -136,14 +138,38 @@ static int kde_pass(FILE *f, const char *path, const int *cols, int ncols, size_
 	return rc;
 }
 
+/* Copies what descriptor fd (a FIFO, a pipe, a terminal) gives until its end into copy,
+ * waiting for input in polls of 100 ms and checking for Ctrl-C between them: a read blocked on
+ * a FIFO whose writer stays open never returns if the SIGINT came just before it. Returns 0 at
+ * the end of the input, -1 on a cancel, a read error or a failed write. */
+static int kde_copy_input(int fd, FILE *copy)
+{
+	char chunk[65536];
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (qx_cancelled())
+			return -1;
+		const int ready = poll(&p, 1, 100);
+		if (ready < 0 && errno != EINTR)
+			return -1;
+		if (ready <= 0)
+			continue;
+		const ssize_t got = read(fd, chunk, sizeof chunk);
+		if (got == 0)
+			return 0;
+		if (got < 0 && errno != EINTR)
+			return -1;
+		if (got > 0 && fwrite(chunk, 1, (size_t)got, copy) != (size_t)got)
+			return -1;
+	}
+}
+
 /* Opens path for two passes (count, then store). A file that cannot be read twice (a FIFO,
  * a pipe, a terminal) is first copied into an unnamed temporary file (tmpfile), a copy that
  * Ctrl-C stops. Returns the stream, or NULL with e filled. */
 static FILE *kde_data_open(const char *path, struct qx_err *e)
 {
 	struct stat st;
-	char chunk[65536];
-	size_t got;
 	int failed;
 	FILE *f = fopen(path, "r"), *copy;
 	if (!f) {
@@ -153,10 +179,7 @@ static FILE *kde_data_open(const char *path, struct qx_err *e)
 	if (fstat(fileno(f), &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 		return f; /* a directory: the read reports it */
 	copy = tmpfile();
-	while (copy && !qx_cancelled() && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
-		if (fwrite(chunk, 1, got, copy) != got)
-			break;
-	failed = !copy || qx_cancelled() || ferror(f) || !feof(f) || fflush(copy);
+	failed = !copy || kde_copy_input(fileno(f), copy) != 0 || fflush(copy);
 	fclose(f);
 	if (failed) {
 		qx_fail(e, "%s: %s", path,
