@@ -252,7 +252,9 @@ extern "C" int gpu_floor_copy(size_t bytes, int reps, double *ms, struct qx_err 
 	int rc = -1;
 	if (err != cudaSuccess)
 		return gpu_fail(e, "cudaMallocHost (copy measurement)", err);
-	err = cudaMalloc(&dev, bytes);
+	err = gpu_pool_trim(); /* cudaMalloc cannot use the pool's kept blocks */
+	if (err == cudaSuccess)
+		err = cudaMalloc(&dev, bytes);
 	if (err == cudaSuccess)
 		err = cudaMemset(dev, 0x3f, bytes);
 	if (err == cudaSuccess)
@@ -294,6 +296,7 @@ static int floor_share_open(floor_share &sh, int dev, size_t bytes, struct qx_er
 	GPU_TRY(cudaSetDevice(dev));
 	sh.dev = dev;
 	GPU_TRY(cudaStreamCreateWithFlags(&sh.s, cudaStreamNonBlocking));
+	GPU_TRY(gpu_pool_trim()); /* cudaMalloc cannot use the pool's kept blocks */
 	GPU_TRY(cudaMalloc(&sh.buf, bytes ? bytes : 1));
 	GPU_TRY(cudaMemset(sh.buf, 0x3f, bytes));
 	GPU_TRY(cudaDeviceSynchronize());
@@ -400,6 +403,7 @@ extern "C" int gpu_floor_write(size_t count, enum qx_precision prec, int block, 
 {
 	gpu_owned<void> dev;
 	const size_t grid = (count + block - 1) / block;
+	GPU_TRY(gpu_pool_trim()); /* cudaMalloc cannot use the pool's kept blocks */
 	GPU_TRY(cudaMalloc(&dev.ptr, count * qx_precision_size(prec)));
 	if (time_median(reps, ms, e, [&] {
 		    if (prec == QX_DOUBLE)

@@ -18,9 +18,9 @@ struct gpu_info {
 	int sms;
 	int max_threads_per_block;
 	size_t shared_per_block;
-	/* mem_free counts the blocks the device's memory pool keeps from earlier runs: a run's
-	 * pooled arrays reuse them, and the runs that allocate with cudaMalloc (kde, cubature's
-	 * phase 2) give them back first (gpu_pool_trim) */
+	/* mem_free counts the blocks the device's memory pool keeps from earlier runs: pooled
+	 * arrays reuse them, and a run or measurement whose arrays come from cudaMalloc gives
+	 * them back first (gpu_pool_trim) */
 	size_t mem_total, mem_free;
 	int sm_clock_mhz, mem_clock_mhz, mem_bus_bits;
 	int driver_version, runtime_version;

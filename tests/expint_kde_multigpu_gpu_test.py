@@ -105,8 +105,8 @@ class ExpintKdeMultiGpuTest(qxtest.TempDirCase):
         self.check_equal("expint", EXPINT_CONFIGS)
 
     def test_expint_several_chunks_a_gpu(self):
-        """A grid of several 16 Mi-point chunks on every GPU (too large to compare as text):
-        the same error against the CPU reference as on 1 GPU, to the last bit."""
+        """A grid of 82 M points, more than one 16 Mi-point chunk on a GPU on 2 and 4 GPUs (too
+        large to compare as text): the same error against the CPU reference as on 1 GPU."""
         def run_on(g):
             rc, out, err = quadx(f"use expint; set n 8200 m 10000 precision float variant "
                                  f"fast {SMALL} threads 16 gpus {g}; run gpu")
@@ -191,7 +191,8 @@ class ExpintKdeMultiGpuFaultTest(unittest.TestCase):
             self.assertRegex(out + err, r"ERROR SUMMARY: 0 errors")
 
     def test_expint_fault_on_one_gpu(self):
-        # 2 chunks a GPU of the kernels queued ahead: the third launch comes in the first run
+        # GPU 1's share spans 2 chunks of the kernels queued ahead, so the first run makes at
+        # least 3 launches
         for fault in ("launch:3", "cudaMalloc:4", "cudaMemcpy:5", "cudaEvent:9"):
             with self.subTest(fault=fault):
                 self.check(fault, "expint", "n 128 m 300000 variant fast")

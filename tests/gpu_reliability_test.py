@@ -149,6 +149,18 @@ class GpuFaultTest(unittest.TestCase):
                                      r"\(QUADX_FAULT\)\n$" % fault.split(":")[0])
                     self.assertEqual(len(re.findall(r"^gpu %s " % prob, out, re.M)), 1, out)
 
+    def test_fault_amid_the_chunk_events(self):
+        """The kernels queued ahead of the copies take an event a chunk, a run's first event
+        calls on one GPU: the second failing (of a grid of 2 chunks) is one error naming it,
+        and the same run then works."""
+        rc, out, err = run([FAULTS_BIN, "--keep-going", "-e",
+                            f"set n 1 m 16777217 {SMALL}; run gpu; run gpu"],
+                           env={"QUADX_FAULT": "cudaEvent:2"})
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(err, r"^quadx: command 2 of -e: cudaEventCreateWithFlags\(.*: injected "
+                              r"fault \(QUADX_FAULT\)\n$")
+        self.assertEqual(len(re.findall(r"^gpu expint ", out, re.M)), 1, out)
+
     def test_oversize_gpu_run_refused_before_allocating(self):
         """Refused with both figures; the armed cudaMalloc fault then hits the next run."""
         rc, out, err = run([FAULTS_BIN, "--keep-going", "-e",

@@ -435,6 +435,8 @@ static int cub_alloc(const struct cub_gpu_job *job, long long cap, cub_dev<T> &d
 	const int dim = job->rule->dim;
 	const size_t nt = (size_t)cap * dim * sizeof(T), nd = (size_t)cap * sizeof(double);
 	d.cap = cap;
+	/* cudaMalloc cannot use the blocks the pool keeps from earlier runs: give them back */
+	GPU_TRY(gpu_pool_trim());
 	for (int s = 0; s < 2; s++) {
 		GPU_TRY(cudaMalloc(&d.c[s].ptr, nt));
 		GPU_TRY(cudaMalloc(&d.h[s].ptr, nt));

@@ -126,8 +126,6 @@ static int cub_phase2(const struct cub_gpu_job *job, cub_dev<T> &d, const cub_ru
 	hsz = std::min(hsz, (long long)PHASE2_HEAP);
 	if (hsz < 3)
 		hsz = 3;
-	/* cudaMalloc cannot use the blocks the pool keeps from earlier runs: give them back */
-	GPU_TRY(gpu_pool_trim());
 	GPU_TRY(cudaMalloc(&vol.ptr, (size_t)active * sizeof(double)));
 	GPU_TRY(cudaMalloc(&axis.ptr, (size_t)active * sizeof(int)));
 	GPU_TRY(cudaMalloc(&stop.ptr, (size_t)active * sizeof(int)));

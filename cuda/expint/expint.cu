@@ -277,8 +277,9 @@ static int expint_interrupted(const std::atomic<int> *stop, struct qx_err *e)
 	return 0;
 }
 
-/* Returns the device bytes the job allocates at once: the whole grid (serial sequence) or one
- * chunk per stream (streamed), plus the failure word. */
+/* Returns the device bytes the job needs at once: the whole grid (serial sequence) or one
+ * chunk per stream (streamed), plus the failure word. The streamed sequence takes the whole
+ * range instead only where it fits in half the free memory (expint_fits_ahead). */
 extern "C" size_t expint_gpu_device_bytes(const struct expint_gpu_job *job)
 {
 	const size_t size = qx_precision_size(job->prec);
@@ -302,6 +303,8 @@ static int expint_run_serial(const struct expint_gpu_job *job, long long base, l
 	gpu_owned<T> dev;
 	gpu_owned<unsigned long long> bad;
 	unsigned long long bad_host = ULLONG_MAX;
+	/* cudaMalloc cannot use the blocks the pool keeps from earlier runs: give them back */
+	GPU_TRY(gpu_pool_trim());
 	qx_progress_phase("alloc");
 	GPU_TRY(cudaEventRecord(ev[0]));
 	GPU_TRY(cudaMalloc(&dev.ptr, bytes ? bytes : sizeof(T)));
@@ -445,7 +448,8 @@ struct expint_chunk_events {
  * first, back to back on streams[0] with an event after each (a kernel never waits for a copy,
  * nor for the host, so the kernels' span is their time alone); then each chunk's copy to the
  * pinned host array on streams[1 + c % (K-1)] once its kernel is done, at most 2K copies queued,
- * the host checking for cancellation and stop between copies. Phases on events ev[0..7 + 2K):
+ * the host checking for cancellation and stop between copies (a cancel then waits for the
+ * queued kernels, at most the range's kernel time). Phases on events ev[0..7 + 2K):
  * alloc, kernel = the kernels' span (first start to last end), d2h = from the end of the first
  * kernel to the end of the last copy, free. The smallest failing point's record goes to *bad_out
  * (ULLONG_MAX: none). */
@@ -531,13 +535,18 @@ static int expint_run_ahead(const struct expint_gpu_job *job, long long base, lo
 }
 
 /* 1 when the streamed sequence over total points of the job runs with its kernels ahead: 2 or
- * more streams and the whole range in at most half the device's free memory. */
+ * more streams and the whole range in at most half the device's free memory, the blocks its
+ * pool keeps counted. Where the driver's free memory alone cannot back the range, those blocks
+ * go back to the driver first (gpu_pool_trim): kept blocks of other sizes cannot make one
+ * block that large. */
 static int expint_fits_ahead(const struct expint_gpu_job *job, long long total)
 {
-	size_t free_b = 0, all_b = 0;
-	if (job->streams < 2 || total <= 0 || gpu_mem_info_pooled(&free_b, &all_b) != cudaSuccess)
+	size_t free_b = 0, driver_b = 0, all_b = 0;
+	const double bytes = (double)total * (double)qx_precision_size(job->prec);
+	if (job->streams < 2 || total <= 0 || gpu_mem_info_pooled(&free_b, &all_b) != cudaSuccess ||
+	    bytes > 0.5 * (double)free_b || cudaMemGetInfo(&driver_b, &all_b) != cudaSuccess)
 		return 0;
-	return (double)total * (double)qx_precision_size(job->prec) <= 0.5 * (double)free_b;
+	return bytes <= (double)driver_b || gpu_pool_trim() == cudaSuccess;
 }
 
 /* Events a share's sequence records: the streamed one's 4 + 3 (2 K), the ahead one's 7 + 2 K. */
@@ -736,6 +745,7 @@ static int expint_batch_typed(const int *n, const double *x, long count, long it
 		return 0;
 	if (count > INT_MAX)
 		return qx_fail(e, "GPU batch of %ld points: at most %d", count, INT_MAX);
+	GPU_TRY(gpu_pool_trim()); /* cudaMalloc cannot use the pool's kept blocks */
 	GPU_TRY(cudaMalloc(&dn.ptr, (size_t)count * sizeof(int)));
 	GPU_TRY(cudaMalloc(&ds.ptr, (size_t)count * sizeof(int)));
 	GPU_TRY(cudaMalloc(&dx.ptr, (size_t)count * sizeof(double)));

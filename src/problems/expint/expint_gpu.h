@@ -34,7 +34,7 @@ struct expint_gpu_job {
 	int memory;   /* enum expint_gpu_memory */
 	int streams;  /* streams of the streamed sequence, 1..EXPINT_MAX_STREAMS */
 };
-/* Device bytes the job allocates at once (checked against the free memory before a run). */
+/* Device bytes the job needs at once (checked against the free memory before a run). */
 size_t expint_gpu_device_bytes(const struct expint_gpu_job *job);
 /* Runs the job into host_out (pinned, n*m values of prec) with its phases and total in *t; on any
  * failure frees what it allocated and leaves the device usable. */
