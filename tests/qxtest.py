@@ -261,6 +261,28 @@ class Tmux:
         except AssertionError as exc:
             raise AssertionError(f"{exc}:\n{last[0]}") from None
 
+    def until(self, check, timeout=20.0, styled=False):
+        """Waits until check(text) passes for the pane's text (with its escapes when styled):
+        returns without raising AssertionError. Returns what check returned, or the text when
+        that is None; after timeout fails with check's last failure and the pane. A full-screen
+        program draws a frame in several writes, so one capture may hold part of a frame: a
+        test asserts on a screen only through a wait for every part of the state it checks,
+        never on the capture that first showed one line of it."""
+        last = [None, ""]
+
+        def passes():
+            last[1] = text = self.pane(styled)
+            try:
+                got = check(text)
+            except AssertionError as exc:
+                last[0] = exc
+                return None
+            return (text if got is None else got,)
+        try:
+            return poll(passes, "pane that passes the check", timeout)[0]
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; its last failure: {last[0]}\n{last[1]}") from None
+
     def gone(self, unwanted, timeout=20.0):
         """Waits until the pane no longer shows unwanted; returns the pane's text."""
         last = [""]

@@ -49,6 +49,24 @@ class TmuxCloseTest(qxtest.TmuxTestCase):
         self.tmux.wait_exit(cat)
         self.tmux.screen("CAT-ENDED-42")
 
+    def test_until_waits_for_every_part_of_a_state(self):
+        """until() retries a check that fails on a screen showing only part of the state it
+        checks, returns once all of it shows, and fails naming the check's last failure."""
+        self.tmux.start(f"cat; {qxtest.HOLD}")
+        self.tmux.child()
+
+        def both_lines(text):
+            self.assertIn("first-part", text)
+            self.assertIn("second-part", text)
+            return "both"
+        self.tmux.type("first-part")
+        self.tmux.screen("first-part")
+        with self.assertRaisesRegex(AssertionError, r"its last failure: 'second-part' not found"):
+            self.tmux.until(both_lines, timeout=0.2)
+        self.tmux.type("second-part")
+        self.assertEqual(self.tmux.until(both_lines), "both")
+        self.assertIn("second-part", self.tmux.until(lambda text: None))
+
 
 class JsonCommandsTest(unittest.TestCase):
     def test_exit_code_objects_and_stderr(self):

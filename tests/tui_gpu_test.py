@@ -9,7 +9,7 @@ import re
 import unittest
 
 import qxtest
-from tui_test import SIDE, Dashboard
+from tui_test import SIDE, Dashboard, found
 
 GPU = qxtest.gpu_or_exit("tui_gpu_test")
 
@@ -31,19 +31,21 @@ class GpuDashboardTest(Dashboard):
         m = self.screen(re.compile(
             r"phases ms +alloc (\S+) +h2d (\S+) +kernel (\S+) +d2h (\S+) +free (\S+)(.*)\n"
             r".*total +(\S+) ms(?:.*\n)+?.*speedup .*?(\S+)x vs cpu 2 threads"))
-        text = self.idle()
         alloc, h2d, kernel, d2h, free, note, total, speedup = m.groups()
         overlap = "overlap" in note
         mark = "~" if overlap else ""
-        self.assertRegex(text, rf"gpu b256 .* {re.escape(total)} ms")
-        for label, ms in (("alloc", alloc), ("h2d", h2d), (f"kernel{mark}", kernel),
-                          (f"d2h{mark}", d2h), ("free", free)):
-            self.assertRegex(text, rf"  {re.escape(label)} .* {re.escape(ms)} ms")
-        self.assertEqual("~: overlap" in text, overlap)
-        self.assertIn("gpu vs cpu 2 threads", text)
-        shown = float(re.search(r"vs threads (\S+)x", text).group(1))
-        self.assertAlmostEqual(shown, float(speedup), delta=0.01 * float(speedup))
-        self.assertRegex(text, r"history \S\s")
+
+        def gpu_panels(text):
+            self.assertRegex(text, rf"gpu b256 .* {re.escape(total)} ms")
+            for label, ms in (("alloc", alloc), ("h2d", h2d), (f"kernel{mark}", kernel),
+                              (f"d2h{mark}", d2h), ("free", free)):
+                self.assertRegex(text, rf"  {re.escape(label)} .* {re.escape(ms)} ms")
+            self.assertEqual("~: overlap" in text, overlap)
+            self.assertIn("gpu vs cpu 2 threads", text)
+            shown = float(found(r"vs threads (\S+)x", text).group(1))
+            self.assertAlmostEqual(shown, float(speedup), delta=0.01 * float(speedup))
+            self.assertRegex(text, r"history \S\s")
+        self.idle(gpu_panels)
         self.type("run gpu")  # a second point in the history
         self.screen(re.compile(r"history \S\S\s"))
         self.keys("F10")
@@ -74,12 +76,14 @@ class GpuDashboardTest(Dashboard):
         self.type("set n 1000 m 1000")
         self.type("sweep block 64,128,256 on gpu")
         best = self.screen(re.compile(r"best: block=(\d+) on gpu")).group(1)
-        text = self.idle()
-        self.assertIn(f"block on gpu: 3 of 3 configurations; best {best} gpu", text)
-        for block in ("64", "128", "256"):
-            mark = r"\*" if block == best else " "
-            self.assertRegex(text,
-                             rf"(?m)^{SIDE} {mark} {block} gpu +[▏▎▍▌▋▊▉█]+ +\S+ [kMGT]?/s")
+
+        def sweep_shown(text):
+            self.assertIn(f"block on gpu: 3 of 3 configurations; best {best} gpu", text)
+            for block in ("64", "128", "256"):
+                mark = r"\*" if block == best else " "
+                self.assertRegex(text,
+                                 rf"(?m)^{SIDE} {mark} {block} gpu +[▏▎▍▌▋▊▉█]+ +\S+ [kMGT]?/s")
+        self.idle(sweep_shown)
         self.keys("F10")
         self.screen("EXITED 0")
 

@@ -7,8 +7,9 @@ that a sweep appears in the Sweep panel (best marked) as soon as it ends and a l
 cancelled keeping its rows, that longman's runs are not marked as of other parameters and show
 their remainder bound, that the function keys change the settings within their range, that the
 borders and bars are Unicode box drawing in a UTF-8 locale and plain ASCII otherwise, and that
-F10, quit and a fatal signal restore the terminal. Every wait polls with a timeout. Run from the
-repository root; skipped without tmux."""
+F10, quit and a fatal signal restore the terminal. Every wait polls with a timeout, and every
+check of a screen is a wait for the whole state it checks (Dashboard.until): a capture may hold a
+half-drawn frame. Run from the repository root; skipped without tmux."""
 import csv as csv_module
 import os
 import pty
@@ -24,6 +25,15 @@ COLOR = re.compile(r"\x1b\[3[0-7]m")  # a foreground colour in capture-pane -e
 PLOT = "[ •▁▂▃▄▅▆▇█]"  # a cell of the Chart panel's plot in a UTF-8 locale
 RESTORED = re.compile(r"(?m)^icanon echo")  # stty after quadx: canonical mode and echo back
 SIDE = "│"  # a panel's side border in a UTF-8 locale (an ACS border would read "x")
+
+
+def found(pattern, text):
+    """The first match of pattern (a regex string) in text; fails naming it when there is none
+    (in a check given to Dashboard.until: the screen is not there yet)."""
+    m = re.search(pattern, text)
+    if m is None:
+        raise AssertionError(f"no match for {pattern!r}")
+    return m
 
 
 class Dashboard(qxtest.TmuxTestCase):
@@ -57,15 +67,25 @@ class Dashboard(qxtest.TmuxTestCase):
         """Waits until the pane no longer shows `unwanted`; returns the pane text."""
         return self.tmux.gone(unwanted, timeout)
 
+    def until(self, check, timeout=20.0, styled=False):
+        """Waits until check(pane text) passes (qxtest.Tmux.until); returns what it returned,
+        or the text."""
+        return self.tmux.until(check, timeout, styled)
+
     def type(self, line):
         self.tmux.type(line)
 
     def keys(self, *keys):
         self.tmux.keys(*keys)
 
-    def idle(self):
-        """Waits until no command runs (the status line shows the keys again)."""
-        return self.screen(" quadx dashboard ")
+    def idle(self, check=None, timeout=20.0):
+        """Waits until no command runs (the status line shows the keys again) and check(pane
+        text), when given, passes on the same screen; returns what check returned, or the
+        text."""
+        def settled(text):
+            self.assertIn(" quadx dashboard ", text)
+            return check(text) if check else None
+        return self.until(settled, timeout)
 
     def run_cpu(self, threads):
         """Runs cpu with `threads` threads; returns the total (ms, as printed) and max_rel."""
@@ -83,25 +103,30 @@ class DashboardTest(Dashboard):
         self.start()
         self.type("set n 300 m 300")
         serial, max_rel = self.run_cpu(1)
-        text = self.screen(re.compile(rf"cpu 1 thr .*? {re.escape(serial)} ms")).string
-        self.assertIn("n=300 m=300", text)
-        self.assertRegex(text, rf"{SIDE} n=300 m=300 a=")  # the Problem panel's parameter row
-        self.assertIn(f"max rel {max_rel}", text)
-        self.assertIn("over 1e-05: 0 of 90000", text)
-        self.assertIn(f"{SIDE} over 1e-05: 0 of 90000", text)  # the Error panel's row
-        self.assertRegex(text, r"worst at n=\d+ x=")
-        self.assertRegex(text, r"cpu 1 thr  [▏▎▍▌▋▊▉█]+ ")  # UTF-8 bars
-        self.assertRegex(self.tmux.pane(styled=True), COLOR)
+
+        def serial_run(text):
+            self.assertRegex(text, rf"cpu 1 thr .*? {re.escape(serial)} ms")
+            self.assertRegex(text, rf"{SIDE} n=300 m=300 a=")  # the Problem panel's parameter row
+            self.assertIn(f"max rel {max_rel}", text)
+            self.assertIn(f"{SIDE} over 1e-05: 0 of 90000", text)  # the Error panel's row
+            self.assertRegex(text, r"worst at n=\d+ x=")
+            self.assertRegex(text, r"cpu 1 thr  [▏▎▍▌▋▊▉█]+ ")  # UTF-8 bars
+        self.until(serial_run)
+        self.until(lambda styled: self.assertRegex(styled, COLOR), styled=True)
         threaded, max_rel2 = self.run_cpu(2)
-        text = self.screen(re.compile(rf"cpu 2 thr .*? {re.escape(threaded)} ms")).string
-        self.assertRegex(text, rf"cpu 1 thr .*? {re.escape(serial)} ms")
-        self.assertIn("threads 2", text)  # the Problem panel's settings
-        self.assertIn("cpu 2 threads vs serial", text)
+
+        def threaded_run(text):
+            self.assertRegex(text, rf"cpu 2 thr .*? {re.escape(threaded)} ms")
+            self.assertRegex(text, rf"cpu 1 thr .*? {re.escape(serial)} ms")
+            self.assertIn("threads 2", text)  # the Problem panel's settings
+            self.assertIn("cpu 2 threads vs serial", text)
+            self.assertRegex(text, r"cpu threads vs serial (\S+)x")
+            self.assertIn(f"max rel {max_rel2}", text)
+            self.assertIn("gpu        (no GPU run yet)", text)
+        text = self.until(threaded_run)
         ratio = float(re.search(r"cpu threads vs serial (\S+)x", text).group(1))
         self.assertAlmostEqual(ratio, float(serial) / float(threaded),
                                delta=0.01 * ratio + 1e-3)
-        self.assertIn(f"max rel {max_rel2}", text)
-        self.assertIn("gpu        (no GPU run yet)", text)
         self.type("set n 200")  # other parameters: both CPU rows get the marker after a run
         self.type("set precision double; run cpu")
         self.screen(re.compile(r"cpu 1 thr\*.*\n.*cpu 2 thr "))
@@ -112,15 +137,20 @@ class DashboardTest(Dashboard):
         """Two columns when wide, one column when narrow, a message when too small; the size
         comes from the terminal, not from stale LINES/COLUMNS."""
         self.start(env="LANG=C.UTF-8 LINES=10 COLUMNS=50")
-        wide = self.pane().splitlines()
-        self.assertRegex(wide[1], r"Problem .*Timing")
+        self.screen(re.compile(r"\A.*\n.*Problem .*Timing"))  # the second row: two columns
         self.tmux("resize-window", "-t", "t", "-x", "60", "-y", "70")
-        text = self.screen(re.compile(r"Problem[^\n]*\n(.*\n)+.*Timing")).string
-        self.assertTrue(all(len(line) <= 60 for line in text.splitlines()))
-        self.assertNotRegex(text, r"Problem .*Timing")
+
+        def one_column(text):
+            self.assertRegex(text, r"Problem[^\n]*\n(.*\n)+.*Timing")
+            self.assertTrue(all(len(line) <= 60 for line in text.splitlines()))
+            self.assertNotRegex(text, r"Problem .*Timing")
+        self.until(one_column)
         self.tmux("resize-window", "-t", "t", "-x", "50", "-y", "12")
-        text = self.screen("terminal too small: 50x12")
-        self.assertNotIn("Timing", text)
+
+        def too_small(text):
+            self.assertIn("terminal too small: 50x12", text)
+            self.assertNotIn("Timing", text)
+        self.until(too_small)
         self.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
         self.gone("too small")
         self.screen(re.compile(r"Problem .*Timing"))
@@ -135,13 +165,16 @@ class DashboardTest(Dashboard):
         needs = set()
         for cols, rows in ((60, 15), (100, 10)):
             self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows))
-            text = self.screen(f"terminal too small: {cols}x{rows}")
-            needs.add(re.search(r"needs\s+(\d+)x(\d+)", text).groups())
+            needs.add(self.screen(re.compile(rf"terminal too small: {cols}x{rows}\b.*?"
+                                             r"needs\s+(\d+)x(\d+)\.", re.S)).groups())
         self.assertEqual(len(needs), 1, needs)
         cols, rows = (int(v) for v in needs.pop())
         self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows - 1))
-        text = self.screen(f"terminal too small: {cols}x{rows - 1}")
-        self.assertIn(f"needs {cols}x{rows}", " ".join(text.split()))
+
+        def one_row_short(text):
+            self.assertIn(f"terminal too small: {cols}x{rows - 1}", text)
+            self.assertIn(f"needs {cols}x{rows}.", " ".join(text.split()))
+        self.until(one_row_short)
         self.tmux("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows))
         self.gone("too small")
         self.screen(re.compile(r"Problem .*Timing"))
@@ -160,21 +193,18 @@ class DashboardTest(Dashboard):
         self.screen("integrand=exp(-x*x-y*y)*cos(3*x)")
         self.type("run cpu")
         m = self.screen(re.compile(r"cpu compile ([0-9.]+) ms, before the run's time"))
-        text = self.idle()
-        total = float(re.search(r"cpu 1 thr .*?([0-9.]+) ms", text).group(1))
+        total = float(self.idle(lambda text: found(r"cpu 1 thr .*?([0-9.]+) ms", text)).group(1))
         compile_ms = float(m.group(1))
         # 444 evaluations take well under a millisecond; cc takes tens: the total is the run's
         self.assertLess(total, compile_ms)
         self.type("run cpu")
         self.screen(re.compile(r"cpu compile [0-9.]+ ms \(cached\)"))
-        self.idle()
-        self.assertNotIn("convergence, live", self.pane())
+        self.idle(lambda text: self.assertNotIn("convergence, live", text))
         self.type("set integrand f4 dim 8 rel 1e-9 threads 1 maxeval 1e9")
         self.type("run cpu")
-        text = self.screen(re.compile(r"Chart \(convergence, live\)(.*\n)+.*"
-                                      r"log10\(error estimate / where it stops\)(.*\n)+.*"
-                                      r" evaluations")).string
-        self.assertRegex(text, r"\d(\.\d+)?e\+0\d evaluations")  # the x axis: evaluations
+        self.screen(re.compile(r"Chart \(convergence, live\)(.*\n)+.*"
+                               r"log10\(error estimate / where it stops\)(.*\n)+.*"
+                               r"\d(\.\d+)?e\+0\d evaluations"))  # the x axis: evaluations
         self.keys("Escape")
         self.screen("error: run cancelled")
         self.idle()
@@ -211,33 +241,33 @@ class DashboardTest(Dashboard):
 
     def test_sweep_panel(self):
         """No Sweep panel before the first sweep; a CPU sweep too quick for the frame rate then
-        shows, in the very frame whose status line says the dashboard is idle again (the
-        situation of a GPU sweep), one bar per configuration with the throughput the table
-        printed, the best marked and highlighted. 50 rows: the Log holds the whole table, its
-        long lines wrapped."""
+        shows once the dashboard is idle again (the situation of a GPU sweep), one bar per
+        configuration with the throughput the table printed, the best marked and highlighted.
+        50 rows: the Log holds the whole table, its long lines wrapped."""
         self.start(rows=50)
         self.assertNotIn("Sweep (", self.pane())
         self.type("set n 200 m 200 repeat 1 warmup 0; run cpu; set n 20 m 20 repeat 2; "
                   "sweep threads 1,2,3 on cpu")  # the run puts the sweep at any time in a frame
         best = self.screen(re.compile(r"best: threads=(\d+) on cpu")).group(1)
-        text = self.idle()
-        self.assertIn("Sweep (evals/s; *: best)", text)
-        self.assertIn(f"threads on cpu: 3 of 3 configurations; best {best} cpu", text)
-        table = dict(re.findall(rf"(?m)^{SIDE} [ *] ([123]) +cpu +(?:\S+ +){{3}}(\S+e[+]\d+)",
-                                   text))
-        self.assertEqual(sorted(table), ["1", "2", "3"])
-        for threads, rate in table.items():
-            mark = "*" if threads == best else " "
-            row = re.search(rf"(?m)^{SIDE} {re.escape(mark)} {threads} cpu ([▏▎▍▌▋▊▉█]*) +"
+
+        def sweep_shown(text):
+            self.assertIn("Sweep (evals/s; *: best)", text)
+            self.assertIn(f"threads on cpu: 3 of 3 configurations; best {best} cpu", text)
+            table = dict(re.findall(rf"(?m)^{SIDE} [ *] ([123]) +cpu +(?:\S+ +){{3}}"
+                                    r"(\S+e[+]\d+)", text))
+            self.assertEqual(sorted(table), ["1", "2", "3"])
+            for threads, rate in table.items():
+                mark = "*" if threads == best else " "
+                row = found(rf"(?m)^{SIDE} {re.escape(mark)} {threads} cpu ([▏▎▍▌▋▊▉█]*) +"
                             r"(\S+) ([kMG]?)/s", text)
-            self.assertIsNotNone(row, f"no bar for threads={threads}:\n{text}")
-            scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[row.group(3)]
-            self.assertAlmostEqual(float(row.group(2)) * scale, float(rate),
-                                   delta=0.006 * float(rate))
-        fastest = max(table, key=lambda k: float(table[k]))
-        self.assertRegex(text, rf"(?m)^{SIDE} \* {fastest} cpu █+ ")
-        styled = self.tmux.pane(styled=True)
-        self.assertRegex(styled, rf"\x1b\[[0-9;]*7m(\x1b\[\d+m)*\* {best} cpu")  # reverse video
+                scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[row.group(3)]
+                self.assertAlmostEqual(float(row.group(2)) * scale, float(rate),
+                                       delta=0.006 * float(rate))
+            fastest = max(table, key=lambda k: float(table[k]))
+            self.assertRegex(text, rf"(?m)^{SIDE} \* {fastest} cpu █+ ")
+        self.idle(sweep_shown)
+        self.until(lambda styled: self.assertRegex(  # reverse video
+            styled, rf"\x1b\[[0-9;]*7m(\x1b\[\d+m)*\* {best} cpu"), styled=True)
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -249,18 +279,24 @@ class DashboardTest(Dashboard):
         self.start()
         self.type("set n 1000 m 40000 repeat 5 warmup 1")
         self.type(f"sweep threads 1..{top}:1 on cpu")  # a tuning axis: its best is starred
-        match = self.screen(re.compile(rf"running `sweep threads 1..{top}:1 on cpu`  "
-                                       rf"configuration ([2-9]) of {top}, \w+ \[.*\] \d+% of "
-                                       rf"\d+(.*\n)+.*threads on cpu: (\d+) of {top} "
-                                       r"configurations; best "), timeout=120)
-        self.assertEqual(int(match.group(3)), int(match.group(1)) - 1)  # the same snapshot
+
+        def running_with_rows(text):
+            """The status line's configuration and the panel's rows done, drawn together."""
+            m = found(rf"running `sweep threads 1..{top}:1 on cpu`  configuration ([2-9]) of "
+                      rf"{top}, \w+ \[.*\] \d+% of \d+(.*\n)+.*threads on cpu: (\d+) of {top} "
+                      r"configurations; best ", text)
+            self.assertEqual(int(m.group(3)), int(m.group(1)) - 1)
+        self.until(running_with_rows, timeout=120)
         self.keys("Escape")
         self.screen("error: sweep cancelled after", timeout=5)
-        text = self.idle()
-        done = int(re.search(rf"threads on cpu: cancelled after (\d+) of {top} configurations",
-                             text).group(1))
+
+        def cancelled_rows(text):
+            m = found(rf"threads on cpu: cancelled after (\d+) of {top} configurations", text)
+            starred = re.findall(rf"(?m)^{SIDE} \* (\d+) cpu █+", text)
+            self.assertTrue(starred, "no starred row")
+            return int(m.group(1)), starred
+        done, starred = self.idle(cancelled_rows)
         self.assertTrue(1 <= done < top)
-        starred = re.findall(rf"(?m)^{SIDE} \* (\d+) cpu █+", text)
         csv = os.path.join(self.tmp, "sweep.csv")
         self.type(f"export last {csv}")
         self.screen(f"wrote {csv}")  # the export is done, not just typed
@@ -311,18 +347,21 @@ class DashboardTest(Dashboard):
         plot = "".join(rows)
         self.assertIn("█", plot)
         self.assertIn("•", plot)
-        self.assertIn(f"h {m.group('h')}  samples 20000", self.idle())  # the Error panel's
+        h = m.group('h')
+        self.idle(lambda text: self.assertIn(f"h {h}  samples 20000", text))  # the Error panel's
         self.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
         m, rows = self.chart_panel(r"density of 20000 samples, h \S+", legend=False)
         self.assertEqual(len(rows), 2)
         self.assertIn("█", rows[1])
-        text = self.pane()
-        self.assertNotIn("too small", text)
-        self.assertRegex(text, rf"(?m)^{SIDE} n=20000 dist=normal ")
+
+        def problem_row(text):
+            self.assertNotIn("too small", text)
+            self.assertRegex(text, rf"(?m)^{SIDE} n=20000 dist=normal ")
+        self.until(problem_row)
         self.keys("F9")
         m, rows = self.chart_panel(r"density of 20000 samples, h \S+; F9 unzooms", legend=True)
         self.assertEqual(len(rows), 24 - 2 - 2 - 2)  # the body less the borders, legend, axis
-        self.assertNotIn("Problem", self.pane())
+        self.gone("Problem")
         self.keys("F9")
         self.screen("Problem")
         self.type("use expint; set n 20 m 20; run cpu")
@@ -335,9 +374,8 @@ class DashboardTest(Dashboard):
         """120x40: an error longer than the Log panel is wrapped onto the next row, whole."""
         self.start()
         self.type("use longman; set lambda 0")
-        text = self.screen("allows it)")
-        self.assertRegex(text, rf"(?m)^{SIDE} error: lambda must be > 0 .*\n{SIDE} .*"
-                               rf"allows it\) +{SIDE}$")
+        self.screen(re.compile(rf"(?m)^{SIDE} error: lambda must be > 0 .*\n{SIDE} .*"
+                               rf"allows it\) +{SIDE}$"))
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -348,14 +386,16 @@ class DashboardTest(Dashboard):
         self.start(cols=80, rows=24)
         self.type("use longman; set lambda 0")
         self.screen("(only j0 allows it)")
-        self.assertRegex(self.pane(), rf"(?m)^{SIDE} M=\d+ N=\d+ g=")
+        self.screen(re.compile(rf"(?m)^{SIDE} M=\d+ N=\d+ g="))
         self.type("use expint; set n 300 m 300 repeat 3 warmup 1; "
                   "sweep variant fast,coursework on cpu")  # fast is the best by far
         best = self.screen(re.compile(r"best: variant=(\w+) on cpu")).group(1)
-        text = self.idle()
-        self.assertIn("Sweep (evals/s; *: best)", text)
-        self.assertRegex(text, rf"(?m)^{SIDE} \* {best} +cpu +█+")
-        self.assertRegex(text, rf"(?m)^{SIDE} n=300 m=300 ")
+
+        def best_row_and_parameters(text):
+            self.assertIn("Sweep (evals/s; *: best)", text)
+            self.assertRegex(text, rf"(?m)^{SIDE} \* {best} +cpu +█+")
+            self.assertRegex(text, rf"(?m)^{SIDE} n=300 m=300 ")
+        self.idle(best_row_and_parameters)
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -389,11 +429,14 @@ class DashboardTest(Dashboard):
         self.keys("F3")
         self.screen("> set block 1")
         self.keys("F3")
-        text = self.screen("block is already 1, the smallest `set block` takes")
-        self.assertNotIn("error:", text)
-        self.assertNotIn("set block 0", text)
-        self.assertNotIn("set block 2048", text)
-        self.assertIn("precision double  block 1 ", text)
+
+        def stopped_at_one(text):
+            self.assertIn("block is already 1, the smallest `set block` takes", text)
+            self.assertIn("precision double  block 1 ", text)
+            self.assertNotIn("error:", text)
+            self.assertNotIn("set block 0", text)
+            self.assertNotIn("set block 2048", text)
+        self.until(stopped_at_one)
         self.type("dashboard")
         self.screen("error: dashboard: already open")
         self.type("set n 100 m 100")
@@ -416,18 +459,22 @@ class DashboardTest(Dashboard):
         self.type("set M 2000 repeat 1 warmup 0")
         self.type("run cpu")
         m = self.screen(re.compile(r"\n\S +bound_max (\S+)  over_bound (\S+)"))
-        text = self.idle()
-        self.assertRegex(text, r"cpu 1 thr  \S")
-        self.assertNotIn("cpu 1 thr*", text)
-        self.assertIn(f"{SIDE} bound_max {m.group(1)}  over_bound {m.group(2)}", text)
+
+        def unmarked_with_bound(text):
+            self.assertRegex(text, r"cpu 1 thr  \S")
+            self.assertNotIn("cpu 1 thr*", text)
+            self.assertIn(f"{SIDE} bound_max {m.group(1)}  over_bound {m.group(2)}", text)
+        self.idle(unmarked_with_bound)
         self.type("sweep M 1000,3000 on cpu")
         self.screen("best: none: M sets the problem's size")
-        text = self.idle()
-        self.assertIn("M=2000 ", text)  # the Problem panel: M restored
-        self.assertIn("cpu 1 thr*", text)
+
+        def restored_and_marked(text):
+            self.assertIn("M=2000 ", text)  # the Problem panel: M restored
+            self.assertIn("cpu 1 thr*", text)
+        self.idle(restored_and_marked)
         self.type("run cpu")
         self.screen(re.compile(r"> run cpu .*\n(.*\n)+.*bound_max"))
-        self.assertRegex(self.idle(), r"cpu 1 thr  \S")
+        self.idle(lambda text: self.assertRegex(text, r"cpu 1 thr  \S"))
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -450,8 +497,8 @@ class DashboardTest(Dashboard):
         self.screen("> run ")
         self.keys("c", "Tab", "Enter")
         self.screen(re.compile(r"cpu 1 thr  #*\S* +\S+ ms"))
-        self.assert_ascii_screen(self.idle())
-        self.assertNotRegex(self.tmux.pane(styled=True), COLOR)
+        self.idle(self.assert_ascii_screen)
+        self.until(lambda styled: self.assertNotRegex(styled, COLOR), styled=True)
         self.keys("F10")
         self.screen("EXITED 0")
 
@@ -461,13 +508,15 @@ class DashboardTest(Dashboard):
         self.start(env="-u LC_ALL -u LC_CTYPE LANG=C")
         self.type("set n 300 m 300; run cpu; sweep threads 1,2 on cpu")
         self.screen(re.compile(r"best: threads=\d+ on cpu"))
-        text = self.idle()
-        self.assertRegex(text, r"(?m)^\| \* [12] cpu #+ ")
-        self.assert_ascii_screen(text)
+
+        def ascii_sweep(text):
+            self.assertRegex(text, r"(?m)^\| \* [12] cpu #+ ")
+            self.assert_ascii_screen(text)
+        self.idle(ascii_sweep)
         self.keys("F10")
         self.screen("EXITED 0")
         self.start()
-        self.assertRegex(self.pane(), r"(?m)^┌─ Problem ─+┐┌─ Timing .*┐\n│ ")
+        self.screen(re.compile(r"(?m)^┌─ Problem ─+┐┌─ Timing .*┐\n│ "))
 
     def test_from_the_plain_prompt(self):
         """`dashboard` at the plain prompt opens on the same session; what a script prints on
@@ -486,8 +535,11 @@ class DashboardTest(Dashboard):
         self.type("quit")
         self.gone("Log (")
         self.type("show params")
-        text = self.screen(re.compile(r"m +400"))
-        self.assertRegex(text.string, r"n +300")
+
+        def both_kept(text):
+            self.assertRegex(text, r"m +400")
+            self.assertRegex(text, r"n +300")
+        self.until(both_kept)
         self.type("dashboard")  # a second time, on the same session
         self.screen("n=300 m=400")
         self.keys("F10")
@@ -561,16 +613,15 @@ class KeysAndTerminalTest(Dashboard):
         self.screen("precision float  block 32 ")
         self.keys("F4", "F4", "F4")
         self.screen("precision float  block 256 ")
-        text = self.idle()
         # each press became its own line, in order (a note that a press was queued behind a
         # running line may stand between them under load)
-        self.assertEqual(re.findall(r"> set block (\d+)", text)[-3:], ["64", "128", "256"])
+        self.idle(lambda text: self.assertEqual(re.findall(r"> set block (\d+)", text)[-3:],
+                                                ["64", "128", "256"]))
         self.keys("F3", "F3", "F3", "F3")
         self.screen("precision float  block 16 ")
         self.keys("F2", "F2")
         self.screen(re.compile(r"> set precision double\s.*\n(.*\n)*.*> set precision float"))
-        text = self.idle()
-        self.assertIn("precision float  block 16 ", text)
+        self.idle(lambda text: self.assertIn("precision float  block 16 ", text))
         self.keys("eq")
         self.screen("quadx expint/float> eq")
         self.keys("C-u")
@@ -583,8 +634,7 @@ class KeysAndTerminalTest(Dashboard):
         """80x24: the title bar ends with "F10 leave", idle and during a run; smaller than the
         layout, the too-small message wraps whole; F8 zooms the Log, which fits there."""
         self.start(cols=80, rows=24)
-        top = self.idle().splitlines()[0]
-        self.assertTrue(top.startswith(" quadx dashboard ") and top.endswith("F10 leave"), top)
+        self.idle(lambda text: self.assertRegex(text, r"\A quadx dashboard .*F10 leave\n"))
         self.type("set n 1000 m 20000 repeat 1000")
         self.type("run cpu")
         self.screen(re.compile(r"(?m)^ running `run cpu`  cpu "
@@ -593,11 +643,14 @@ class KeysAndTerminalTest(Dashboard):
         self.screen("error: run cancelled")
         self.idle()
         self.tmux("resize-window", "-t", "t", "-x", "45", "-y", "12")
-        text = self.screen("terminal too small: 45x12; the dashboard")
-        self.assertRegex(text, r"(?m)^needs \d+x\d+\. Enlarge the window, or F10 to\n^leave\.$")
+        self.screen(re.compile(r"terminal too small: 45x12; the dashboard.*\n(?:.*\n)*?"
+                               r"needs \d+x\d+\. Enlarge the window, or F10 to\nleave\.$", re.M))
         self.keys("F8")
-        text = self.screen("Log (PgUp/PgDn scroll; F8 unzooms)")
-        self.assertNotIn("too small", text)
+
+        def log_zoomed(text):
+            self.assertIn("Log (PgUp/PgDn scroll; F8 unzooms)", text)
+            self.assertNotIn("too small", text)
+        self.until(log_zoomed)
         self.keys("F8")
         self.screen("terminal too small: 45x12")
         self.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
@@ -619,14 +672,22 @@ class KeysAndTerminalTest(Dashboard):
         plain = qxtest.script(f"source {script}\n").stderr  # the error as the prompt prints it
         error = re.search(r"line 2: unknown parameter 'foo' .*", plain).group(0)
         self.assertGreater(len(f"quadx: {script}: {error}"), 200)
-        text = self.screen("stopped at its first error")
-        log = text[text.index("Log ("):]
-        rows = re.findall(rf"(?m)^{SIDE} (.*?) *{SIDE}$", log)
-        self.assertIn(error, " ".join(rows))
+
+        def error_whole(text):
+            """The Log's rows, once they hold the error whole and the line after it."""
+            self.assertIn("stopped at its first error", text)
+            self.assertIn("Log (", text)
+            rows = re.findall(rf"(?m)^{SIDE} (.*?) *{SIDE}$", text[text.index("Log ("):])
+            self.assertIn(error, " ".join(rows))
+            return rows
+        rows = self.idle(error_whole)
         self.keys("F8")
-        text = self.screen("Log (PgUp/PgDn scroll; F8 unzooms)")
-        self.assertEqual(re.findall(rf"(?m)^{SIDE} (.*?) *{SIDE}$", text)[:len(rows)], rows)
-        self.assertNotIn("Problem", text)
+
+        def zoomed_rows(text):
+            self.assertIn("Log (PgUp/PgDn scroll; F8 unzooms)", text)
+            self.assertEqual(re.findall(rf"(?m)^{SIDE} (.*?) *{SIDE}$", text)[:len(rows)], rows)
+            self.assertNotIn("Problem", text)
+        self.until(zoomed_rows)
         self.keys("F8")
         self.screen("Problem")
         self.keys("F10")
@@ -636,12 +697,15 @@ class KeysAndTerminalTest(Dashboard):
         """F1 shows every key with what it does over the panels, F1 again hides it."""
         self.start(cols=80, rows=24)
         self.keys("F1")
-        text = self.screen("Keys (F1 closes)")
-        for key, about in [("F8", "zoom the Log to the whole screen, and back"),
-                           ("F9", "zoom the Chart (the last run's, when its problem"),
-                           ("q", "leave, typed alone on an empty command line"),
-                           ("F10", "leave the dashboard")]:
-            self.assertRegex(text, rf"(?m)^{SIDE} {re.escape(key)} +{re.escape(about)}")
+
+        def keys_listed(text):
+            self.assertIn("Keys (F1 closes)", text)
+            for key, about in [("F8", "zoom the Log to the whole screen, and back"),
+                               ("F9", "zoom the Chart (the last run's, when its problem"),
+                               ("q", "leave, typed alone on an empty command line"),
+                               ("F10", "leave the dashboard")]:
+                self.assertRegex(text, rf"(?m)^{SIDE} {re.escape(key)} +{re.escape(about)}")
+        self.until(keys_listed)
         self.keys("F1")
         self.gone("Keys (F1 closes)")
         self.keys("F10")
