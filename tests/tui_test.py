@@ -591,7 +591,7 @@ class KeysAndTerminalTest(Dashboard):
 
     def test_refused_dashboard_leaves_the_terminal_as_it_was(self):
         """TERM=dumb: `quadx --tui` and `dashboard` at the prompt refuse, and `stty -a` after
-        quadx is what it was before quadx ran (not left -icanon -echo -onlcr)."""
+        quadx is what it was before (quadx does not leave it -icanon -echo -onlcr)."""
         self.tmux.start(self.stty_around("tui", "--tui") + "; " +
                         self.stty_around("prompt", "") + f"; {qxtest.HOLD}", 80, 24)
         self.screen("tui SAVED")
