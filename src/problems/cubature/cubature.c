@@ -1,13 +1,13 @@
 /* cubature.c - problem `cubature`: one integral of an integrand over the box [a, b]^dim by
- * globally adaptive cubature (seed 002): the seed's benchmark integrands f1..f5 and Genz's six
- * test families. CPU: the sequential CUHRE of the seed's Algorithm 1 (a priority queue of
- * regions; with more threads, batches of the worst regions split in parallel) and Debian's
- * libcubature (hcubature); GPU: breadth-first on the whole device and the seed's two-phase
+ * globally adaptive cubature: the two-phase adaptive cubature study's benchmark integrands f1..f5
+ * and Genz's six test families. CPU: the sequential CUHRE of the study's Algorithm 1 (a priority
+ * queue of regions; with more threads, batches of the worst regions split in parallel) and Debian's
+ * libcubature (hcubature); GPU: breadth-first on the whole device and the study's two-phase
  * algorithm (cuda/cubature/twophase.cu). The reference is the exact value where one is known.
  * One file, over 600 lines: the problem's callbacks, its CPU algorithms (the queue and
  * hcubature) and its GPU binding all read the parameters through this file's enum and its
  * integrand (cub_make_fn); the rules, the shared math, the multi-GPU agreement and the kernels
- * are out already (cubature_rules.c, cubature_math.h, cubature_multi.c, cuda/cubature/). */
+ * are in their own files (cubature_rules.c, cubature_math.h, cubature_multi.c, cuda/cubature/). */
 #include "../../problem.h"
 
 #include <complex.h>
@@ -1047,7 +1047,7 @@ static const char *const cub_table_phases[] = {"rules", "classify", "split", NUL
 
 const struct problem cubature_problem = {
     .name = "cubature",
-    .summary = "adaptive multidimensional integration, CUHRE rules (seed 002)",
+    .summary = "adaptive multidimensional integration, CUHRE rules",
     .work_unit = "evaluations",
     .phases = cub_phases,
     .table_phases = cub_table_phases,

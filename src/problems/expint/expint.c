@@ -1,5 +1,5 @@
 /* expint.c - problem `expint`: the exponential integral E_n(x) on the coursework's grid of
- * orders 1..n times samples x_j = a + (b-a) j/m, j = 1..m (seed 000). */
+ * orders 1..n times samples x_j = a + (b-a) j/m, j = 1..m. */
 #include "../../problem.h"
 
 #include <float.h>
@@ -347,7 +347,7 @@ static const char *const expint_table_phases[] = {"kernel", "d2h", NULL};
 
 const struct problem expint_problem = {
     .name = "expint",
-    .summary = "exponential integral E_n(x) on a grid of orders x samples (seed 000)",
+    .summary = "exponential integral E_n(x) on a grid of orders x samples",
     .phases = expint_phases,
     .table_phases = expint_table_phases,
     .work_unit = "evals",
