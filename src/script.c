@@ -134,6 +134,7 @@ static int run_stream(struct shell *sh, const struct cmd_entry *table, FILE *f, 
 	return failed;
 }
 
+/* Reads a script of table's commands. */
 int script_run_stream(struct shell *sh, const struct cmd_entry *table, FILE *f, const char *name,
                       int keep_going)
 {

@@ -5,9 +5,9 @@
  * the seed's kernel as written, naive, tiled, fast and binned (cuda/kde/). The reference is
  * the exact double sum on the CPU: at every output for small sizes, at an evenly spread sample
  * of outputs for large ones. The numerical core is kde_math.c, the file reader kde_data.c.
- * One file, over 600 lines: it is the problem's interface (problem.h) and nothing else, the
- * callbacks of kde_problem, static, sharing the cache of the samples and outputs (kde_state);
- * the numerics (kde_math.c, kde_simd.c), the reader and the GPU code are out already. */
+ * This file is the problem's interface (problem.h) and nothing else: the callbacks of
+ * kde_problem, static, sharing the cache of the samples and outputs (kde_state); the SIMD sums
+ * are kde_simd.c. */
 #include "../../problem.h"
 
 #include <errno.h>
@@ -616,8 +616,8 @@ static double kde_err_core(const double *ref, const void *vals, enum qx_precisio
 }
 
 /* add_figures: the bandwidth of the first axis, the samples, and for binned err_core: the
- * largest relative error where the density is above 1e-3 of its maximum (the issue's measure
- * of the binned approximation; the tails, where it is larger, count in the error line). */
+ * largest relative error where the density is above 1e-3 of its maximum (the measure of the
+ * binned approximation; the tails, where it is larger, count in the error line). */
 static void kde_add_figures(const struct run_request *rq, const double *ref, struct run_output *o)
 {
 	struct qx_err e;
