@@ -141,6 +141,7 @@ int script_run_stream(struct shell *sh, const struct cmd_entry *table, FILE *f, 
 	return run_stream(sh, table, f, name, keep_going, 0);
 }
 
+/* Runs the commands of -e, table's commands. */
 int script_run_commands(struct shell *sh, const struct cmd_entry *table, FILE *f, int keep_going)
 {
 	return run_stream(sh, table, f, NULL, keep_going, 1);
