@@ -5,9 +5,9 @@
  * the seed's kernel as written, naive, tiled, fast and binned (cuda/kde/). The reference is
  * the exact double sum on the CPU: at every output for small sizes, at an evenly spread sample
  * of outputs for large ones. The numerical core is kde_math.c, the file reader kde_data.c.
- * This file is the problem's interface (problem.h) and nothing else: the callbacks of
- * kde_problem, static, sharing the cache of the samples and outputs (kde_state); the SIMD sums
- * are kde_simd.c. */
+ * One file, over 600 lines: it is the problem's interface (problem.h) and nothing else, the
+ * callbacks of kde_problem, static, sharing the cache of the samples and outputs (kde_state);
+ * the numerics (kde_math.c, kde_simd.c), the reader and the GPU code are out already. */
 #include "../../problem.h"
 
 #include <errno.h>
