@@ -616,8 +616,8 @@ static double kde_err_core(const double *ref, const void *vals, enum qx_precisio
 }
 
 /* add_figures: the bandwidth of the first axis, the samples, and for binned err_core: the
- * largest relative error where the density is above 1e-3 of its maximum (the issue's measure
- * of the binned approximation; the tails, where it is larger, count in the error line). */
+ * largest relative error where the density is above 1e-3 of its maximum (the measure of the
+ * binned approximation; the tails, where it is larger, count in the error line). */
 static void kde_add_figures(const struct run_request *rq, const double *ref, struct run_output *o)
 {
 	struct qx_err e;
