@@ -180,7 +180,7 @@ static double f1_1d(double x, void *power)
 
 /* The exact values against independent computations: f5 = dim/2; f1 and f1p2 in dim 1 (the
  * committed mpmath table) against GSL's QAGS; f4 dim 1 and f3 dim 1 = 1/2; f2 and f4 dim 5 as
- * the issue lists them; Genz's product families in dim 1 against QAGS. */
+ * tabulated; Genz's product families in dim 1 against QAGS. */
 static void test_exact_values(void **state)
 {
 	(void)state;
@@ -230,7 +230,7 @@ static double cpu_run(const char *words, int variant, int threads, double *est, 
 
 /* Over every integrand with an exact value, rules 7 and 9, dims 3 and 4 (f2, f4: 4),
  * tolerances 1e-3 and 1e-5: most runs converge within maxeval 1e6, and its error estimate
- * is >= the true error (the issue's honesty rule) on every row, the discontinuous family's
+ * is >= the true error (the problem's honesty rule) on every row, the discontinuous family's
  * included (its jumps need the edge term); odd rows run on 2 threads. */
 static void test_adaptive_honest(void **state)
 {
