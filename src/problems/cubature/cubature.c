@@ -8,11 +8,7 @@
  * exact value where one is known. */
 #include "../../problem.h"
 
-#include <float.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define CUB_REAL double
 #define CUB_SUFFIX d
