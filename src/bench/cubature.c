@@ -214,7 +214,7 @@ static int cb_floor(struct session *s, struct qx_err *e)
 	double floor_ms;
 	if (cub_rule_build(9, 8, &rule, e))
 		return -1;
-	struct cub_gpu_job job = {
+	struct cub_job job = {
 	    .fn = {.kind = CUB_F4, .dim = 8}, .a = 0, .b = 1, .prec = QX_DOUBLE, .rule = &rule};
 	const int rc = cub_gpu_rule_floor(&job, per_iter, 10, &floor_ms, e);
 	const double floor_rate = (double)per_iter * rule.npts / (floor_ms * 1e-3);
