@@ -308,7 +308,7 @@ static int eval_args_representable(const struct problem *p, const double *args, 
                                    enum qx_precision prec, struct qx_err *e)
 {
 	for (size_t i = 0; i < nargs; i++)
-		if (!notes_representable(prec, args[i])) {
+		if (!messages_representable(prec, args[i])) {
 			qx_fail(e, "%s = %.17g is outside the range of %s (%g .. %g)",
 			        p->eval_args[i].name, args[i], qx_precision_name(prec),
 			        FLT_TRUE_MIN, FLT_MAX);
@@ -320,7 +320,7 @@ static int eval_args_representable(const struct problem *p, const double *args, 
 /* plot: plot_print, whose words (gnuplot missing) are one object in format json. */
 static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	return notes_text(sh, "plot", argc > 1 ? argv[1] : "-", plot_print, argc, argv, e);
+	return messages_text(sh, "plot", argc > 1 ? argv[1] : "-", plot_print, argc, argv, e);
 }
 
 /* eval ARGS...: one instance on every backend and precision there is; a precision that cannot
@@ -357,8 +357,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	}
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (b == QX_GPU && !have_gpu) {
-			notes_eval_missing(&sh->io, p, args, nargs, QX_GPU, -1, "unavailable",
-			                   why.msg);
+			messages_eval_missing(&sh->io, p, args, nargs, QX_GPU, -1, "unavailable",
+			                      why.msg);
 			continue;
 		}
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
@@ -370,15 +370,15 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			/* the CPU's rows are out already: a GPU that cannot compile or run the
 			 * evaluation gets a row with the reason, as a missing GPU does */
 			if (rc < 0 && b == QX_GPU) {
-				notes_eval_missing(&sh->io, p, args, nargs, QX_GPU, prec,
-				                   "unavailable", e->msg);
+				messages_eval_missing(&sh->io, p, args, nargs, QX_GPU, prec,
+				                      "unavailable", e->msg);
 				continue;
 			}
 			if (rc < 0)
 				return -1;
 			if (rc == QX_EVAL_UNREPRESENTABLE)
-				notes_eval_missing(&sh->io, p, args, nargs, (enum qx_backend)b,
-				                   prec, "not representable", e->msg);
+				messages_eval_missing(&sh->io, p, args, nargs, (enum qx_backend)b,
+				                      prec, "not representable", e->msg);
 			if (rc == 0)
 				output_eval(&sh->io, p, args, nargs, (enum qx_backend)b,
 				            (enum qx_precision)prec, &r);
@@ -483,7 +483,7 @@ static int help_page(struct shell *sh, int argc, char **argv, struct qx_err *e)
 /* help: help_page's text, as one object in format json. */
 static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	return notes_text(sh, "help", argc > 1 ? argv[argc - 1] : "", help_page, argc, argv, e);
+	return messages_text(sh, "help", argc > 1 ? argv[argc - 1] : "", help_page, argc, argv, e);
 }
 
 /* source FILE: runs the commands of a file; its first error fails this command. */
