@@ -9,20 +9,7 @@
 
 #include "../../src/problems/cubature/cubature_gpu.h"
 
-#define CUB_REAL double
-#define CUB_SUFFIX d
-#define CUB_SUFFIX_IS_FLOAT 0
-#include "../../src/problems/cubature/cubature_math.h"
-#undef CUB_REAL
-#undef CUB_SUFFIX
-#undef CUB_SUFFIX_IS_FLOAT
-#define CUB_REAL float
-#define CUB_SUFFIX f
-#define CUB_SUFFIX_IS_FLOAT 1
-#include "../../src/problems/cubature/cubature_math.h"
-#undef CUB_REAL
-#undef CUB_SUFFIX
-#undef CUB_SUFFIX_IS_FLOAT
+#include "../../src/problems/cubature/cubature_math_all.h"
 
 static const int RULE_BLOCK = 128; /* threads per block of the rule kernel, but on few regions */
 static const int PHASE2_HEAP = 32; /* twophase: regions one thread keeps */

@@ -20,10 +20,7 @@
 #include "../../src/problem.h"
 #include "../../src/promptline.h"
 #include "../../src/problems/cubature/cubature_rules.h"
-#define CUB_REAL double
-#define CUB_SUFFIX d
-#define CUB_SUFFIX_IS_FLOAT 0
-#include "../../src/problems/cubature/cubature_math.h"
+#include "../../src/problems/cubature/cubature_math_all.h"
 
 /* The rule's sums of the monomial prod x_i^k_i over [-1,1]^dim (weights sum to 2^dim). */
 static void rule_sums(const struct cub_rule *r, const int *k, double *sums)

@@ -10,20 +10,7 @@
 
 #include <math.h>
 
-#define CUB_REAL double
-#define CUB_SUFFIX d
-#define CUB_SUFFIX_IS_FLOAT 0
-#include "cubature_math.h"
-#undef CUB_REAL
-#undef CUB_SUFFIX
-#undef CUB_SUFFIX_IS_FLOAT
-#define CUB_REAL float
-#define CUB_SUFFIX f
-#define CUB_SUFFIX_IS_FLOAT 1
-#include "cubature_math.h"
-#undef CUB_REAL
-#undef CUB_SUFFIX
-#undef CUB_SUFFIX_IS_FLOAT
+#include "cubature_math_all.h"
 #include "cubature_cpu.h"
 #include "cubature_output.h"
 #include "cubature_user.h"

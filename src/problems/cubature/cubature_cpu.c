@@ -8,13 +8,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#define CUB_REAL double
-#define CUB_SUFFIX d
-#define CUB_SUFFIX_IS_FLOAT 0
-#include "cubature_math.h"
-#undef CUB_REAL
-#undef CUB_SUFFIX
-#undef CUB_SUFFIX_IS_FLOAT
+#include "cubature_math_all.h"
 #include "cubature_rules.h"
 
 /* A region of the CPU queue: its estimate, error, split axis, centre and half-widths. */

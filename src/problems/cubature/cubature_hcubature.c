@@ -5,13 +5,7 @@
 #include <cubature.h>
 #include <math.h>
 
-#define CUB_REAL double
-#define CUB_SUFFIX d
-#define CUB_SUFFIX_IS_FLOAT 0
-#include "cubature_math.h"
-#undef CUB_REAL
-#undef CUB_SUFFIX
-#undef CUB_SUFFIX_IS_FLOAT
+#include "cubature_math_all.h"
 
 /* libcubature's integrand: one value of the job's function. */
 static int cub_hcubature_f(unsigned ndim, const double *x, void *fdata, unsigned fdim, double *fval)
