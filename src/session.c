@@ -75,9 +75,10 @@ void session_init(struct session *s)
 	s->prob = qx_problems[0];
 	s->cpu_serial.total_ms = s->cpu_threads.total_ms = NAN;
 	user_defs_init(&s->user);
+	s->texts = param_store_new(); /* NULL when out of memory: set then refuses a text */
 }
 
-/* Releases the session's buffers. */
+/* Releases the session's buffers, its store of texts last. */
 void session_free(struct session *s)
 {
 	for (size_t i = 0; i < s->nruns; i++) {
@@ -99,6 +100,8 @@ void session_free(struct session *s)
 	s->sweep = NULL;
 	s->last = NULL;
 	s->cpu_values[0] = s->cpu_values[1] = s->ref = s->estimates = NULL;
+	param_store_free(s->texts);
+	s->texts = NULL;
 }
 
 /* Switches problem. */
@@ -298,13 +301,13 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		}
 		k = param_find(p->params, p->nparams, name);
 		if (k >= 0) {
-			if (param_parse(&p->params[k], word, &params[k], e))
+			if (param_parse_in(s->texts, &p->params[k], word, &params[k], e))
 				return -1;
 			continue;
 		}
 		k = param_find(p->settings, p->nsettings, name);
 		if (k >= 0) {
-			if (param_parse(&p->settings[k], word, &psettings[k], e))
+			if (param_parse_in(s->texts, &p->settings[k], word, &psettings[k], e))
 				return -1;
 			continue;
 		}
@@ -319,7 +322,7 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		const char *vnames[QX_MAX_VARIANTS + 1];
 		session_setting_def(s, (enum setting)k, &def, vnames);
 		struct param_value v;
-		if (param_parse(&def, word, &v, e))
+		if (param_parse_in(s->texts, &def, word, &v, e))
 			return -1;
 		int ngpus;
 		if (k == S_GPUS && gpus_resolve(v.num, &ngpus, e))

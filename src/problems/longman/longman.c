@@ -804,8 +804,8 @@ static int longman_eval(const double *args, const struct param_value *p, const s
 	for (int k = 0; k < P_COUNT; k++)
 		q[k] = p[k];
 	q[P_M].num = 1;
-	q[P_LAMBDA] = (struct param_value){args[0], args[0]};
-	q[P_OMEGA] = (struct param_value){args[1], args[1]};
+	q[P_LAMBDA] = (struct param_value){.num = args[0], .hi = args[0], .kind = PARAM_KIND_RANGE};
+	q[P_OMEGA] = (struct param_value){.num = args[1], .hi = args[1], .kind = PARAM_KIND_RANGE};
 	if (longman_check(q, e))
 		return -1;
 	if (lm_is_user(q))
