@@ -84,7 +84,7 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 /* A block of a store's text bytes; blocks are only added, so a kept text never moves. */
 struct param_store_block {
 	struct param_store_block *next; /* the block filled before this one */
-	size_t used, size;              /* bytes of bytes[] taken, and there are */
+	size_t used, size;              /* bytes of bytes[] in use, and in all */
 	char bytes[];
 };
 
