@@ -73,7 +73,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all run test test-unit test-script test-asan test-valgrind fuzz fuzz-build fuzz-long test-gpu \
-	asan-build valgrind-build \
+	asan-build valgrind-build valgrind-cover \
 	bench install deps \
 	clean announce format-check
 
@@ -178,13 +178,16 @@ OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_te
 # test. TEST_JOBS is the processor count by default.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
 TEST_STEPS  = $(VG_TESTS:%="$(MAKE) --no-print-directory valgrind-step/%") \
-	"$(MAKE) --no-print-directory test-asan" "$(MAKE) --no-print-directory fuzz" \
+	$(ASAN_STEPS:%="$(MAKE) --no-print-directory %") "$(MAKE) --no-print-directory fuzz" \
 	"$(MAKE) --no-print-directory format-check" $(UNIT_BIN) \
 	$(foreach t,tests/qxtest_test.py $(SCRIPT_TESTS),"$(PYTHON) $(t)") \
 	"CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py" \
 	$(foreach t,$(OTHER_TESTS),"$(PYTHON) $(t)")
 # The packages are installed first, once; a failing ASan, valgrind or fuzzing build fails its
 # own step below, not make test before the steps, while a failing release build stops it.
+# OpenMP's threads wait passively: on a loaded machine a thread spinning for a descheduled peer
+# burns the processor time the other steps need (a unit test took ten times its CPU so).
+test: export OMP_WAIT_POLICY := passive
 test: deps
 	@$(MAKE) --no-print-directory --output-sync=target -k -j$(TEST_JOBS) all $(UNIT_BIN) \
 	  asan-build valgrind-build fuzz-build || $(MAKE) --no-print-directory all $(UNIT_BIN)
@@ -201,27 +204,38 @@ FAULTS := -DQX_FAULT_INJECTION
 FAULT_BIN := build/faults/quadx
 
 # The whole suite again on a CPU-only build with AddressSanitizer and UndefinedBehaviorSanitizer
-# and fault injection; any report fails the test.
+# and fault injection; any report fails the test. One step a test file (the unit tests one step
+# together), so that make test runs them side by side.
 ASAN_DIR := build/asan
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_STEPS := asan-step/tests/script_test.py asan-step/unit \
+	$(filter-out asan-step/tests/script_test.py,$(SCRIPT_TESTS:%=asan-step/%)) \
+	asan-step/tests/nogpu_test.py
 asan-build:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/quadx NVCC= \
 	  CFLAGS="-O1 -g $(SAN) $(FAULTS)" LDFLAGS="$(SAN)" $(ASAN_DIR)/quadx \
 	  $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%)
 test-asan: asan-build
+	@$(MAKE) --no-print-directory -k $(ASAN_STEPS)
+asan-step/unit: asan-build
 	@bad=""; for t in $(UNIT_SRC:tests/unit/%.c=$(ASAN_DIR)/tests/%); do echo "== asan $$t"; \
 	  $$t || bad="$$bad $$t"; done; \
-	for t in $(SCRIPT_TESTS); do echo "== asan $$t"; \
-	  QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help QUADX_REQUIRE_FAULTS=1 $(PYTHON) $$t \
-	  || bad="$$bad $$t"; done; \
-	echo "== asan tests/nogpu_test.py"; CUDA_VISIBLE_DEVICES= QUADX=$(ASAN_DIR)/quadx \
-	  QUADX_HELPDIR=help $(PYTHON) tests/nogpu_test.py || bad="$$bad tests/nogpu_test.py"; \
 	if [ -n "$$bad" ]; then echo "asan: failed:$$bad"; exit 1; fi
+asan-step/tests/nogpu_test.py: asan-build
+	@echo "== asan tests/nogpu_test.py"; CUDA_VISIBLE_DEVICES= QUADX=$(ASAN_DIR)/quadx \
+	  QUADX_HELPDIR=help $(PYTHON) tests/nogpu_test.py
+asan-step/%: asan-build
+	@echo "== asan $*"; QUADX=$(ASAN_DIR)/quadx QUADX_HELPDIR=help QUADX_REQUIRE_FAULTS=1 \
+	  $(PYTHON) $*
 
 # The script and sweep/export/plot tests once under valgrind memcheck on a CPU-only build (-O1,
 # fault injection): any error or definite/indirect leak fails; tests/valgrind.supp silences
-# third-party libraries only. tests/valgrind-quadx runs each quadx process under valgrind with
-# one log per process (absolute paths: some tests run quadx in other directories or PATHs).
+# third-party libraries only. Every test runs whole, through tests/valgrind_run.py, its quadx
+# processes through tests/valgrind-quadx: those tests/valgrind_cover.txt picks under valgrind
+# (one log per process; absolute paths: some tests run quadx in other directories or PATHs), the
+# others without. The picked processes run every line of quadx that all of them run (gcov);
+# a test the file does not name runs every process under valgrind. `make valgrind-cover` picks
+# them again (after adding or changing a test of VG_TESTS).
 VG_DIR   := build/valgrind
 VG_TESTS := tests/script_test.py tests/sweep_test.py
 valgrind-build:
@@ -236,11 +250,20 @@ valgrind-step/%: valgrind-build
 	echo "== valgrind $*"; failed=""; \
 	QUADX=$(CURDIR)/tests/valgrind-quadx QUADX_VG="$$(command -v valgrind)" \
 	  QUADX_VG_BIN=$(CURDIR)/$(VG_DIR)/quadx QUADX_VG_LOGS=$$logs \
-	  QUADX_HELPDIR=$(CURDIR)/help $(PYTHON) $* || failed=yes; \
+	  QUADX_HELPDIR=$(CURDIR)/help $(PYTHON) tests/valgrind_run.py $* || failed=yes; \
 	n=$$(ls $$logs | wc -l); bad=$$(find $$logs -type f -size +0 | sort); \
 	if [ -n "$$bad" ]; then head -60 $$bad; echo "valgrind: reports in $$bad"; exit 1; fi; \
 	if [ -n "$$failed" ]; then echo "valgrind: $* failed"; exit 1; fi; \
 	echo "valgrind: $*: $$n quadx processes, no errors and no definite or indirect leaks"
+
+# tests/valgrind_cover.txt again, from a build with gcov's counters (CPU-only, -O0, fault
+# injection, in build/gcov): each test of VG_TESTS alone, each process's lines apart.
+GCOV_DIR := build/gcov
+valgrind-cover:
+	@$(MAKE) --no-print-directory BUILD=$(GCOV_DIR) BIN=$(GCOV_DIR)/quadx NVCC= \
+	  CFLAGS="-O0 -g --coverage $(FAULTS)" LDFLAGS="--coverage" $(GCOV_DIR)/quadx
+	QUADX_HELPDIR=$(CURDIR)/help $(PYTHON) tests/valgrind_cover.py $(GCOV_DIR) \
+	  tests/valgrind_cover.txt $(VG_TESTS)
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, ASan and UBSan, each run for
 # FUZZ_SECONDS from its committed seed corpus tests/fuzz/corpus/NAME (new inputs go to

@@ -1,6 +1,6 @@
-/* commands.c - the command table and the line interpreter.
- * One file, over 600 lines: one exec function a command, small, beside the table that lists them;
- * the help pages (help.c) and the script reader (script.c) are out. */
+/* commands.c - quadx's command table and its handlers: one exec function a command, small,
+ * beside the table that lists them, and the shell's entry points, which run the interpreter
+ * (interp.c) and the script reader (script.c) on this table. The help pages are help.c's. */
 #include "commands.h"
 
 #include <cjson/cJSON.h>
@@ -16,7 +16,6 @@
 #include "export.h"
 #include "fault.h"
 #include "help.h"
-#include "helptext.h"
 #include "messages.h"
 #include "output.h"
 #include "plot.h"
@@ -309,7 +308,7 @@ static int eval_args_representable(const struct problem *p, const double *args, 
                                    enum qx_precision prec, struct qx_err *e)
 {
 	for (size_t i = 0; i < nargs; i++)
-		if (!notes_representable(prec, args[i])) {
+		if (!messages_representable(prec, args[i])) {
 			qx_fail(e, "%s = %.17g is outside the range of %s (%g .. %g)",
 			        p->eval_args[i].name, args[i], qx_precision_name(prec),
 			        FLT_TRUE_MIN, FLT_MAX);
@@ -321,7 +320,7 @@ static int eval_args_representable(const struct problem *p, const double *args, 
 /* plot: plot_print, whose words (gnuplot missing) are one object in format json. */
 static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	return notes_text(sh, "plot", argc > 1 ? argv[1] : "-", plot_print, argc, argv, e);
+	return messages_text(sh, "plot", argc > 1 ? argv[1] : "-", plot_print, argc, argv, e);
 }
 
 /* eval ARGS...: one instance on every backend and precision there is; a precision that cannot
@@ -358,8 +357,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	}
 	for (int b = QX_CPU; b <= QX_GPU; b++) {
 		if (b == QX_GPU && !have_gpu) {
-			notes_eval_missing(&sh->io, p, args, nargs, QX_GPU, -1, "unavailable",
-			                   why.msg);
+			messages_eval_missing(&sh->io, p, args, nargs, QX_GPU, -1, "unavailable",
+			                      why.msg);
 			continue;
 		}
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
@@ -371,15 +370,15 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 			/* the CPU's rows are out already: a GPU that cannot compile or run the
 			 * evaluation gets a row with the reason, as a missing GPU does */
 			if (rc < 0 && b == QX_GPU) {
-				notes_eval_missing(&sh->io, p, args, nargs, QX_GPU, prec,
-				                   "unavailable", e->msg);
+				messages_eval_missing(&sh->io, p, args, nargs, QX_GPU, prec,
+				                      "unavailable", e->msg);
 				continue;
 			}
 			if (rc < 0)
 				return -1;
 			if (rc == QX_EVAL_UNREPRESENTABLE)
-				notes_eval_missing(&sh->io, p, args, nargs, (enum qx_backend)b,
-				                   prec, "not representable", e->msg);
+				messages_eval_missing(&sh->io, p, args, nargs, (enum qx_backend)b,
+				                      prec, "not representable", e->msg);
 			if (rc == 0)
 				output_eval(&sh->io, p, args, nargs, (enum qx_backend)b,
 				            (enum qx_precision)prec, &r);
@@ -391,7 +390,8 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 /* errors [K]: the K worst points of the last run against the reference. */
 static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	static const struct param_def k_def = {"K", PARAM_INT, 1, 1000, 0, 10, 0, NULL, "", 0};
+	static const struct param_def k_def = {
+	    .name = "K", .type = PARAM_INT, .min = 1, .max = 1000, .def = 10, .help = ""};
 	struct session *s = &sh->s;
 	struct param_value k = param_default(&k_def);
 	const double *ref;
@@ -439,9 +439,10 @@ static const double *last_reference(struct session *s)
  * their coordinates, error estimates and reference values. */
 static int cmd_values(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	static const struct param_def n_def = {"N", PARAM_INT, 1, 1e9, 0, 10, 0, NULL, "", 0};
-	static const struct param_def first_def = {"FIRST", PARAM_INT, 0,    1e15, 0,
-	                                           0,       0,         NULL, "",   0};
+	static const struct param_def n_def = {
+	    .name = "N", .type = PARAM_INT, .min = 1, .max = 1e9, .def = 10, .help = ""};
+	static const struct param_def first_def = {
+	    .name = "FIRST", .type = PARAM_INT, .min = 0, .max = 1e15, .def = 0, .help = ""};
 	struct session *s = &sh->s;
 	struct param_value n = param_default(&n_def), first = param_default(&first_def);
 	if ((argc > 1 && param_parse(&n_def, argv[1], &n, e)) ||
@@ -473,10 +474,16 @@ static int cmd_format(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return 0;
 }
 
-/* help: help_print's text, as one object in format json. */
+/* help [TOPIC]: help_print's page, which lists this table's commands. */
+static int help_page(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	return help_print(sh, cmd_table, argc, argv, e);
+}
+
+/* help: help_page's text, as one object in format json. */
 static int cmd_help(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	return notes_text(sh, "help", argc > 1 ? argv[argc - 1] : "", help_print, argc, argv, e);
+	return messages_text(sh, "help", argc > 1 ? argv[argc - 1] : "", help_page, argc, argv, e);
 }
 
 /* source FILE: runs the commands of a file; its first error fails this command. */
@@ -531,167 +538,180 @@ static int cmd_quit(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return 0;
 }
 
+/* The commands, in the order `help` lists them. */
 const struct cmd_entry cmd_table[] = {
-    {"use", "use PROBLEM", "switch to a problem (its settings are kept)", 1, 1, ARG_PROBLEM, NULL,
-     cmd_use},
-    {"set", "set NAME VALUE [NAME VALUE...]", "set parameters and settings (all or nothing)", 2,
-     QX_MAX_ARGS - 1, ARG_SET, NULL, cmd_set},
-    {"show", "show [params|device|last]", "show parameters, the GPU, or the last run", 0, 1,
-     ARG_WORDS, show_words, cmd_show},
-    {"run", "run [cpu|gpu|both]", "time the current problem (default both)", 0, 1, ARG_WORDS,
-     run_words, cmd_run},
-    {"sweep", "sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]",
-     "time the problem over a range of a parameter or setting", 1, 8, ARG_SET, NULL, cmd_sweep},
-    {"export", "export [last|values] FILE.csv|FILE.json",
-     "write every run (or the last sweep, or the last run's values) to a file", 1, 2, ARG_FILE,
-     NULL, cmd_export},
-    {"plot", "plot [FILE.png|FILE.svg|-]",
-     "draw the last sweep with gnuplot (no file or -: in the terminal)", 0, 1, ARG_FILE, NULL,
-     cmd_plot},
-    {"eval", "eval ARGS...", "evaluate one instance on every backend and precision", 0,
-     QX_MAX_EVAL_ARGS, ARG_NONE, NULL, cmd_eval},
-    {"errors", "errors [K]", "list the K worst points of the last run (default 10)", 0, 1, ARG_NONE,
-     NULL, cmd_errors},
-    {"values", "values [N [FIRST]]",
-     "list N values of the last run (default 10) from index FIRST, with their coordinates", 0, 2,
-     ARG_NONE, NULL, cmd_values},
-    {"format", "format text|json|csv", "choose how results are printed", 1, 1, ARG_WORDS,
-     format_words, cmd_format},
-    {"help", "help [TOPIC] | help variant NAME", "this list, or the page of a command or problem",
-     0, 2, ARG_TOPIC, NULL, cmd_help},
-    {"source", "source FILE", "run the commands in FILE", 1, 1, ARG_FILE, NULL, cmd_source},
-    {"dashboard", "dashboard", "open the full-screen dashboard (F10 leaves)", 0, 0, ARG_NONE, NULL,
-     cmd_dashboard},
-    {"history", "history [N]", "list the last N lines typed at the prompt (default 20)", 0, 1,
-     ARG_NONE, NULL, cmd_history},
-    {"quit", "quit", "leave quadx", 0, 0, ARG_NONE, NULL, cmd_quit},
-    {NULL, NULL, NULL, 0, 0, ARG_NONE, NULL, NULL},
+    {
+        .name = "use",
+        .usage = "use PROBLEM",
+        .help = "switch to a problem (its settings are kept)",
+        .min_args = 1,
+        .max_args = 1,
+        .arg = ARG_PROBLEM,
+        .exec = cmd_use,
+    },
+    {
+        .name = "set",
+        .usage = "set NAME VALUE [NAME VALUE...]",
+        .help = "set parameters and settings (all or nothing)",
+        .min_args = 2,
+        .max_args = QX_MAX_ARGS - 1,
+        .arg = ARG_SET,
+        .exec = cmd_set,
+    },
+    {
+        .name = "show",
+        .usage = "show [params|device|last]",
+        .help = "show parameters, the GPU, or the last run",
+        .min_args = 0,
+        .max_args = 1,
+        .arg = ARG_WORDS,
+        .words = show_words,
+        .exec = cmd_show,
+    },
+    {
+        .name = "run",
+        .usage = "run [cpu|gpu|both]",
+        .help = "time the current problem (default both)",
+        .min_args = 0,
+        .max_args = 1,
+        .arg = ARG_WORDS,
+        .words = run_words,
+        .exec = cmd_run,
+    },
+    {
+        .name = "sweep",
+        .usage = "sweep AXIS [VALUES] [AXIS [VALUES]] [on cpu|gpu|both]",
+        .help = "time the problem over a range of a parameter or setting",
+        .min_args = 1,
+        .max_args = 8,
+        .arg = ARG_SET,
+        .exec = cmd_sweep,
+    },
+    {
+        .name = "export",
+        .usage = "export [last|values] FILE.csv|FILE.json",
+        .help = "write every run (or the last sweep, or the last run's values) to a file",
+        .min_args = 1,
+        .max_args = 2,
+        .arg = ARG_FILE,
+        .exec = cmd_export,
+    },
+    {
+        .name = "plot",
+        .usage = "plot [FILE.png|FILE.svg|-]",
+        .help = "draw the last sweep with gnuplot (no file or -: in the terminal)",
+        .min_args = 0,
+        .max_args = 1,
+        .arg = ARG_FILE,
+        .exec = cmd_plot,
+    },
+    {
+        .name = "eval",
+        .usage = "eval ARGS...",
+        .help = "evaluate one instance on every backend and precision",
+        .min_args = 0,
+        .max_args = QX_MAX_EVAL_ARGS,
+        .arg = ARG_NONE,
+        .exec = cmd_eval,
+    },
+    {
+        .name = "errors",
+        .usage = "errors [K]",
+        .help = "list the K worst points of the last run (default 10)",
+        .min_args = 0,
+        .max_args = 1,
+        .arg = ARG_NONE,
+        .exec = cmd_errors,
+    },
+    {
+        .name = "values",
+        .usage = "values [N [FIRST]]",
+        .help =
+            "list N values of the last run (default 10) from index FIRST, with their coordinates",
+        .min_args = 0,
+        .max_args = 2,
+        .arg = ARG_NONE,
+        .exec = cmd_values,
+    },
+    {
+        .name = "format",
+        .usage = "format text|json|csv",
+        .help = "choose how results are printed",
+        .min_args = 1,
+        .max_args = 1,
+        .arg = ARG_WORDS,
+        .words = format_words,
+        .exec = cmd_format,
+    },
+    {
+        .name = "help",
+        .usage = "help [TOPIC] | help variant NAME",
+        .help = "this list, or the page of a command or problem",
+        .min_args = 0,
+        .max_args = 2,
+        .arg = ARG_TOPIC,
+        .exec = cmd_help,
+    },
+    {
+        .name = "source",
+        .usage = "source FILE",
+        .help = "run the commands in FILE",
+        .min_args = 1,
+        .max_args = 1,
+        .arg = ARG_FILE,
+        .exec = cmd_source,
+    },
+    {
+        .name = "dashboard",
+        .usage = "dashboard",
+        .help = "open the full-screen dashboard (F10 leaves)",
+        .min_args = 0,
+        .max_args = 0,
+        .arg = ARG_NONE,
+        .full_screen = 1,
+        .exec = cmd_dashboard,
+    },
+    {
+        .name = "history",
+        .usage = "history [N]",
+        .help = "list the last N lines typed at the prompt (default 20)",
+        .min_args = 0,
+        .max_args = 1,
+        .arg = ARG_NONE,
+        .exec = cmd_history,
+    },
+    {
+        .name = "quit",
+        .usage = "quit",
+        .help = "leave quadx",
+        .min_args = 0,
+        .max_args = 0,
+        .arg = ARG_NONE,
+        .exec = cmd_quit,
+    },
+    {.name = NULL},
 };
 
-/* Finds a command by exact name or unique prefix. */
+/* Finds a command of the table by exact name or unique prefix. */
 const struct cmd_entry *cmd_find(const char *name, struct qx_err *e)
 {
-	const struct cmd_entry *hit = NULL;
-	char matches[256] = "";
-	const size_t len = strlen(name);
-	int n = 0;
-	for (const struct cmd_entry *c = cmd_table; c->name; c++) {
-		if (strcmp(c->name, name) == 0)
-			return c;
-		if (len && strncmp(c->name, name, len) == 0) {
-			hit = c;
-			strncat(matches, n++ ? ", " : "", sizeof matches - strlen(matches) - 1);
-			strncat(matches, c->name, sizeof matches - strlen(matches) - 1);
-		}
-	}
-	if (n == 1)
-		return hit;
-	if (n > 1) {
-		qx_fail(e, "ambiguous command '%.64s': %s", name, matches);
-		return NULL;
-	}
-	matches[0] = '\0';
-	for (const struct cmd_entry *c = cmd_table; c->name; c++) {
-		strncat(matches, c != cmd_table ? ", " : "", sizeof matches - strlen(matches) - 1);
-		strncat(matches, c->name, sizeof matches - strlen(matches) - 1);
-	}
-	qx_fail(e, "unknown command '%.64s': commands are %s", name, matches);
-	return NULL;
+	return cmd_lookup(cmd_table, name, e);
 }
 
-/* Splits text into words in place. */
-int cmd_split(char *text, char **argv, int max, struct qx_err *e)
-{
-	int argc = 0;
-	char *r = text, *w = text;
-	for (;;) {
-		while (*r == ' ' || *r == '\t' || *r == '\r' || *r == '\n')
-			r++;
-		if (!*r || *r == '#')
-			break;
-		if (argc == max)
-			return qx_fail(e, "too many words on one line (at most %d)", max);
-		argv[argc++] = w;
-		while (*r && *r != ' ' && *r != '\t' && *r != '\r' && *r != '\n') {
-			if (*r == '"' || *r == '\'') {
-				const char q = *r++;
-				while (*r && *r != q)
-					*w++ = *r++;
-				if (!*r)
-					return qx_fail(e, "unbalanced %s quote",
-					               q == '"' ? "double" : "single");
-				r++;
-			} else {
-				*w++ = *r++;
-			}
-		}
-		if (*r)
-			r++;
-		*w++ = '\0';
-	}
-	return argc;
-}
-
-/* Runs one command given as words. */
-static int shell_exec_words(struct shell *sh, int argc, char **argv, struct qx_err *e)
-{
-	const struct cmd_entry *c = cmd_find(argv[0], e);
-	if (!c)
-		return -1;
-	if (argc - 1 < c->min_args || argc - 1 > c->max_args)
-		return qx_fail(e, "%s: wrong number of arguments (usage: %s)", c->name, c->usage);
-	/* A Ctrl-C from before this command does not cancel it; one during it cancels it, even
-	 * between the runs of a sweep (nothing clears the flag while the command runs). */
-	qx_cancel_clear();
-	if (!sh->progress_line || sh->io.dashboard || c->exec == cmd_dashboard)
-		return c->exec(sh, argc, argv, e);
-	const int shown = promptline_begin();
-	const int rc = c->exec(sh, argc, argv, e);
-	if (shown == 1)
-		promptline_end();
-	else
-		promptline_clear(); /* a command of `source`: its error may follow */
-	return rc;
-}
-
-/* Executes a line: commands separated by ';' outside quotes; stops at the first error. */
+/* Executes a line of the table's commands. */
 int shell_exec_line(struct shell *sh, const char *line, struct qx_err *e)
 {
-	const size_t len = strlen(line);
-	char *copy, *start;
-	char quote = 0;
-	int rc = 0;
-	if (len > QX_LINE_MAX)
-		return qx_fail(e, "line too long (%zu bytes; at most %d)", len, QX_LINE_MAX);
-	copy = strdup(line);
-	if (!copy)
-		return qx_fail(e, "out of memory");
-	start = copy;
-	for (char *p = copy;; p++) {
-		if (*p && quote) {
-			quote = *p == quote ? 0 : quote;
-			continue;
-		}
-		if (*p == '"' || *p == '\'') {
-			quote = *p;
-			continue;
-		}
-		if (*p == '#') /* a comment runs to the end of the line */
-			*p = '\0';
-		if (*p && *p != ';')
-			continue;
-		const int end = !*p;
-		char *argv[QX_MAX_ARGS];
-		*p = '\0';
-		int argc = cmd_split(start, argv, QX_MAX_ARGS, e);
-		if (argc < 0 || (argc > 0 && shell_exec_words(sh, argc, argv, e))) {
-			rc = -1;
-			break;
-		}
-		if (end || sh->quit)
-			break;
-		start = p + 1;
-	}
-	free(copy);
-	return rc;
+	return interp_exec_line(sh, cmd_table, line, e);
+}
+
+/* Reads a stream of the table's commands. */
+int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going)
+{
+	return script_run_stream(sh, cmd_table, f, name, keep_going);
+}
+
+/* Runs the table's commands of -e. */
+int shell_run_commands(struct shell *sh, FILE *f, int keep_going)
+{
+	return script_run_commands(sh, cmd_table, f, keep_going);
 }

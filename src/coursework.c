@@ -1,4 +1,5 @@
-/* coursework.c - the coursework-compatible one-shot mode. */
+/* coursework.c - the coursework-compatible one-shot mode, on the problem that provides it
+ * (problem.h's struct problem_coursework: its flags' parameters and its lines). */
 #include "coursework.h"
 
 #include <stdio.h>
@@ -13,25 +14,29 @@ void coursework_defaults(struct coursework_opts *o)
 	memset(o, 0, sizeof *o);
 }
 
-/* Records one coursework option. */
+/* The problem that provides the coursework's command line, or NULL. */
+static const struct problem *coursework_problem(void)
+{
+	for (int i = 0; qx_problems[i]; i++)
+		if (qx_problems[i]->coursework)
+			return qx_problems[i];
+	return NULL;
+}
+
+/* Records one coursework option: a parameter flag of the problem's, or -c -g -t -v -d -h. */
 int coursework_option(struct coursework_opts *o, int opt, const char *arg)
 {
-	const char *name = NULL;
-	switch (opt) {
-	case 'n':
-		name = "n";
-		break;
-	case 'm':
-		name = "m";
-		break;
-	case 'a':
-		name = "a";
-		break;
-	case 'b':
-		name = "b";
-		break;
-	case 'i':
-		name = "iters";
+	const struct problem *p = coursework_problem();
+	const char *flag = p && opt > 0 ? strchr(p->coursework->flags, opt) : NULL;
+	if (!flag && opt == 0)
+		return -1;
+	if (flag && o->nset < 5) {
+		o->set[o->nset][0] = p->coursework->flag_params[flag - p->coursework->flags];
+		o->set[o->nset][1] = arg;
+		o->nset++;
+	}
+	switch (flag ? 0 : opt) {
+	case 0: /* a parameter's flag, recorded above */
 		break;
 	case 'c':
 		o->skip_cpu = 1;
@@ -53,11 +58,6 @@ int coursework_option(struct coursework_opts *o, int opt, const char *arg)
 		break;
 	default:
 		return -1;
-	}
-	if (name && o->nset < 5) {
-		o->set[o->nset][0] = name;
-		o->set[o->nset][1] = arg;
-		o->nset++;
 	}
 	o->used = 1;
 	return 0;
@@ -88,7 +88,8 @@ static int cw_run(struct session *s, enum qx_backend b, const char *prec)
 	return 0;
 }
 
-/* Prints every grid value of a backend as the coursework's -v did. */
+/* Prints every value of a backend as the coursework's -v did (the problem's print_value):
+ * with dbl, the double values and the other ones beside them; else the other ones alone. */
 static void cw_print_values(struct session *s, const char *tag, const double *dbl,
                             const void *other, enum qx_precision other_prec)
 {
@@ -96,23 +97,24 @@ static void cw_print_values(struct session *s, const char *tag, const double *db
 	for (size_t i = 0; i < r->evals; i++) {
 		const char *names[QX_MAX_COORDS];
 		double c[QX_MAX_COORDS] = {0};
+		const double v = value_at(other, other_prec, i);
 		s->prob->point(r->params, i, names, c, QX_MAX_COORDS);
-		printf("%s==> exponentialIntegralDouble (%d,%f)=%f ,", tag, (int)c[0], c[1],
-		       dbl ? dbl[i] : value_at(other, other_prec, i));
-		if (dbl)
-			printf("exponentialIntegralFloat  (%d,%f)=%f\n", (int)c[0], c[1],
-			       value_at(other, other_prec, i));
-		else
-			printf("\n");
+		s->prob->coursework->print_value(tag, c, dbl ? dbl[i] : v, dbl ? &v : NULL);
 	}
 }
 
-/* The coursework run: CPU double and float (unless -c), then the GPU (unless -g). */
+/* The coursework run on the problem that provides it: CPU double and float (unless -c), then
+ * the GPU (unless -g). */
 int coursework_run(struct session *s, const struct coursework_opts *o)
 {
+	const struct problem *p = coursework_problem();
 	double cpu_ms = 0, gpu_ms = 0;
 	struct qx_err e;
-	if (session_use(s, "expint", &e)) {
+	if (!p) {
+		fprintf(stderr, "quadx: no problem provides the coursework's command line\n");
+		return 1;
+	}
+	if (session_use(s, p->name, &e)) {
 		fprintf(stderr, "quadx: %s\n", e.msg);
 		return 1;
 	}
@@ -129,8 +131,8 @@ int coursework_run(struct session *s, const struct coursework_opts *o)
 			return 1;
 		cpu_ms += s->last->summary.med.total;
 		if (o->timing)
-			printf("calculating the exponentials on the cpu took: %f seconds\n",
-			       cpu_ms / 1e3);
+			printf("calculating the %s on the cpu took: %f seconds\n",
+			       p->coursework->values, cpu_ms / 1e3);
 		if (o->verbose)
 			cw_print_values(s, "CPU", s->ref, s->last_values, QX_FLOAT);
 	}
@@ -139,8 +141,8 @@ int coursework_run(struct session *s, const struct coursework_opts *o)
 			return 1;
 		gpu_ms = s->last->summary.med.total;
 		if (o->timing) {
-			printf("calculating the exponentials on the gpu took: %f seconds\n",
-			       gpu_ms / 1e3);
+			printf("calculating the %s on the gpu took: %f seconds\n",
+			       p->coursework->values, gpu_ms / 1e3);
 			if (!o->skip_cpu)
 				printf("speedup (cpu double+float over gpu %s): %.2fx\n",
 				       o->gpu_double ? "double" : "float", cpu_ms / gpu_ms);

@@ -1,5 +1,6 @@
 /* coursework.h - the coursework program's command line (-a -b -n -m -i -c -g -t -v -d -h):
- * one expint run, printed the way the coursework printed it. */
+ * one run of the problem that provides it (problem.h), printed the way the coursework
+ * printed it. */
 #ifndef QX_COURSEWORK_H
 #define QX_COURSEWORK_H
 

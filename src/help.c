@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "fault.h"
 #include "helptext.h"
 #include "messages.h"
@@ -210,7 +209,8 @@ static void help_variants(struct shell *sh)
 /* help [TOPIC], help variant NAME: the command list, or the page of a command, problem, topic,
  * setting or variant, in that order of precedence; a topic that is also a variant's name
  * (coursework) gets the variant's page after its own. */
-int help_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
+int help_print(struct shell *sh, const struct cmd_entry *commands, int argc, char **argv,
+               struct qx_err *e)
 {
 	FILE *out = sh->io.out;
 	const struct problem *owner;
@@ -219,7 +219,7 @@ int help_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	int rc;
 	if (argc == 1) {
 		fprintf(out, "Commands (a unique prefix is enough; help TOPIC for more):\n");
-		for (const struct cmd_entry *c = cmd_table; c->name; c++)
+		for (const struct cmd_entry *c = commands; c->name; c++)
 			fprintf(out, "  %-34s %s\n", c->usage, c->help);
 		fprintf(out, "Problems:");
 		for (int i = 0; qx_problems[i]; i++)
@@ -256,7 +256,7 @@ int help_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	}
 	if (!problem_find(topic) && !strchr(topic, '/')) {
 		struct qx_err ignore;
-		const struct cmd_entry *c = cmd_find(topic, &ignore);
+		const struct cmd_entry *c = cmd_lookup(commands, topic, &ignore);
 		if (c)
 			topic = c->name;
 	} else if (problem_find(topic)) {

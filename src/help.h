@@ -3,13 +3,15 @@
 #ifndef QX_HELP_H
 #define QX_HELP_H
 
-#include "shell.h"
+#include "interp.h"
 
 /* The topics that are pages of their own besides the commands and problems (help, completion). */
 extern const char *const help_topics[];
 
-/* help [TOPIC], help variant NAME: prints the page on sh's output; returns 0 or -1 with e. */
-int help_print(struct shell *sh, int argc, char **argv, struct qx_err *e);
+/* help [TOPIC], help variant NAME: prints the page on sh's output, the command list and a
+ * command's page from commands (a command table); returns 0 or -1 with e. */
+int help_print(struct shell *sh, const struct cmd_entry *commands, int argc, char **argv,
+               struct qx_err *e);
 
 /* Finds the help page for topic (help/TOPIC.txt); returns a malloc'd path or NULL. */
 char *help_page_path(const char *topic);

@@ -13,7 +13,6 @@
 
 #include "device.h"
 #include "commands.h"
-#include "script.h"
 #include "coursework.h"
 #include "fault.h"
 #include "repl.h"

@@ -15,7 +15,7 @@
 static int use_pager;
 
 /* Turns paging of long texts on or off. */
-void notes_use_pager(int on)
+void messages_use_pager(int on)
 {
 	use_pager = on;
 }
@@ -59,9 +59,9 @@ static void page_text(FILE *out, const char *text)
 }
 
 /* Runs print; in format json catches its text and prints it as one object. */
-int notes_text(struct shell *sh, const char *kind, const char *topic,
-               int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e), int argc,
-               char **argv, struct qx_err *e)
+int messages_text(struct shell *sh, const char *kind, const char *topic,
+                  int (*print)(struct shell *sh, int argc, char **argv, struct qx_err *e), int argc,
+                  char **argv, struct qx_err *e)
 {
 	FILE *out = sh->io.out, *mem;
 	char *text = NULL;
@@ -93,15 +93,15 @@ int notes_text(struct shell *sh, const char *kind, const char *topic,
 }
 
 /* Prints eval's row without a value in the session's format. */
-void notes_eval_missing(struct output_ctx *io, const struct problem *p, const double *args,
-                        size_t nargs, enum qx_backend b, int prec, const char *status,
-                        const char *why)
+void messages_eval_missing(struct output_ctx *io, const struct problem *p, const double *args,
+                           size_t nargs, enum qx_backend b, int prec, const char *status,
+                           const char *why)
 {
 	const char *precision = prec < 0 ? "" : qx_precision_name((enum qx_precision)prec);
 	char num[40];
 	if (prec < 0 && io->format != FORMAT_TEXT) { /* a row per precision, as eval's others */
 		for (prec = QX_DOUBLE; prec >= QX_FLOAT; prec--)
-			notes_eval_missing(io, p, args, nargs, b, prec, status, why);
+			messages_eval_missing(io, p, args, nargs, b, prec, status, why);
 		return;
 	}
 	if (io->format == FORMAT_JSON) {
@@ -137,7 +137,7 @@ void notes_eval_missing(struct output_ctx *io, const struct problem *p, const do
 }
 
 /* Whether x survives the conversion to precision prec. */
-int notes_representable(enum qx_precision prec, double x)
+int messages_representable(enum qx_precision prec, double x)
 {
 	if (prec == QX_DOUBLE || x == 0 || !isfinite(x))
 		return 1;

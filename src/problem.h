@@ -146,6 +146,18 @@ enum qx_ref_kind {
 	QX_REF_SAMPLE, /* reference() computes ref_samples values, spread over the outputs */
 };
 
+/* The coursework's one-shot command line (quadx -n N -m M ... -t -v: help coursework), which
+ * the problem it was written for provides (coursework.c runs it): the parameters its flags
+ * set, and how its lines name the values. */
+struct problem_coursework {
+	const char *flags;              /* the flags that set a parameter, "nmabi" */
+	const char *const *flag_params; /* the parameter each of them sets, in that order */
+	const char *values;             /* what the timing lines call the values: "exponentials" */
+	/* Prints value i of a run (-v) at coordinates c on stdout: tag "CPU" with the double
+	 * value and the float one (second), or "GPU" with its value alone (second NULL). */
+	void (*print_value)(const char *tag, const double *c, double first, const double *second);
+};
+
 struct problem {
 	const char *name;
 	const char *summary;
@@ -241,6 +253,8 @@ struct problem {
 	 * expressions), numbers in full, so that `set integrand "TEXT"` integrates the same
 	 * function; returns 0, or -1 when it has none or it does not fit in cap bytes. */
 	int (*as_expression)(const struct param_value *p, char *buf, size_t cap);
+	/* Optional: the coursework's command line, provided by one problem at most. */
+	const struct problem_coursework *coursework;
 };
 
 #define QX_EVAL_UNREPRESENTABLE 2

@@ -242,7 +242,7 @@ int repl_run(struct shell *sh)
 		fprintf(stderr, "quadx: %s\n", herr.msg);
 		have_hist = 0;
 	}
-	notes_use_pager(1);
+	messages_use_pager(1);
 	printf("quadx: type help for the commands; Tab completes; quit or Ctrl-D leaves\n");
 	while (!sh->quit) {
 		struct qx_err e = {""};
@@ -263,6 +263,6 @@ int repl_run(struct shell *sh)
 		}
 		free(line);
 	}
-	notes_use_pager(0);
+	messages_use_pager(0);
 	return failed;
 }

@@ -3,7 +3,6 @@
 #include "run.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,173 +10,6 @@
 #include "fault.h"
 
 #define MIB (1024.0 * 1024.0)
-
-/* The key of p's configuration v: params_key, and for a problem that takes the user's
- * integrand the user's definitions u (their parameters, bounds and exact value change the
- * integral, its reference and its time; NULL: none), then tail. A key too long for buf ends in
- * a hash of the whole, so that two configurations never share one. */
-static void config_key(const struct problem *p, const struct param_value *v,
-                       const struct user_defs *u, const char *tail, char *buf, size_t len)
-{
-	char params[PARAM_TEXT_LEN + 400], user[1024];
-	session_params_string(p, v, params, sizeof params);
-	user[0] = '\0';
-	if (p->user_integrand && u)
-		user_defs_string(u, user, sizeof user);
-	const int n = snprintf(buf, len, "%s %s %s%s", p->name, params, user, tail);
-	if (n >= 0 && (size_t)n >= len && len > 24) {
-		unsigned long long h = 1469598103934665603ull; /* FNV-1a of the whole key */
-		const char *const parts[] = {p->name, params, user, tail};
-		for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
-			for (const char *t = parts[k]; *t; t++)
-				h = (h ^ (unsigned char)*t) * 1099511628211ull;
-		snprintf(buf + len - 24, 24, " #%016llx", h);
-	}
-}
-
-/* The key of the reference of p at v in session s. */
-static void ref_key(const struct session *s, const struct problem *p, const struct param_value *v,
-                    char *buf, size_t len)
-{
-	config_key(p, v, &s->user, "", buf, len);
-}
-
-/* The configuration's key, then precision and variant. */
-void session_timing_key(const struct problem *p, const struct param_value *v,
-                        const struct user_defs *u, enum qx_precision prec, int variant, char *buf,
-                        size_t len)
-{
-	char tail[96];
-	snprintf(tail, sizeof tail, " %s %s", qx_precision_name(prec), p->variants[variant].name);
-	config_key(p, v, u, tail, buf, len);
-}
-
-/* The first variant of p with a GPU implementation (the GPU double reference's). */
-static int gpu_reference_variant(const struct problem *p)
-{
-	for (size_t i = 0; i < p->nvariants; i++)
-		if (p->variants[i].backends & QX_ON_GPU)
-			return (int)i;
-	return 0;
-}
-
-/* The reference kind of p at params, with its sample size and name (p->ref_choice, else
- * p's fixed ones). */
-static enum qx_ref_kind reference_kind(const struct problem *p, const struct param_value *params,
-                                       size_t *samples, const char **name)
-{
-	*samples = p->ref_samples;
-	*name = p->ref_name;
-	return p->ref_choice ? p->ref_choice(params, samples, name) : p->ref_kind;
-}
-
-/* Computes the reference of p at params into ref (count doubles) by the problem's kind: every
- * value on the CPU, the GPU double run, or ref_samples values spread evenly over the outputs
- * (NaN elsewhere); returns 0 or -1. */
-static int reference_compute(const struct session *s, const struct problem *p,
-                             const struct param_value *params, double *ref, size_t count,
-                             struct qx_err *e)
-{
-	size_t samples;
-	const char *name;
-	const enum qx_ref_kind kind = reference_kind(p, params, &samples, &name);
-	if (kind == QX_REF_GPU) {
-		struct gpu_info info;
-		const struct run_request rq = {.params = params,
-		                               .settings = s->psettings[s->prob_index],
-		                               .prec = QX_DOUBLE,
-		                               .variant = gpu_reference_variant(p),
-		                               .block = (int)session_setting(s, S_BLOCK),
-		                               .threads = omp_get_num_procs()};
-		struct run_output o = {.values = ref};
-		if (!p->run_gpu)
-			return qx_fail(e,
-			               "%s's reference is its GPU double run, and this quadx has "
-			               "no GPU backend",
-			               p->name);
-		return gpu_init(&info, e) || p->run_gpu(&rq, &o, e) ? -1 : 0;
-	}
-	if (kind == QX_REF_SAMPLE && samples < count) {
-		const size_t k = samples;
-		size_t *idx = malloc((k ? k : 1) * sizeof *idx);
-		int rc;
-		if (!idx)
-			return qx_fail(e, "cannot allocate the reference's sample of %zu values",
-			               k);
-		for (size_t i = 0; i < count; i++)
-			ref[i] = NAN;
-		for (size_t i = 0; i < k; i++)
-			idx[i] = (size_t)((double)i * (double)count / (double)k);
-		rc = p->reference(params, &s->user, omp_get_num_procs(), idx, k, ref, e);
-		free(idx);
-		return rc;
-	}
-	return p->reference(params, &s->user, omp_get_num_procs(), NULL, count, ref, e);
-}
-
-/* The reference values of params into ref, computed; a Ctrl-C during the computation fails it
- * (the values may be cut short, so they are not kept). Returns 0 or -1 with e filled. */
-static int reference_checked(struct session *s, const struct problem *p,
-                             const struct param_value *params, double *ref, size_t count,
-                             struct qx_err *e)
-{
-	if (reference_compute(s, p, params, ref, count, e))
-		return -1;
-	return qx_cancelled() ? qx_fail(e, "run cancelled (while computing the reference)") : 0;
-}
-
-/* 1 when the session holds the reference values of params. */
-static int reference_cached(const struct session *s, const struct problem *p,
-                            const struct param_value *params)
-{
-	char key[512];
-	ref_key(s, p, params, key, sizeof key);
-	return s->ref && strcmp(key, s->ref_key) == 0;
-}
-
-/* Returns a buffer for count reference values, or NULL with e filled. */
-static double *reference_alloc(size_t count, struct qx_err *e)
-{
-	double *ref = qx_fault("malloc") ? NULL : malloc((count ? count : 1) * sizeof *ref);
-	if (!ref)
-		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
-	return ref;
-}
-
-/* The reference values for params: the cached ones (buf is then freed), else computed into buf
- * (malloc'd by the caller, which gives it up), or into a new buffer when buf is NULL. Returns
- * NULL with e filled when memory is short or the computation fails or is cancelled. */
-static const double *reference_into(struct session *s, const struct problem *p,
-                                    const struct param_value *params, double *buf, struct qx_err *e)
-{
-	char key[512];
-	const size_t count = p->count(params);
-	double *ref = buf;
-	ref_key(s, p, params, key, sizeof key);
-	if (s->ref && strcmp(key, s->ref_key) == 0) {
-		free(buf);
-		return s->ref;
-	}
-	free(s->ref);
-	s->ref = NULL;
-	if (!ref && !(ref = reference_alloc(count, e)))
-		return NULL;
-	qx_progress_start((long long)count, "reference");
-	if (reference_checked(s, p, params, ref, count, e)) {
-		free(ref);
-		return NULL;
-	}
-	s->ref = ref;
-	snprintf(s->ref_key, sizeof s->ref_key, "%s", key);
-	return ref;
-}
-
-/* Returns the reference values for params, computing them when not cached. */
-const double *session_reference(struct session *s, const struct problem *p,
-                                const struct param_value *params, struct qx_err *e)
-{
-	return reference_into(s, p, params, NULL, e);
-}
 
 /* One run as the session's settings make it, read once: the problem's request, the backend,
  * and the timing loop's and the comparison's settings. */
@@ -226,11 +58,10 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
 {
 	const struct problem *p = s->prob;
 	const size_t count = p->count(rq->params);
-	char key[512];
 	size_t host = count * qx_precision_size(rq->prec) + p->host_bytes(rq);
 	size_t avail = qx_host_mem_available();
-	ref_key(s, p, rq->params, key, sizeof key);
-	if (!p->is_reference(b, rq->prec, rq->variant) && !(s->ref && !strcmp(key, s->ref_key)))
+	if (!p->is_reference(b, rq->prec, rq->variant) &&
+	    !session_reference_cached(s, p, rq->params))
 		host += count * sizeof(double);
 	char needs[32], has[32];
 	format_mib(host / MIB, needs, sizeof needs);
@@ -478,22 +309,6 @@ static int run_gpus(const struct session *s, struct run_request *rq, struct qx_e
 	return 0;
 }
 
-/* The request for a run of the current problem with the current settings. */
-struct run_request session_request(const struct session *s)
-{
-	const struct run_request rq = {
-	    .params = s->params[s->prob_index],
-	    .settings = s->psettings[s->prob_index],
-	    .prec = (enum qx_precision)session_setting(s, S_PRECISION),
-	    .variant = (int)session_setting(s, S_VARIANT),
-	    .block = (int)session_setting(s, S_BLOCK),
-	    .threads = (int)session_setting(s, S_THREADS),
-	    .user = &s->user,
-	    .jit = (void **)&s->jit,
-	};
-	return rq;
-}
-
 /* Runs the current problem on backend b and makes the result the session's last. A pending
  * cancel request fails it: the command that starts runs clears the request once, so a cancel
  * that lands between two runs of one command (a sweep) is not lost. */
@@ -537,12 +352,13 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->summary.threads = rq->threads;
 	r->summary.warmup = plan.warmup;
 	r->evals = count;
-	reference_kind(p, rq->params, &ref_samples, &r->ref_name);
+	session_reference_kind(p, rq->params, &ref_samples, &r->ref_name);
 
 	/* Everything the run needs is allocated before it starts, the reference's buffer too:
 	 * a long run must not end in "cannot allocate". */
-	if (!p->is_reference(b, rq->prec, rq->variant) && !reference_cached(s, p, rq->params) &&
-	    !(ref_buf = reference_alloc(count, e)))
+	if (!p->is_reference(b, rq->prec, rq->variant) &&
+	    !session_reference_cached(s, p, rq->params) &&
+	    !(ref_buf = session_reference_buffer(count, e)))
 		return run_discard(s, b, r);
 	o.values = run_buffer(s, b, count * qx_precision_size(rq->prec), e);
 	if (o.values && p->has_estimates)
@@ -569,14 +385,9 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	if (r->is_reference) {
 		run_answer(&o, rq->prec, NULL, r);
 		/* The reference itself: keep a copy so later runs need not recompute it. */
-		free(s->ref);
-		s->ref = malloc(count * sizeof(double));
-		if (s->ref) {
-			memcpy(s->ref, o.values, count * sizeof(double));
-			ref_key(s, p, rq->params, s->ref_key, sizeof s->ref_key);
-		}
+		session_reference_keep(s, p, rq->params, o.values, count);
 	} else {
-		const double *ref = reference_into(s, p, rq->params, ref_buf, e);
+		const double *ref = session_reference_into(s, p, rq->params, ref_buf, e);
 		if (!ref)
 			return run_discard(s, b, r);
 		run_error(s, &plan, ref, &o, r);

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
 #include "messages.h"
 #include "output.h"
 
@@ -48,15 +47,16 @@ static enum line_status read_line(FILE *f, char *buf)
 	return nul ? LINE_NUL : LINE_OK;
 }
 
-/* Reads one line and executes it; returns 0, -1 with e filled, or 1 at the end of f (-1 with
- * *stop set when the rest of f cannot be read). */
-static int shell_exec_next(struct shell *sh, FILE *f, char *buf, int *stop, struct qx_err *e)
+/* Reads one line and executes it as a line of table's commands; returns 0, -1 with e filled, or 1
+ * at the end of f (-1 with *stop set when the rest of f cannot be read). */
+static int exec_next(struct shell *sh, const struct cmd_entry *table, FILE *f, char *buf, int *stop,
+                     struct qx_err *e)
 {
 	switch (read_line(f, buf)) {
 	case LINE_EOF:
 		return 1;
 	case LINE_OK:
-		return shell_exec_line(sh, buf, e);
+		return interp_exec_line(sh, table, buf, e);
 	case LINE_TOO_LONG:
 		return qx_fail(e, "line too long (at most %d bytes)", QX_LINE_MAX);
 	case LINE_NUL:
@@ -103,7 +103,8 @@ static void stream_error(struct output_ctx *io, const char *file, long n, int co
 
 /* Reads and executes f line by line, reporting errors with their line number (commands: with
  * their place among the commands of -e). */
-static int run_stream(struct shell *sh, FILE *f, const char *name, int keep_going, int commands)
+static int run_stream(struct shell *sh, const struct cmd_entry *table, FILE *f, const char *name,
+                      int keep_going, int commands)
 {
 	char *buf = malloc(QX_LINE_MAX + 1);
 	long lineno = 0;
@@ -115,7 +116,7 @@ static int run_stream(struct shell *sh, FILE *f, const char *name, int keep_goin
 	while (!sh->quit && !stop) {
 		struct qx_err e = {""};
 		lineno++;
-		rc = shell_exec_next(sh, f, buf, &stop, &e);
+		rc = exec_next(sh, table, f, buf, &stop, &e);
 		if (ferror(sh->io.out)) { /* the output is lost: stop; main reports it at exit */
 			failed++;
 			break;
@@ -133,12 +134,15 @@ static int run_stream(struct shell *sh, FILE *f, const char *name, int keep_goin
 	return failed;
 }
 
-int shell_run_stream(struct shell *sh, FILE *f, const char *name, int keep_going)
+/* Reads a script of table's commands. */
+int script_run_stream(struct shell *sh, const struct cmd_entry *table, FILE *f, const char *name,
+                      int keep_going)
 {
-	return run_stream(sh, f, name, keep_going, 0);
+	return run_stream(sh, table, f, name, keep_going, 0);
 }
 
-int shell_run_commands(struct shell *sh, FILE *f, int keep_going)
+/* Runs the commands of -e, table's commands. */
+int script_run_commands(struct shell *sh, const struct cmd_entry *table, FILE *f, int keep_going)
 {
-	return run_stream(sh, f, NULL, keep_going, 1);
+	return run_stream(sh, table, f, NULL, keep_going, 1);
 }

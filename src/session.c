@@ -2,11 +2,14 @@
 #include "session.h"
 
 #include "device.h"
+#include "fault.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define MIB (1024.0 * 1024.0)
 
 static const char *const precision_names[] = {"float", "double", NULL};
 static const char *const gpus_words[] = {"all", NULL}; /* "all" is stored as QX_GPUS_ALL */
@@ -410,4 +413,201 @@ int session_set_words(struct session *s, const char *words, struct qx_err *e)
 		argv[argc++] = w;
 	}
 	return session_set(s, argc, argv, e);
+}
+
+/* The request for a run of the current problem with the current settings. */
+struct run_request session_request(const struct session *s)
+{
+	const struct run_request rq = {
+	    .params = s->params[s->prob_index],
+	    .settings = s->psettings[s->prob_index],
+	    .prec = (enum qx_precision)session_setting(s, S_PRECISION),
+	    .variant = (int)session_setting(s, S_VARIANT),
+	    .block = (int)session_setting(s, S_BLOCK),
+	    .threads = (int)session_setting(s, S_THREADS),
+	    .user = &s->user,
+	    .jit = (void **)&s->jit,
+	};
+	return rq;
+}
+
+/* The key of p's configuration v: params_key, and for a problem that takes the user's
+ * integrand the user's definitions u (their parameters, bounds and exact value change the
+ * integral, its reference and its time; NULL: none), then tail. A key too long for buf ends in
+ * a hash of the whole, so that two configurations never share one. */
+static void config_key(const struct problem *p, const struct param_value *v,
+                       const struct user_defs *u, const char *tail, char *buf, size_t len)
+{
+	char params[PARAM_TEXT_LEN + 400], user[1024];
+	session_params_string(p, v, params, sizeof params);
+	user[0] = '\0';
+	if (p->user_integrand && u)
+		user_defs_string(u, user, sizeof user);
+	const int n = snprintf(buf, len, "%s %s %s%s", p->name, params, user, tail);
+	if (n >= 0 && (size_t)n >= len && len > 24) {
+		unsigned long long h = 1469598103934665603ull; /* FNV-1a of the whole key */
+		const char *const parts[] = {p->name, params, user, tail};
+		for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+			for (const char *t = parts[k]; *t; t++)
+				h = (h ^ (unsigned char)*t) * 1099511628211ull;
+		snprintf(buf + len - 24, 24, " #%016llx", h);
+	}
+}
+
+/* The key of the reference of p at v in session s. */
+static void ref_key(const struct session *s, const struct problem *p, const struct param_value *v,
+                    char *buf, size_t len)
+{
+	config_key(p, v, &s->user, "", buf, len);
+}
+
+/* The configuration's key, then precision and variant. */
+void session_timing_key(const struct problem *p, const struct param_value *v,
+                        const struct user_defs *u, enum qx_precision prec, int variant, char *buf,
+                        size_t len)
+{
+	char tail[96];
+	snprintf(tail, sizeof tail, " %s %s", qx_precision_name(prec), p->variants[variant].name);
+	config_key(p, v, u, tail, buf, len);
+}
+
+/* The first variant of p with a GPU implementation (the GPU double reference's). */
+static int gpu_reference_variant(const struct problem *p)
+{
+	for (size_t i = 0; i < p->nvariants; i++)
+		if (p->variants[i].backends & QX_ON_GPU)
+			return (int)i;
+	return 0;
+}
+
+/* The reference kind of p at params, with its sample size and name (p->ref_choice, else
+ * p's fixed ones). */
+enum qx_ref_kind session_reference_kind(const struct problem *p, const struct param_value *params,
+                                        size_t *samples, const char **name)
+{
+	*samples = p->ref_samples;
+	*name = p->ref_name;
+	return p->ref_choice ? p->ref_choice(params, samples, name) : p->ref_kind;
+}
+
+/* Computes the reference of p at params into ref (count doubles) by the problem's kind: every
+ * value on the CPU, the GPU double run, or ref_samples values spread evenly over the outputs
+ * (NaN elsewhere); returns 0 or -1. */
+static int reference_compute(const struct session *s, const struct problem *p,
+                             const struct param_value *params, double *ref, size_t count,
+                             struct qx_err *e)
+{
+	size_t samples;
+	const char *name;
+	const enum qx_ref_kind kind = session_reference_kind(p, params, &samples, &name);
+	if (kind == QX_REF_GPU) {
+		struct gpu_info info;
+		const struct run_request rq = {.params = params,
+		                               .settings = s->psettings[s->prob_index],
+		                               .prec = QX_DOUBLE,
+		                               .variant = gpu_reference_variant(p),
+		                               .block = (int)session_setting(s, S_BLOCK),
+		                               .threads = omp_get_num_procs()};
+		struct run_output o = {.values = ref};
+		if (!p->run_gpu)
+			return qx_fail(e,
+			               "%s's reference is its GPU double run, and this quadx has "
+			               "no GPU backend",
+			               p->name);
+		return gpu_init(&info, e) || p->run_gpu(&rq, &o, e) ? -1 : 0;
+	}
+	if (kind == QX_REF_SAMPLE && samples < count) {
+		const size_t k = samples;
+		size_t *idx = malloc((k ? k : 1) * sizeof *idx);
+		int rc;
+		if (!idx)
+			return qx_fail(e, "cannot allocate the reference's sample of %zu values",
+			               k);
+		for (size_t i = 0; i < count; i++)
+			ref[i] = NAN;
+		for (size_t i = 0; i < k; i++)
+			idx[i] = (size_t)((double)i * (double)count / (double)k);
+		rc = p->reference(params, &s->user, omp_get_num_procs(), idx, k, ref, e);
+		free(idx);
+		return rc;
+	}
+	return p->reference(params, &s->user, omp_get_num_procs(), NULL, count, ref, e);
+}
+
+/* The reference values of params into ref, computed; a Ctrl-C during the computation fails it
+ * (the values may be cut short, so they are not kept). Returns 0 or -1 with e filled. */
+static int reference_checked(struct session *s, const struct problem *p,
+                             const struct param_value *params, double *ref, size_t count,
+                             struct qx_err *e)
+{
+	if (reference_compute(s, p, params, ref, count, e))
+		return -1;
+	return qx_cancelled() ? qx_fail(e, "run cancelled (while computing the reference)") : 0;
+}
+
+/* 1 when the session holds the reference values of params. */
+int session_reference_cached(const struct session *s, const struct problem *p,
+                             const struct param_value *params)
+{
+	char key[512];
+	ref_key(s, p, params, key, sizeof key);
+	return s->ref && strcmp(key, s->ref_key) == 0;
+}
+
+/* Returns a buffer for count reference values, or NULL with e filled. */
+double *session_reference_buffer(size_t count, struct qx_err *e)
+{
+	double *ref = qx_fault("malloc") ? NULL : malloc((count ? count : 1) * sizeof *ref);
+	if (!ref)
+		qx_fail(e, "cannot allocate %.1f MiB for the reference values", count * 8 / MIB);
+	return ref;
+}
+
+/* The reference values for params: the cached ones (buf is then freed), else computed into buf
+ * (malloc'd by the caller, which gives it up), or into a new buffer when buf is NULL. Returns
+ * NULL with e filled when memory is short or the computation fails or is cancelled. */
+const double *session_reference_into(struct session *s, const struct problem *p,
+                                     const struct param_value *params, double *buf,
+                                     struct qx_err *e)
+{
+	char key[512];
+	const size_t count = p->count(params);
+	double *ref = buf;
+	ref_key(s, p, params, key, sizeof key);
+	if (s->ref && strcmp(key, s->ref_key) == 0) {
+		free(buf);
+		return s->ref;
+	}
+	free(s->ref);
+	s->ref = NULL;
+	if (!ref && !(ref = session_reference_buffer(count, e)))
+		return NULL;
+	qx_progress_start((long long)count, "reference");
+	if (reference_checked(s, p, params, ref, count, e)) {
+		free(ref);
+		return NULL;
+	}
+	s->ref = ref;
+	snprintf(s->ref_key, sizeof s->ref_key, "%s", key);
+	return ref;
+}
+
+/* Returns the reference values for params, computing them when not cached. */
+const double *session_reference(struct session *s, const struct problem *p,
+                                const struct param_value *params, struct qx_err *e)
+{
+	return session_reference_into(s, p, params, NULL, e);
+}
+
+/* Keeps a copy of values (count of them, a run that is the reference of p at params) as the
+ * session's reference, so that later runs need not compute it; without memory none is kept. */
+void session_reference_keep(struct session *s, const struct problem *p,
+                            const struct param_value *params, const void *values, size_t count)
+{
+	free(s->ref);
+	s->ref = malloc(count * sizeof(double));
+	if (s->ref) {
+		memcpy(s->ref, values, count * sizeof(double));
+		ref_key(s, p, params, s->ref_key, sizeof s->ref_key);
+	}
 }

@@ -179,4 +179,43 @@ void session_names(const struct session *s, char *buf, size_t len);
 void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
                            size_t len);
 
+/* The request a run of the current problem with the current settings makes (its params point
+ * into s). */
+struct run_request session_request(const struct session *s);
+
+/* Writes the key that identifies a timing configuration (problem, parameters, the user's
+ * definitions u where p takes the user's integrand (NULL: none), precision, variant) into buf:
+ * equal configurations give equal keys, different ones different keys. */
+void session_timing_key(const struct problem *p, const struct param_value *v,
+                        const struct user_defs *u, enum qx_precision prec, int variant, char *buf,
+                        size_t len);
+
+/* The reference values of p at params (computed once, then cached in the session). */
+const double *session_reference(struct session *s, const struct problem *p,
+                                const struct param_value *params, struct qx_err *e);
+
+/* The reference kind of p at params, with its sample size and name (p->ref_choice, else p's
+ * fixed ones). */
+enum qx_ref_kind session_reference_kind(const struct problem *p, const struct param_value *params,
+                                        size_t *samples, const char **name);
+
+/* 1 when the session holds the reference values of p at params. */
+int session_reference_cached(const struct session *s, const struct problem *p,
+                             const struct param_value *params);
+
+/* Returns a malloc'd buffer for count reference values, or NULL with e filled. */
+double *session_reference_buffer(size_t count, struct qx_err *e);
+
+/* The reference values of p at params: the cached ones (buf is then freed), else computed into
+ * buf (a session_reference_buffer the session takes), or into a new buffer when buf is NULL.
+ * Returns NULL with e filled when memory is short or the computation fails or is cancelled. */
+const double *session_reference_into(struct session *s, const struct problem *p,
+                                     const struct param_value *params, double *buf,
+                                     struct qx_err *e);
+
+/* Keeps a copy of the count double values of a run that is itself the reference of p at
+ * params as the session's reference (none without memory). */
+void session_reference_keep(struct session *s, const struct problem *p,
+                            const struct param_value *params, const void *values, size_t count);
+
 #endif

@@ -197,9 +197,9 @@ class CubatureGpuTest(unittest.TestCase):
 
     def test_f2_no_false_convergence(self):
         """f2 in dim 8 (cos of a product of cosines up to cos(4^8 x), which no rule resolves)
-        at 1e-3: breadth used to claim convergence after its first region with a true error
-        over both the tolerance and its own estimate; it must not claim a convergence its
-        true error does not meet, nor report an estimate under its true error."""
+        at 1e-3, where a first region's estimate looks converged with a true error over both
+        the tolerance and the estimate: breadth must not claim a convergence its true error
+        does not meet, nor report an estimate under its true error."""
         r = self.runs("set integrand f2 dim 8 rel 1e-3 variant breadth precision double "
                       "maxeval 1e8; run gpu")[0]
         e = r["error"]

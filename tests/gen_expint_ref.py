@@ -121,7 +121,8 @@ def points():
     for n, x in [(1, 745), (1, 750), (2, 745), (5, 800), (10, 800),
                  (1, 1000), (50, 900), (200, 1000)]:
         add(n, float(x))
-    # the worst points of issue 12
+    # hard float points: large orders and arguments, x just above 1 and x = 2, where a less
+    # exact E_n is farthest off
     for n, x in [(3697, 178.872), (32, 133.308), (5, 74.2588), (92, 107.79),
                  (1, 1.000001), (2, 1.000001), (2, 2.0)]:
         add(n, f32(x))

@@ -86,8 +86,8 @@ class FaultPathMemcheckTest(unittest.TestCase):
         self.assertEqual(rc, 1, out[-4000:] + err[-2000:])
         self.assertRegex(out + err, r"ERROR SUMMARY: 0 errors")
 
-    # Each failing run once leaked its buffers (memcheck: 192008 bytes in 5 allocations for
-    # expint, 400 bytes for longman); the wrappers now free them on every path (gpu_owned).
+    # A failing run frees its buffers on every path (the wrappers' gpu_owned): memcheck checks
+    # that none of them (192008 bytes in 5 allocations for expint, 400 bytes for longman) is left.
     def test_memcheck_on_expint_fault_path(self):
         """The streamed sequence (fast) fails at its first result copy, then the serial one
         (coursework) at its result copy; each run after a failure works."""

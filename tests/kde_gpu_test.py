@@ -45,8 +45,8 @@ class KdeGpuTest(unittest.TestCase):
     def test_exact_variants_against_the_reference(self):
         """tiled, fast, naive in float and tiled, naive in double at the samples and at a
         grid: their error against the CPU double sum within each one's bound (the float bounds
-        are the rounding of the scaled coordinates, not the issue's speed targets, which the
-        bench reports)."""
+        are the rounding of the scaled coordinates, not the Gaussian KDE study's speed targets,
+        which the bench reports)."""
         cases = [("tiled", "float", 1e-5), ("fast", "float", 2e-5), ("naive", "float", 1e-4),
                  ("tiled", "double", 1e-13), ("naive", "double", 1e-12)]
         for at in ("at samples n 20000", "at grid n 20000 G 4096"):
@@ -102,7 +102,7 @@ class KdeGpuTest(unittest.TestCase):
         """fast sorts its outputs; a block whose outputs lie within 1.5 scaled units of their
         middle is factorized, and in it a warp whose threads' outputs are close enough derives
         each thread's pairs from one exponential per sample (Taylor); the other blocks run the
-        plain loop. Checked at every output against the reference within the issue's 1e-5:
+        plain loop. Checked at every output against the reference within the study's 1e-5:
         Student t (heavy tails: many wide blocks, no Taylor warps at this n), N(0,1) with h 0.3
         (Taylor warps in the middle, per-pair ones and wide blocks towards the tails), three
         clusters in shuffled order (all three, blocks across the gaps wide), and a fine grid
@@ -149,7 +149,7 @@ class KdeGpuTest(unittest.TestCase):
 
     def test_naive_float_error_grows_with_n(self):
         """naive float's single accumulator loses accuracy with n; tiled does not: tiled at
-        n = 2^22 (the issue's size) within 1e-5 against an exact sample of outputs, naive at
+        n = 2^22 (the study's size) within 1e-5 against an exact sample of outputs, naive at
         n = 2^20 (1 s; 2^22 took 18 s) already above 1e-5."""
         tiled = self.runs("set n 4194304 variant tiled repeat 1 warmup 0; run gpu")[0]
         naive = self.runs("set n 1048576 variant naive repeat 1 warmup 0; run gpu")[0]
@@ -168,7 +168,7 @@ class KdeGpuTest(unittest.TestCase):
         self.assertLess(abs(g[0]["error"]["max_abs"] - g[1]["error"]["max_abs"]),
                         1e-3 * g[1]["error"]["max_abs"] + 1e-12)
         self.assertGreater(g[0]["error"]["max_abs"], 0)
-        # the issue's measure: where the density is above 1e-3 of its maximum
+        # the study's measure: where the density is above 1e-3 of its maximum
         self.assertLessEqual(g[0]["error"]["err_core"], 1e-4)
         self.assertLess(abs(g[0]["error"]["err_core"] - g[1]["error"]["err_core"]),
                         0.05 * g[1]["error"]["err_core"])

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Problem kde on the CPU, end to end (issue 14): runs, the reference and its kind, eval against
+"""Problem kde on the CPU, end to end: runs, the reference and its kind, eval against
 an independent sum in Python, data files and their errors, refusals that leave the session
 unchanged, the binned variant's error, and sweeps.
 
@@ -293,8 +293,8 @@ class KdeTest(unittest.TestCase):
 
     def test_binned_err_core(self):
         """binned reports err_core, the largest relative error where the density is above 1e-3
-        of its maximum: within the issue's 1e-4 at G = 4096, below the error line's maximum
-        (which the tails set)."""
+        of its maximum: within the Gaussian KDE study's 1e-4 at G = 4096, below the error line's
+        maximum (which the tails set)."""
         r = ok(self, "set n 100000 at grid G 4096 variant binned precision double repeat 1 "
                      "warmup 0; run cpu")[0]
         self.assertLessEqual(r["error"]["err_core"], 1e-4)

@@ -93,7 +93,8 @@ class LongmanGpuTest(unittest.TestCase):
         self.assertEqual(int(params["block"]), best["block"])
 
     def test_sizes(self):
-        """The issue's sizes: M = 5e4 and 1e6 at N = 16 (timings printed, not asserted)."""
+        """The sizes of the Longman's-method study: M = 5e4 and 1e6 at N = 16 (timings printed,
+        not asserted)."""
         for m, prec, math in ((50000, "float", "fast"), (50000, "float", "precise"),
                               (1000000, "float", "fast"), (1000000, "float", "precise"),
                               (1000000, "double", "precise")):

@@ -25,7 +25,7 @@ def of_type(out, kind):
     return [o for o in out if o.get("type") == kind]
 
 
-# The batch of the issue: omega from 0.3 to 12, lambda unused by the amplitude.
+# The batch: omega from 0.3 to 12, lambda unused by the amplitude.
 BATCH = "M 60 lambda 0 omega 0.3:12 repeat 1 warmup 0"
 OMEGAS = [0.3 + i * 0.35 for i in range(34)]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The shared test helpers of tests/qxtest.py: a tmux session is closed only once every process
-of its pane has exited (issue 11: a test removed quadx's directory while quadx, its terminal
-closing, still wrote its history there), and poll() fails naming what it waited for. Run from
+of its pane has exited (so that no test removes quadx's directory while quadx, its terminal
+closing, still writes its history there), and poll() fails naming what it waited for. Run from
 the repository root; the tmux test is skipped without tmux."""
 import os
 import sys

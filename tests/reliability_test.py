@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reliability of quadx end to end (issue 6): hostile input lines, SIGINT during a long CPU run,
+"""Reliability of quadx end to end: hostile input lines, SIGINT during a long CPU run,
 host-side fault injection, refused oversize runs and the history file.
 
 Run from the repository root after `make`:  python3 tests/reliability_test.py

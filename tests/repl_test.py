@@ -162,8 +162,8 @@ class ReplTest(qxtest.TmuxTestCase):
 
     def test_history_survives_a_hangup(self):
         """Each line is in the history file once it has run: SIGHUP (a closed terminal) at the
-        prompt loses none (before, the file was written only at exit, and SIGHUP never got
-        there)."""
+        prompt loses none (the file is written line by line, not at an exit that SIGHUP never
+        reaches)."""
         self.screen("quadx expint/float> ")
         self.keys("set n 7", "Enter", "show params", "Enter")
         self.screen("threshold")

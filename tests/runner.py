@@ -5,7 +5,8 @@ Each argument is one step: a shell command (a test file, a unit test binary, a m
 A failing step does not stop the others. With `-j N` up to N steps run side by side, started
 in the order given (so the longest go first), and each step's output is shown whole when it
 ends, never interleaved with another's; with `-j 1` (the default) one runs after another and
-its output is shown as it comes. Each step's time is printed as it ends. At the end every
+its output is shown as it comes. Each step's time is printed as it ends, with the CPU time of
+its processes (on a loaded machine the wall time says little of what a step costs). At the end every
 failing step is named again with its failures (unittest's report of each failed test, or the
 last lines of its output), then the slowest steps with their times, then one line
 `N passed, N failed` and the time it all took. The exit status is 1 when any step failed,
@@ -14,6 +15,7 @@ else 0. Standard library only.
     python3 tests/runner.py -j 2 "python3 tests/script_test.py" build/tests/test_stats ..."""
 import argparse
 import concurrent.futures
+import os
 import subprocess
 import sys
 import threading
@@ -35,7 +37,8 @@ def failures(output):
 
 def run_step(command, echo):
     """Runs command in a shell, its standard input empty (a step never waits on the
-    terminal), echoing its output as it comes when echo; returns (exit status, output)."""
+    terminal), echoing its output as it comes when echo; returns (exit status, output, the CPU
+    seconds of the shell and every process it waited for)."""
     proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace")
@@ -45,7 +48,9 @@ def run_step(command, echo):
             sys.stdout.write(line)
             sys.stdout.flush()
         kept.append(line)
-    return proc.wait(), "".join(kept)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, "".join(kept), usage.ru_utime + usage.ru_stime
 
 
 def duration(seconds):
@@ -84,14 +89,14 @@ def main(argv):
         with printing:
             print(f"== {step}" if echo else f".. started: {step}", flush=True)
         began = time.monotonic()
-        rc, out = run_step(step, echo)
+        rc, out, cpu = run_step(step, echo)
         took = time.monotonic() - began
         with printing:
             if not echo:
                 sys.stdout.write(f"== {step}\n{out}")
                 if out and not out.endswith("\n"):
                     sys.stdout.write("\n")
-            print(f"-- {duration(took)}: {step}", flush=True)
+            print(f"-- {duration(took)}, cpu {duration(cpu)}: {step}", flush=True)
         return step, rc, out, took
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:

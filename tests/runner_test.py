@@ -3,6 +3,7 @@
 each failure is reported again at the end with what failed, then `N passed, N failed`, and the
 exit status says whether any step failed. Run from the repository root."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -56,10 +57,18 @@ class RunnerTest(unittest.TestCase):
         """Each step's time is printed as it ends; the summary names the slowest first."""
         p = runner("true", "sleep 1.2", "true")
         self.assertEqual(p.returncode, 0, p.stdout)
-        self.assertRegex(p.stdout, r"(?m)^-- \d+ s: sleep 1\.2$")
+        self.assertRegex(p.stdout, r"(?m)^-- \d+ s, cpu 0 s: sleep 1\.2$")  # a sleep: no CPU
         slowest = [l for l in p.stdout.splitlines() if l.startswith("slowest: ")]
         self.assertEqual(len(slowest), 1, p.stdout)
         self.assertRegex(slowest[0], r"^slowest: \d+ s sleep 1\.2; ")
+
+    def test_each_step_cpu_time(self):
+        """A step's CPU time counts its processes' (a busy loop of 1.6 s of CPU: 2 s)."""
+        busy = f"{sys.executable} -c 'import time; t = time.process_time() + 1.6\nwhile " \
+               "time.process_time() < t: pass'"
+        p = runner(busy)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertRegex(p.stdout, rf"(?m)^-- \d+ s, cpu 2 s: {re.escape(busy)}$")
 
     def test_jobs_run_side_by_side_and_their_outputs_stay_whole(self):
         """-j 2: the first step waits for a file that only the second makes, so it passes only

@@ -28,7 +28,7 @@ FIXTURES = os.path.join("tests", "script")  # relative to the repository root
 # E_3(1.5) from mpmath (40 digits: 0.05673949017035427615632788970962...).
 E3_15 = 0.056739490170354276
 
-# The command table of the spec (issue 2, "The command loop").
+# The command table of the specification ("The command loop").
 SPEC_COMMANDS = ["use", "set", "show", "run", "sweep", "export", "plot", "eval", "errors", "values",
                  "format", "help", "source", "dashboard", "history", "quit"]
 
@@ -1162,14 +1162,14 @@ class HelpTest(QuadxTestCase):
 
 
 # --------------------------------------------------------------------------------------------
-# 10. What a newcomer hit (issue 11): the command line, --json, help and eval
+# 10. A newcomer's first commands: the command line, --json, help and eval
 
 
 class CommandLineTest(QuadxTestCase):
     """Several -e and -f run in order; mixes that would be ignored are refused."""
 
     def test_every_e_runs_in_order(self):
-        """-e 'show params' -e 'eval 2 0': both run (before, only the last did)."""
+        """-e 'show params' -e 'eval 2 0': both run, in order, not only the last."""
         res = quadx("--json", "-e", "show params", "-e", "eval 2 0")
         self.assertOk(res)
         self.assertEqual([o["type"] for o in json_lines(res)],
@@ -1427,8 +1427,7 @@ class PipedProgressTest(QuadxTestCase):
 class ConditionTest(QuadxTestCase):
     def test_default_longman_run_says_why_float_is_off(self):
         """`use longman; run cpu`, the first thing a teacher runs: the values over the
-        threshold are float's rounding times their condition, and the output says so (before,
-        31434 of 50000 were flagged with no word on why)."""
+        threshold are float's rounding times their condition, and the output says so."""
         res = quadx("-e", "use longman; set M 5000; run cpu")
         self.assertOk(res)
         flat = re.sub(r"\n +", " ", res.out)  # the rows of a wrapped line joined

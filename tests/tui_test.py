@@ -557,7 +557,7 @@ class DashboardTest(Dashboard):
 
     def test_history_survives_a_hangup(self):
         """Each line typed in the dashboard is in the history file as soon as it is entered:
-        SIGHUP (a closed terminal) loses none (before, --tui wrote the file only at exit)."""
+        SIGHUP (a closed terminal) loses none (--tui writes it line by line, not at exit)."""
         self.start()
         self.type("set n 7")
         self.type("show params")
@@ -571,7 +571,7 @@ class DashboardTest(Dashboard):
 
 
 class KeysAndTerminalTest(Dashboard):
-    """Issue 11's terminal and keys: a refused dashboard leaves the terminal modes as they were,
+    """The terminal and keys: a refused dashboard leaves the terminal modes as they were,
     quick function keys all count, the exit key and the too-small message fit 80x24 and less,
     long errors from `source` wrap to their end, and the htop-like keys (q, F1, F8)."""
 
@@ -591,7 +591,7 @@ class KeysAndTerminalTest(Dashboard):
 
     def test_refused_dashboard_leaves_the_terminal_as_it_was(self):
         """TERM=dumb: `quadx --tui` and `dashboard` at the prompt refuse, and `stty -a` after
-        quadx is what it was before (it used to be left -icanon -echo -onlcr)."""
+        quadx is what it was before (quadx does not leave it -icanon -echo -onlcr)."""
         self.tmux.start(self.stty_around("tui", "--tui") + "; " +
                         self.stty_around("prompt", "") + f"; {qxtest.HOLD}", 80, 24)
         self.screen("tui SAVED")

@@ -24,7 +24,7 @@ def runs(out):
     return [o for o in out if o.get("type") == "run"]
 
 
-# (expression, dim, bounds, exact): the examples and a 3-D Gaussian over R^3.
+# (expression, dim, bounds, exact): known integrals and a 3-D Gaussian over R^3.
 KNOWN = [
     ("exp(-x^2-y^2)", 2, "-inf:inf", math.pi),
     ("1/(1+x*y)", 2, "0:1", math.pi ** 2 / 12),

@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(THREADS)
  * and their phases to t; returns 0 with *st the final state (the list in
  * buf[cub_ahead_splits(st) % 2]), or -1 with e filled (cancelled, or a CUDA error). */
 template <typename T>
-static int cub_breadth_ahead(const struct cub_gpu_job *job, const cub_rule &dr, cub_buf<T> *buf,
+static int cub_breadth_ahead(const struct cub_job *job, const cub_rule &dr, cub_buf<T> *buf,
                              long long n0, long long cap, double *parent, int *pos, cub_ahead *st_d,
                              int sms, cudaEvent_t *ev, struct cub_result *res, struct qx_timing *t,
                              cub_ahead *st, struct qx_err *e)

@@ -15,6 +15,7 @@
 #include "../../src/problems/cubature/cubature_gpu.h"
 #include "../gpu_util.cuh"
 #include "ahead.cuh"
+#include "breadth_stop.cuh"
 #include "common.cuh"
 #include "rule_kernel.cuh"
 
@@ -61,14 +62,12 @@ __global__ void __launch_bounds__(256)
  * of the host (cub_breadth_ahead); after that the host waits once per iteration, for one
  * copy of the tally. */
 template <typename T>
-static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res,
-                           struct qx_timing *t, struct qx_err *e)
+static int cub_run_breadth(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,
+                           struct qx_err *e)
 {
 	const struct cub_rule *rule = job->rule;
 	const int dim = rule->dim;
-	/* CUB's int counts bound a list */
-	const long long budget_cap = std::min<long long>(
-	    (long long)(job->budget / cub_gpu_region_bytes(dim, job->prec)), 1LL << 30);
+	const long long budget_cap = cub_breadth_start(job, res, e);
 	const double t_start = qx_now_ms();
 	cub_buf<T> buf[2];
 	cub_owned<double> parent, rule_d; /* parents' estimates past acap; points and weights */
@@ -80,11 +79,8 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	size_t tmp_bytes = 0;
 	long long wcap = 0, pcap = 0; /* capacity of work; of parent */
 	int sms = 0;
-	*res = (struct cub_result){};
-	res->reason = CUB_CONVERGED;
-	if (budget_cap < 4)
-		return qx_fail(e, "budget %.3g MiB: expected room for 4 regions of %zu bytes",
-		               job->budget / 1048576.0, cub_gpu_region_bytes(dim, job->prec));
+	if (budget_cap < 0)
+		return -1;
 	const int l = cub_breadth_pieces(job, budget_cap, e);
 	if (l < 0)
 		return -1;
@@ -168,10 +164,7 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 			                      ELEM_BLOCK>>>(nparents, 2, parent_p, in.est + fresh,
 			                                    in.err + fresh);
 		GPU_TRY(cudaGetLastError());
-		res->evals += nnew * rule->npts;
-		res->regions += nnew;
-		res->iterations++;
-		qx_progress_add(nnew * rule->npts);
+		cub_breadth_count(job, res, nnew);
 		size_t bytes = tmp_bytes;
 		GPU_TRY(cub::DeviceReduce::Reduce(tmp, bytes, tot_in, tot, (int)n, cub_tot_add{},
 		                                  cub_tot{0, 0, 0}));
@@ -190,26 +183,13 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 		live_err = tally_h[1];
 		const double tol = tally_h[2];
 		const long long nsplit = (long long)tally_h[3];
-		cub_history_add(job, res, fin_est + live_est, fin_err + live_err, n);
-		if (fin_err + live_err <= tol && res->iterations > 1)
+		const enum cub_breadth_step step = cub_breadth_decide(
+		    job, res, fin_est + live_est, fin_err + live_err, tol, n, nsplit, budget_cap);
+		if (step == CUB_BREADTH_STOP)
 			break;
-		if (nsplit == 0) {
-			res->reason = CUB_NO_PROGRESS;
-			break;
-		}
-		if (res->evals + 2 * nsplit * rule->npts > job->maxeval) {
-			res->reason = CUB_MAXEVAL;
-			break;
-		}
-		int keep = 1;
-		if (n + nsplit > budget_cap) {
-			if (2 * nsplit > budget_cap) {
-				res->reason = CUB_BUDGET;
-				break;
-			}
-			/* the list would outgrow the budget: the unsplit leaves retire */
+		const int keep = step == CUB_BREADTH_SPLIT;
+		if (!keep) { /* the list would outgrow the budget: the unsplit leaves retire */
 			double ret[2];
-			keep = 0;
 			for (int k = 0; k < 2; k++) {
 				cub_unsplit_kernel<<<eb, ELEM_BLOCK>>>(n, k ? in.err : in.est,
 				                                       split, scratch);
@@ -251,19 +231,14 @@ static int cub_run_breadth(const struct cub_gpu_job *job, struct cub_result *res
 	res->peak_bytes = (double)(buf[0].cap + buf[1].cap) * (2 * dim * sizeof(T) + 20) +
 	                  (double)(wcap + wcap / 2 + pcap) * sizeof(double) +
 	                  (double)acap * (sizeof(int) + (parent.ptr ? sizeof(double) : 0));
-	res->live = n;
-	res->value = fin_est + live_est;
-	res->err = fin_err + live_err;
-	if (res->reason == CUB_CONVERGED &&
-	    !(res->err <= fmax(job->abs, job->rel * fabs(res->value))))
-		res->reason = CUB_NO_PROGRESS;
+	cub_breadth_finish(job, res, fin_est + live_est, fin_err + live_err, n);
 	t->total = qx_now_ms() - t_start;
 	return 0;
 }
 
-/* breadth in the job's precision (common.cuh). */
-int cub_breadth_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
-                    struct qx_err *e)
+/* breadth in the job's precision (cubature_gpu.h). */
+extern "C" int cub_gpu_breadth_run(const struct cub_job *job, struct cub_result *res,
+                                   struct qx_timing *t, struct qx_err *e)
 {
 	return job->prec == QX_DOUBLE ? cub_run_breadth<double>(job, res, t, e)
 	                              : cub_run_breadth<float>(job, res, t, e);

@@ -37,6 +37,7 @@
 #include "../../src/problems/cubature/cubature_gpu.h"
 #include "../multigpu.cuh"
 #include "ahead.cuh"
+#include "breadth_stop.cuh"
 #include "common.cuh"
 
 /* Pairs of children waiting for the rule may differ by this fraction of their mean over the
@@ -209,7 +210,7 @@ static __global__ void cub_agree_theta_kernel(const double *hist, int g, unsigne
  * first partition's count regions from first on (written by cub_init_kernel) and their split;
  * peer access to the other devices where there is one. Returns 0 or -1 with e. */
 template <typename T>
-static int cub_multi_setup(const struct cub_gpu_job *job, cub_mdev<T> &D, int g, int l,
+static int cub_multi_setup(const struct cub_job *job, cub_mdev<T> &D, int g, int l,
                            struct mg_share share, long long budget_cap, struct qx_err *e)
 {
 	const int dim = job->rule->dim;
@@ -246,7 +247,7 @@ static int cub_multi_setup(const struct cub_gpu_job *job, cub_mdev<T> &D, int g,
 /* The first round on D: the rule on its new leaves, the children's check, the sums of its
  * leaves into its own mail words (event MV_TOT). Returns 0 or -1 with e. */
 template <typename T>
-static int cub_multi_rules(const struct cub_gpu_job *job, cub_mdev<T> &D, struct qx_err *e)
+static int cub_multi_rules(const struct cub_job *job, cub_mdev<T> &D, struct qx_err *e)
 {
 	cub_buf<T> &in = D.buf[D.cur];
 	const long long nnew = D.n - D.fresh;
@@ -324,7 +325,7 @@ static int cub_multi_hist_round(std::vector<std::unique_ptr<cub_mdev<T>>> &devs,
  * all) and D's tally (cub_breadth_tally_kernel's 5 numbers) into its pinned words (event
  * MV_TALLY). Returns 0 or -1 with e. */
 template <typename T>
-static int cub_multi_scan_round(const struct cub_gpu_job *job,
+static int cub_multi_scan_round(const struct cub_job *job,
                                 std::vector<std::unique_ptr<cub_mdev<T>>> &devs, unsigned mask,
                                 cub_mdev<T> &D, double fin_est, double fin_err, int all,
                                 struct qx_err *e)
@@ -415,7 +416,7 @@ template <typename T> static int cub_multi_phases(cub_mdev<T> &D, struct qx_err 
  * array for npar parents (what rebalancing leaves it); keep: unsplit leaves stay (the children
  * from base on). Returns 0 or -1 with e. */
 template <typename T>
-static int cub_multi_split(const struct cub_gpu_job *job, cub_mdev<T> &D, int all, int keep,
+static int cub_multi_split(const struct cub_job *job, cub_mdev<T> &D, int all, int keep,
                            long long base, long long next, long long npar, long long budget_cap,
                            struct qx_err *e)
 {
@@ -504,7 +505,7 @@ template <typename F> static int cub_each(int g, unsigned mask, struct qx_err *e
 /* breadth over g devices (see the file's comment): the decisions of cub_run_breadth
  * (cuda/cubature/breadth.cu) from the sums the devices agree on, the host once an iteration. */
 template <typename T>
-static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result *res,
+static int cub_run_multi(const struct cub_job *job, int g, struct cub_result *res,
                          struct qx_timing *t, struct qx_timing *per, struct qx_err *e)
 {
 	const struct cub_rule *rule = job->rule;
@@ -512,16 +513,12 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 	const unsigned every = g >= 32 ? ~0u : (1u << g) - 1;
 	/* the one-GPU run's bound on the leaves of all devices: the same decisions; a device's
 	 * lists never hold more than all of them */
-	const long long budget_cap = std::min<long long>(
-	    (long long)(job->budget / cub_gpu_region_bytes(dim, job->prec)), 1LL << 30);
+	const long long budget_cap = cub_breadth_start(job, res, e);
 	const double t_start = qx_now_ms();
 	struct mg_share share[MG_MAX_DEVICES] = {};
 	cub_multi_host host; /* declared first: destroyed after the devices' shares */
-	*res = (struct cub_result){};
-	res->reason = CUB_CONVERGED;
-	if (budget_cap < 4)
-		return qx_fail(e, "budget %.3g MiB: expected room for 4 regions of %zu bytes",
-		               job->budget / 1048576.0, cub_gpu_region_bytes(dim, job->prec));
+	if (budget_cap < 0)
+		return -1;
 	for (int d = 0; d < g; d++) { /* the budget on every device, before anything runs */
 		size_t free_b = 0, total = 0;
 		GPU_TRY(cudaSetDevice(d));
@@ -631,9 +628,7 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 			mask |= devs[d]->n > 0 ? 1u << d : 0;
 			nnew += devs[d]->n - devs[d]->fresh;
 		}
-		res->evals += nnew * npts;
-		res->regions += nnew;
-		res->iterations++;
+		cub_breadth_count(job, res, nnew);
 		const int split_all = res->iterations == 1;
 		/* the rule and sums, the agreed sums and histograms, the threshold and tally,
 		 * queued on every device (each round's events recorded before another device waits
@@ -651,7 +646,6 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 		if (cub_each(g, mask, e,
 		             [&](int d) { return cub_multi_wait(*devs[d], MV_TALLY, e); }))
 			return -1;
-		qx_progress_add(nnew * npts);
 		long long nsplit = 0;
 		int lead = -1; /* the first device with leaves: its tally's agreed sums */
 		for (int d = 0; d < g; d++) {
@@ -664,25 +658,12 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 		live_est = devs[lead]->host[0];
 		live_err = devs[lead]->host[1];
 		tol = devs[lead]->host[2];
-		cub_history_add(job, res, fin_est + live_est, fin_err + live_err, n);
-		if (fin_err + live_err <= tol && res->iterations > 1)
+		const enum cub_breadth_step step = cub_breadth_decide(
+		    job, res, fin_est + live_est, fin_err + live_err, tol, n, nsplit, budget_cap);
+		if (step == CUB_BREADTH_STOP)
 			break;
-		if (nsplit == 0) {
-			res->reason = CUB_NO_PROGRESS;
-			break;
-		}
-		if (res->evals + 2 * nsplit * npts > job->maxeval) {
-			res->reason = CUB_MAXEVAL;
-			break;
-		}
-		int keep = 1;
-		if (n + nsplit > budget_cap) {
-			if (2 * nsplit > budget_cap) {
-				res->reason = CUB_BUDGET;
-				break;
-			}
-			/* the lists would outgrow the budget: the unsplit leaves retire */
-			keep = 0;
+		const int keep = step == CUB_BREADTH_SPLIT;
+		if (!keep) { /* the lists would outgrow the budget: the unsplit leaves retire */
 			if (cub_each(
 			        g, mask, e,
 			        [&](int d) { return cub_multi_unsplit(*devs[d], split_all, e); }) ||
@@ -741,12 +722,7 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 		    (double)(D.buf[0].cap + D.buf[1].cap) * (2 * dim * sizeof(T) + 20) +
 		    (double)(D.wk.cap + D.wk.cap / 2 + D.pcap) * sizeof(double);
 	}
-	res->live = n;
-	res->value = fin_est + live_est;
-	res->err = fin_err + live_err;
-	if (res->reason == CUB_CONVERGED &&
-	    !(res->err <= fmax(job->abs, job->rel * fabs(res->value))))
-		res->reason = CUB_NO_PROGRESS;
+	cub_breadth_finish(job, res, fin_est + live_est, fin_err + live_err, n);
 	/* each device's time: its own phases; the run's: the slowest device's phases and the
 	 * run's wall time (the host's rounds between them included) */
 	int slow = 0;
@@ -764,16 +740,12 @@ static int cub_run_multi(const struct cub_gpu_job *job, int g, struct cub_result
 }
 
 /* Runs breadth over ngpus devices (src/problems/cubature/cubature_gpu.h). */
-extern "C" int cub_gpu_run_multi(const struct cub_gpu_job *job, int ngpus, struct cub_result *res,
-                                 struct qx_timing *t, struct qx_timing *per, struct qx_err *e)
+extern "C" int cub_gpu_breadth_run_multi(const struct cub_job *job, int ngpus,
+                                         struct cub_result *res, struct qx_timing *t,
+                                         struct qx_timing *per, struct qx_err *e)
 {
 	if (ngpus < 1 || ngpus > MG_MAX_DEVICES)
 		return qx_fail(e, "cubature: %d GPUs: expected 1..%d", ngpus, MG_MAX_DEVICES);
-	if (job->algo != CUB_GPU_BREADTH)
-		return qx_fail(e,
-		               "cubature: variant twophase runs on one GPU (gpus is %d): set gpus "
-		               "1, or variant breadth, which divides its work over GPUs",
-		               ngpus);
 	return job->prec == QX_DOUBLE ? cub_run_multi<double>(job, ngpus, res, t, per, e)
 	                              : cub_run_multi<float>(job, ngpus, res, t, per, e);
 }

@@ -23,13 +23,13 @@
  * rule_launch.cu, the one file that instantiates the rule's kernels for the built-in integrands:
  * they are most of the build's time, so the drivers share one copy. */
 template <typename T>
-cudaError_t cub_rule_launch(const struct cub_gpu_job *job, const cub_rule &rule, cub_list<T> g,
+cudaError_t cub_rule_launch(const struct cub_job *job, const cub_rule &rule, cub_list<T> g,
                             long long cap, long long n, double *est, double *err, int *axis,
                             int sms, const cub_ahead *st = nullptr);
-extern template cudaError_t cub_rule_launch<float>(const struct cub_gpu_job *, const cub_rule &,
+extern template cudaError_t cub_rule_launch<float>(const struct cub_job *, const cub_rule &,
                                                    cub_list<float>, long long, long long, double *,
                                                    double *, int *, int, const cub_ahead *);
-extern template cudaError_t cub_rule_launch<double>(const struct cub_gpu_job *, const cub_rule &,
+extern template cudaError_t cub_rule_launch<double>(const struct cub_job *, const cub_rule &,
                                                     cub_list<double>, long long, long long,
                                                     double *, double *, int *, int,
                                                     const cub_ahead *);
@@ -142,8 +142,8 @@ static inline int cub_rule_upload(const struct cub_rule *r, cub_owned<double> &m
 /* Records an iteration in res's history (while it has room): the integral's estimate and error
  * estimate after it and the live regions; publishes the error against job's tolerance as the
  * run's progress. */
-static inline void cub_history_add(const struct cub_gpu_job *job, struct cub_result *res,
-                                   double est, double err, long long live)
+static inline void cub_history_add(const struct cub_job *job, struct cub_result *res, double est,
+                                   double err, long long live)
 {
 	cub_progress_error(est, err, job->rel, job->abs);
 	if (res->nhist < CUB_HISTORY) {
@@ -381,7 +381,7 @@ static __global__ void cub_breadth_tally_kernel(long long n, const cub_tot *tot,
  * twice as many leaves) would pass maxeval or the budget's budget_cap regions; for init 0 the
  * box halved along every axis (as dim splits from one region would give, in one iteration
  * instead of dim), or the whole box when that takes over 1e7 evaluations or does not fit. */
-static inline int cub_breadth_pieces(const struct cub_gpu_job *job, long long budget_cap,
+static inline int cub_breadth_pieces(const struct cub_job *job, long long budget_cap,
                                      struct qx_err *e)
 {
 	const int dim = job->rule->dim;
@@ -430,7 +430,7 @@ template <typename T> struct cub_dev {
 /* Allocates lists of cap regions and the rule on the device, and CUB's temporary storage
  * once for every scan and reduction a run makes. */
 template <typename T>
-static int cub_alloc(const struct cub_gpu_job *job, long long cap, cub_dev<T> &d, struct qx_err *e)
+static int cub_alloc(const struct cub_job *job, long long cap, cub_dev<T> &d, struct qx_err *e)
 {
 	const int dim = job->rule->dim;
 	const size_t nt = (size_t)cap * dim * sizeof(T), nd = (size_t)cap * sizeof(double);
@@ -496,12 +496,5 @@ static inline int cub_tally_copy(const double *tally_d, double *tally_h, size_t 
 		qx_timing_add(t, "split", gpu_elapsed(ev[EV_SPLIT0], ev[EV_SPLIT1]), 0);
 	return 0;
 }
-
-/* The variants' drivers (twophase.cu, breadth.cu): run job on the current device in its
- * precision into res, phases into t; 0 or -1 with e. */
-int cub_twophase_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
-                     struct qx_err *e);
-int cub_breadth_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
-                    struct qx_err *e);
 
 #endif

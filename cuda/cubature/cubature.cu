@@ -1,6 +1,6 @@
-/* cubature.cu - problem cubature on the GPU, its C interface (cubature_gpu.h): the bytes a
- * region takes, the default budget, and the run, which goes to the variant's driver
- * (breadth.cu, twophase.cu; several GPUs: breadth_multi.cu). The rule's points and weights are
+/* cubature.cu - problem cubature on the GPU, the part of its C interface (cubature_gpu.h) that
+ * every variant's driver shares: the bytes a region takes and the default budget (the drivers:
+ * breadth.cu, twophase.cu; several GPUs: breadth_multi.cu). The rule's points and weights are
  * uploaded once per run; the region lists (centre and half-widths, structure of arrays) stay
  * on the device; the rule is evaluated with one warp (while regions are few, 4, 8 or 16) per
  * region, the threads sharing the points (rule_kernel.cuh). */
@@ -26,13 +26,4 @@ extern "C" size_t cub_gpu_default_budget(void)
 	if (gpu_mem_info_pooled(&free_b, &total) != cudaSuccess)
 		return 0;
 	return free_b / 2;
-}
-
-/* Runs the job in its precision. */
-extern "C" int cub_gpu_run(const struct cub_gpu_job *job, struct cub_result *res,
-                           struct qx_timing *t, struct qx_err *e)
-{
-	if (job->algo == CUB_GPU_BREADTH)
-		return cub_breadth_run(job, res, t, e);
-	return cub_twophase_run(job, res, t, e);
 }

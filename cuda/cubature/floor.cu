@@ -15,7 +15,7 @@
 /* The rule alone on nregions regions (the first nregions of a uniform grid), the median of
  * reps launches after a warm-up, timed with events. */
 template <typename T>
-static int cub_floor(const struct cub_gpu_job *job, long long nregions, int reps, double *ms,
+static int cub_floor(const struct cub_job *job, long long nregions, int reps, double *ms,
                      struct qx_err *e)
 {
 	const int dim = job->rule->dim;
@@ -52,7 +52,7 @@ static int cub_floor(const struct cub_gpu_job *job, long long nregions, int reps
 }
 
 /* The rule-only floor in the job's precision. */
-extern "C" int cub_gpu_rule_floor(const struct cub_gpu_job *job, long long nregions, int reps,
+extern "C" int cub_gpu_rule_floor(const struct cub_job *job, long long nregions, int reps,
                                   double *ms, struct qx_err *e)
 {
 	if (nregions < 1 || reps < 1)

@@ -121,8 +121,7 @@ static __device__ double cub_rule_error_warp(const cub_rule &rule, const double 
  * With st (breadth running ahead), the regions are st->fresh..st->n-1, and none once st->stop is
  * set. Blocks of 128 run 5 a multiprocessor (96 registers: on an H100 f4 dim 8 at 1e-3 took 68 ms
  * against 72 at 6 blocks, f5 dim 8 at 1e-9 the same or 1% less; with qx_asin_reduced f3 and f4
- * no longer spill, by ptxas for sm_90, and with its first version 6 blocks measured the
- * same as 5 on an H200). */
+ * no longer spill, by ptxas for sm_90, and 6 blocks measured the same as 5 on an H200). */
 template <typename T, int BLOCK, int WPR, int DN, int KIND = -1, int LPR = 32>
 __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g,
                                               long long cap, long long n, double *est, double *err,

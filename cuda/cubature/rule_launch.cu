@@ -46,7 +46,7 @@ static bool cub_rule_launch_known(const cub_fn &fn, const cub_rule &rule, cub_li
  * launch's error.
  */
 template <typename T>
-cudaError_t cub_rule_launch(const struct cub_gpu_job *job, const cub_rule &rule, cub_list<T> g,
+cudaError_t cub_rule_launch(const struct cub_job *job, const cub_rule &rule, cub_list<T> g,
                             long long cap, long long n, double *est, double *err, int *axis,
                             int sms, const cub_ahead *st)
 {
@@ -80,9 +80,9 @@ cudaError_t cub_rule_launch(const struct cub_gpu_job *job, const cub_rule &rule,
 	return cudaGetLastError();
 }
 
-template cudaError_t cub_rule_launch<float>(const struct cub_gpu_job *, const cub_rule &,
+template cudaError_t cub_rule_launch<float>(const struct cub_job *, const cub_rule &,
                                             cub_list<float>, long long, long long, double *,
                                             double *, int *, int, const cub_ahead *);
-template cudaError_t cub_rule_launch<double>(const struct cub_gpu_job *, const cub_rule &,
+template cudaError_t cub_rule_launch<double>(const struct cub_job *, const cub_rule &,
                                              cub_list<double>, long long, long long, double *,
                                              double *, int *, int, const cub_ahead *);

@@ -1,7 +1,7 @@
-/* twophase.cu - cubature's twophase variant on the GPU: the seed's algorithm, phase 1 a loop
- * with the seed's classification and d-way splits from l^dim regions (the host waits once an
- * iteration), phase 2 one thread per region with a bounded heap. Sums are CUB reductions and
- * positions CUB scans. */
+/* twophase.cu - cubature's twophase variant on the GPU: the algorithm of the two-phase adaptive
+ * cubature study (the study), phase 1 a loop with the study's classification and d-way splits
+ * from l^dim regions (the host waits once an iteration), phase 2 one thread per region with a
+ * bounded heap. Sums are CUB reductions and positions CUB scans. */
 #include <algorithm>
 #include <vector>
 
@@ -16,7 +16,7 @@
 
 /* Classifies each region of twophase's phase 1: active (to split) or retired. Retired when its
  * error fits its volume's share `share` of the tolerance *tol (so the retired errors sum to at
- * most share * tol) and passes the seed's test err < max(abs, rel |est|) (the seed's test
+ * most share * tol) and passes the study's test err < max(abs, rel |est|) (the study's test
  * alone retires errors that may sum past the tolerance where the integrand changes sign).
  * Retired regions' estimate and error go to ret_est and ret_err (0 for active ones). */
 template <typename T>
@@ -109,7 +109,7 @@ __global__ void cub_tally_kernel(long long n, const double *sums, const int *pos
  * meets its share of the remaining tolerance rem; adds the evaluations to res and returns
  * their summed estimate and error in *p2_est, *p2_err and why the worst stopped in *why. */
 template <typename T>
-static int cub_phase2(const struct cub_gpu_job *job, cub_dev<T> &d, const cub_rule &dr, int cur,
+static int cub_phase2(const struct cub_job *job, cub_dev<T> &d, const cub_rule &dr, int cur,
                       long long n, long long active, double rem, struct cub_result *res,
                       double *p2_est, double *p2_err, int *why, struct qx_err *e)
 {
@@ -189,8 +189,8 @@ static int cub_phase2(const struct cub_gpu_job *job, cub_dev<T> &d, const cub_ru
 /* The twophase run (see the file's comment). Per iteration of phase 1 the host waits once, for
  * one copy of the tally; the phases are timed with events. */
 template <typename T>
-static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *res,
-                            struct qx_timing *t, struct qx_err *e)
+static int cub_run_twophase(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,
+                            struct qx_err *e)
 {
 	const struct cub_rule *rule = job->rule;
 	const int dim = rule->dim, k = job->d;
@@ -332,9 +332,9 @@ static int cub_run_twophase(const struct cub_gpu_job *job, struct cub_result *re
 	return 0;
 }
 
-/* twophase in the job's precision (common.cuh). */
-int cub_twophase_run(const struct cub_gpu_job *job, struct cub_result *res, struct qx_timing *t,
-                     struct qx_err *e)
+/* twophase in the job's precision (cubature_gpu.h). */
+extern "C" int cub_gpu_twophase_run(const struct cub_job *job, struct cub_result *res,
+                                    struct qx_timing *t, struct qx_err *e)
 {
 	return job->prec == QX_DOUBLE ? cub_run_twophase<double>(job, res, t, e)
 	                              : cub_run_twophase<float>(job, res, t, e);

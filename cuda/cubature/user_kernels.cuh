@@ -12,7 +12,7 @@
 #define CUB_CAT3(a, b, c) a##b##c
 #define CUB_NAME(a, s, c) CUB_CAT3(a, s, c)
 
-/* The user's integrand, compiled by NVRTC at run time (src/problems/cubature/cubature_user.c writes
+/* The user's integrand, compiled by NVRTC at run time (src/problems/user_integrand.c writes
  * it). */
 extern "C" __device__ CUB_USER_T CUB_NAME(qx_user_, CUB_USER_S, )(const CUB_USER_T *x,
                                                                   const double *p);

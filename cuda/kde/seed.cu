@@ -1,6 +1,6 @@
-/* seed.cu - kde's seed variant (src/problems/kde/kde_gpu.h): seed 003's kernel and host code as
- * written, its bugs kept (documented in kde.h); the only change, an output offset, so that long
- * runs go in cancellable chunks. */
+/* seed.cu - kde's seed variant (src/problems/kde/kde_gpu.h): the Gaussian KDE study's own kernel
+ * and host code as written, its bugs kept (listed in kde_gpu.h); the only change, an output
+ * offset, so that long runs go in cancellable chunks. */
 #include <algorithm>
 
 #include "kernels.cuh"

@@ -5,7 +5,8 @@
  * (maxeval from a measured rate so that a run stops near CUB_CAP_MS) and a capped run that did not
  * converge is shown as '>cap'. A row whose true error exceeds its tolerance or its own estimate is
  * marked. Then breadth's rate against the rule-only floor kernel at the same region count.
- * Peers are the issue's figures (H200, elsewhere), quoted for comparison. */
+ * Peers are the figures the two-phase adaptive cubature study quotes (H200, measured elsewhere),
+ * for comparison. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -42,18 +43,19 @@ static void cb_cell(const struct run_result *r, double rel, int capped, char *bu
 	         under ? " E" : "");
 }
 
-/* The rows: the issue's peer rows and f2 at 1e-3, small enough for the time limit, with the
- * default rule 9, and with rule 7 the two where it was the faster on an H200 (f4 dim 8 at
- * 1e-3: 51 ms against 75; f2 dim 5 at 1e-3: 0.93 s against 1.5; slower on the other rows, up
- * to 3x on f4 dim 6 at 1e-6, unconverged at 1e11 evaluations on f1 dim 6 at 1e-9); then Genz's
- * C0 and discontinuous families at 1e-5 in dim 5 (seeds where breadth and hcubature
- * under-estimated, and seeds where they did not), counted in the marked cells like the others. */
+/* The rows: the two-phase adaptive cubature study's peer rows and f2 at 1e-3, small enough for
+ * the time limit, with the default rule 9, and with rule 7 the two where it is the faster on an
+ * H200 (f4 dim 8 at 1e-3: 51 ms against 75; f2 dim 5 at 1e-3: 0.93 s against 1.5; slower on the
+ * other rows, up to 3x on f4 dim 6 at 1e-6, unconverged at 1e11 evaluations on f1 dim 6 at
+ * 1e-9); then Genz's C0 and discontinuous families at 1e-5 in dim 5 (seeds where breadth without
+ * its edge term and hcubature under-estimate, and seeds where they do not), counted in the
+ * marked cells like the others. */
 static const struct {
 	const char *f; /* the integrand, with its seed for a Genz family */
 	int dim;
 	double rel;
 	int rule;
-	const char *peer; /* PAGANI on the H200 (the issue), "-" where none is quoted */
+	const char *peer; /* PAGANI on the H200 as the study quotes it, "-" where it quotes none */
 } cb_rows[] = {
     {"f4", 5, 1e-3, 9, "-"},
     {"f4", 5, 1e-6, 9, "26.8 ms"},
@@ -78,7 +80,7 @@ static const struct {
     {"discontinuous seed 3", 5, 1e-5, 9, "-"},
 };
 
-/* The GPU runs' maxeval: the issue's PAGANI times at its stated 3-6e10 evaluations/s mean
+/* The GPU runs' maxeval: the study's PAGANI times at the 3-6e10 evaluations/s it states mean
  * more than the 1e8 it names (f4 dim 6 at 1e-6: 153 ms, some 5e9 evaluations). */
 #define CB_GPU_MAXEVAL "1e11"
 
@@ -183,8 +185,8 @@ static int cb_table(struct session *s, struct qx_err *e)
 	printf("\nMarked cells ('!' or 'E'): quadx %d, hcubature %d. Serial rate for the caps: "
 	       "%.3g evaluations/s; '*': serial stopped at its cap, its time extrapolated as "
 	       "breadth's evaluations at that rate (the sequential queue needs about as many: "
-	       "compare the cpu column's where it converged). Peers (the issue, H200 and its "
-	       "16-core host): serial CUBA "
+	       "compare the cpu column's where it converged). Peers (quoted by the two-phase "
+	       "adaptive cubature study: H200 and its 16-core host): serial CUBA "
 	       "Cuhre f4 dim 5 at 1e-6 2676 ms, f5 dim 5 at 1e-9 916 ms; PAGANI 3-6e10 "
 	       "evaluations/s.\n",
 	       bad_quadx, bad_hcub, rate * 1e3);
@@ -212,7 +214,7 @@ static int cb_floor(struct session *s, struct qx_err *e)
 	double floor_ms;
 	if (cub_rule_build(9, 8, &rule, e))
 		return -1;
-	struct cub_gpu_job job = {
+	struct cub_job job = {
 	    .fn = {.kind = CUB_F4, .dim = 8}, .a = 0, .b = 1, .prec = QX_DOUBLE, .rule = &rule};
 	const int rc = cub_gpu_rule_floor(&job, per_iter, 10, &floor_ms, e);
 	const double floor_rate = (double)per_iter * rule.npts / (floor_ms * 1e-3);
@@ -440,7 +442,7 @@ static int cb_user(struct session *s, struct qx_err *e)
 int bench_cubature(struct session *s, struct qx_err *e)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("\n## cubature: adaptive multidimensional integration (seed 002)\n");
+	printf("\n## cubature: adaptive multidimensional integration\n");
 #ifdef QX_HAVE_CUDA
 	struct gpu_info info;
 	if (gpu_init(&info, e))

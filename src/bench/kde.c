@@ -6,7 +6,8 @@
  * = 2^24, G = 4096 with its error against the exact sum at every grid point (the GPU's double tiled
  * run), float tiled and fast at n = 2^22 on 1, 2, ... every GPU (scaling), the CPU on every core
  * and serial, and the seed's block-width tables. GPU figures are medians of timed runs after
- * warm-ups (CUDA events); peers are the issue's figures, measured elsewhere, quoted for comparison.
+ * warm-ups (CUDA events); peers are the figures the Gaussian KDE study quotes, measured elsewhere,
+ * for comparison.
  * stdout is flushed after every table. */
 #include <math.h>
 #include <omp.h>
@@ -61,9 +62,9 @@ static int kb_exact(struct session *s, const struct kde_gpu_ceiling *c, struct q
 	    (double)c->sms * KB_FP64_LANES * c->clock_mhz * 1e6 / KB_FP64_PER_PAIR;
 	printf("\n### Exact sums at the samples (N(0,1), Silverman's h)\n\n"
 	       "Errors against the CPU double sum (at an exact sample of outputs). fast's time "
-	       "includes its sort of the outputs and the scatter back. Peers (the issue, H200, "
-	       "float, n = 2^20): KeOps 2.74e12 pairs/s at 3.9e-6; a plain exp2f kernel 3.83e12 "
-	       "at 2e-4; with expf 2.28e12.\n\n"
+	       "includes its sort of the outputs and the scatter back. Peers (quoted by the "
+	       "Gaussian KDE study: H200, float, n = 2^20): KeOps 2.74e12 pairs/s at 3.9e-6; a "
+	       "plain exp2f kernel 3.83e12 at 2e-4; with expf 2.28e12.\n\n"
 	       "| variant | precision | n | block | pairs/s | of ex2 peak | max rel error | "
 	       "compared | target |\n|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i <= last; i++) {
@@ -230,7 +231,8 @@ static int kb_cpu(struct session *s, struct qx_err *e)
 		return -1;
 	printf("\n### CPU, float, exact (%s)\n\n| threads | pairs/s | vs serial |\n"
 	       "|---|---|---|\n| 1 | %.3g | 1 |\n| %d | %.3g | %.1fx |\n\nSciPy gaussian_kde "
-	       "on 16 cores (the issue): 5.9e8 pairs/s; target >= 2e10 on 16 threads.\n",
+	       "on 16 cores (quoted by the Gaussian KDE study): 5.9e8 pairs/s; target >= 2e10 "
+	       "on 16 threads.\n",
 	       kde_exact_isa(), r->summary.work_per_s, nproc, all, all / r->summary.work_per_s);
 	fflush(stdout);
 	return 0;
@@ -260,7 +262,7 @@ static int kb_seed_tables(struct session *s, struct qx_err *e)
 /* The kde section: GPU figures when there is a GPU, the CPU's always. */
 int bench_kde(struct session *s, struct qx_err *e)
 {
-	printf("\n## kde: Gaussian kernel density estimation (seed 003)\n");
+	printf("\n## kde: Gaussian kernel density estimation\n");
 #ifdef QX_HAVE_CUDA
 	struct gpu_info info;
 	struct kde_gpu_ceiling c;

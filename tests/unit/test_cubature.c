@@ -2,7 +2,8 @@
  * (and not one degree more), the null and embedded rules annihilate what they should, the
  * committed and closed-form exact values agree with independent computations, the CPU
  * adaptive runs converge with an error estimate >= the true error over the integrands at
- * several tolerances, and the hcubature variant runs. */
+ * several tolerances, the hcubature variant runs, the variant table's refusals hold, and the
+ * CPU algorithms run a job without the problem's parameters. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 
+#include "../../src/problems/cubature/cubature_cpu.h"
 #include "../../src/problems/cubature/cubature_gpu.h"
 #include "../../src/problem.h"
 #include "../../src/promptline.h"
@@ -180,7 +182,7 @@ static double f1_1d(double x, void *power)
 
 /* The exact values against independent computations: f5 = dim/2; f1 and f1p2 in dim 1 (the
  * committed mpmath table) against GSL's QAGS; f4 dim 1 and f3 dim 1 = 1/2; f2 and f4 dim 5 as
- * the issue lists them; Genz's product families in dim 1 against QAGS. */
+ * tabulated; Genz's product families in dim 1 against QAGS. */
 static void test_exact_values(void **state)
 {
 	(void)state;
@@ -230,7 +232,7 @@ static double cpu_run(const char *words, int variant, int threads, double *est, 
 
 /* Over every integrand with an exact value, rules 7 and 9, dims 3 and 4 (f2, f4: 4),
  * tolerances 1e-3 and 1e-5: most runs converge within maxeval 1e6, and its error estimate
- * is >= the true error (the issue's honesty rule) on every row, the discontinuous family's
+ * is >= the true error (the problem's honesty rule) on every row, the discontinuous family's
  * included (its jumps need the edge term); odd rows run on 2 threads. */
 static void test_adaptive_honest(void **state)
 {
@@ -363,6 +365,69 @@ static void test_hcubature(void **state)
 		assert_true(fabs(v - exact) <= 1e-5 * fabs(exact));
 		assert_true(est > 0 && est <= 1e-6 * fabs(v) * 1.0000001);
 	}
+}
+
+/* The variant table: hcubature refuses float with the message the session shows, twophase
+ * has no CPU run, the queue counts its first block of host memory and hcubature none. */
+static void test_variant_rows(void **state)
+{
+	(void)state;
+	struct param_value v[QX_MAX_PARAMS];
+	const struct problem *p = cub_params(v, "integrand f5 dim 3 rel 1e-4");
+	double value = NAN, est;
+	struct run_request rq = {v, NULL, QX_FLOAT, 2, 256, 1, NULL, NULL, 1};
+	struct run_output o = {.values = &value, .estimates = &est};
+	struct qx_err e;
+	assert_int_equal(p->run_cpu(&rq, &o, &e), -1);
+	assert_string_equal(e.msg,
+	                    "variant hcubature computes in double only: set precision double");
+	assert_int_equal(p->host_bytes(&rq), 0);
+	rq.variant = 1;
+	assert_int_equal(p->run_cpu(&rq, &o, &e), -1);
+	assert_string_equal(e.msg, "variant twophase has no cpu implementation");
+	rq.variant = 0;
+	rq.prec = QX_DOUBLE;
+	assert_true(p->host_bytes(&rq) == cub_cpu_adaptive_host_bytes(1));
+	assert_true(cub_cpu_adaptive_host_bytes(4) > cub_cpu_adaptive_host_bytes(1));
+	assert_int_equal(p->run_cpu(&rq, &o, &e), 0);
+	assert_true(fabs(value - 1.5) <= 1e-4 * 1.5);
+}
+
+/* The CPU algorithms take a job, no parameters: the queue (2 threads) and hcubature on f5 in
+ * dim 3 over [0, 1]^3 with rule 9 meet rel 1e-6 (exact 3/2); the queue stops at maxeval when
+ * that cannot, with the reason. */
+static void test_cpu_job(void **state)
+{
+	(void)state;
+	struct cub_rule r;
+	struct cub_result res;
+	struct qx_err e;
+	assert_int_equal(cub_rule_build(9, 3, &r, &e), 0);
+	struct cub_job job = {.fn = {.kind = CUB_F5, .dim = 3},
+	                      .rel = 1e-6,
+	                      .maxeval = 10000000,
+	                      .budget = 64 << 20,
+	                      .threads = 2,
+	                      .prec = QX_DOUBLE,
+	                      .rule = &r};
+	for (int i = 0; i < 3; i++) {
+		job.lo[i] = 0;
+		job.hi[i] = 1;
+	}
+	assert_int_equal(cub_cpu_adaptive(&job, &res, &e), 0);
+	assert_int_equal(res.reason, CUB_CONVERGED);
+	assert_true(fabs(res.value - 1.5) <= 1e-6 * 1.5 && res.err <= 1e-6 * 1.5 * 1.0000001);
+	assert_true(res.evals > 0 && res.regions > 0 && res.iterations > 0);
+	assert_int_equal(cub_cpu_hcubature(&job, &res, &e), 0);
+	assert_int_equal(res.reason, CUB_CONVERGED);
+	assert_true(fabs(res.value - 1.5) <= 1e-6 * 1.5 && res.regions == 0);
+	job.fn.kind = CUB_F1;
+	job.rel = 1e-12;
+	job.maxeval = 100000;
+	assert_int_equal(cub_cpu_adaptive(&job, &res, &e), 0);
+	assert_int_equal(res.reason, CUB_MAXEVAL);
+	assert_true(res.evals <= job.maxeval);
+	cub_rule_free(&r);
 }
 
 /* Bad input: rel outside (0, 1), a >= b, f3 or f4 past [-1, 1]: one clear
@@ -545,7 +610,8 @@ int main(void)
 	    cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_edge_term),
 	    cmocka_unit_test(test_f3_reference),    cmocka_unit_test(test_rule_runs),
 	    cmocka_unit_test(test_trig_reference),  cmocka_unit_test(test_asin_reference),
-	    cmocka_unit_test(test_progress),
+	    cmocka_unit_test(test_progress),        cmocka_unit_test(test_variant_rows),
+	    cmocka_unit_test(test_cpu_job),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

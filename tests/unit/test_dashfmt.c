@@ -212,9 +212,9 @@ static int ends_with(const char *text, const char *end)
 	return n >= m && !strcmp(text + n - m, end);
 }
 
-/* The idle status line of the dashboard's keys: everything on a wide line; at 80 columns (where it
- * used to be cut before "F10 leave") the title and the exit key stay, the keys F1 lists give way;
- * at every width it fits and ends with "F10 leave". */
+/* The idle status line of the dashboard's keys: everything on a wide line; at 80 columns (too
+ * narrow for every key) the title and the exit key stay, the keys F1 lists give way; at every
+ * width it fits and ends with "F10 leave". */
 static void test_status_keys(void **state)
 {
 	char buf[512];
@@ -296,8 +296,8 @@ static void test_status_run(void **state)
 }
 
 /* The too-small message fits the rows above the command line, wrapped at blanks, with F10 in
- * it, at every size from 10x2 up; the full form where there is room (it used to be cut at the
- * terminal's width). */
+ * it, at every size from 10x2 up; the full form where there is room (not cut at the terminal's
+ * width). */
 static void test_too_small(void **state)
 {
 	char buf[160];

@@ -303,9 +303,9 @@ static void test_generate(void **state)
 	kde_points_free(&b);
 }
 
-/* At n = 2^22 normal samples (Silverman's h) the float sum at 64 outputs stays within 1e-5
- * of the double sum (the issue's bound for float; naive float summation exceeds it), and the
- * exact-sample reference (idx) gives the same values as the full run at those outputs. */
+/* At n = 2^22 normal samples (Silverman's h) the float sum at 64 outputs stays within 1e-5 of
+ * the double sum (the Gaussian KDE study's bound for float; naive float summation exceeds it),
+ * and the exact-sample reference (idx) gives the same values as the full run at those outputs. */
 static void test_float_large_n(void **state)
 {
 	struct qx_err e;

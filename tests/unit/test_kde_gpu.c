@@ -167,7 +167,8 @@ static void test_seed(void **state)
 
 /* naive and tiled in double agree with the CPU double sum to 1e-12; naive in float stays
  * within 1e-3 (its single float accumulator; its error is printed), tiled float within 4e-6
- * and fast within 1e-5 at n = 2^20 (the issue's bounds), and both at small n and odd blocks. */
+ * and fast within 1e-5 at n = 2^20 (the Gaussian KDE study's bounds), and both at small n and odd
+ * blocks. */
 static void test_exact_variants(void **state)
 {
 	(void)state;

@@ -412,7 +412,7 @@ static void test_log_keeps_long_errors(void **state)
 	delwin(w);
 }
 
-/* The status line: at 80 columns the keys end with "F10 leave" (they used to be cut before
+/* The status line: at 80 columns the keys end with "F10 leave" (none of them cut off before
  * it), a run's line too; F1's list names every key with what it does, q included. */
 static void test_status_and_keys(void **state)
 {
@@ -450,8 +450,7 @@ static void test_status_and_keys(void **state)
 	delwin(w);
 }
 
-/* Too small: the message wraps at blanks (it used to be cut at the window's width) and F10
- * shows. */
+/* Too small: the message wraps at blanks (not cut at the window's width) and F10 shows. */
 static void test_too_small_wraps(void **state)
 {
 	char buf[64];

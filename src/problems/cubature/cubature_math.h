@@ -16,7 +16,7 @@
 
 #define CUB_MAX_DIM 16
 #define CUB_PI 3.14159265358979323846
-/* f5's beta = sin(10)/10 (the seed prints -0.054402111088937). */
+/* f5's beta = sin(10)/10 (the two-phase adaptive cubature study prints -0.054402111088937). */
 #define CUB_F5_BETA (-0.054402111088936981340)
 
 /* The integrands, in the order of the parameter's choices. */

@@ -1,5 +1,5 @@
 /* expint.c - problem `expint`: the exponential integral E_n(x) on the coursework's grid of
- * orders 1..n times samples x_j = a + (b-a) j/m, j = 1..m (seed 000). */
+ * orders 1..n times samples x_j = a + (b-a) j/m, j = 1..m. */
 #include "../../problem.h"
 
 #include <float.h>
@@ -380,9 +380,30 @@ static int expint_occupancy(const struct run_request *rq, struct gpu_occupancy *
 static const char *const expint_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
 static const char *const expint_table_phases[] = {"kernel", "d2h", NULL};
 
+/* Prints one value of a coursework run (-v) as the coursework printed it: the CPU's double and
+ * float values on one line, the GPU's alone. */
+static void expint_coursework_value(const char *tag, const double *c, double first,
+                                    const double *second)
+{
+	printf("%s==> exponentialIntegralDouble (%d,%f)=%f ,", tag, (int)c[0], c[1], first);
+	if (second)
+		printf("exponentialIntegralFloat  (%d,%f)=%f\n", (int)c[0], c[1], *second);
+	else
+		printf("\n");
+}
+
+/* The coursework's flags -n -m -a -b -i and its lines. */
+static const char *const expint_coursework_params[] = {"n", "m", "a", "b", "iters"};
+static const struct problem_coursework expint_coursework = {
+    .flags = "nmabi",
+    .flag_params = expint_coursework_params,
+    .values = "exponentials",
+    .print_value = expint_coursework_value,
+};
+
 const struct problem expint_problem = {
     .name = "expint",
-    .summary = "exponential integral E_n(x) on a grid of orders x samples (seed 000)",
+    .summary = "exponential integral E_n(x) on a grid of orders x samples",
     .phases = expint_phases,
     .table_phases = expint_table_phases,
     .work_unit = "evals",
@@ -405,6 +426,7 @@ const struct problem expint_problem = {
     .is_reference = expint_is_reference,
     .eval = expint_eval,
     .multi_gpu = 1,
+    .coursework = &expint_coursework,
 #ifdef QX_HAVE_CUDA
     .run_gpu = expint_run_gpu,
     .device_bytes = expint_device_bytes,

@@ -1,14 +1,14 @@
-/* kde.c - problem `kde`: Gaussian kernel density estimation (seed 003), y(p) = 1 / (n prod h_k
- * (2 pi)^(d/2)) sum_j exp(-sum_k (p_k - x_jk)^2 / (2 h_k^2)) over n samples (drawn from a
- * distribution and a seed, or read from a file) at the samples themselves or at a grid of G
- * points per axis. CPU: the exact sum (OpenMP, SLEEF) and the binned FFT approximation; GPU:
- * the seed's kernel as written, naive, tiled, fast and binned (cuda/kde/). The reference is
- * the exact double sum on the CPU: at every output for small sizes, at an evenly spread sample
- * of outputs for large ones. The numerical core is kde_math.c, the file reader kde_data.c.
+/* kde.c - problem `kde`: Gaussian kernel density estimation, y(p) = 1 / (n prod h_k (2 pi)^(d/2))
+ * sum_j exp(-sum_k (p_k - x_jk)^2 / (2 h_k^2)) over n samples (drawn from a distribution and a
+ * seed, or read from a file) at the samples themselves or at a grid of G points per axis. CPU: the
+ * exact sum (OpenMP, SLEEF) and the binned FFT approximation; GPU: the Gaussian KDE study's own
+ * kernel as written (variant seed), naive, tiled, fast and binned (cuda/kde/). The reference is the
+ * exact double sum on the CPU: at every output for small sizes, at an evenly spread sample of
+ * outputs for large ones. The numerical core is kde_math.c, the file reader kde_data.c.
  * One file, over 600 lines: it is the problem's interface (problem.h) and nothing else, the
  * callbacks of kde_problem, static, sharing the cache of the samples and outputs (kde_state);
  * the numerics (kde_math.c, kde_simd.c), the reader, the GPU code and the parameters' enum and
- * definitions (kde_params.[ch]) are out already. */
+ * definitions (kde_params.[ch]) are in their own files. */
 #include "../../problem.h"
 
 #include <errno.h>
@@ -570,8 +570,8 @@ static double kde_err_core(const double *ref, const void *vals, enum qx_precisio
 }
 
 /* add_figures: the bandwidth of the first axis, the samples, and for binned err_core: the
- * largest relative error where the density is above 1e-3 of its maximum (the issue's measure
- * of the binned approximation; the tails, where it is larger, count in the error line). */
+ * largest relative error where the density is above 1e-3 of its maximum (the measure of the
+ * binned approximation; the tails, where it is larger, count in the error line). */
 static void kde_add_figures(const struct run_request *rq, const double *ref, struct run_output *o)
 {
 	struct qx_err e;
@@ -822,7 +822,7 @@ static const char *const kde_table_phases[] = {"kernel", "d2h", NULL};
 
 const struct problem kde_problem = {
     .name = "kde",
-    .summary = "Gaussian kernel density estimation (seed 003)",
+    .summary = "Gaussian kernel density estimation",
     .phases = kde_phases,
     .table_phases = kde_table_phases,
     .work_unit = "pairs",

@@ -11,13 +11,13 @@ extern "C" {
 #endif
 
 /* The GPU variants.
- * seed:   seed 003's kernel and host code as written, float, 1-D, at the samples: one thread
- *         per sample, K(x) = 1/sqrt(2 pi) expf(-x^2/2). Its bugs, all kept: (1) `int xj =
- *         x[j]` truncates every sample toward zero; (2) y is never zeroed: the sums are added
- *         to whatever the fresh cudaMalloc holds (on a reused allocation, an earlier run's
- *         results); (3) the kernel's h parameter is an int; (4) the caller passed the block
- *         width in gaussian_kde's h argument, which sets the block and then h = 0.01, so the
- *         kernel gets h = 0 and every term is K(+-inf) = 0, or NaN where x_i equals a
+ * seed:   the Gaussian KDE study's own kernel and host code as written, float, 1-D, at the
+ *         samples: one thread per sample, K(x) = 1/sqrt(2 pi) expf(-x^2/2). Its bugs, all kept:
+ *         (1) `int xj = x[j]` truncates every sample toward zero; (2) y is never zeroed: the
+ *         sums are added to whatever the fresh cudaMalloc holds (on a reused allocation, an
+ *         earlier run's results); (3) the kernel's h parameter is an int; (4) the caller passes
+ *         the block width in gaussian_kde's h argument, which sets the block and then h = 0.01,
+ *         so the kernel gets h = 0 and every term is K(+-inf) = 0, or NaN where x_i equals a
  *         truncated sample (the job's h is ignored); (5) k = 1/(n h) is passed but never
  *         applied; (6) block * 4 bytes of dynamic shared memory are requested and unused. The
  *         only change: an output offset so that long runs go in cancellable chunks.

@@ -264,11 +264,11 @@ const char *kde_exact_isa(void);
 int kde_binned(const struct kde_points *s, double h, double lo, double hi, size_t g, double *y,
                const struct kde_hooks *hk, struct qx_err *e);
 
-/* The seed's arithmetic (seed 003, the seed kernel of cuda/kde/seed.cu) in float, for checking the
- * GPU's seed variant: adds to y[i] (never zeroed, as in the seed) sum_j K((x_i - (int)x_j) /
- * hi) with K(t) = 1/sqrt(2 pi) expf(-t^2 / 2), x_j truncated toward zero (saturated, NaN to
- * 0, as the GPU converts), divided by the int hi in float (hi = 0 gives +-inf, so K = 0, or
- * NaN where x_i equals a truncated sample) and no 1/(n h) factor. */
+/* The arithmetic of the seed variant's kernel (cuda/kde/seed.cu, the Gaussian KDE study's own)
+ * in float, for checking the GPU's seed variant: adds to y[i] (never zeroed, as in the study's
+ * code) sum_j K((x_i - (int)x_j) / hi) with K(t) = 1/sqrt(2 pi) expf(-t^2 / 2), x_j truncated
+ * toward zero (saturated, NaN to 0, as the GPU converts), divided by the int hi in float (hi = 0
+ * gives +-inf, so K = 0, or NaN where x_i equals a truncated sample) and no 1/(n h) factor. */
 void kde_seed_emulate(const float *x, size_t n, int hi, float *y);
 
 #endif

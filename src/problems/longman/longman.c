@@ -1,5 +1,5 @@
 /* longman.c - problem `longman`: M improper integrals I_k = int_a^inf e^{-lambda x} f(omega x)
- * dx (f = cos, sin or J0) by Longman's method (seed 001): the first part [a, x_1] and N
+ * dx (f = cos, sin or J0) by Longman's method: the first part [a, x_1] and N
  * half-cycle areas between zeros by Gauss-Legendre of order g, summed by the Euler transform
  * or directly. The reference is the exact closed form. The amplitude may instead be the
  * user's expression g(x) in x and lambda (`set integrand "EXPR"`, oscillator `trig`), compiled
@@ -784,7 +784,7 @@ static const char *const longman_table_phases[] = {"kernel", "d2h", NULL};
 
 const struct problem longman_problem = {
     .name = "longman",
-    .summary = "improper oscillatory integrals by Longman's method (seed 001)",
+    .summary = "improper oscillatory integrals by Longman's method",
     .phases = longman_phases,
     .table_phases = longman_table_phases,
     .work_unit = "integrals",

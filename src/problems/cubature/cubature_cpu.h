@@ -1,0 +1,28 @@
+/* cubature_cpu.h - problem cubature's CPU algorithms, one a file: the adaptive queue of regions
+ * (cubature_cpu.c: serial, or batches in parallel with threads) and Debian's libcubature
+ * (cubature_hcubature.c). Each runs a job in double (cubature_job.h) into res and returns 0,
+ * or -1 with e filled (cancelled, out of memory, a budget that does not fit); none reads the
+ * problem's parameters. */
+#ifndef QX_CUBATURE_CPU_H
+#define QX_CUBATURE_CPU_H
+
+#include <stddef.h>
+
+#include "cubature_job.h"
+
+/* The sequential CUHRE: a priority queue of regions by error, the worst split first (with
+ * job->threads > 1 the 4 threads worst at once, their children evaluated in parallel), from
+ * the box halved along every axis, until the error meets the tolerance, maxeval or the
+ * budget. */
+int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct qx_err *e);
+
+/* Host bytes cub_cpu_adaptive takes at its start for threads threads: its queue's first block
+ * of regions and its work array (it grows within the budget, which the run checks against
+ * the available memory itself). */
+size_t cub_cpu_adaptive_host_bytes(int threads);
+
+/* libcubature's hcubature (its rule is Genz-Malik 7/5 for dim >= 2, Gauss-Kronrod for dim
+ * 1), its evaluations counted; libcubature keeps its regions to itself. */
+int cub_cpu_hcubature(const struct cub_job *job, struct cub_result *res, struct qx_err *e);
+
+#endif

@@ -1,0 +1,70 @@
+/* cubature_job.h - one adaptive integration of problem cubature as every variant takes it, CPU
+ * or GPU: the job (filled once from the parameters by cubature.c), the result it gives and
+ * why it stopped, and the progress every run publishes. Plain C, no CUDA: the CPU algorithms
+ * (cubature_cpu.h) and the GPU drivers (cubature_gpu.h, cuda/cubature/) read the same job. */
+#ifndef QX_CUBATURE_JOB_H
+#define QX_CUBATURE_JOB_H
+
+#include "../../qx.h"
+#include "cubature_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cub_rule;         /* cubature_rules.h */
+struct cub_user_kernels; /* cubature_gpu.h */
+
+/* One adaptive integration: the integrand over the box (the CPU's lo..hi axis by axis, the
+ * GPU's [a, b]^dim), with the rule (built on the host; a GPU run uploads its points and
+ * weights), the tolerances and limits; budget: bytes the region lists may take (on the host
+ * for a CPU run, on each device for a GPU run), budget_mib the parameter it came from (0: the
+ * default); for breadth on the GPU the pieces per axis of its first partition (init; 0: its
+ * choice), for twophase the split factor d and list length lmax; CPU runs: threads. A user's
+ * integrand has its data in fn.user, its CPU code in fn.user_d/user_f and its GPU kernels in
+ * user (NULL for a built-in integrand or a CPU run). */
+struct cub_job {
+	struct cub_fn fn;
+	const struct cub_user_kernels *user;
+	double a, b;
+	double lo[CUB_MAX_DIM], hi[CUB_MAX_DIM];
+	double rel, abs;
+	long long maxeval;
+	size_t budget;
+	double budget_mib;
+	int init, d, lmax;
+	int threads;
+	enum qx_precision prec;
+	const struct cub_rule *rule;
+};
+
+/* Why a run stopped (the figure `reason`). */
+enum cub_reason { CUB_CONVERGED = 0, CUB_MAXEVAL = 1, CUB_BUDGET = 2, CUB_NO_PROGRESS = 3 };
+
+/* Iterations of a GPU run whose convergence a result keeps (the first ones; a run rarely
+ * takes more than 40). */
+#define CUB_HISTORY 128
+
+/* What a run found. */
+struct cub_result {
+	double value, err;
+	int reason; /* enum cub_reason */
+	long long iterations, regions, live, evals;
+	double peak_bytes;
+	/* GPU runs: per iteration i < nhist, the estimate and error estimate of the integral
+	 * after it and the live regions (every one evaluated, in this or an earlier iteration) */
+	int nhist;
+	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
+};
+
+/* The progress of an adaptive run (cubature_output.c): the count of evaluations up to maxeval
+ * starts; per iteration the integral's estimate est and error estimate err against
+ * max(abs_tol, rel |est|). The evaluations are added with qx_progress_add. */
+void cub_progress_begin(long long maxeval);
+void cub_progress_error(double est, double err, double rel, double abs_tol);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

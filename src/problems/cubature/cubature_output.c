@@ -1,0 +1,95 @@
+/* cubature_output.c - a finished run of problem cubature into its run_output
+ * (cubature_output.h), and the progress every adaptive run publishes (cubature_job.h). */
+#include "cubature_output.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+/* Starts the progress count of an adaptive run, CPU or GPU: evaluations up to maxeval, in the
+ * phase shown now (the run's backend); its error comes with cub_progress_error. */
+void cub_progress_begin(long long maxeval)
+{
+	struct qx_progress was;
+	qx_progress_get(&was);
+	qx_progress_start(maxeval, was.phase);
+}
+
+/* Publishes an adaptive run's error estimate err of its estimate est of the integral against
+ * what it stops at, max(abs_tol, rel |est|): the prompt's line and the dashboard show both. */
+void cub_progress_error(double est, double err, double rel, double abs_tol)
+{
+	qx_progress_adaptive(err, fmax(abs_tol, rel * fabs(est)));
+}
+
+/* The note of a run that stopped for reason, in words. */
+static const char *cub_reason_note(int reason)
+{
+	switch (reason) {
+	case CUB_CONVERGED:
+		return "converged (tolerance met)";
+	case CUB_MAXEVAL:
+		return "not converged: maxeval reached";
+	case CUB_BUDGET:
+		return "not converged: the region list filled its memory budget";
+	default:
+		return "not converged: the error estimate stopped falling (splitting made no "
+		       "progress)";
+	}
+}
+
+/* Stores a result into o: the value in the run's precision, the error estimate when o has
+ * room for it (plus the rounding to float when the value is float), the work and the
+ * figures. */
+void cub_output(const struct cub_result *res, enum qx_precision prec, struct run_output *o)
+{
+	/* the regions' estimates summed in double carry rounding of their own, which the rules'
+	 * error estimates do not see: about log2(regions) + 4 units of the last place of the sum */
+	double err =
+	    res->err + (4 + log2(fmax(1, (double)res->live))) * DBL_EPSILON * fabs(res->value);
+	if (prec == QX_DOUBLE)
+		((double *)o->values)[0] = res->value;
+	else {
+		const float v = (float)res->value;
+		((float *)o->values)[0] = v;
+		err += fabs((double)v - res->value);
+	}
+	if (o->estimates)
+		o->estimates[0] = err;
+	o->work = (double)res->evals;
+	run_output_figure_as(o, "converged", res->reason == CUB_CONVERGED, QX_FIG_CODE);
+	run_output_figure_as(o, "reason", res->reason, QX_FIG_CODE);
+	if (res->regions > 0) { /* hcubature keeps its regions to itself */
+		run_output_figure_as(o, "iterations", (double)res->iterations, QX_FIG_COUNT);
+		run_output_figure_as(o, "regions", (double)res->regions, QX_FIG_COUNT);
+		run_output_figure_as(o, "live", (double)res->live, QX_FIG_COUNT);
+	}
+	run_output_figure_as(o, "evaluations", (double)res->evals, QX_FIG_COUNT);
+	if (res->regions > 0)
+		run_output_figure_as(o, "peak_MiB", res->peak_bytes / 1048576.0, QX_FIG_MIB);
+	o->note = cub_reason_note(res->reason);
+}
+
+/* The convergence chart of a GPU run into o: per iteration the digits its error estimate
+ * claims, -log10(error / |estimate|) (within 0..16), as a line and
+ * log10 of the regions it evaluated as bars. */
+void cub_chart(const struct cub_result *res, struct qx_chart *c)
+{
+	struct qx_series *digits = &c->series[0], *regions = &c->series[1];
+	const int n = res->nhist < QX_CHART_POINTS ? res->nhist : QX_CHART_POINTS;
+	if (n < 1)
+		return;
+	*c = (struct qx_chart){.nseries = 2};
+	snprintf(c->title, sizeof c->title, "convergence per iteration");
+	snprintf(c->xlabel, sizeof c->xlabel, "iteration");
+	*digits = (struct qx_series){.kind = QX_SERIES_LINE, .npoints = n};
+	*regions = (struct qx_series){.kind = QX_SERIES_BARS, .npoints = n};
+	snprintf(digits->name, sizeof digits->name, "digits: -log10(error est / |estimate|)");
+	snprintf(regions->name, sizeof regions->name, "log10 live regions");
+	for (int i = 0; i < n; i++) {
+		const double scale = fabs(res->hist_est[i]) > 0 ? fabs(res->hist_est[i]) : 1;
+		digits->x[i] = regions->x[i] = i + 1;
+		digits->y[i] = fmin(16, fmax(0, -log10(res->hist_err[i] / scale)));
+		regions->y[i] = log10(res->hist_regions[i]);
+	}
+}
