@@ -19,8 +19,12 @@ static int written_to;
 /* Prints the last N entries of the list with their numbers. */
 int cmd_history(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	static const struct param_def n_def = {"N",  PARAM_INT, 1, QX_HISTORY_LINES, 0, 20, 0,
-	                                       NULL, "",        0};
+	static const struct param_def n_def = {.name = "N",
+	                                       .type = PARAM_INT,
+	                                       .min = 1,
+	                                       .max = QX_HISTORY_LINES,
+	                                       .def = 20,
+	                                       .help = ""};
 	struct param_value n = param_default(&n_def);
 	if (argc > 1 && param_parse(&n_def, argv[1], &n, e))
 		return -1;

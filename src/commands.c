@@ -121,7 +121,7 @@ static int show_params(struct shell *sh)
 	for (int k = 0; k < S_COUNT; k++, n++) {
 		struct param_def def;
 		const char *names[QX_MAX_VARIANTS + 1];
-		struct param_value v = {session_setting(s, (enum setting)k), 0};
+		struct param_value v = {.num = session_setting(s, (enum setting)k)};
 		session_setting_def(s, (enum setting)k, &def, names);
 		kv[n] = param_kv(&def, v, text[n], sizeof text[n]);
 	}
@@ -344,7 +344,7 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		return qx_fail(e, "eval for %s takes %s arguments:%s", p->name, count, usage);
 	}
 	for (size_t i = 0; i < p->neval_args; i++) {
-		struct param_value v = {NAN, 0};
+		struct param_value v = {.num = NAN};
 		if (i < nargs && param_parse(&p->eval_args[i], argv[i + 1], &v, e))
 			return -1;
 		args[i] = v.num;

@@ -103,7 +103,7 @@ void dash_update(struct dash_data *d, struct session *s)
 	snprintf(d->problem, sizeof d->problem, "%s", p->name);
 	session_params_string(p, s->params[s->prob_index], d->params, sizeof d->params);
 	for (int k = 0; k < 4; k++) {
-		struct param_value v = {session_setting(s, shown[k]), 0};
+		struct param_value v = {.num = session_setting(s, shown[k])};
 		session_setting_def(s, shown[k], &def, names);
 		param_format(&def, v, text[k], sizeof text[k]);
 		if (shown[k] == S_BLOCK) {

@@ -81,86 +81,156 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len)
 	}
 }
 
-/* The file names PARAM_PATH values name: a fixed table of PARAM_PATH_SLOTS names, the least
- * recently used one given up for a new name, so that memory and the search stay bounded however
- * many names a session (or a fuzzer) gives. A value is slot + 1 + PARAM_PATH_SLOTS * generation;
- * a slot's generation grows each time it is given to a new name, so a value whose name was given
- * up reads as no file rather than as another file. */
-struct param_path_slot {
-	char *name;               /* NULL while the slot is free */
-	unsigned long generation; /* how many names the slot has held before this one */
-	unsigned long long used;  /* the use counter's value at the last use */
+/* A block of a store's text bytes; blocks are only added, so a kept text never moves. */
+struct param_store_block {
+	struct param_store_block *next; /* the block filled before this one */
+	size_t used, size;              /* bytes of bytes[] in use, and in all */
+	char bytes[];
 };
-static struct param_path_slot param_slots[PARAM_PATH_SLOTS];
-static unsigned long long param_path_clock;
 
-/* The value naming path, added when new (over the least recently used name when the table is
- * full); 0 when out of memory. */
-static double param_path_intern(const char *path)
+/* One slot of a store's index: a kept text (NULL: the slot is free), its hash and its index
+ * (the order in which the texts came, from 0). */
+struct param_store_slot {
+	const char *text;
+	size_t hash, index;
+};
+
+/* The texts of a session's values: their bytes in blocks, and an open-addressing hash index
+ * (linear probing, at most half full) that finds a text already kept, so that a text given
+ * again adds nothing and gets the value it had. */
+struct param_store {
+	struct param_store_block *blocks; /* the newest first */
+	struct param_store_slot *slots;
+	size_t nslots; /* a power of 2, or 0 before the first text */
+	size_t count;  /* distinct texts kept */
+};
+
+#define PARAM_STORE_BLOCK 16384 /* bytes of a block (a longer text gets a block of its own) */
+
+/* A new, empty store, or NULL when out of memory. */
+struct param_store *param_store_new(void)
 {
-	size_t pick = PARAM_PATH_SLOTS; /* the first free slot, else the least recently used */
-	char *copy;
-	for (size_t i = 0; i < PARAM_PATH_SLOTS; i++) {
-		struct param_path_slot *slot = &param_slots[i];
-		if (slot->name && !strcmp(slot->name, path)) {
-			slot->used = ++param_path_clock;
-			return (double)(i + 1) +
-			       (double)PARAM_PATH_SLOTS * (double)slot->generation;
-		}
-		if (pick == PARAM_PATH_SLOTS ||
-		    (param_slots[pick].name &&
-		     (!slot->name || slot->used < param_slots[pick].used)))
-			pick = i;
-	}
-	if (!(copy = strdup(path)))
-		return 0;
-	if (param_slots[pick].name) {
-		free(param_slots[pick].name);
-		param_slots[pick].generation++;
-	}
-	param_slots[pick].name = copy;
-	param_slots[pick].used = ++param_path_clock;
-	return (double)(pick + 1) + (double)PARAM_PATH_SLOTS * (double)param_slots[pick].generation;
+	return calloc(1, sizeof(struct param_store));
 }
 
-/* The file name a PARAM_PATH value stands for, or NULL for none (or a name given up since). */
+/* Frees store's blocks, its index and itself. */
+void param_store_free(struct param_store *store)
+{
+	if (!store)
+		return;
+	for (struct param_store_block *b = store->blocks, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(store->slots);
+	free(store);
+}
+
+/* How many distinct texts store keeps. */
+size_t param_store_count(const struct param_store *store)
+{
+	return store ? store->count : 0;
+}
+
+/* The FNV-1a hash of text. */
+static size_t param_text_hash(const char *text)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		h = (h ^ *c) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* Doubles store's index (64 slots the first time), placing every kept text again; returns 0,
+ * or -1 when out of memory (the index is then as it was). */
+static int param_store_grow(struct param_store *store)
+{
+	const size_t nslots = store->nslots ? 2 * store->nslots : 64;
+	struct param_store_slot *slots = calloc(nslots, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < store->nslots; i++) {
+		const struct param_store_slot *old = &store->slots[i];
+		size_t j = old->hash & (nslots - 1);
+		if (!old->text)
+			continue;
+		while (slots[j].text)
+			j = (j + 1) & (nslots - 1);
+		slots[j] = *old;
+	}
+	free(store->slots);
+	store->slots = slots;
+	store->nslots = nslots;
+	return 0;
+}
+
+/* A copy of text's len + 1 bytes in store's blocks (a new block when the newest is full), or
+ * NULL when out of memory. */
+static const char *param_store_copy(struct param_store *store, const char *text, size_t len)
+{
+	struct param_store_block *b = store->blocks;
+	if (!b || b->size - b->used < len + 1) {
+		const size_t size = len + 1 > PARAM_STORE_BLOCK ? len + 1 : PARAM_STORE_BLOCK;
+		if (!(b = malloc(sizeof *b + size)))
+			return NULL;
+		b->next = store->blocks;
+		b->used = 0;
+		b->size = size;
+		store->blocks = b;
+	}
+	char *copy = memcpy(b->bytes + b->used, text, len + 1);
+	b->used += len + 1;
+	return copy;
+}
+
+/* The slot of store's index that holds text (of hash hash), else the free slot where it
+ * goes; the index has a free slot. */
+static struct param_store_slot *param_store_slot(const struct param_store *store, const char *text,
+                                                 size_t hash)
+{
+	size_t j = hash & (store->nslots - 1);
+	while (store->slots[j].text &&
+	       (store->slots[j].hash != hash || strcmp(store->slots[j].text, text)))
+		j = (j + 1) & (store->nslots - 1);
+	return &store->slots[j];
+}
+
+/* Finds text in store, keeping a copy when it is new: the kept text into *kept and its index
+ * (from 0, in the order the texts came) into *index. Returns 0, or -1 when out of memory. */
+static int param_store_intern(struct param_store *store, const char *text, const char **kept,
+                              size_t *index)
+{
+	const size_t hash = param_text_hash(text);
+	struct param_store_slot *slot;
+	if (!store->nslots && param_store_grow(store))
+		return -1;
+	slot = param_store_slot(store, text, hash);
+	if (!slot->text) { /* new: the index stays at most half full */
+		if (2 * (store->count + 1) > store->nslots) {
+			if (param_store_grow(store))
+				return -1;
+			slot = param_store_slot(store, text, hash);
+		}
+		const char *copy = param_store_copy(store, text, strlen(text));
+		if (!copy)
+			return -1;
+		*slot = (struct param_store_slot){copy, hash, store->count++};
+	}
+	*kept = slot->text;
+	*index = slot->index;
+	return 0;
+}
+
+/* The file name of a PARAM_PATH value, or NULL for none. */
 const char *param_path(struct param_value v)
 {
-	double slot, generation;
-	if (!(v.num >= 1) || v.num > 9007199254740992.0)
-		return NULL;
-	generation = floor((v.num - 1) / PARAM_PATH_SLOTS);
-	slot = v.num - 1 - generation * PARAM_PATH_SLOTS;
-	if (!param_slots[(size_t)slot].name ||
-	    (double)param_slots[(size_t)slot].generation != generation)
-		return NULL;
-	param_slots[(size_t)slot].used = ++param_path_clock;
-	return param_slots[(size_t)slot].name;
-}
-
-/* The texts PARAM_EXPR values have named, each once, kept for the process's life: at most
- * PARAM_EXPR_COUNT of them, so that a script (or a fuzzer) cannot grow the table without bound,
- * and a search stays short. */
-static char *param_exprs[PARAM_EXPR_COUNT];
-static size_t param_nexprs;
-
-/* The index of text in the texts seen, added when new; -1 when the table is full or memory is
- * out. */
-static long param_expr_intern(const char *text)
-{
-	for (size_t i = 0; i < param_nexprs; i++)
-		if (!strcmp(param_exprs[i], text))
-			return (long)i;
-	if (param_nexprs == PARAM_EXPR_COUNT || !(param_exprs[param_nexprs] = strdup(text)))
-		return -1;
-	return (long)param_nexprs++;
+	return v.kind == PARAM_KIND_TEXT && v.num > 0 ? v.text : NULL;
 }
 
 /* The expression of a PARAM_EXPR value, or NULL for a choice. */
 const char *param_expr(struct param_value v)
 {
-	const double i = -1 - v.num;
-	return v.num < 0 && i < (double)param_nexprs ? param_exprs[(size_t)i] : NULL;
+	return v.kind == PARAM_KIND_TEXT && v.num < 0 ? v.text : NULL;
 }
 
 /* 1 when v of def shows as a number. */
@@ -188,11 +258,28 @@ static int param_reject(const struct param_def *def, const char *word, struct qx
 	return qx_fail(e, "bad value '%.64s' for %s: expected %s", word, def->name, range);
 }
 
-/* Parses word into *out according to def's type and bounds. */
-int param_parse(const struct param_def *def, const char *word, struct param_value *out,
-                struct qx_err *e)
+/* Keeps text (a value of def) in store, making *v a PARAM_KIND_TEXT value: num 1 + its index
+ * for a file name, -1 - its index for an expression. Returns 0, or -1 with e when there is no
+ * store or no memory. */
+static int param_keep(struct param_store *store, const struct param_def *def, const char *text,
+                      struct param_value *v, struct qx_err *e)
 {
-	struct param_value v = {0, 0};
+	const char *what = def->type == PARAM_PATH ? "file name" : "expression";
+	size_t index;
+	if (!store)
+		return qx_fail(e, "no store for the %s of %s", what, def->name);
+	if (param_store_intern(store, text, &v->text, &index))
+		return qx_fail(e, "out of memory for the %s of %s", what, def->name);
+	v->kind = PARAM_KIND_TEXT;
+	v->num = def->type == PARAM_PATH ? 1.0 + (double)index : -1.0 - (double)index;
+	return 0;
+}
+
+/* Parses word into *out according to def's type and bounds, its text into store. */
+int param_parse_in(struct param_store *store, const struct param_def *def, const char *word,
+                   struct param_value *out, struct qx_err *e)
+{
+	struct param_value v = {.kind = PARAM_KIND_NUMBER};
 	const char *colon;
 	char lo[80];
 
@@ -200,33 +287,29 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 	case PARAM_ENUM:
 		for (size_t i = 0; def->choices[i]; i++)
 			if (strcmp(word, def->choices[i]) == 0) {
-				v.num = (double)i;
-				*out = v;
+				*out =
+				    (struct param_value){.num = (double)i, .kind = PARAM_KIND_WORD};
 				return 0;
 			}
 		return param_reject(def, word, e);
-	case PARAM_EXPR: {
+	case PARAM_EXPR:
 		for (size_t i = 0; def->choices[i]; i++)
 			if (strcmp(word, def->choices[i]) == 0) {
-				*out = (struct param_value){(double)i, 0};
+				*out =
+				    (struct param_value){.num = (double)i, .kind = PARAM_KIND_WORD};
 				return 0;
 			}
 		if (strlen(word) > PARAM_EXPR_MAX)
 			return qx_fail(e, "the expression for %s is %zu bytes long: at most %d",
 			               def->name, strlen(word), PARAM_EXPR_MAX);
-		const long k = param_expr_intern(word);
-		if (k < 0)
-			return qx_fail(e,
-			               "too many distinct expressions in this session (%d): reuse "
-			               "one, or start quadx again",
-			               PARAM_EXPR_COUNT);
-		v.num = -1.0 - (double)k;
+		if (param_keep(store, def, word, &v, e))
+			return -1;
 		break;
-	}
 	case PARAM_INT:
 		for (size_t i = 0; def->choices && def->choices[i]; i++)
 			if (strcmp(word, def->choices[i]) == 0) {
-				*out = (struct param_value){-1.0 - (double)i, 0};
+				*out = (struct param_value){.num = -1.0 - (double)i,
+				                            .kind = PARAM_KIND_WORD};
 				return 0;
 			}
 		if (parse_real(word, &v.num) || v.num != floor(v.num) ||
@@ -236,15 +319,18 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 	case PARAM_REAL:
 		for (size_t i = 0; def->choices && def->choices[i]; i++)
 			if (strcmp(word, def->choices[i]) == 0) {
-				*out = (struct param_value){-1.0 - (double)i, 0};
+				*out = (struct param_value){.num = -1.0 - (double)i,
+				                            .kind = PARAM_KIND_WORD};
 				return 0;
 			}
 		if (parse_real(word, &v.num) || param_in_bounds(def, v.num))
 			return param_reject(def, word, e);
 		break;
 	case PARAM_PATH:
-		if (!strcmp(word, "none"))
+		if (!strcmp(word, "none")) {
+			v.kind = PARAM_KIND_WORD;
 			break;
+		}
 		for (const char *c = word; *c || c == word; c++) /* an empty name too */
 			if (!*c || iscntrl((unsigned char)*c) || c - word >= PARAM_PATH_MAX) {
 				char range[128];
@@ -252,10 +338,11 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 				return qx_fail(e, "bad file name for %s (%zu bytes): expected %s",
 				               def->name, strlen(word), range);
 			}
-		if (!(v.num = param_path_intern(word)))
-			return qx_fail(e, "out of memory for the file name of %s", def->name);
+		if (param_keep(store, def, word, &v, e))
+			return -1;
 		break;
 	case PARAM_RANGE:
+		v.kind = PARAM_KIND_RANGE;
 		colon = strchr(word, ':');
 		if (!colon) {
 			if (parse_real(word, &v.num) || param_in_bounds(def, v.num))
@@ -278,6 +365,13 @@ int param_parse(const struct param_def *def, const char *word, struct param_valu
 	}
 	*out = v;
 	return 0;
+}
+
+/* Parses word into *out with no store for a text. */
+int param_parse(const struct param_def *def, const char *word, struct param_value *out,
+                struct qx_err *e)
+{
+	return param_parse_in(NULL, def, word, out, e);
 }
 
 /* Writes v in a form param_parse accepts back. */
@@ -321,10 +415,18 @@ void param_format(const struct param_def *def, struct param_value v, char *buf, 
 	}
 }
 
-/* Returns def's default value. */
+/* Returns def's default value: a range for RANGE, a word for ENUM, EXPR, PATH (none) and the
+ * words of INT and REAL (def < 0), else a number. */
 struct param_value param_default(const struct param_def *def)
 {
-	struct param_value v = {def->def, def->type == PARAM_RANGE ? def->def_hi : 0};
+	struct param_value v = {.num = def->def, .kind = PARAM_KIND_WORD};
+	if (def->type == PARAM_RANGE) {
+		v.hi = def->def_hi;
+		v.kind = PARAM_KIND_RANGE;
+	} else if ((def->type == PARAM_INT || def->type == PARAM_REAL) &&
+	           !(def->choices && def->def < 0)) {
+		v.kind = PARAM_KIND_NUMBER;
+	}
 	return v;
 }
 

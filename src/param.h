@@ -9,16 +9,25 @@ enum param_type {
 	PARAM_REAL,  /* a finite real number */
 	PARAM_ENUM,  /* one word of choices[] */
 	PARAM_RANGE, /* LO:HI reals (a single number means LO = HI) */
-	PARAM_PATH,  /* a file name, or none; num: where param_path finds the name */
+	PARAM_PATH,  /* a file name (param_path), or none */
 	PARAM_EXPR   /* one word of choices[] (num: its index), or an expression the problem checks
-	              * (num: -1 - its index in the texts seen, param_expr) */
+	              * (param_expr) */
 };
 
-#define PARAM_PATH_MAX 255   /* longest file name of a PARAM_PATH */
-#define PARAM_EXPR_MAX 4096  /* longest text of a PARAM_EXPR */
-#define PARAM_EXPR_COUNT 512 /* distinct PARAM_EXPR texts a process keeps */
-#define PARAM_TEXT_LEN 4104  /* bytes param_format may write (a PARAM_EXPR is the longest) */
-#define PARAM_PATH_SLOTS 256 /* file names kept for PARAM_PATH values (least recently used go) */
+/* What a value holds (param_value.kind). */
+enum param_kind {
+	PARAM_KIND_NUMBER, /* num: an INT or REAL number */
+	PARAM_KIND_WORD,   /* num: one word of the definition's choices (ENUM, EXPR: its index;
+	                    * INT, REAL: -1 - its index), or a PATH's none (num 0) */
+	PARAM_KIND_TEXT,   /* text: a PATH's file name or an EXPR's expression; num tells the texts
+	                    * of one store apart (a file name: 1 + its index there, > 0; an
+	                    * expression: -1 - its index, < 0) */
+	PARAM_KIND_RANGE   /* num..hi: a RANGE's LO:HI */
+};
+
+#define PARAM_PATH_MAX 255  /* longest file name of a PARAM_PATH */
+#define PARAM_EXPR_MAX 4096 /* longest text of a PARAM_EXPR */
+#define PARAM_TEXT_LEN 4104 /* bytes param_format may write (a PARAM_EXPR is the longest) */
 
 #define PARAM_MIN_OPEN 1 /* bits of param_def.min_open */
 #define PARAM_MAX_OPEN 2
@@ -38,12 +47,39 @@ struct param_def {
 	unsigned backends; /* 0: every run; QX_ON_GPU (QX_ON_CPU): only GPU (CPU) runs use it */
 };
 
-/* The value of one parameter: num (ENUM: choice index); hi only for RANGE. */
+/* The value of one parameter: num (ENUM: choice index); hi only for RANGE; text only for a
+ * file name or an expression, kept by the param_store it was parsed into (the session's), so
+ * that a copy of the value is valid as long as that store. Built by hand, a value names its
+ * fields ({.num = 3}): kind and text are then a number's. */
 struct param_value {
 	double num, hi;
+	enum param_kind kind;
+	const char *text; /* PARAM_KIND_TEXT: the text, in the store; else NULL */
 };
 
-/* Parses word as a value of def into *out; on failure fills e naming the word and the range. */
+/* The texts (file names, expressions) that a session's values hold: each distinct text once,
+ * kept until param_store_free, where no kept text ever moves; any number of them, as memory
+ * allows. A session owns one (session.h); a store is used by one thread at a time, while the
+ * texts already kept may be read from any thread. */
+struct param_store;
+
+/* A new, empty store, or NULL when out of memory. */
+struct param_store *param_store_new(void);
+
+/* Frees store and every text it kept (NULL: nothing); the values pointing into it are then
+ * invalid. */
+void param_store_free(struct param_store *store);
+
+/* How many distinct texts store keeps (0 for NULL). */
+size_t param_store_count(const struct param_store *store);
+
+/* Parses word as a value of def into *out; on failure fills e naming the word and the range. A
+ * file name or an expression is kept in store (its value points there); with store NULL it is
+ * refused, so param_parse serves the definitions whose values hold no text. */
+int param_parse_in(struct param_store *store, const struct param_def *def, const char *word,
+                   struct param_value *out, struct qx_err *e);
+
+/* param_parse_in with no store: numbers, words and ranges. */
 int param_parse(const struct param_def *def, const char *word, struct param_value *out,
                 struct qx_err *e);
 
@@ -53,11 +89,11 @@ void param_describe_range(const struct param_def *def, char *buf, size_t len);
 /* Writes v as def would accept it back ("5000", "0.5", "float", "0.05:0.5") into buf. */
 void param_format(const struct param_def *def, struct param_value v, char *buf, size_t len);
 
-/* The file name a PARAM_PATH value stands for, or NULL for none; NULL too once
- * PARAM_PATH_SLOTS other names have been given or read since v's name was last used. */
+/* The file name a PARAM_PATH value stands for (in its store), or NULL for none. */
 const char *param_path(struct param_value v);
 
-/* The expression a PARAM_EXPR value stands for, or NULL when it is one of the choices. */
+/* The expression a PARAM_EXPR value stands for (in its store), or NULL when it is one of the
+ * choices. */
 const char *param_expr(struct param_value v);
 
 /* 1 when v of def is a number as shown (INT, or REAL other than one of its words), else 0:

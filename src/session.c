@@ -15,22 +15,55 @@ static const char *const precision_names[] = {"float", "double", NULL};
 static const char *const gpus_words[] = {"all", NULL}; /* "all" is stored as QX_GPUS_ALL */
 
 const struct param_def settings_defs[S_COUNT] = {
-    [S_PRECISION] = {"precision", PARAM_ENUM, 0, 0, 0, QX_FLOAT, 0, precision_names,
-                     "float or double, for the CPU and the GPU alike", 0},
-    [S_BLOCK] = {"block", PARAM_INT, 1, 1024, 0, 256, 0, NULL, "GPU threads per block", QX_ON_GPU},
-    [S_THREADS] = {"threads", PARAM_INT, 1, 1024, 0, 1, 0, NULL,
-                   "CPU threads (OpenMP); 1 is the seeds' serial baseline", QX_ON_CPU},
-    [S_VARIANT] = {"variant", PARAM_ENUM, 0, 0, 0, 0, 0, NULL,
-                   "which implementation runs (see help variants); the first is the best", 0},
-    [S_THRESHOLD] = {"threshold", PARAM_REAL, 0, 1, 1, 1e-5, 0, NULL,
-                     "relative error above which a point is flagged", 0},
-    [S_REPEAT] = {"repeat", PARAM_INT, 1, QX_MAX_REPEAT, 0, 5, 0, NULL,
-                  "timed runs per run command; the median is reported", 0},
-    [S_WARMUP] = {"warmup", PARAM_INT, 0, 100, 0, 1, 0, NULL, "untimed runs before the timed ones",
-                  0},
-    [S_GPUS] = {"gpus", PARAM_INT, 1, QX_MAX_GPUS, 0, 1, 0, gpus_words,
-                "GPUs a GPU run divides its work over; 1 is what the seeds' tables measure",
-                QX_ON_GPU},
+    [S_PRECISION] = {.name = "precision",
+                     .type = PARAM_ENUM,
+                     .def = QX_FLOAT,
+                     .choices = precision_names,
+                     .help = "float or double, for the CPU and the GPU alike"},
+    [S_BLOCK] = {.name = "block",
+                 .type = PARAM_INT,
+                 .min = 1,
+                 .max = 1024,
+                 .def = 256,
+                 .help = "GPU threads per block",
+                 .backends = QX_ON_GPU},
+    [S_THREADS] = {.name = "threads",
+                   .type = PARAM_INT,
+                   .min = 1,
+                   .max = 1024,
+                   .def = 1,
+                   .help = "CPU threads (OpenMP); 1 is the seeds' serial baseline",
+                   .backends = QX_ON_CPU},
+    [S_VARIANT] = {.name = "variant",
+                   .type = PARAM_ENUM,
+                   .help = "which implementation runs (see help variants); the first is the best"},
+    [S_THRESHOLD] = {.name = "threshold",
+                     .type = PARAM_REAL,
+                     .min = 0,
+                     .max = 1,
+                     .min_open = PARAM_MIN_OPEN,
+                     .def = 1e-5,
+                     .help = "relative error above which a point is flagged"},
+    [S_REPEAT] = {.name = "repeat",
+                  .type = PARAM_INT,
+                  .min = 1,
+                  .max = QX_MAX_REPEAT,
+                  .def = 5,
+                  .help = "timed runs per run command; the median is reported"},
+    [S_WARMUP] = {.name = "warmup",
+                  .type = PARAM_INT,
+                  .min = 0,
+                  .max = 100,
+                  .def = 1,
+                  .help = "untimed runs before the timed ones"},
+    [S_GPUS] = {.name = "gpus",
+                .type = PARAM_INT,
+                .min = 1,
+                .max = QX_MAX_GPUS,
+                .def = 1,
+                .choices = gpus_words,
+                .help = "GPUs a GPU run divides its work over; 1 is what the seeds' tables measure",
+                .backends = QX_ON_GPU},
 };
 
 /* Fills names[] with the variant names of p, NULL-terminated. */
@@ -78,9 +111,10 @@ void session_init(struct session *s)
 	s->prob = qx_problems[0];
 	s->cpu_serial.total_ms = s->cpu_threads.total_ms = NAN;
 	user_defs_init(&s->user);
+	s->texts = param_store_new(); /* NULL when out of memory: set then refuses a text */
 }
 
-/* Releases the session's buffers. */
+/* Releases the session's buffers, its store of texts last. */
 void session_free(struct session *s)
 {
 	for (size_t i = 0; i < s->nruns; i++) {
@@ -102,6 +136,8 @@ void session_free(struct session *s)
 	s->sweep = NULL;
 	s->last = NULL;
 	s->cpu_values[0] = s->cpu_values[1] = s->ref = s->estimates = NULL;
+	param_store_free(s->texts);
+	s->texts = NULL;
 }
 
 /* Switches problem. */
@@ -301,13 +337,13 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		}
 		k = param_find(p->params, p->nparams, name);
 		if (k >= 0) {
-			if (param_parse(&p->params[k], word, &params[k], e))
+			if (param_parse_in(s->texts, &p->params[k], word, &params[k], e))
 				return -1;
 			continue;
 		}
 		k = param_find(p->settings, p->nsettings, name);
 		if (k >= 0) {
-			if (param_parse(&p->settings[k], word, &psettings[k], e))
+			if (param_parse_in(s->texts, &p->settings[k], word, &psettings[k], e))
 				return -1;
 			continue;
 		}
@@ -322,7 +358,7 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		const char *vnames[QX_MAX_VARIANTS + 1];
 		session_setting_def(s, (enum setting)k, &def, vnames);
 		struct param_value v;
-		if (param_parse(&def, word, &v, e))
+		if (param_parse_in(s->texts, &def, word, &v, e))
 			return -1;
 		int ngpus;
 		if (k == S_GPUS && gpus_resolve(v.num, &ngpus, e))

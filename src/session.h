@@ -95,6 +95,10 @@ struct session {
 	int variant[QX_MAX_PROBLEMS];
 	struct param_value settings[S_COUNT];
 	struct param_value psettings[QX_MAX_PROBLEMS][QX_MAX_PROBLEM_SETTINGS]; /* each problem's */
+	/* The texts (file names, expressions) of every value set in the session: the values of
+	 * params, runs and sweeps point into it, so it lives as long as the session and is shared
+	 * by a copy of the session (a sweep's scratch copy); NULL when out of memory. */
+	struct param_store *texts;
 
 	struct run_result **runs; /* every finished run of the session, oldest first (export) */
 	size_t nruns, runs_cap;
@@ -124,10 +128,10 @@ struct session {
 /* The settings' table; variant's choices are the current problem's variants. */
 extern const struct param_def settings_defs[S_COUNT];
 
-/* Initializes s with the first problem, defaults everywhere. */
+/* Initializes s with the first problem, defaults everywhere, and an empty store of texts. */
 void session_init(struct session *s);
 
-/* Frees what s owns. */
+/* Frees what s owns (its texts last: values point into them). */
 void session_free(struct session *s);
 
 /* Switches to the problem named name (unique prefix); its parameters are kept from before. */

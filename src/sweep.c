@@ -132,7 +132,8 @@ static int plan_check(const struct session *s, struct sweep *plan, struct qx_err
 		return qx_fail(e, "sweep: %zu configurations; at most %d in one sweep", n,
 		               SWEEP_MAX_CONFIGS);
 	for (size_t k = 0; k < n; k++) {
-		struct session tmp = *s; /* shallow: session_set only changes values */
+		struct session tmp = *s; /* shallow: session_set only changes values (a new text
+		                          * goes to the store s and the copy share) */
 		char *argv[2 * SWEEP_MAX_AXES];
 		struct qx_err why;
 		config_words(plan, k, argv);
@@ -168,7 +169,7 @@ static void plan_size_axes(const struct session *s, struct sweep *plan)
 	for (int a = 0; a < plan->naxes; a++) {
 		size_t base = 0;
 		for (int v = 0; v < plan->axes[a].nvalues; v++) {
-			struct session tmp = *s;
+			struct session tmp = *s; /* shallow, as in plan_check */
 			char *argv[2 * SWEEP_MAX_AXES];
 			struct qx_err ignore;
 			for (int b = 0; b < plan->naxes; b++) {

@@ -1557,6 +1557,47 @@ class RefusedRunTest(unittest.TestCase):
         self.assertEqual(len([o for o in objs if "rank" in o]), 2, p.stdout)
 
 
+class ParamTextTest(QuadxTestCase):
+    """The texts of parameter values (integrands, data file names) are the session's own: any
+    number of distinct ones in one process, each kept intact for the values that hold it."""
+
+    def test_more_than_512_distinct_integrands(self):
+        """600 distinct cubature integrands set one after the other, none refused; the last
+        evaluates as itself, and the first, set again, too."""
+        lines = ["use cubature", "set dim 1"]
+        lines += ["set integrand x+%d" % i for i in range(1, 601)]
+        lines += ["eval 0.25", "show params", "set integrand x+1", "eval 0.25"]
+        res = session("\n".join(lines) + "\n", "--json")
+        self.assertOk(res)
+        objs = json_lines(res)
+        evals = [o["value"] for o in objs if o.get("type") == "eval" and
+                 o["backend"] == "cpu" and o["precision"] == "double"]
+        self.assertEqual(evals, [600.25, 1.25], res.out)
+        shown = [o for o in objs if o.get("type") == "params"]
+        self.assertEqual(len(shown), 1, res.out)
+        self.assertEqual(shown[0]["integrand"], "x+600", res.out)
+
+    def test_a_run_keeps_its_data_file_name(self):
+        """A run's data file name is still its own after 300 other names were set: the export
+        names the file the run read."""
+        with tempfile.TemporaryDirectory() as tmp:
+            data = os.path.join(tmp, "data.csv")
+            with open(data, "w") as f:
+                f.write("".join("%g\n" % math.sin(i) for i in range(50)))
+            names = [os.path.join(tmp, "link%d.csv" % i) for i in range(300)]
+            for name in names:
+                os.symlink(data, name)
+            out = os.path.join(tmp, "runs.json")
+            lines = ["use kde", "set repeat 1 warmup 0", "set data " + names[0], "run cpu"]
+            lines += ["set data " + name for name in names[1:]]
+            lines += ["run cpu", "export " + out]
+            res = session("\n".join(lines) + "\n")
+            self.assertEqual(res.rc, 0, res)
+            with open(out) as f:
+                runs = json.load(f)["runs"]
+            self.assertEqual([r["params"]["data"] for r in runs], [names[0], names[-1]])
+
+
 class Utf8Test(unittest.TestCase):
     """Every --json line, and an exported JSON file, is valid JSON in UTF-8 whatever bytes the
     input holds: a byte outside well-formed UTF-8 is written as the text \\xHH."""

@@ -16,14 +16,14 @@ static void check(int cond, const char *what, const struct param_def *d, const c
 	abort();
 }
 
-/* Parses word as a value of d and checks what it accepted. */
-static void fuzz_def(const struct param_def *d, const char *word)
+/* Parses word as a value of d, its text into texts, and checks what it accepted. */
+static void fuzz_def(struct param_store *texts, const struct param_def *d, const char *word)
 {
 	struct param_value v, back;
 	struct qx_err e = {""};
 	char text[PARAM_TEXT_LEN];
 	size_t nchoices = 0;
-	if (param_parse(d, word, &v, &e)) {
+	if (param_parse_in(texts, d, word, &v, &e)) {
 		check(e.msg[0] != '\0', "rejected without a message", d, word);
 		return;
 	}
@@ -56,7 +56,7 @@ static void fuzz_def(const struct param_def *d, const char *word)
 		      "range out of order", d, word);
 	}
 	param_format(d, v, text, sizeof text);
-	check(param_parse(d, text, &back, &e) == 0, "formatted value rejected", d, word);
+	check(param_parse_in(texts, d, text, &back, &e) == 0, "formatted value rejected", d, word);
 	check(back.num == v.num && (d->type != PARAM_RANGE || back.hi == v.hi),
 	      "formatted value reads back differently", d, word);
 }
@@ -71,14 +71,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct param_def def;
 		const char *names[QX_MAX_VARIANTS + 1];
 		session_setting_def(&sh->s, (enum setting)k, &def, names);
-		fuzz_def(&def, word);
+		fuzz_def(sh->s.texts, &def, word);
 	}
 	for (int i = 0; qx_problems[i]; i++) {
 		const struct problem *p = qx_problems[i];
 		for (size_t k = 0; k < p->nparams; k++)
-			fuzz_def(&p->params[k], word);
+			fuzz_def(sh->s.texts, &p->params[k], word);
 		for (size_t k = 0; k < p->neval_args; k++)
-			fuzz_def(&p->eval_args[k], word);
+			fuzz_def(sh->s.texts, &p->eval_args[k], word);
 	}
 	if (parse_real(word, &real) == 0 && !isfinite(real))
 		abort();

@@ -235,7 +235,7 @@ static void test_grid_run(void **state)
 	extern const struct problem expint_problem;
 	const struct problem *p = &expint_problem;
 	struct param_value params[QX_MAX_PARAMS];
-	struct param_value settings[QX_MAX_PROBLEM_SETTINGS] = {{2, 0}};
+	struct param_value settings[QX_MAX_PROBLEM_SETTINGS] = {{.num = 2}};
 	struct run_request rq = {params, settings, QX_DOUBLE, 0, 256, 2, NULL, NULL, 1};
 	struct qx_err e;
 	double out[12], v;

@@ -61,14 +61,27 @@ static int pidx(const char *name)
 	return -1;
 }
 
+/* The texts of the expressions setp parses (freed after the group). */
+static struct param_store *texts;
+
+/* Frees the texts of the group's expressions. */
+static int free_texts(void **state)
+{
+	(void)state;
+	param_store_free(texts);
+	return 0;
+}
+
 /* Default parameters with NAME VALUE words applied through the parser; returns check(). */
 static int setp(struct param_value *v, struct qx_err *e, const char *const *words)
 {
+	if (!texts)
+		assert_non_null(texts = param_store_new());
 	for (size_t k = 0; k < P->nparams; k++)
 		v[k] = param_default(&P->params[k]);
 	for (; words && *words; words += 2) {
 		int k = pidx(words[0]);
-		if (param_parse(&P->params[k], words[1], &v[k], e))
+		if (param_parse_in(texts, &P->params[k], words[1], &v[k], e))
 			return -1;
 	}
 	struct user_defs u;
@@ -518,5 +531,5 @@ int main(void)
 	    cmocka_unit_test(test_qawf),         cmocka_unit_test(test_validation),
 	    cmocka_unit_test(test_launch_block), cmocka_unit_test(test_user_amplitude),
 	};
-	return cmocka_run_group_tests(tests, load_refs, NULL);
+	return cmocka_run_group_tests(tests, load_refs, free_texts);
 }

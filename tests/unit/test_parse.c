@@ -21,7 +21,7 @@ static const struct param_def enum_def = {"precision", PARAM_ENUM, 0, 0, 0, 0, 0
 /* Integers: exact values in range pass, everything else fails naming the word and range. */
 static void test_int(void **state)
 {
-	struct param_value v = {0, 0};
+	struct param_value v = {.num = 0};
 	struct qx_err e;
 	(void)state;
 	assert_int_equal(param_parse(&int_def, "5", &v, &e), 0);
@@ -73,7 +73,9 @@ static void test_real_words_and_path(void **state)
 	struct param_value v;
 	struct qx_err e;
 	char buf[PARAM_TEXT_LEN], longname[PARAM_PATH_MAX + 2];
+	struct param_store *texts = param_store_new();
 	(void)state;
+	assert_non_null(texts);
 	assert_int_equal(param_parse(&h, "scott", &v, &e), 0);
 	assert_true(v.num == -2 && !param_is_number(&h, v));
 	param_format(&h, v, buf, sizeof buf);
@@ -84,54 +86,31 @@ static void test_real_words_and_path(void **state)
 	assert_string_equal(e.msg,
 	                    "bad value '0' for h: expected silverman|scott|a number in (0, 10]");
 	assert_int_equal(param_parse(&h, "-1", &v, &e), -1);
-	assert_int_equal(param_parse(&f, "none", &v, &e), 0);
+	assert_int_equal(param_parse_in(texts, &f, "none", &v, &e), 0);
 	assert_null(param_path(v));
-	assert_int_equal(param_parse(&f, "/tmp/a b.csv", &v, &e), 0);
+	assert_int_equal(param_parse_in(texts, &f, "/tmp/a b.csv", &v, &e), 0);
 	assert_string_equal(param_path(v), "/tmp/a b.csv");
 	param_format(&f, v, buf, sizeof buf);
 	assert_string_equal(buf, "/tmp/a b.csv");
 	struct param_value again;
-	assert_int_equal(param_parse(&f, "/tmp/a b.csv", &again, &e), 0);
-	assert_true(again.num == v.num);                         /* the same name, the same value */
-	assert_int_equal(param_parse(&f, "a\x01b", &v, &e), -1); /* a control byte */
+	assert_int_equal(param_parse_in(texts, &f, "/tmp/a b.csv", &again, &e), 0);
+	assert_true(again.num == v.num); /* the same name, the same value */
+	assert_int_equal(param_parse_in(texts, &f, "a\x01b", &v, &e), -1); /* a control byte */
 	assert_non_null(strstr(e.msg, "bad file name for data"));
 	memset(longname, 'a', sizeof longname - 1);
 	longname[sizeof longname - 1] = '\0';
-	assert_int_equal(param_parse(&f, longname, &v, &e), -1);
+	assert_int_equal(param_parse_in(texts, &f, longname, &v, &e), -1);
 	longname[PARAM_PATH_MAX] = '\0';
-	assert_int_equal(param_parse(&f, longname, &v, &e), 0);
+	assert_int_equal(param_parse_in(texts, &f, longname, &v, &e), 0);
 	param_format(&f, v, buf, sizeof buf);
 	assert_string_equal(buf, longname);
-}
-
-/* File names: however many distinct names are given, the table keeps PARAM_PATH_SLOTS; a value
- * whose name was given up reads as no file (never as another), and a name in use stays. */
-static void test_path_table_bounded(void **state)
-{
-	const struct param_def f = {"data", PARAM_PATH, 0, 0, 0, 0, 0, NULL, "file", 0};
-	struct param_value first, kept, v;
-	struct qx_err e;
-	char name[32];
-	(void)state;
-	assert_int_equal(param_parse(&f, "first.csv", &first, &e), 0);
-	assert_int_equal(param_parse(&f, "kept.csv", &kept, &e), 0);
-	for (int i = 0; i < 100000; i++) {
-		snprintf(name, sizeof name, "name%d.csv", i);
-		assert_int_equal(param_parse(&f, name, &v, &e), 0);
-		assert_string_equal(param_path(v), name);
-		if (i % 64 == 0)
-			assert_string_equal(param_path(kept), "kept.csv"); /* in use: kept */
-	}
-	assert_null(param_path(first));
-	assert_int_equal(param_parse(&f, "first.csv", &v, &e), 0);
-	assert_string_equal(param_path(v), "first.csv");
-	assert_true(v.num != first.num);
+	param_store_free(texts);
 }
 
 static void test_format(void **state)
 {
 	char buf[64];
-	struct param_value v = {0.1, 0}, back;
+	struct param_value v = {.num = 0.1}, back;
 	struct qx_err e;
 	(void)state;
 	param_format(&real_def, v, buf, sizeof buf);
@@ -140,7 +119,7 @@ static void test_format(void **state)
 	param_format(&real_def, v, buf, sizeof buf);
 	assert_int_equal(param_parse(&real_def, buf, &back, &e), 0);
 	assert_true(back.num == v.num);
-	v = (struct param_value){0.05, 0.5};
+	v = (struct param_value){.num = 0.05, .hi = 0.5, .kind = PARAM_KIND_RANGE};
 	param_format(&range_def, v, buf, sizeof buf);
 	assert_string_equal(buf, "0.05:0.5");
 }
@@ -257,15 +236,10 @@ static void test_set_atomic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_int),
-	    cmocka_unit_test(test_real_range_enum),
-	    cmocka_unit_test(test_format),
-	    cmocka_unit_test(test_cmd_find),
-	    cmocka_unit_test(test_split),
-	    cmocka_unit_test(test_completion),
-	    cmocka_unit_test(test_set_atomic),
-	    cmocka_unit_test(test_real_words_and_path),
-	    cmocka_unit_test(test_path_table_bounded),
+	    cmocka_unit_test(test_int),        cmocka_unit_test(test_real_range_enum),
+	    cmocka_unit_test(test_format),     cmocka_unit_test(test_cmd_find),
+	    cmocka_unit_test(test_split),      cmocka_unit_test(test_completion),
+	    cmocka_unit_test(test_set_atomic), cmocka_unit_test(test_real_words_and_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

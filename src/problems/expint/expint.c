@@ -15,20 +15,50 @@
 enum { P_N, P_M, P_A, P_B, P_ITERS, P_COUNT };
 
 static const struct param_def expint_params[P_COUNT] = {
-    [P_N] = {"n", PARAM_INT, 1, 1000000, 0, 10, 0, NULL, "orders: E_1 .. E_n are computed", 0},
-    [P_M] = {"m", PARAM_INT, 1, 1e9, 0, 10, 0, NULL, "samples per order: x_j = a + (b-a) j/m", 0},
-    [P_A] = {"a", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "start of the x interval (a >= 0)", 0},
-    [P_B] = {"b", PARAM_REAL, 0, 1e6, 1, 10, 0, NULL, "end of the x interval (b > a)", 0},
-    [P_ITERS] = {"iters", PARAM_INT, 1, 2147483647, 0, 2000000000, 0, NULL,
-                 "maximum iterations of the series and continued fraction", 0},
+    [P_N] = {.name = "n",
+             .type = PARAM_INT,
+             .min = 1,
+             .max = 1000000,
+             .def = 10,
+             .help = "orders: E_1 .. E_n are computed"},
+    [P_M] = {.name = "m",
+             .type = PARAM_INT,
+             .min = 1,
+             .max = 1e9,
+             .def = 10,
+             .help = "samples per order: x_j = a + (b-a) j/m"},
+    [P_A] = {.name = "a",
+             .type = PARAM_REAL,
+             .min = 0,
+             .max = 1e6,
+             .def = 0,
+             .help = "start of the x interval (a >= 0)"},
+    [P_B] = {.name = "b",
+             .type = PARAM_REAL,
+             .min = 0,
+             .max = 1e6,
+             .min_open = PARAM_MIN_OPEN,
+             .def = 10,
+             .help = "end of the x interval (b > a)"},
+    [P_ITERS] = {.name = "iters",
+                 .type = PARAM_INT,
+                 .min = 1,
+                 .max = 2147483647,
+                 .def = 2000000000,
+                 .help = "maximum iterations of the series and continued fraction"},
 };
 
 /* expint's own setting: the streams of its chunked GPU variants. */
 enum { ES_STREAMS, ES_COUNT };
 
 static const struct param_def expint_settings[ES_COUNT] = {
-    [ES_STREAMS] = {"streams", PARAM_INT, 1, EXPINT_MAX_STREAMS, 0, 2, 0, NULL,
-                    "GPU streams of the streamed variants (expint fast and streams)", QX_ON_GPU},
+    [ES_STREAMS] = {.name = "streams",
+                    .type = PARAM_INT,
+                    .min = 1,
+                    .max = EXPINT_MAX_STREAMS,
+                    .def = 2,
+                    .help = "GPU streams of the streamed variants (expint fast and streams)",
+                    .backends = QX_ON_GPU},
 };
 
 enum { V_FAST, V_COURSEWORK, V_GSL, V_SHARED, V_CONSTANT, V_STREAMS };
@@ -61,8 +91,13 @@ static const struct variant_def expint_variants[] = {
 };
 
 static const struct param_def expint_eval_args[] = {
-    {"N", PARAM_INT, -1e9, 1e9, 0, 0, 0, NULL, "order n >= 0", 0},
-    {"X", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "argument x >= 0", 0},
+    {.name = "N", .type = PARAM_INT, .min = -1e9, .max = 1e9, .def = 0, .help = "order n >= 0"},
+    {.name = "X",
+     .type = PARAM_REAL,
+     .min = -1e300,
+     .max = 1e300,
+     .def = 0,
+     .help = "argument x >= 0"},
 };
 
 /* Returns -1 with a clear message when a < b does not hold. */

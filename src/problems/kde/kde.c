@@ -7,7 +7,8 @@
  * outputs for large ones. The numerical core is kde_math.c, the file reader kde_data.c.
  * One file, over 600 lines: it is the problem's interface (problem.h) and nothing else, the
  * callbacks of kde_problem, static, sharing the cache of the samples and outputs (kde_state);
- * the numerics (kde_math.c, kde_simd.c), the reader and the GPU code are in their own files. */
+ * the numerics (kde_math.c, kde_simd.c), the reader, the GPU code and the parameters' enum and
+ * definitions (kde_params.[ch]) are in their own files. */
 #include "../../problem.h"
 
 #include <errno.h>
@@ -22,61 +23,20 @@
 #include "../../stats.h"
 #include "kde_data.h"
 #include "kde_math.h"
+#include "kde_params.h"
 
 #ifdef QX_HAVE_CUDA
 #include "kde_gpu.h"
 #include "../../device.h"
 #endif
 
-/* Largest grid per axis: the GPU binned convolution costs G times min(G, 16 h / spacing). */
-#define KDE_G_MAX 65536
-/* Largest n: beyond, memory refuses first on any machine quadx runs on. */
-#define KDE_N_MAX 17179869184.0 /* 2^34 */
 /* Pairs up to which the reference is the double sum at every output; beyond, at a sample of
  * KDE_REF_PAIRS / n outputs (at least KDE_REF_MIN_SAMPLE). */
 #define KDE_REF_PAIRS 1073741824.0 /* 2^30 */
 #define KDE_REF_MIN_SAMPLE 64
-/* The first `data` column read, at most. */
-#define KDE_COLUMN_MAX 64
 /* The chart's histogram (1-D): ceil(sqrt(n)) bins, at least KDE_HIST_MIN, at most KDE_HIST_MAX. */
 #define KDE_HIST_MIN 16
 #define KDE_HIST_MAX 128
-
-enum { P_N, P_DIST, P_SEED, P_DATA, P_COLUMN, P_AT, P_G, P_H, P_DIM, P_SHARE, P_COUNT };
-enum { AT_SAMPLES, AT_GRID };
-
-static const char *const dist_names[] = {"normal",      "mixture", "uniform",
-                                         "exponential", "student", NULL};
-static const char *const at_names[] = {"samples", "grid", NULL};
-static const char *const h_names[] = {"silverman", "scott", NULL}; /* enum kde_bw_rule order */
-static const char *const column_names[] = {"auto", NULL};          /* column -1 */
-
-static const struct param_def kde_params_def[P_COUNT] = {
-    [P_N] = {"n", PARAM_INT, 2, KDE_N_MAX, 0, 4000, 0, NULL,
-             "samples drawn from dist (with data FILE: the file's count instead)", 0},
-    [P_DIST] = {"dist", PARAM_ENUM, 0, 0, 0, KDE_NORMAL, 0, dist_names,
-                "normal, mixture (N(-2,1), N(2,1/4)), uniform, exponential, student (t, 3 df)", 0},
-    [P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL,
-                "seed of the samples drawn from dist", 0},
-    [P_DATA] = {"data", PARAM_PATH, 0, 0, 0, 0, 0, NULL,
-                "samples read from FILE (one number per line, or CSV columns), or none", 0},
-    [P_COLUMN] = {"column", PARAM_REAL, 1, KDE_COLUMN_MAX, 0, -1, 0, column_names,
-                  "data FILE: the first column read (dim columns from it), or auto: the first "
-                  "that is not a row id",
-                  0},
-    [P_AT] = {"at", PARAM_ENUM, 0, 0, 0, AT_SAMPLES, 0, at_names,
-              "evaluate at the samples (the seed) or at a grid of G points per axis", 0},
-    [P_G] = {"G", PARAM_INT, 2, KDE_G_MAX, 0, 1024, 0, NULL,
-             "grid points per axis, over the data's range padded by 3 h", 0},
-    [P_H] = {"h", PARAM_REAL, 0, 1e300, 1, -1, 0, h_names,
-             "bandwidth: silverman or scott (per axis), or a number for every axis", 0},
-    [P_DIM] = {"dim", PARAM_INT, 1, KDE_DMAX, 0, 1, 0, NULL,
-               "dimension of the samples (2, 3: CPU tiled and GPU tiled only)", 0},
-    [P_SHARE] = {"share", PARAM_REAL, 0.125, 0.375, 0, 0.375, 0, NULL,
-                 "GPU fast: share of its per-pair exponentials by a polynomial on the FMA "
-                 "pipes (0.125, 0.25, 0.375)",
-                 QX_ON_GPU},
-};
 
 enum { V_TILED, V_FAST, V_NAIVE, V_SEED, V_BINNED, V_COUNT };
 
@@ -102,12 +62,6 @@ static const struct variant_def kde_variants[V_COUNT] = {
                   "approximate: linear binning onto the G grid, Gaussian convolution by FFT\n"
                   "      (CPU: FFTW; GPU: cuFFT), 1-D; at the samples, interpolated from the grid",
                   1},
-};
-
-static const struct param_def kde_eval_args[] = {
-    {"X", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "first coordinate of the point", 0},
-    {"Y", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "second coordinate (dim 2, 3)", 0},
-    {"Z", PARAM_REAL, -1e300, 1e300, 0, 0, 0, NULL, "third coordinate (dim 3)", 0},
 };
 
 /* The samples and what follows from them for one set of parameters, cached across runs:
@@ -881,7 +835,7 @@ const struct problem kde_problem = {
     .variants = kde_variants,
     .nvariants = V_COUNT,
     .eval_args = kde_eval_args,
-    .neval_args = 3,
+    .neval_args = KDE_NEVAL_ARGS,
     .neval_min = 1,
     .check = kde_check,
     .count = kde_count,

@@ -4,11 +4,13 @@
  * or directly. The reference is the exact closed form. The amplitude may instead be the
  * user's expression g(x) in x and lambda (`set integrand "EXPR"`, oscillator `trig`), compiled
  * for the CPU and the GPU like cubature's integrands; its reference is GSL's QAWF
- * (longman_qawf.c). The tables are longman_tables.c's. What stays here is one problem's C
- * side around its parameter enum: checks, CPU run, reference, error bounds, GPU binding and
- * eval all read the parameters by that enum, so they are kept in one file. */
+ * (longman_qawf.c). The tables are longman_tables.c's, the parameters' enum and definitions
+ * longman_params.[ch]'s. What stays here is one problem's C side around its parameter enum:
+ * checks, CPU run, reference, error bounds, GPU binding and eval all read the parameters by
+ * that enum, so they are kept in one file. */
 #include "../../problem.h"
 #include "../user_integrand.h"
+#include "longman_params.h"
 #include "longman_qawf.h"
 #include "longman_tables.h"
 
@@ -24,9 +26,6 @@
 #include "../../gpujit/gpujit.h"
 #endif
 
-/* The smallest omega: the last zero, (N + 1.5) pi / omega, and the values, up to 1 / omega,
- * stay far inside the float range (x_{N+1} <= 3.3e9 at N = 1024). */
-#define LM_OMEGA_MIN 1e-6
 /* The largest lambda / omega: at lambda = 8 omega, e^{-lambda x} falls by e^{-4 pi} over the
  * first part [0, pi/(2 omega)] and order-10 Gauss-Legendre still gives 5e-11 relative in
  * double; at 16 omega the error is 2e-6, at 64 omega 9%. */
@@ -50,57 +49,6 @@
 #undef LM_SUFFIX
 #undef LM_SUFFIX_IS_FLOAT
 
-enum {
-	P_M,
-	P_N,
-	P_G,
-	P_LAMBDA,
-	P_OMEGA,
-	P_SPREAD,
-	P_SEED,
-	P_A,
-	P_INTEGRAND,
-	P_TRIG,
-	P_METHOD,
-	P_MATH,
-	P_LANES,
-	P_COUNT
-};
-
-static const char *const spread_names[] = {"grid", "random", NULL};
-static const char *const integrand_names[] = {"cos", "sin", "j0", NULL};
-static const char *const trig_names[] = {"cos", "sin", "j0", NULL};
-static const char *const method_names[] = {"euler", "direct", "auto", NULL};
-static const char *const math_names[] = {"fast", "precise", NULL};
-
-static const struct param_def longman_params_def[P_COUNT] = {
-    [P_M] = {"M", PARAM_INT, 1, 1e9, 0, 50000, 0, NULL, "number of integrals", 0},
-    [P_N] = {"N", PARAM_INT, 2, LM_NMAX, 0, 16, 0, NULL,
-             "half-cycle areas V_0..V_{N-1} after the first part", 0},
-    [P_G] = {"g", PARAM_INT, 1, LM_GMAX, 0, 10, 0, NULL, "Gauss-Legendre order per area", 0},
-    [P_LAMBDA] = {"lambda", PARAM_RANGE, 0, 1e6, 0, 0.05, 0.5, NULL,
-                  "decay rates lambda, spread over the integrals", 0},
-    [P_OMEGA] = {"omega", PARAM_RANGE, LM_OMEGA_MIN, 1e6, 0, 5, 15, NULL,
-                 "frequencies omega, spread over the integrals", 0},
-    [P_SPREAD] = {"spread", PARAM_ENUM, 0, 0, 0, LM_GRID, 0, spread_names,
-                  "grid: (lambda, omega) on a grid; random: uniform from seed", 0},
-    [P_SEED] = {"seed", PARAM_INT, 0, 9007199254740991.0, 0, 1, 0, NULL, "seed of spread random",
-                0},
-    [P_A] = {"a", PARAM_REAL, -1e6, 1e6, 0, 0, 0, NULL, "lower limit of the integrals", 0},
-    [P_INTEGRAND] = {"integrand", PARAM_EXPR, 0, 0, 0, LM_COS, 0, integrand_names,
-                     "e^{-lambda x} times cos(omega x), sin(omega x) or J0(omega x); or an "
-                     "expression, the amplitude g(x) in x and lambda, times trig(omega x)",
-                     0},
-    [P_TRIG] = {"trig", PARAM_ENUM, 0, 0, 0, LM_COS, 0, trig_names,
-                "the oscillator of an expression amplitude: cos, sin or J0 of omega x", 0},
-    [P_METHOD] = {"method", PARAM_ENUM, 0, 0, 0, LM_AUTO, 0, method_names,
-                  "euler transform, direct partial sum, or auto (euler when q > 1/3)", 0},
-    [P_MATH] = {"math", PARAM_ENUM, 0, 0, 0, LM_PRECISE, 0, math_names,
-                "GPU float: fast intrinsics (__expf, __cosf) or precise functions", 0},
-    [P_LANES] = {"lanes", PARAM_INT, 0, 32, 0, 0, 0, NULL,
-                 "GPU packed: lanes per integral, 1 2 4 8 16 32, or 0 = chosen for M", 0},
-};
-
 enum { V_PACKED, V_BLOCK, V_QAWF };
 
 static const struct variant_def longman_variants[] = {
@@ -114,11 +62,6 @@ static const struct variant_def longman_variants[] = {
                  0},
     [V_QAWF] = {"qawf", QX_ON_CPU,
                 "GSL's gsl_integration_qawf (QUADPACK QAWF), double, cos and sin only", 0},
-};
-
-static const struct param_def longman_eval_args[] = {
-    {"LAMBDA", PARAM_REAL, 0, 1e6, 0, 0, 0, NULL, "decay rate lambda >= 0", 0},
-    {"OMEGA", PARAM_REAL, LM_OMEGA_MIN, 1e6, 0, 0, 0, NULL, "frequency omega", 0},
 };
 
 /* How many integrals GSL's QAWF computes as the reference of an expression amplitude: a
@@ -237,7 +180,7 @@ static int longman_check(const struct param_value *p, struct qx_err *e)
 		    e,
 		    "lambda must be > 0 with integrand %s: e^{-lambda x} %s(omega x) does "
 		    "not converge at lambda = 0 (only j0 allows it)",
-		    integrand_names[f], integrand_names[f]);
+		    longman_integrand_names[f], longman_integrand_names[f]);
 	if (f == LM_J0 && p[P_A].num != 0)
 		return qx_fail(e,
 		               "integrand j0 needs a = 0 (its exact value is known there only; "
@@ -804,8 +747,8 @@ static int longman_eval(const double *args, const struct param_value *p, const s
 	for (int k = 0; k < P_COUNT; k++)
 		q[k] = p[k];
 	q[P_M].num = 1;
-	q[P_LAMBDA] = (struct param_value){args[0], args[0]};
-	q[P_OMEGA] = (struct param_value){args[1], args[1]};
+	q[P_LAMBDA] = (struct param_value){.num = args[0], .hi = args[0], .kind = PARAM_KIND_RANGE};
+	q[P_OMEGA] = (struct param_value){.num = args[1], .hi = args[1], .kind = PARAM_KIND_RANGE};
 	if (longman_check(q, e))
 		return -1;
 	if (lm_is_user(q))
@@ -853,7 +796,7 @@ const struct problem longman_problem = {
     .variants = longman_variants,
     .nvariants = sizeof longman_variants / sizeof longman_variants[0],
     .eval_args = longman_eval_args,
-    .neval_args = 2,
+    .neval_args = LONGMAN_NEVAL_ARGS,
     .check = longman_check,
     .user_integrand = longman_user_check,
     .param_unused = longman_param_unused,
