@@ -1,5 +1,5 @@
-/* output_internal.h - the helpers output.c shares with output_sweep.c (the sweep's rows and
- * table): not part of the output interface (output.h); no other file includes it. */
+/* output_internal.h - the helpers output.c shares with output_rows.c and output_sweep.c: not
+ * part of the output interface (output.h); no other file includes it. */
 #ifndef QX_OUTPUT_INTERNAL_H
 #define QX_OUTPUT_INTERNAL_H
 
