@@ -175,8 +175,9 @@ OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_te
 # build, the unit tests, and the ASan, valgrind and fuzzing builds. Then every step below runs to
 # its end though another failed (tests/runner.py), TEST_JOBS at a time, the longest first; at the
 # end each failure is shown again, then `make test: N passed, N failed`; any failure fails make
-# test. TEST_JOBS is the processor count by default.
-TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
+# test. TEST_JOBS is one more than the processors by default: several steps spend most of their
+# time waiting (on a terminal under tmux, a timer, a child), and one more keeps the processors busy.
+TEST_JOBS  ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 TEST_STEPS  = $(VG_TESTS:%="$(MAKE) --no-print-directory valgrind-step/%") \
 	$(ASAN_STEPS:%="$(MAKE) --no-print-directory %") "$(MAKE) --no-print-directory fuzz" \
 	"$(MAKE) --no-print-directory format-check" $(UNIT_BIN) \

@@ -62,8 +62,14 @@ def main():
     suite = unittest.defaultTestLoader.loadTestsFromModule(module)
     result = unittest.TextTestRunner(verbosity=2, resultclass=Result).run(suite)
     os.remove(counter)
+    logs = len(os.listdir(os.environ["QUADX_VG_LOGS"]))
     print(f"valgrind_run: {path}: {counts['under valgrind']} of {counts['processes']} quadx "
           "processes under valgrind")
+    if logs < counts["under valgrind"] or not logs:
+        # valgrind writes a log for every process it runs, empty when clean
+        print(f"valgrind_run: {logs} valgrind logs for {counts['under valgrind']} processes "
+              "picked: the picked processes did not run under valgrind")
+        sys.exit(1)
     sys.exit(0 if result.wasSuccessful() else 1)
 
 
