@@ -195,7 +195,7 @@ void dash_answer_line(char *buf, size_t len, const struct run_result *r)
 	if (!r->has_answer)
 		return;
 	int n = snprintf(buf, len, "value %.10g", r->value);
-	if (n >= 0 && (size_t)n < len && isfinite(r->estimate))
+	if (n >= 0 && (size_t)n < len && !isnan(r->estimate))
 		n += snprintf(buf + n, len - (size_t)n, " ± %.2g (estimate)", r->estimate);
 	if (n >= 0 && (size_t)n < len && !r->is_reference)
 		snprintf(buf + n, len - (size_t)n,

@@ -513,7 +513,7 @@ static void rounding_text(FILE *f, const struct run_result *r)
 static void answer_lines(FILE *f, const struct run_result *r)
 {
 	fprintf(f, "  value      %.10g", r->value);
-	if (isfinite(r->estimate))
+	if (!isnan(r->estimate)) /* NaN: no estimate; inf: one that bounds nothing */
 		fprintf(f, " ± %.2g (estimate)", r->estimate);
 	fputc('\n', f);
 	if (r->is_reference || !r->has_error)

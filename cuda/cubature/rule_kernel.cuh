@@ -123,7 +123,7 @@ __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list
 		lo = st->fresh;
 		n = st->n;
 	}
-	__shared__ double part[BLOCK / 32][CUB_MAX_SUMS];
+	__shared__ double part[BLOCK / 32][CUB_MAX_SUMS + 2];
 	__shared__ double axis_f[RPB][1 + CUB_MAX_AXIS * CUB_MAX_DIM];
 	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 	const int slot = LPR == 32 ? warp / WPR : (int)threadIdx.x / LPR;
@@ -135,6 +135,10 @@ __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list
 	double sums[CUB_MAX_SUMS] = {0};
 	double run_sum = 0; /* f summed over this thread's points of run `run` */
 	int run = 0;
+	/* samples that were not finite (dropped), and in float the basic rule's sum of |w f| and
+	 * |f| over the run (cub_float_rounding) */
+	int nonfinite = 0;
+	double abs_sum = 0, run_abs = 0;
 	if (r < n && t < dn) {
 		c[slot][t] = g.c[t * cap + r];
 		h[slot][t] = g.h[t * cap + r];
@@ -162,8 +166,11 @@ __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list
 			} else {
 				f = (double)cub_f_t<T>(fn, x);
 			}
+			f = cub_sample(f, &nonfinite);
 			if (p <= rule.naxis * dn) {
 				axis_f[slot][p] = f;
+				if constexpr (sizeof(T) == sizeof(float))
+					abs_sum += fabs(rule.w[p] * f);
 #pragma unroll
 				for (int k = 0; k < CUB_MAX_SUMS; k++)
 					if (k < rule.nsums)
@@ -177,30 +184,49 @@ __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list
 				for (int k = 0; k < CUB_MAX_SUMS; k++)
 					if (k < rule.nsums)
 						sums[k] += rule.run_w[run][k] * run_sum;
-				run_sum = 0;
+				if constexpr (sizeof(T) == sizeof(float))
+					abs_sum += fabs(rule.run_w[run][0]) * run_abs;
+				run_sum = run_abs = 0;
 			}
 			run_sum += f;
+			if constexpr (sizeof(T) == sizeof(float))
+				run_abs += fabs(f);
 		}
 #pragma unroll
 		for (int k = 0; k < CUB_MAX_SUMS; k++)
 			if (k < rule.nsums)
 				sums[k] += rule.run_w[run][k] * run_sum;
+		if constexpr (sizeof(T) == sizeof(float))
+			abs_sum += fabs(rule.run_w[run][0]) * run_abs;
 	}
+	/* the samples dropped, counted as a double beside the sums */
+	double bad = nonfinite;
 #pragma unroll
 	for (int k = 0; k < CUB_MAX_SUMS; k++)
 		for (int off = LPR / 2; off > 0; off /= 2)
 			sums[k] += __shfl_xor_sync(0xffffffffu, sums[k], off);
+	for (int off = LPR / 2; off > 0; off /= 2) {
+		bad += __shfl_xor_sync(0xffffffffu, bad, off);
+		if constexpr (sizeof(T) == sizeof(float))
+			abs_sum += __shfl_xor_sync(0xffffffffu, abs_sum, off);
+	}
 	if (WPR > 1) {
-		if (lane == 0)
+		if (lane == 0) {
 #pragma unroll
 			for (int k = 0; k < CUB_MAX_SUMS; k++)
 				part[warp][k] = sums[k];
+			part[warp][CUB_MAX_SUMS] = bad;
+			part[warp][CUB_MAX_SUMS + 1] = abs_sum;
+		}
 		__syncthreads();
 		if (t < 32)
-			for (int q = 1; q < WPR; q++)
+			for (int q = 1; q < WPR; q++) {
 #pragma unroll
 				for (int k = 0; k < CUB_MAX_SUMS; k++)
 					sums[k] += part[warp + q][k];
+				bad += part[warp + q][CUB_MAX_SUMS];
+				abs_sum += part[warp + q][CUB_MAX_SUMS + 1];
+			}
 	} else {
 		__syncwarp();
 	}
@@ -240,8 +266,12 @@ __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list
 			for (int i = 0; i < dn; i++)
 				hw[i] = (double)h[slot][i];
 			est[r] = sums[0] * vol;
-			err[r] = cub_region_combine(&rule, rule_err, edge, edge_axis, fourth,
-			                            fourth_axis, hw, vol, &axis[r]);
+			const double e = cub_region_combine(&rule, rule_err, edge, edge_axis,
+			                                    fourth, fourth_axis, hw, vol, &axis[r]);
+			err[r] = bad > 0 ? CUB_ERR_NONFINITE
+			         : sizeof(T) == sizeof(float)
+			             ? e + cub_float_rounding(abs_sum * vol)
+			             : e;
 		}
 	}
 }
@@ -271,7 +301,8 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
 {
 	const int n = rule.dim;
 	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + CUB_MAX_AXIS * CUB_MAX_DIM], hw[CUB_MAX_DIM];
-	double vol = 1;
+	double vol = 1, abs_sum = 0;
+	int nonfinite = 0;
 	T x[CUB_MAX_DIM];
 	for (int p = 0; p < rule.npts; p++) {
 		for (int i = 0; i < n; i++)
@@ -281,17 +312,22 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
 			f = (double)cub_user_t<T>(x, fn.user);
 		else
 			f = (double)cub_f_t<T>(fn, x);
+		f = cub_sample(f, &nonfinite);
 		if (p <= rule.naxis * n)
 			axis_f[p] = f;
 		for (int k = 0; k < rule.nsums; k++)
 			sums[k] += rule.w[(size_t)k * rule.npts + p] * f;
+		if constexpr (sizeof(T) == sizeof(float))
+			abs_sum += fabs(rule.w[p] * f);
 	}
 	for (int i = 0; i < n; i++) {
 		hw[i] = (double)g.h[i];
 		vol *= hw[i];
 	}
 	g.est = sums[0] * vol;
-	g.err = cub_region_error(&rule, sums, axis_f, hw, vol, &g.axis);
+	g.err = cub_region_error(&rule, sums, axis_f, hw, vol, nonfinite, &g.axis);
+	if (sizeof(T) == sizeof(float) && !nonfinite)
+		g.err += cub_float_rounding(abs_sum * vol);
 }
 
 /* Phase 2 of twophase: thread r runs the sequential adaptive loop (Algorithm 1) on region r
@@ -354,8 +390,14 @@ cub_phase2_body(long long n, cub_fn fn, cub_rule rule, cub_list<T> g, long long 
 		}
 		par.err += 0.25 * d;
 		child.err += 0.25 * d;
-		tot_err += par.err + child.err - perr;
 		live++;
+		if (perr < CUB_ERR_NONFINITE) {
+			tot_err += par.err + child.err - perr;
+		} else { /* the sum again: CUB_ERR_NONFINITE took every finite error's digits */
+			tot_err = 0;
+			for (int q = 0; q < live; q++)
+				tot_err += hp[q].err;
+		}
 		spent += 2 * rule.npts;
 	}
 	double tot_est = 0;

@@ -338,7 +338,7 @@ static void test_edge_term(void **state)
 				const double truth = smooth + slab * smooth / 2;
 				const double true_err = fabs(sums[0] - truth);
 				const double rule_err = cub_rule_error(&r, sums, 1);
-				const double err = cub_region_error(&r, sums, f, hw, 1, &axis);
+				const double err = cub_region_error(&r, sums, f, hw, 1, 0, &axis);
 				if (!(rule_err < true_err && err >= true_err && axis == 0))
 					fail_msg("rule %d kink %d side %d: true %.3g rule %.3g "
 					         "with edge "
@@ -350,6 +350,56 @@ static void test_edge_term(void **state)
 }
 
 /* Variant hcubature (index 2) integrates f5 and a Gaussian to their tolerance. */
+/* Every point of rules 7 and 9 in dims 2..16 and of Gauss-Kronrod in dim 1 lies inside the
+ * open cube (no rule evaluates on a face, where an integrand may be singular); the probes sit
+ * between the outermost axis point and the face. */
+static void test_no_point_on_a_face(void **state)
+{
+	(void)state;
+	for (int deg = 7; deg <= 9; deg += 2)
+		for (int dim = 1; dim <= CUB_MAX_DIM; dim++) {
+			struct cub_rule r;
+			struct qx_err e = {0};
+			assert_int_equal(cub_rule_build(deg, dim, &r, &e), 0);
+			double inner = 0;
+			for (int p = 0; p < r.npts; p++)
+				for (int i = 0; i < dim; i++) {
+					const double u = fabs(r.pts[(size_t)p * dim + i]);
+					if (!(u < 1))
+						fail_msg("rule %d dim %d point %d axis %d at %g",
+						         deg, dim, p, i, u);
+					if (u != r.probe)
+						inner = fmax(inner, u);
+				}
+			if (dim > 1 && !(inner < r.probe && r.probe < 1))
+				fail_msg("rule %d dim %d: probe %g, outermost point %g", deg, dim,
+				         r.probe, inner);
+			cub_rule_free(&r);
+		}
+}
+
+/* A sample that is NaN or inf counts 0 and is counted; a region with one gets
+ * CUB_ERR_NONFINITE, whatever its sums. */
+static void test_nonfinite_samples(void **state)
+{
+	(void)state;
+	int bad = 0;
+	assert_true(cub_sample(2.5, &bad) == 2.5 && bad == 0);
+	assert_true(cub_sample(NAN, &bad) == 0 && bad == 1);
+	assert_true(cub_sample(-INFINITY, &bad) == 0 && bad == 2);
+	struct cub_rule r;
+	struct qx_err e = {0};
+	assert_int_equal(cub_rule_build(9, 2, &r, &e), 0);
+	double sums[CUB_MAX_SUMS] = {0}, f[1 + CUB_MAX_AXIS * CUB_MAX_DIM] = {0};
+	const double hw[2] = {1, 1};
+	int axis;
+	assert_true(cub_region_error(&r, sums, f, hw, 1, 0, &axis) == 0);
+	assert_true(cub_region_error(&r, sums, f, hw, 1, 1, &axis) == CUB_ERR_NONFINITE);
+	/* 2^60 such regions sum to a finite number, over any tolerance */
+	assert_true(isfinite(CUB_ERR_NONFINITE * 0x1p60));
+	cub_rule_free(&r);
+}
+
 static void test_hcubature(void **state)
 {
 	(void)state;
@@ -602,13 +652,14 @@ static void test_progress(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rules_exact),     cmocka_unit_test(test_exact_values),
-	    cmocka_unit_test(test_adaptive_honest), cmocka_unit_test(test_hcubature),
-	    cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_edge_term),
-	    cmocka_unit_test(test_f3_reference),    cmocka_unit_test(test_rule_runs),
-	    cmocka_unit_test(test_trig_reference),  cmocka_unit_test(test_asin_reference),
-	    cmocka_unit_test(test_progress),        cmocka_unit_test(test_variant_rows),
-	    cmocka_unit_test(test_cpu_job),
+	    cmocka_unit_test(test_rules_exact),       cmocka_unit_test(test_exact_values),
+	    cmocka_unit_test(test_adaptive_honest),   cmocka_unit_test(test_hcubature),
+	    cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_edge_term),
+	    cmocka_unit_test(test_f3_reference),      cmocka_unit_test(test_rule_runs),
+	    cmocka_unit_test(test_trig_reference),    cmocka_unit_test(test_asin_reference),
+	    cmocka_unit_test(test_progress),          cmocka_unit_test(test_variant_rows),
+	    cmocka_unit_test(test_cpu_job),           cmocka_unit_test(test_no_point_on_a_face),
+	    cmocka_unit_test(test_nonfinite_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -395,7 +395,7 @@ static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struc
 		               cub_variants[rq->variant].name);
 	if (v->run_cpu(&job, &res, e))
 		return -1;
-	cub_output(&res, rq->prec, o);
+	cub_output(&job, &res, o);
 	return 0;
 }
 
@@ -454,7 +454,7 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 			return -1;
 	} else if (v->run_gpu(&job, &res, &o->time, e))
 		return -1;
-	cub_output(&res, rq->prec, o);
+	cub_output(&job, &res, o);
 	cub_chart(&res, &o->chart);
 	return 0;
 }

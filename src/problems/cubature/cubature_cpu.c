@@ -11,10 +11,11 @@
 #include "cubature_math_all.h"
 #include "cubature_rules.h"
 
-/* A region of the CPU queue: its estimate, error, split axis, centre and half-widths. */
+/* A region of the CPU queue: its estimate, error, split axis, centre and half-widths, and
+ * how many of its samples were not finite (its error is then CUB_ERR_NONFINITE). */
 struct cub_region {
 	double est, err;
-	int axis;
+	int axis, nonfinite;
 	double c[CUB_MAX_DIM], h[CUB_MAX_DIM];
 };
 
@@ -24,11 +25,12 @@ static void cub_apply(const struct cub_rule *r, const struct cub_fn *fn, struct 
 	const int n = r->dim;
 	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + CUB_MAX_AXIS * CUB_MAX_DIM], x[CUB_MAX_DIM];
 	double vol = 1;
+	int nonfinite = 0;
 	for (int p = 0; p < r->npts; p++) {
 		const double *u = r->pts + (size_t)p * n;
 		for (int i = 0; i < n; i++)
 			x[i] = g->c[i] + g->h[i] * u[i];
-		const double f = cub_f_d(fn, x);
+		const double f = cub_sample(cub_f_d(fn, x), &nonfinite);
 		if (p <= r->naxis * n)
 			axis_f[p] = f;
 		for (int k = 0; k < r->nsums; k++)
@@ -37,7 +39,8 @@ static void cub_apply(const struct cub_rule *r, const struct cub_fn *fn, struct 
 	for (int i = 0; i < n; i++)
 		vol *= g->h[i];
 	g->est = sums[0] * vol;
-	g->err = cub_region_error(r, sums, axis_f, g->h, vol, &g->axis);
+	g->err = cub_region_error(r, sums, axis_f, g->h, vol, nonfinite, &g->axis);
+	g->nonfinite = nonfinite;
 }
 
 /* Max-heap on err: moves element k up. */
@@ -73,6 +76,13 @@ static void cub_heap_pop(struct cub_region *h, size_t *n, struct cub_region *out
 		h[k] = t;
 		k = big;
 	}
+}
+
+/* g's error in the run's sum: 0 for a region with samples that were not finite, which the run
+ * counts apart (its error is CUB_ERR_NONFINITE, a sort key, not a figure to add). */
+static double cub_finite_err(const struct cub_region *g)
+{
+	return g->nonfinite ? 0 : g->err;
 }
 
 /* DCUHRE's consistency check of two children against their parent's estimate: when the
@@ -148,21 +158,26 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 	for (n = 0; n < first; n++)
 		cub_heap_up(heap, n);
 	res->evals = (long long)first * r->npts;
+	for (size_t k = 0; k < first; k++)
+		res->nonfinite += heap[k].nonfinite;
 	res->regions = (long long)first;
 	cub_progress_begin(maxeval);
 	qx_progress_add((long long)first * r->npts);
 	double est = 0, err = 0;
+	long long bad = 0; /* live regions with samples that were not finite */
 	res->reason = CUB_CONVERGED;
 	for (long long it = 0;; it++) {
 		if (it % 256 == 0) {
 			est = err = 0;
+			bad = 0;
 			for (size_t k = 0; k < n; k++) {
 				est += heap[k].est;
-				err += heap[k].err;
+				err += cub_finite_err(&heap[k]);
+				bad += heap[k].nonfinite > 0;
 			}
 		}
 		/* no estimate is trusted before its region was checked against a parent */
-		if (it > 0 && err <= fmax(abs_tol, rel * fabs(est)))
+		if (it > 0 && bad == 0 && err <= fmax(abs_tol, rel * fabs(est)))
 			break;
 		if (qx_cancelled()) {
 			free(heap);
@@ -203,9 +218,12 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 			cub_apply(r, &fn, &work[j]);
 		for (int j = 0; j < m; j++) {
 			const struct cub_region *par = &work[2 * wide + j];
-			cub_children_check(par->est, &work[2 * j], &work[2 * j + 1]);
-			est += work[2 * j].est + work[2 * j + 1].est - par->est;
-			err += work[2 * j].err + work[2 * j + 1].err - par->err;
+			struct cub_region *lt = &work[2 * j], *rt = &work[2 * j + 1];
+			cub_children_check(par->est, lt, rt);
+			est += lt->est + rt->est - par->est;
+			err += cub_finite_err(lt) + cub_finite_err(rt) - cub_finite_err(par);
+			bad += (lt->nonfinite > 0) + (rt->nonfinite > 0) - (par->nonfinite > 0);
+			res->nonfinite += lt->nonfinite + rt->nonfinite;
 			for (int c = 0; c < 2; c++) {
 				heap[n] = work[2 * j + c];
 				cub_heap_up(heap, n++);
@@ -220,16 +238,20 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 			res->peak_bytes = (double)(n * sizeof *heap);
 	}
 	est = err = 0;
+	bad = 0;
 	for (size_t k = 0; k < n; k++) {
 		est += heap[k].est;
-		err += heap[k].err;
+		err += cub_finite_err(&heap[k]);
+		bad += heap[k].nonfinite > 0;
 	}
 	res->value = est;
-	res->err = err;
+	res->err = bad ? INFINITY : err;
 	res->live = (long long)n;
 	if (res->peak_bytes < (double)(n * sizeof *heap))
 		res->peak_bytes = (double)(n * sizeof *heap);
-	if (res->reason == CUB_CONVERGED && !(err <= fmax(abs_tol, rel * fabs(est))))
+	if (bad)
+		res->reason = CUB_NONFINITE;
+	else if (res->reason == CUB_CONVERGED && !(err <= fmax(abs_tol, rel * fabs(est))))
 		res->reason = CUB_NO_PROGRESS;
 	free(heap);
 	free(work);

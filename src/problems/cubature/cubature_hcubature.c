@@ -47,6 +47,7 @@ int cub_cpu_hcubature(const struct cub_job *job, struct cub_result *res, struct 
 	if (rc)
 		return qx_fail(e, "hcubature failed (out of memory?)");
 	res->evals = c.evals;
+	res->unverified = 1;
 	res->reason =
 	    res->err <= fmax(job->abs, job->rel * fabs(res->value)) ? CUB_CONVERGED : CUB_MAXEVAL;
 	return 0;

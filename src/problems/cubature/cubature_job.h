@@ -38,8 +38,18 @@ struct cub_job {
 	const struct cub_rule *rule;
 };
 
-/* Why a run stopped (the figure `reason`). */
-enum cub_reason { CUB_CONVERGED = 0, CUB_MAXEVAL = 1, CUB_BUDGET = 2, CUB_NO_PROGRESS = 3 };
+/* Why a run stopped (the figure `reason`): converged; maxeval, the budget or no progress came
+ * first; regions whose samples were NaN or inf were still live at the end (their samples left
+ * out of the value, the error estimate infinite); the estimate met the tolerance but not once
+ * the rounding of the run's precision was added to it. */
+enum cub_reason {
+	CUB_CONVERGED = 0,
+	CUB_MAXEVAL = 1,
+	CUB_BUDGET = 2,
+	CUB_NO_PROGRESS = 3,
+	CUB_NONFINITE = 4,
+	CUB_PRECISION = 5,
+};
 
 /* Iterations of a GPU run whose convergence a result keeps (the first ones; a run rarely
  * takes more than 40). */
@@ -50,6 +60,8 @@ struct cub_result {
 	double value, err;
 	int reason; /* enum cub_reason */
 	long long iterations, regions, live, evals;
+	long long nonfinite; /* samples that were NaN or inf, dropped (CPU runs count them) */
+	int unverified;      /* 1: err is another library's estimate, which quadx does not check */
 	double peak_bytes;
 	/* GPU runs: per iteration i < nhist, the estimate and error estimate of the integral
 	 * after it and the live regions (every one evaluated, in this or an earlier iteration) */

@@ -2,6 +2,8 @@
  * (cubature_output.h), and the progress every adaptive run publishes (cubature_job.h). */
 #include "cubature_output.h"
 
+#include "cubature_rules.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,52 +24,72 @@ void cub_progress_error(double est, double err, double rel, double abs_tol)
 	qx_progress_adaptive(err, fmax(abs_tol, rel * fabs(est)));
 }
 
-/* The note of a run that stopped for reason, in words. */
-static const char *cub_reason_note(int reason)
+/* The note of a run that stopped for reason, in words; unverified: the error estimate is
+ * libcubature's own, which quadx does not check. */
+static const char *cub_reason_note(int reason, int unverified)
 {
 	switch (reason) {
 	case CUB_CONVERGED:
-		return "converged (tolerance met)";
+		return unverified ? "converged by libcubature's own error estimate (unverified: "
+		                    "a kink or jump can put the true error over it)"
+		                  : "converged (tolerance met)";
 	case CUB_MAXEVAL:
 		return "not converged: maxeval reached";
 	case CUB_BUDGET:
 		return "not converged: the region list filled its memory budget";
+	case CUB_NONFINITE:
+		return "not converged: the integrand was NaN or inf at points of regions still "
+		       "live "
+		       "(left out of the value; the error estimate is infinite)";
+	case CUB_PRECISION:
+		return "not converged: the tolerance is below what the precision reaches (met "
+		       "before the rounding of the samples and sums was added to the estimate)";
 	default:
 		return "not converged: the error estimate stopped falling (splitting made no "
 		       "progress)";
 	}
 }
 
-/* Stores a result into o: the value in the run's precision, the error estimate when o has
- * room for it (plus the rounding to float when the value is float), the work and the
- * figures. */
-void cub_output(const struct cub_result *res, enum qx_precision prec, struct run_output *o)
+/* Stores a result into o (cubature_output.h). A run converges only with a finite value and an
+ * error estimate that meets the tolerance once the rounding the rules do not see is in it. */
+void cub_output(const struct cub_job *job, const struct cub_result *res, struct run_output *o)
 {
+	int reason = res->reason;
+	double err = res->err;
+	if (!isfinite(res->value) || !(err < CUB_ERR_NONFINITE)) {
+		reason = CUB_NONFINITE;
+		err = INFINITY;
+	}
 	/* the regions' estimates summed in double carry rounding of their own, which the rules'
 	 * error estimates do not see: about log2(regions) + 4 units of the last place of the sum */
-	double err =
-	    res->err + (4 + log2(fmax(1, (double)res->live))) * DBL_EPSILON * fabs(res->value);
-	if (prec == QX_DOUBLE)
+	err += (4 + log2(fmax(1, (double)res->live))) * DBL_EPSILON * fabs(res->value);
+	double value = res->value;
+	if (job->prec == QX_DOUBLE)
 		((double *)o->values)[0] = res->value;
 	else {
 		const float v = (float)res->value;
 		((float *)o->values)[0] = v;
 		err += fabs((double)v - res->value);
+		value = v;
 	}
+	if (reason == CUB_CONVERGED && !(err <= fmax(job->abs, job->rel * fabs(value))))
+		reason = CUB_PRECISION;
 	if (o->estimates)
 		o->estimates[0] = err;
 	o->work = (double)res->evals;
-	run_output_figure_as(o, "converged", res->reason == CUB_CONVERGED, QX_FIG_CODE);
-	run_output_figure_as(o, "reason", res->reason, QX_FIG_CODE);
+	run_output_figure_as(o, "converged", reason == CUB_CONVERGED, QX_FIG_CODE);
+	run_output_figure_as(o, "reason", reason, QX_FIG_CODE);
 	if (res->regions > 0) { /* hcubature keeps its regions to itself */
 		run_output_figure_as(o, "iterations", (double)res->iterations, QX_FIG_COUNT);
 		run_output_figure_as(o, "regions", (double)res->regions, QX_FIG_COUNT);
 		run_output_figure_as(o, "live", (double)res->live, QX_FIG_COUNT);
 	}
 	run_output_figure_as(o, "evaluations", (double)res->evals, QX_FIG_COUNT);
+	if (res->nonfinite > 0)
+		run_output_figure_as(o, "nonfinite_samples", (double)res->nonfinite, QX_FIG_COUNT);
 	if (res->regions > 0)
 		run_output_figure_as(o, "peak_MiB", res->peak_bytes / 1048576.0, QX_FIG_MIB);
-	o->note = cub_reason_note(res->reason);
+	o->note = cub_reason_note(reason, res->unverified);
 }
 
 /* The convergence chart of a GPU run into o: per iteration the digits its error estimate

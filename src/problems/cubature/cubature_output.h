@@ -7,10 +7,12 @@
 #include "../../problem.h"
 #include "cubature_job.h"
 
-/* Stores result res into o: the value in precision prec, the error estimate when o has room
- * for it (with the rounding of the regions' sum and, for float, of the value), the work, the
- * figures and the note. */
-void cub_output(const struct cub_result *res, enum qx_precision prec, struct run_output *o);
+/* Stores result res of job into o: the value in the job's precision, the error estimate when
+ * o has room for it (with the rounding of the regions' sum and, for float, of the value;
+ * infinite where samples that were not finite were left out), the work, the figures and the
+ * note of why it stopped (not converged where the rounding takes the estimate over the
+ * tolerance). */
+void cub_output(const struct cub_job *job, const struct cub_result *res, struct run_output *o);
 
 /* The convergence chart of a GPU run's history into c (none without iterations). */
 void cub_chart(const struct cub_result *res, struct qx_chart *c);

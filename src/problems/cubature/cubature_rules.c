@@ -86,7 +86,9 @@ static void cub_corners(struct cub_builder *b, double g, const double *wk)
 }
 
 /* The axis block: per axis the pairs -g[j], +g[j] (weights wk[j]) of the ngen one-axis
- * generators, then the faces -1, +1 with no weight; sets naxis, the extrapolations to +1
+ * generators, then the probes -p, +p with no weight, p = cub_face_probe (inside the slab
+ * between the outermost pair and the face: no rule evaluates on a face, where an integrand
+ * may be singular or a mapped infinite axis is infinite); sets naxis, the extrapolations to +p
  * (Lagrange weights over the centre and the pairs, with and without the outermost pair) and
  * the slab beyond the outermost point. */
 static void cub_axis_block(struct cub_builder *b, int ngen, const double *g,
@@ -96,6 +98,10 @@ static void cub_axis_block(struct cub_builder *b, int ngen, const double *g,
 	const double none[CUB_MAX_SUMS] = {0};
 	double x[CUB_MAX_DIM] = {0}, t[CUB_MAX_AXIS - 1] = {0};
 	int out = 0;
+	for (int j = 0; j < ngen; j++)
+		if (g[j] > g[out])
+			out = j;
+	const double probe = cub_face_probe(g[out]);
 	for (int i = 0; i < r->dim; i++) {
 		for (int j = 0; j < ngen; j++)
 			for (int s = -1; s <= 1; s += 2) {
@@ -103,7 +109,7 @@ static void cub_axis_block(struct cub_builder *b, int ngen, const double *g,
 				cub_put(b, x, wk[j]);
 			}
 		for (int s = -1; s <= 1; s += 2) {
-			x[i] = s;
+			x[i] = s * probe;
 			cub_put(b, x, none);
 		}
 		x[i] = 0;
@@ -111,10 +117,9 @@ static void cub_axis_block(struct cub_builder *b, int ngen, const double *g,
 	for (int j = 0; j < ngen; j++) {
 		t[1 + 2 * j] = -g[j];
 		t[2 + 2 * j] = g[j];
-		if (g[j] > g[out])
-			out = j;
 	}
 	r->naxis = 2 * ngen + 2;
+	r->probe = probe;
 	r->edge_slab = (double)(1L << r->dim) * (1 - g[out]) / 2;
 	for (int row = 0; row < 2; row++)
 		for (int k = 0; k < 1 + 2 * ngen; k++) {
@@ -122,7 +127,7 @@ static void cub_axis_block(struct cub_builder *b, int ngen, const double *g,
 			double l = 1;
 			for (int m = 0; m < 1 + 2 * ngen && !skip; m++)
 				if (m != k && !(row && m > 0 && (m - 1) / 2 == out))
-					l *= (1 - t[m]) / (t[k] - t[m]);
+					l *= (probe - t[m]) / (t[k] - t[m]);
 			r->extrap[row][k] = skip ? 0 : l;
 		}
 }

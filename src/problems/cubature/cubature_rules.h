@@ -4,9 +4,10 @@
  * rules of degrees 7, 7, 5, 3 and the error estimate of DCUHRE/CUHRE). Point 0 is the centre;
  * points 1 + naxis i .. naxis (i + 1) lie on axis i: the rule's one-axis generators as pairs
  * -g, +g (the first two pairs, -a, +a, -b, +b, give the fourth difference that picks the split
- * axis), then the two face centres -1, +1, which weigh nothing in the sums and feed the edge
- * term (cub_edge_error). In one dimension both are Gauss-Kronrod 7/15 (QUADPACK's QAG rule):
- * the centre and seven pairs, no face points. */
+ * axis), then two probes -p, +p near the faces (cub_face_probe), which weigh nothing in the sums
+ * and feed the edge term (cub_axis_edge). In one dimension both are Gauss-Kronrod 7/15
+ * (QUADPACK's QAG rule): the centre and seven pairs. Every point lies inside the open cube, so
+ * that no rule evaluates an integrand on the closed box's boundary. */
 #ifndef QX_CUBATURE_RULES_H
 #define QX_CUBATURE_RULES_H
 
@@ -21,13 +22,25 @@
  * between two extrapolations explains as smooth (see cub_edge_error). */
 #define CUB_EDGE_SMOOTH 2
 
+/* Where the edge term's probe sits on an axis whose outermost rule point is at g: 1/64 of the
+ * slab between g and the face in from the face (0.99931 for rule 9, 0.99920 for rule 7): so
+ * near the face that the probe sees the slab as a face centre would (a smooth integrand's
+ * deviation from the extrapolation is the same to a few parts in 10^4), yet a region at a
+ * singular face (log(x) at x = 0) or at a mapped infinite end is sampled at a finite point,
+ * (1 - p) h in from it. */
+CUB_HD double cub_face_probe(double g)
+{
+	return 1 - (1 - g) / 64;
+}
+
 struct cub_rule {
 	int dim, degree, npts, nsums, ngen;
 	int naxis;                      /* points per axis, faces included */
 	double ratio;                   /* (b/a)^2 of the fourth difference */
 	double edge_slab;               /* 2^dim (1 - outermost axis point) / 2 */
-	double extrap[2][CUB_MAX_AXIS]; /* f(+1) from the centre and the axis pairs: row 0 all
-	                                   pairs, row 1 without the outermost pair */
+	double probe;                   /* the edge probes' coordinate (cub_face_probe) */
+	double extrap[2][CUB_MAX_AXIS]; /* f(+probe) from the centre and the axis pairs: row 0
+	                                   all pairs, row 1 without the outermost pair */
 	double scales[3][CUB_MAX_GENS]; /* rule 9: the null-rule pair search (DCUHRE) */
 	double norms[3][CUB_MAX_GENS];
 	double errcof[4];
@@ -91,13 +104,13 @@ CUB_HD double cub_axis_fourth(const struct cub_rule *r, const double *f, int i)
 }
 
 /* What no rule point can see on axis i: a kink or jump in the slab between the outermost
- * axis point (0.956 for rule 9) and a face. On each side the face centre's value is compared
- * with its extrapolation from the axis points (values f of points 0 .. naxis dim); the part of
+ * axis point (0.956 for rule 9) and a face. On each side the probe's value is compared with
+ * its extrapolation from the axis points (values f of points 0 .. naxis dim); the part of
  * that deviation that CUB_EDGE_SMOOTH times the gap between the extrapolations with and without
  * the outermost pair does not explain as smooth counts. Returns the sum over both sides. */
 CUB_HD double cub_axis_edge(const struct cub_rule *r, const double *f, int i)
 {
-	if (r->dim == 1) /* Gauss-Kronrod: no face points */
+	if (r->dim == 1) /* Gauss-Kronrod: no probes */
 		return 0;
 	const int pairs = r->naxis - 2;
 	const double *q = f + 1 + r->naxis * i;
@@ -113,6 +126,15 @@ CUB_HD double cub_axis_edge(const struct cub_rule *r, const double *f, int i)
 	}
 	return dev;
 }
+
+/* The error of a region where the integrand was NaN or inf at one of its points (which then
+ * count 0 in its sums and axis values): above any error of a finite integrand, so that such a
+ * region splits before every other (a point on a face of its children is never evaluated
+ * again) and no run meets its tolerance while one is live; finite, so that sums of up to 2^60
+ * of them stay finite and breadth's histogram and threshold still order the regions. A run
+ * whose error is at or over it ends not converged for that reason (CUB_NONFINITE), its error
+ * estimate infinite. */
+#define CUB_ERR_NONFINITE 0x1p900
 
 /* A region's error and split axis from the per-axis figures: rule_err the rule's estimate
  * (cub_rule_error), edge the sum of cub_axis_edge over the axes and edge_axis the first axis
@@ -139,9 +161,10 @@ CUB_HD double cub_region_combine(const struct cub_rule *r, double rule_err, doub
 }
 
 /* A region's error (the rule's estimate from sums, as for cub_rule_error, plus the edge term)
- * and split axis (see cub_region_combine), one axis after another; f the axis points' values. */
+ * and split axis (see cub_region_combine), one axis after another; f the axis points' values;
+ * CUB_ERR_NONFINITE where nonfinite of its samples were NaN or inf. */
 CUB_HD double cub_region_error(const struct cub_rule *r, const double *sums, const double *f,
-                               const double *hw, double vol, int *axis)
+                               const double *hw, double vol, int nonfinite, int *axis)
 {
 	double edge = 0, edge_best = 0, fourth = 0;
 	int edge_axis = 0, fourth_axis = 0;
@@ -157,8 +180,29 @@ CUB_HD double cub_region_error(const struct cub_rule *r, const double *sums, con
 			fourth_axis = i;
 		}
 	}
-	return cub_region_combine(r, cub_rule_error(r, sums, vol), edge, edge_axis, fourth,
-	                          fourth_axis, hw, vol, axis);
+	const double err = cub_region_combine(r, cub_rule_error(r, sums, vol), edge, edge_axis,
+	                                      fourth, fourth_axis, hw, vol, axis);
+	return nonfinite ? CUB_ERR_NONFINITE : err;
+}
+
+/* Units of float's last place a float sample of the integrand may be off by (its arguments'
+ * rounding and its functions' own): the rules' estimates do not see the rounding of a float
+ * integrand, which sums over the regions instead of falling with them. */
+#define CUB_FLOAT_SAMPLE_ULPS 8
+
+/* What float's samples may have cost a region whose basic rule summed |w f| to abs_wf (times
+ * its volume): CUB_FLOAT_SAMPLE_ULPS half-units of float's last place of it. */
+CUB_HD double cub_float_rounding(double abs_wf)
+{
+	return CUB_FLOAT_SAMPLE_ULPS * 0.5 * 0x1p-23 * abs_wf;
+}
+
+/* f, or 0 with *nonfinite counted where f is NaN or inf (the sample a rule drops). */
+CUB_HD double cub_sample(double f, int *nonfinite)
+{
+	const int bad = !isfinite(f);
+	*nonfinite += bad;
+	return bad ? 0 : f;
 }
 
 #endif
