@@ -5,10 +5,15 @@ cached in the session; 1/(1+x^2) with cos for a batch of omega, whose integral i
 (pi/2) e^{-omega}, each value within its own remainder estimate and GSL's QAWF reference
 within 1e-14 of it; e^{-lambda x} written out agrees with the built-in integrands; the user's
 parameters; the settings that do not apply refused; no reference for trig j0 (never an error
-of 0); every bad expression's one error, with the session keeping its integrand.
+of 0); every bad expression's one error, with the session keeping its integrand; amplitudes
+that do not decay refused before the run, slowly decaying ones and one singular at a run
+within their bounds of mpmath's values (tests/data/longman_amp_ref.csv), and a first part
+QAGS cannot integrate says that its bound is unknown.
 
 Run from the repository root: `python3 tests/longman_user_test.py`."""
+import csv
 import math
+import os
 import unittest
 
 import qxtest
@@ -178,6 +183,117 @@ class LongmanUserTest(unittest.TestCase):
             self.assertEqual(p.returncode, 1, text)
             shown = of_type(qxtest.json_lines(p.stdout), "params")
             self.assertEqual(shown[0]["integrand"], "exp(-k*x)", text)
+
+
+def amp_refs():
+    """{(case, omega): exact} from tests/data/longman_amp_ref.csv (tests/gen_longman_amp_ref.py,
+    mpmath at dps 20 and 40 against the closed forms)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                        "longman_amp_ref.csv")
+    with open(path) as fh:
+        rows = csv.DictReader(line for line in fh if not line.startswith("#"))
+        return {(r["case"], float(r["omega"])): float(r["value"]) for r in rows}
+
+
+class LongmanAmplitudeDecayTest(unittest.TestCase):
+    def test_no_decay_refused(self):
+        """1 with sin, x and exp(x) with cos, 1 + exp(-x) and exp(-lambda*x) at lambda = 0
+        (of a range): run and eval refused with one line naming the sampled |g| before
+        anything runs; the session keeps its settings and its last run."""
+        for g, trig, lam, where in (("1", "sin", "0", "1 at x = 1e+28"),
+                                    ("x", "cos", "0", "1e+30 at x = 1e+30"),
+                                    ("exp(x)", "cos", "0", "inf at x = 1e+28"),
+                                    ("1+exp(-x)", "cos", "0", "1 at x = 1e+28"),
+                                    ("exp(-lambda*x)", "cos", "0:1", "at lambda = 0")):
+            for act in ("run cpu", "eval 0 2"):
+                cmds = (f'use longman; set M 20 lambda {lam} omega 0.5:10 repeat 1 warmup 0 '
+                        f'integrand "{g}" trig {trig}; {act}')
+                p = qxtest.commands(cmds)
+                self.assertEqual(p.returncode, 1, (g, act, p.stdout))
+                self.assertIn("not integrable: g does not decay (|g(x)| = ", p.stderr, g)
+                if act.startswith("run") or lam == "0":  # eval's lambda is its argument
+                    self.assertIn(where, p.stderr, g)
+                self.assertIn("1/sqrt(x)", p.stderr, g)  # what is allowed
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                self.assertNotIn("total", p.stdout, g)
+        p = qxtest.commands('use longman; set M 4 lambda 0 omega 1:2 repeat 1 warmup 0 '
+                            'integrand "1/(1+x^2)"; run cpu; set integrand "1" trig sin; '
+                            'run cpu; show params; errors 1', "--json", "--keep-going")
+        self.assertEqual(p.returncode, 1)
+        out = qxtest.json_lines(p.stdout)
+        self.assertEqual(len(of_type(out, "run")), 1, out)
+        self.assertEqual(of_type(out, "params")[0]["integrand"], "1")
+        self.assertAlmostEqual(of_type(out, "worst")[0]["omega"], 5 / 3, delta=1e-12)
+
+    def check_evals(self, case, setup, slack=0):
+        """eval at every omega of case in longman_amp_ref.csv: each double value within its
+        bound of the exact value (float's within bound + slack); returns the (error, bound)
+        pairs in double."""
+        refs = {w: v for (c, w), v in amp_refs().items() if c == case}
+        self.assertEqual(len(refs), 6, case)
+        evals = " ".join(f"; eval 0 {w!r}" for w in sorted(refs))
+        rc, out, err = quadx(f"use longman; {setup}{evals}")
+        self.assertEqual(rc, 0, err)
+        got = [o for o in of_type(out, "eval") if o["backend"] == "cpu"]
+        self.assertEqual(len(got), 2 * len(refs), out)
+        pairs = []
+        for o in got:
+            w = o["args"][1]
+            error = abs(o["value"] - refs[w])
+            what = (case, w, o["precision"], error, o["bound"])
+            self.assertIsNotNone(o["bound"], what)
+            if o["precision"] == "double":
+                self.assertLessEqual(error, o["bound"], what)
+                pairs.append((error, o["bound"]))
+            else:
+                self.assertLessEqual(error, o["bound"] + slack, what)
+        return pairs
+
+    def test_slow_decay_runs(self):
+        """1/x and 1/sqrt(x) with sin from a = 1 (integrable by Dirichlet's test though not
+        absolutely): they run, every value within its bound of mpmath's, and a batch has
+        none over its bound against QAWF."""
+        for g in ("1/x", "1/sqrt(x)"):
+            self.check_evals(f"{g} sin", f'set a 1 integrand "{g}" trig sin', slack=1e-6)
+            rc, out, err = quadx(f'use longman; set M 20 a 1 lambda 0 omega 0.5:10 repeat 1 '
+                                 f'warmup 0 precision double integrand "{g}" trig sin; run cpu')
+            self.assertEqual(rc, 0, err)
+            r = of_type(out, "run")[0]["error"]
+            self.assertEqual((r["over_bound"], r["bound_unknown"], r["qawf_failed"]), (0, 0, 0))
+            self.assertLessEqual(r["max_abs"], r["bound_max"], g)
+
+    def test_singular_at_a_within_bound(self):
+        """exp(-x)/sqrt(x) with cos and sin from a = 0: Gauss-Legendre over the first part
+        misses the singularity by up to 10%, and the bound (the first part's error measured
+        by QAGS) covers it on every omega; a batch has none over its bound."""
+        for trig in ("cos", "sin"):
+            pairs = self.check_evals(f"exp(-x)/sqrt(x) {trig}",
+                                     f'set integrand "exp(-x)/sqrt(x)" trig {trig}', slack=1e-6)
+            self.assertGreater(max(e for e, _ in pairs), 1e-4, trig)  # the case is hard
+            rc, out, err = quadx('use longman; set M 20 lambda 0 omega 0.5:10 repeat 1 '
+                                 f'warmup 0 precision double integrand "exp(-x)/sqrt(x)" '
+                                 f'trig {trig}; run cpu')
+            self.assertEqual(rc, 0, err)
+            r = of_type(out, "run")[0]["error"]
+            self.assertEqual((r["over_bound"], r["bound_unknown"]), (0, 0), trig)
+            self.assertLessEqual(r["max_abs"], r["bound_max"], trig)
+
+    def test_bound_unknown_when_first_part_fails(self):
+        """exp(-x)/x with cos from a = 0 diverges at 0: QAGS cannot integrate the first part,
+        so no integral has a bound (bound_max null, bound_unknown all), the run says so in
+        words, and eval's bound is null, never a number."""
+        rc, out, err = quadx('use longman; set M 20 lambda 0 omega 0.5:10 repeat 1 warmup 0 '
+                             'precision double integrand "exp(-x)/x"; run cpu; eval 0 2')
+        self.assertEqual(rc, 0, err)
+        r = of_type(out, "run")[0]
+        self.assertEqual(r["error"]["bound_unknown"], 20)
+        self.assertIsNone(r["error"]["bound_max"])
+        self.assertEqual(r["error"]["over_bound"], 0)
+        self.assertIn("error bound unknown", r["note"])
+        self.assertIn("singular at a", r["note"])
+        for o in of_type(out, "eval"):
+            if o["backend"] == "cpu":
+                self.assertIsNone(o["bound"], o)
 
 
 if __name__ == "__main__":

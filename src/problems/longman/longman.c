@@ -246,6 +246,117 @@ static double longman_one(const struct param_value *p, const struct longman_tabl
 	                       tab->wf, tab->zf, euler ? tab->cf : NULL, amp);
 }
 
+/* The decay check of an expression amplitude samples |g| at 8 points a decade of x - a, from
+ * 10 to 1e30, and compares its largest value over the two far windows x - a in 1e14..1e16 and
+ * 1e28..1e30: an amplitude that decays at all, even as slowly as 1/log(x) (a factor 0.5 between
+ * the windows), falls by more than LM_DECAY_KEEP; one that tends to a nonzero value, grows or
+ * keeps oscillating (1, x, exp(x), 2 + sin(x)) does not. */
+#define LM_DECAY_PER_DECADE 8
+#define LM_DECAY_MID_LO 14
+#define LM_DECAY_MID_HI 16
+#define LM_DECAY_FAR_LO 28
+#define LM_DECAY_FAR_HI 30
+#define LM_DECAY_KEEP 0.97
+/* How many lambdas of the batch's range the decay check samples (ends included). */
+#define LM_DECAY_LAMBDAS 33
+
+/* The largest |g(x, lam)| over x - a = 10^(k/LM_DECAY_PER_DECADE) for decades d0..d1 (NaN
+ * samples skipped, an infinite one kept), its x in *at; -1 when every sample is NaN. */
+static double lm_decay_max(const struct longman_amp *amp, double lam, double a, int d0, int d1,
+                           double *at)
+{
+	double worst = -1;
+	*at = NAN;
+	for (int k = d0 * LM_DECAY_PER_DECADE; k <= d1 * LM_DECAY_PER_DECADE; k++) {
+		const double x[2] = {a + pow(10, (double)k / LM_DECAY_PER_DECADE), lam};
+		const double v = fabs(amp->d(x, amp->p));
+		if (!isnan(v) && v > worst) {
+			worst = v;
+			*at = x[0];
+		}
+	}
+	return worst;
+}
+
+/* Refuses an amplitude amp of p that does not decay, before anything runs: the integral of
+ * g(x) trig(omega x) converges only when g -> 0 (Dirichlet's test: g falling monotonically to
+ * 0 suffices, 1/sqrt(x) and 1/x included), and Longman's Euler sum of areas that do not shrink
+ * returns a finite (Abel) value with a tiny estimate. Checked at LM_DECAY_LAMBDAS lambdas of
+ * the batch's range (an amplitude may use lambda). Where the far samples are all NaN the
+ * check cannot decide and the run goes ahead. Returns 0, or -1 with e saying where |g| stays. */
+static int lm_decay_check(const struct param_value *p, const struct longman_amp *amp,
+                          struct qx_err *e)
+{
+	const double lo = p[P_LAMBDA].num, hi = p[P_LAMBDA].hi, a = p[P_A].num;
+	const int nlam = lo == hi ? 1 : LM_DECAY_LAMBDAS;
+	for (int i = 0; i < nlam; i++) {
+		const double lam = nlam == 1 ? lo : lo + (hi - lo) * i / (nlam - 1);
+		double x_mid, x_far, x_near;
+		const double mid =
+		    lm_decay_max(amp, lam, a, LM_DECAY_MID_LO, LM_DECAY_MID_HI, &x_mid);
+		const double far =
+		    lm_decay_max(amp, lam, a, LM_DECAY_FAR_LO, LM_DECAY_FAR_HI, &x_far);
+		if (mid < 0 || far <= 0 || far < LM_DECAY_KEEP * mid)
+			continue;
+		const double near = lm_decay_max(amp, lam, a, 1, 1, &x_near);
+		char at_lambda[64] = "";
+		if (lo != hi)
+			snprintf(at_lambda, sizeof at_lambda, "; at lambda = %g", lam);
+		return qx_fail(e,
+		               "not integrable: g does not decay (|g(x)| = %.3g at x = %.3g, %.3g "
+		               "at x = %.3g, %.3g at x = %.3g%s): the integral converges only "
+		               "when g(x) -> 0 as x -> inf; an amplitude that falls to 0, even "
+		               "as slowly as 1/sqrt(x) or 1/log(x), is taken (help longman)",
+		               near, x_near, mid, x_mid, far, x_far, at_lambda);
+	}
+	return 0;
+}
+
+/* An oscillatory integrand g(x) trig(omega x) for GSL's QAGS: the first part of one integral. */
+struct lm_first_arg {
+	const struct longman_amp *amp;
+	int trig;
+	double lam, om;
+};
+
+/* gsl_function of lm_first_arg: g(x) times the oscillator at x. */
+static double lm_first_fn(double x, void *arg)
+{
+	const struct lm_first_arg *q = arg;
+	const double at[2] = {x, q->lam};
+	const double osc = q->trig == LM_J0    ? j0(q->om * x)
+	                   : q->trig == LM_SIN ? sin(q->om * x)
+	                                       : cos(q->om * x);
+	return q->amp->d(at, q->amp->p) * osc;
+}
+
+/* The error of Gauss-Legendre's value `whole` of the first part [a, a + h] of an expression
+ * amplitude, measured against GSL's QAGS (adaptive Gauss-Kronrod with extrapolation, which
+ * evaluates no endpoint and integrates a singularity at a such as 1/sqrt(x - a)): |whole -
+ * QAGS| plus QAGS's own error estimate. The halving estimate (longman_amp_quad) assumes that
+ * splitting at least halves the error, which an endpoint singularity defeats: 1/sqrt(x)
+ * halves it by 1/sqrt(2) only, and the halving estimate says 0.59 of the true error. Returns
+ * NaN when QAGS cannot integrate the first part (it reports divergence or runs out of
+ * subdivisions, as at a singularity that is not integrable such as 1/x at a = 0, or a value
+ * is not finite): then no bound is known. QAGS's roundoff status keeps its value and estimate
+ * (x^-0.999 at 0 ends there, its estimate still honest). */
+static double lm_first_part_err(int f, double lam, double om, double a, double h, double whole,
+                                const struct longman_amp *amp)
+{
+	enum { LIMIT = 200 };
+	struct lm_first_arg arg = {amp, f, lam, om};
+	gsl_function fn = {lm_first_fn, &arg};
+	gsl_integration_workspace *ws = gsl_integration_workspace_alloc(LIMIT);
+	double r = NAN, err = NAN;
+	if (!ws)
+		return NAN;
+	const int status = gsl_integration_qags(&fn, a, a + h, 0, 1e-12, LIMIT, ws, &r, &err);
+	gsl_integration_workspace_free(ws);
+	if ((status && status != GSL_EROUND) || !isfinite(r) || !isfinite(err))
+		return NAN;
+	return fabs(whole - r) + err;
+}
+
 /* The remainder estimate of an expression amplitude from its signed areas A_0..A_n: twice the
  * largest over r = n-2..n of 2^{-r} |Delta^r V_0| = |sum_j C(r,j) 2^{-r} A_j| (the signs of the
  * A_j alternate) with Euler, of |A_r| with the direct sum. */
@@ -298,8 +409,10 @@ static double longman_amp_quad(int f, double lam, double om, double x0, double h
  * 3.6e-8); over omega = 0.2..20 in steps of 0.1 at N = 8 and 16 (mpmath, exact areas) the
  * largest of the last three terms alone reached 1.3 times under the true error, twice it at
  * most 0.65 of the estimate (the last four terms: 0.83). To it is
- * added the quadrature's own estimate over the first part and the N areas (longman_amp_quad),
- * which e^{-lambda x}'s estimate leaves out. */
+ * added the quadrature's own estimate over the N areas (longman_amp_quad), which
+ * e^{-lambda x}'s estimate leaves out, and over the first part the larger of that and the
+ * error measured against QAGS (lm_first_part_err), which covers a singularity at a. NaN
+ * when QAGS cannot integrate the first part: no bound is known. */
 static double longman_bound(const struct param_value *p, const struct longman_tables *tab,
                             double lam, double om, const struct longman_amp *amp, double *mag)
 {
@@ -307,7 +420,8 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 	const int euler = longman_use_euler(lm_method(p), lam, om);
 	const double a = p[P_A].num, th1 = longman_first_phase(f, om, a);
 	double x0 = longman_zero_d(f, om, th1, 1, tab->z), delta = 0, area = 0;
-	*mag = fabs(longman_segment_d(f, lam, om, a, x0 - a, g, tab->t, tab->w, amp));
+	const double first = longman_segment_d(f, lam, om, a, x0 - a, g, tab->t, tab->w, amp);
+	*mag = fabs(first);
 	if (f != LM_J0 && !amp) {
 		const double one_minus_q = -expm1(-lam * LM_PI / om), q = 1 - one_minus_q;
 		const double v0 =
@@ -320,8 +434,13 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 		return euler ? v0 * pow(one_minus_q / 2, n) : v0 * qj;
 	}
 	double areas[LM_NMAX + 1], quad = 0;
-	if (amp)
-		quad = longman_amp_quad(f, lam, om, a, x0 - a, g, tab, amp, 1);
+	if (amp) {
+		const double measured = lm_first_part_err(f, lam, om, a, x0 - a, first, amp);
+		quad =
+		    isnan(measured)
+		        ? NAN
+		        : fmax(longman_amp_quad(f, lam, om, a, x0 - a, g, tab, amp, 1), measured);
+	}
 	for (int j = 0; j <= n; j++) {
 		const double x1 = longman_zero_d(f, om, th1, j + 2, tab->z);
 		area = areas[j] =
@@ -378,7 +497,8 @@ static struct lm_qawf_batch lm_qawf_of(const struct param_value *p, const struct
 
 /* run_cpu: every integral by Longman's method (precise math; `math fast` is GPU-only) on
  * `threads` threads in blocks, polling the cancel flag; or through GSL for variant qawf. An
- * expression amplitude is compiled first (or found in the session's cache). */
+ * expression amplitude is compiled first (or found in the session's cache) and refused when it
+ * does not decay (lm_decay_check). */
 static int longman_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	void *out = o->values;
@@ -400,7 +520,7 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 		return longman_qawf(&batch, rq->threads, NULL, m, NULL, out, e);
 	}
 	if (lm_is_user(p)) {
-		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, o, e))
+		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, o, e) || lm_decay_check(p, &uf.amp, e))
 			return -1;
 		amp = &uf.amp;
 	}
@@ -536,29 +656,36 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 	struct qx_err e;
 	const struct longman_amp *amp = NULL;
 	double worst = 0;
-	long long over = 0, euler = 0;
+	long long over = 0, euler = 0, unknown = 0;
 	if (user) {
 		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, NULL, &e))
 			return; /* the run compiled it: only memory can fail here */
 		amp = &uf.amp;
 	}
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : worst) reduction(+ : over, euler)
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : worst)                         \
+    reduction(+ : over, euler, unknown)
 	for (long long k = 0; k < m; k++) {
 		double lam, om, mag;
 		longman_lo(p, (size_t)k, &lam, &om);
 		const double bound = longman_bound(p, tab, lam, om, amp, &mag);
 		const double v =
 		    rq->prec == QX_DOUBLE ? ((const double *)vals)[k] : ((const float *)vals)[k];
+		euler += longman_use_euler(lm_method(p), lam, om);
+		if (isnan(bound)) {
+			unknown++;
+			continue;
+		}
 		worst = bound > worst ? bound : worst;
 		if (!isnan(ref[k]))
 			over += !(fabs(v - ref[k]) <=
 			          bound + longman_rounding(p, rq->prec, om, mag) + ref_err);
-		euler += longman_use_euler(lm_method(p), lam, om);
 	}
-	run_output_figure(o, "bound_max", worst);
+	run_output_figure(o, "bound_max", unknown ? NAN : worst);
 	run_output_figure_as(o, "over_bound", (double)over, QX_FIG_COUNT);
 	run_output_figure_as(o, "euler", (double)euler, QX_FIG_COUNT);
 	run_output_figure_as(o, "direct", (double)(m - euler), QX_FIG_COUNT);
+	if (user)
+		run_output_figure_as(o, "bound_unknown", (double)unknown, QX_FIG_COUNT);
 	if (qawf) {
 		run_output_figure(o, "qawf_err_max", ref_err);
 		run_output_figure_as(o, "qawf_failed", (double)lm_qawf_last.failed, QX_FIG_COUNT);
@@ -570,6 +697,18 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 		o->note = "no reference: QAWF takes cos and sin only, so nothing is compared and "
 		          "bound_max, Longman's own estimate, is the only measure of the error";
 	}
+	if (unknown && qawf && lm_qawf_last.failed)
+		o->note =
+		    "error bound unknown (bound_unknown integrals, bound_max nan): g is "
+		    "singular at a, or not finite on the first part, and GSL's QAGS could not "
+		    "integrate the first part [a, x_1]; and GSL's QAWF could not obtain some "
+		    "sampled references (qawf_failed): those integrals are not compared";
+	else if (unknown)
+		o->note =
+		    "error bound unknown (bound_unknown integrals, bound_max nan): g is "
+		    "singular at a, or not finite on the first part, and GSL's QAGS could not "
+		    "integrate the first part [a, x_1] to measure the Gauss-Legendre error "
+		    "there";
 }
 
 /* Host memory besides results and reference: the cached tables. */
@@ -667,12 +806,15 @@ static int lm_bind_gpu(const struct run_request *rq, struct longman_gpu_job *job
 }
 
 /* run_gpu: every integral on the GPU (or over rq->gpus GPUs) into out, with phase times; an
- * expression amplitude is compiled and linked first (its time in figures, outside the
- * phases). */
+ * expression amplitude is compiled for the CPU and checked to decay (lm_decay_check), then
+ * compiled and linked for the GPU (its time in figures, outside the phases). */
 static int longman_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
-	if (lm_is_user(rq->params) && lm_bind_gpu(rq, &job, o, e))
+	struct lm_user_fn uf;
+	if (lm_is_user(rq->params) &&
+	    (lm_bind_cpu(rq->params, rq->user, rq->jit, &uf, NULL, e) ||
+	     lm_decay_check(rq->params, &uf.amp, e) || lm_bind_gpu(rq, &job, o, e)))
 		return -1;
 	if (rq->gpus > 1) { /* the batch over several GPUs, each one's phases in gpu_time */
 		o->ngpus = rq->gpus;
@@ -715,7 +857,7 @@ static int longman_eval_user(const double *args, const struct param_value *q,
 	struct lm_qawf_stats st = {NAN, 0};
 	if (b == QX_GPU)
 		return 1;
-	if (lm_bind_cpu(q, u, &jit, &uf, NULL, e)) {
+	if (lm_bind_cpu(q, u, &jit, &uf, NULL, e) || lm_decay_check(q, &uf.amp, e)) {
 		problem_jit_free(jit);
 		return -1;
 	}
