@@ -449,6 +449,9 @@ void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw)
 		o->per_s = r->ok ? r->summary.work_per_s : NAN;
 		o->total_ms = r->ok ? r->summary.med.total : NAN;
 		snprintf(o->error, sizeof o->error, "%s", r->ok ? "" : r->error);
+		o->has_answer = r->ok && r->has_answer;
+		o->value = o->has_answer ? r->value : NAN;
+		o->estimate = o->has_answer ? r->estimate : NAN;
 	}
 }
 
@@ -482,19 +485,34 @@ static void fmt_rate(char *buf, size_t len, double per_s)
 	snprintf(buf, len, k ? "%.3g %c/s" : "%.3g /s", per_s, prefix[k]);
 }
 
+/* Writes the answer of sweep row r, "V ± E" (ASCII: "V +- E"; "V" without an estimate) into
+ * buf, "" for a row without one; returns its width in cells. */
+static int fmt_answer(char *buf, size_t len, const struct dash_sweep_row *r, int utf8)
+{
+	buf[0] = '\0';
+	if (!r->ok || !r->has_answer)
+		return 0;
+	int n = snprintf(buf, len, "%.10g", r->value);
+	if (isfinite(r->estimate) && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, utf8 ? " ± %.2g" : " +- %.2g", r->estimate);
+	return (int)strlen(buf) - (utf8 && isfinite(r->estimate)); /* ± is 2 bytes, 1 cell */
+}
+
 /* Writes row i of the sweep's bar chart. */
 void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, int width, int utf8)
 {
-	enum { FIGURE = 10 };
-	char bar[4 * 256], fig[32];
-	int label_w = 0;
+	enum { FIGURE = 10, MIN_BAR = 8 };
+	char bar[4 * 256], fig[32], answer[64];
+	int label_w = 0, answer_w = 0;
 	double fastest = 0;
 	buf[0] = '\0';
 	if (i < 0 || i >= sw->nrows)
 		return;
 	for (int k = 0; k < sw->nrows; k++) {
 		const int n = (int)strlen(sw->rows[k].label);
+		const int a = fmt_answer(answer, sizeof answer, &sw->rows[k], utf8);
 		label_w = n > label_w ? n : label_w;
+		answer_w = a > answer_w ? a : answer_w;
 		if (sw->rows[k].ok && sw->rows[k].per_s > fastest)
 			fastest = sw->rows[k].per_s;
 	}
@@ -505,11 +523,19 @@ void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, 
 		return;
 	}
 	int cells = width - 2 - label_w - 1 - 1 - FIGURE;
+	if (answer_w && cells - answer_w - 1 >= MIN_BAR)
+		cells -= answer_w + 1; /* the answers fit, aligned, before the bars */
+	else
+		answer_w = 0;
 	cells = cells < 0 ? 0 : cells > 256 ? 256 : cells;
 	const int drawn = fmt_bar(bar, sizeof bar, r->per_s, fastest, cells, utf8);
+	const int shown = answer_w ? fmt_answer(answer, sizeof answer, r, utf8) : 0;
+	if (!answer_w)
+		answer[0] = '\0';
 	fmt_rate(fig, sizeof fig, r->per_s);
-	snprintf(buf, len, "%c %-*.*s %s%*s %s", r->best ? '*' : ' ', label_w, label_w, r->label,
-	         bar, cells - drawn, "", fig);
+	snprintf(buf, len, "%c %-*.*s %*s%s%s%s%*s %s", r->best ? '*' : ' ', label_w, label_w,
+	         r->label, answer_w - shown, "", answer, answer_w ? " " : "", bar, cells - drawn,
+	         "", fig);
 }
 
 /* Writes the sweep's progress for the status line. */

@@ -41,6 +41,8 @@ struct dash_sweep_row {
 	int ok, best;
 	double per_s, total_ms; /* per_s: the throughput in the sweep's unit */
 	char error[64];         /* when !ok */
+	int has_answer;         /* a run of one value: its value and error estimate (NaN: none) */
+	double value, estimate;
 };
 struct dash_sweep {
 	int present;            /* 0 before the session's first sweep */
@@ -156,9 +158,10 @@ void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw);
  * "cancelled after ..."); "no sweep yet ..." before the first. */
 void dash_sweep_header(char *buf, size_t len, const struct dash_sweep *sw);
 
-/* Row i of the sweep's bar chart, width cells wide: '*' on the best row, the label, a bar of
- * its throughput on the scale of the fastest row, and the throughput ("1.07 G/s"); a failed
- * row shows its error. */
+/* Row i of the sweep's bar chart, width cells wide: '*' on the best row, the label, the answer
+ * of a run of one value ("0.6321205588 ± 9e-16", when a bar of 8 cells still fits beside it),
+ * a bar of its throughput on the scale of the fastest row, and the throughput ("1.07 G/s"); a
+ * failed row shows its error. */
 void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, int width,
                      int utf8);
 

@@ -43,6 +43,14 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 		cJSON_AddNullToObject(obj, "max_rel");
 		cJSON_AddNullToObject(obj, "over_threshold");
 	}
+	if (r->has_answer) { /* as a run's object has them: null where unknown, never 0 */
+		output_json_num(obj, "value", r->value);
+		output_json_num(obj, "error_estimate", r->estimate);
+		output_json_num(obj, "exact", r->exact);
+		output_json_num(obj, "true_error", fabs(r->value - r->exact));
+	}
+	if (r->has_answer && r->converged >= 0)
+		cJSON_AddBoolToObject(obj, "converged", r->converged);
 	if (r->ok && r->note)
 		cJSON_AddStringToObject(obj, "note", r->note);
 	if (sweep_block_axis(sw) >= 0) {
@@ -124,6 +132,20 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 		output_csv_text(header, len, cols[i]);
 		output_csv_num(row, len, v[i]);
 	}
+	if (sweep_has_answers(sw)) { /* the answer of a run of one value, as a run's CSV */
+		static const char *const acols[] = {"value",      "error_estimate", "exact",
+		                                    "true_error", "converged",      "note"};
+		const double a = r->ok && r->has_answer ? 0 : NAN;
+		const double av[] = {
+		    a + r->value, a + r->estimate, a + r->exact, a + fabs(r->value - r->exact),
+		    r->ok && r->has_answer && r->converged >= 0 ? r->converged : NAN};
+		for (size_t i = 0; i < sizeof av / sizeof av[0]; i++) {
+			output_csv_text(header, len, acols[i]);
+			output_csv_num(row, len, av[i]);
+		}
+		output_csv_text(header, len, acols[5]);
+		output_csv_text(row, len, r->ok && r->note ? r->note : "");
+	}
 	output_csv_text(header, len, "error");
 	output_csv_text(row, len, r->ok ? "" : r->error);
 	output_csv_text(header, len, "warmup");
@@ -167,7 +189,7 @@ static int has_speedup(const struct sweep *sw)
 }
 
 #define GRID_CELL 48
-#define GRID_MAX_COLS (2 + SWEEP_MAX_AXES + QX_MAX_PHASES + 12)
+#define GRID_MAX_COLS (2 + SWEEP_MAX_AXES + QX_MAX_PHASES + 16)
 
 /* A table of text cells: nkey key columns, repeated in every block of columns when the table is
  * split to fit a width, then the others; a row with a note prints it after its key columns (in
@@ -233,6 +255,9 @@ static void grid_cell(const struct grid *g, int c, const char *text, int last, F
 static void grid_block(const struct grid *g, const int *shown, int first, int end, int notes,
                        FILE *out)
 {
+	int last = end - 1; /* the block's last shown column: no blank after it */
+	while (last >= first && !shown[last])
+		last--;
 	for (int r = -1; r < g->nrows; r++) {
 		if (r >= 0 && g->note[r] && !notes)
 			continue;
@@ -246,8 +271,7 @@ static void grid_block(const struct grid *g, const int *shown, int first, int en
 		}
 		for (int c = first; c < end; c++)
 			if (shown[c])
-				grid_cell(g, c, r < 0 ? g->head[c] : g->cell[r][c], c + 1 == end,
-				          out);
+				grid_cell(g, c, r < 0 ? g->head[c] : g->cell[r][c], c == last, out);
 		fputc('\n', out);
 	}
 }
@@ -427,9 +451,25 @@ static void table_notes(const struct sweep *sw, FILE *out)
 	}
 	if (no_exact)
 		fputs(
-		    "note: max_rel \"no exact\": no exact value is known for these parameters, so "
-		    "there is no true error (`set exact VALUE` gives one)\n",
+		    "note: \"no exact\": no exact value is known for these parameters, so there is "
+		    "no true error (`set exact VALUE` gives one)\n",
 		    out);
+}
+
+/* Fills the four answer cells of row r (a run of one value): its value as a run prints it,
+ * its estimate, its true error ("no exact" when no exact value is known, "ref" on the
+ * reference) and whether it converged ("-" when the run does not say). */
+static void answer_cells(const struct sweep_row *r, char (*cell)[GRID_CELL])
+{
+	snprintf(cell[0], GRID_CELL, "%.10g", r->value);
+	if (isfinite(r->estimate))
+		snprintf(cell[1], GRID_CELL, "%.2g", r->estimate);
+	if (!isnan(r->exact))
+		snprintf(cell[2], GRID_CELL, "%.2g", fabs(r->value - r->exact));
+	else
+		snprintf(cell[2], GRID_CELL, "%s", r->no_exact ? "no exact" : "ref");
+	if (r->converged >= 0)
+		snprintf(cell[3], GRID_CELL, "%s", r->converged ? "yes" : "no");
 }
 
 /* Prints the table of sw: per row the totals, the problem's table phases, the throughput, the
@@ -447,6 +487,10 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 	g.nkey++;
 	g.note_prefix = "failed: ";
 	grid_col(&g, "on", 4, 1);
+	const int value = grid_col(&g, "value", 0, 0);
+	grid_col(&g, "estimate", 0, 0);
+	grid_col(&g, "true err", 0, 0);
+	grid_col(&g, "converged", 0, 1);
 	const int total = grid_col(&g, "total ms", 10, 0);
 	grid_col(&g, "min", 10, 0);
 	grid_col(&g, "max", 10, 0);
@@ -470,6 +514,8 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 			g.note[i] = r->error;
 			continue;
 		}
+		if (r->has_answer)
+			answer_cells(r, cell + value);
 		snprintf(cell[total], GRID_CELL, "%.4g", r->summary.med.total);
 		snprintf(cell[total + 1], GRID_CELL, "%.4g", r->summary.min.total);
 		snprintf(cell[total + 2], GRID_CELL, "%.4g", r->summary.max.total);

@@ -326,6 +326,15 @@ int sweep_pick_best(struct sweep_row *rows, size_t n)
 	return best;
 }
 
+/* Whether a successful row has an answer. */
+int sweep_has_answers(const struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->nrows; i++)
+		if (sw->rows[i].ok && sw->rows[i].has_answer)
+			return 1;
+	return 0;
+}
+
 /* Fills row from the session's last run (backend b). */
 static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row *row)
 {
@@ -339,6 +348,14 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	row->max_rel = r->err.max_rel;
 	row->over = r->err.over;
 	row->note = r->note;
+	row->has_answer = r->has_answer;
+	row->value = r->value;
+	row->estimate = r->estimate;
+	row->exact = r->exact;
+	row->converged = -1;
+	for (size_t i = 0; i < r->nfigures; i++)
+		if (!strcmp(r->figure[i].name, "converged"))
+			row->converged = r->figure[i].value != 0;
 	if (b == QX_GPU && s->prob->occupancy) {
 		const struct run_request rq = session_request(s);
 		struct qx_err ignore;
@@ -402,7 +419,8 @@ static int sweep_configs(struct session *s, struct sweep *plan, sweep_progress_f
 			for (int a = 0; a < plan->naxes; a++)
 				snprintf(row->values[a], SWEEP_WORD, "%s", argv[2 * a + 1]);
 			row->summary.backend = (enum qx_backend)b;
-			row->speedup = NAN;
+			row->speedup = row->value = row->estimate = row->exact = NAN;
+			row->converged = -1;
 			if (session_run(s, (enum qx_backend)b, &why)) {
 				if (qx_cancelled()) {
 					plan->cancelled = 1;

@@ -36,7 +36,14 @@ struct sweep_row {
 	double max_rel;
 	size_t over;
 	const char *note; /* the run's note ("not converged: ..."), static, or NULL */
-	int best;         /* 1 on the best row */
+	/* The answer of a run of one value, as the run has it (run_result's has_answer): its
+	 * value, its own error estimate (NaN without one) and the exact value it was compared
+	 * with (NaN: none known, so no true error). */
+	int has_answer;
+	double value, estimate, exact;
+	int converged; /* with has_answer: the run's "converged" figure (cubature), 1 or 0; -1
+	                * when it has none */
+	int best;      /* 1 on the best row */
 };
 
 /* A sweep: its plan (axes, backends) and its rows. From the start of sweep_run it is the
@@ -72,6 +79,10 @@ int sweep_parse_values(const char *spec, char (*words)[SWEEP_WORD], int max, str
  * problem with `set`'s rules. Returns 0 or -1 with e filled; s is not changed. */
 int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *plan,
                struct qx_err *e);
+
+/* Whether a row of sw that succeeded carries the answer of a run of one value: the sweep's
+ * text, JSON and CSV rows then have its value, estimate, true error and converged columns. */
+int sweep_has_answers(const struct sweep *sw);
 
 /* Marks and returns the best row: the highest throughput (evaluations per second of the median
  * total; for configurations of the same size, the fastest) among the rows that succeeded with

@@ -246,9 +246,8 @@ class SweepTest(TmpDirTest):
                   f"export last {json_out}")
         self.assertEqual(p.returncode, 0, p.stderr)
         rows = [l for l in p.stdout.splitlines() if " cpu " in l]
-        self.assertEqual(len(rows), 2, p.stdout)
-        for r in rows:
-            self.assertTrue(r.endswith("no exact"), r)
+        # both rows say it twice, as their true error and as their max_rel
+        self.assertEqual(sum(r.count("no exact") for r in rows), 4, p.stdout)
         self.assertIn("no exact value is known for these parameters", p.stdout)
         with open(csv_out) as f:
             table = list(csv.DictReader(f))
@@ -267,6 +266,110 @@ class SweepTest(TmpDirTest):
         self.assertEqual([r["over_threshold"] for r in rows], [0, 0])
         for r in rows:
             self.assertLess(r["max_rel"], 1e-4)
+
+
+    def sweep_rows(self, setup, sweep):
+        """The answer of each configuration of `sweep` after setup, as every output carries
+        it: (stdout JSON rows, `format csv` rows, export last JSON rows, export last CSV rows,
+        the text table); each must hold the same rows."""
+        csv_out, json_out = self.path("a.csv"), self.path("a.json")
+        p = qxtest.commands(setup + sweep, "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        json_rows = json_objects(p.stdout, "sweep")
+        p = quadx(setup + "format csv; " + sweep)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        stdout_csv = list(csv.DictReader(io.StringIO(p.stdout)))
+        p = quadx(setup + sweep + f"; export last {csv_out}; export last {json_out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(csv_out) as f:
+            export_csv = list(csv.DictReader(f))
+        export_json = json.loads(read(json_out))["rows"]
+        for rows in (json_rows, stdout_csv, export_json, export_csv):
+            self.assertEqual(len(rows), len(json_rows), rows)
+        return json_rows, stdout_csv, export_json, export_csv, p.stdout
+
+    def single_runs(self, setup, axis, values):
+        """The JSON record of one run at each value of axis after setup."""
+        cmds = setup + "; ".join(f"set {axis} {v}; run cpu" for v in values)
+        p = qxtest.commands(cmds, "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = json_objects(p.stdout, "run")
+        self.assertEqual(len(got), len(values), p.stdout)
+        return got
+
+    def test_rows_carry_the_answer_of_a_typed_integrand(self):
+        """A sweep over a parameter of a typed integrand carries in every row, in its JSON,
+        CSV and export rows and its table, the value, its error estimate, no true error (no
+        exact value is known: null and empty, never 0) and the converged words; each value
+        is the single run's at the same k, within their estimates."""
+        setup = ('use cubature; set repeat 1 warmup 0 precision double rel 1e-10; '
+                 'set param k 1; set dim 1 integrand "exp(-k*x)" bounds 0:1; ')
+        single = self.single_runs(setup, "k", (1, 2, 3))
+        jrows, scsv, ejson, ecsv, text = self.sweep_rows(setup, "sweep k 1,2,3 on cpu")
+        for run, j, sc, ej, ec in zip(single, jrows, scsv, ejson, ecsv):
+            with self.subTest(k=j["config"]["k"]):
+                for row in (j, ej):
+                    self.assertLessEqual(abs(row["value"] - run["value"]),
+                                         row["error_estimate"] + run["error_estimate"], row)
+                    self.assertGreater(row["error_estimate"], 0, row)
+                    self.assertIsNone(row["exact"], row)
+                    self.assertIsNone(row["true_error"], row)
+                    self.assertIs(row["converged"], True, row)
+                    self.assertEqual(row["note"], "converged (tolerance met)", row)
+                for row in (sc, ec):
+                    self.assertLessEqual(abs(float(row["value"]) - run["value"]),
+                                         float(row["error_estimate"]) + run["error_estimate"])
+                    self.assertEqual((row["exact"], row["true_error"]), ("", ""), row)
+                    self.assertEqual(row["converged"], "1", row)
+                    self.assertEqual(row["note"], "converged (tolerance met)", row)
+        header = [l for l in text.splitlines() if l.split()[:2] == ["k", "on"]]
+        self.assertIn("value estimate true err converged", " ".join(header[0].split()), text)
+        cells = [l.split() for l in text.splitlines() if re.match(r"[* ] [123] +cpu ", l)]
+        first = [c[1:] if c[0] == "*" else c for c in cells][:3]  # the table's first block
+        self.assertEqual([c[0] for c in first], ["1", "2", "3"], text)
+        for c, run in zip(first, single):  # k, on, value (10 digits), estimate, true err...
+            self.assertLessEqual(abs(float(c[2]) - run["value"]),
+                                 2 * run["error_estimate"] + 5e-10 * abs(run["value"]), c)
+            self.assertEqual(c[4:7], ["no", "exact", "yes"], c)
+
+    def test_rows_carry_the_true_error_of_a_built_in(self):
+        """A sweep of a built-in integrand whose exact value is known carries in every row its
+        exact value and true error |value - exact|, never above the row's error estimate, and
+        the single run's exact value and answer at the same dim."""
+        setup = "use cubature; set integrand f5 repeat 1 warmup 0 precision double; "
+        single = self.single_runs(setup, "dim", (2, 3))
+        jrows, scsv, ejson, ecsv, text = self.sweep_rows(setup, "sweep dim 2,3 on cpu")
+        for run, j, sc, ej, ec in zip(single, jrows, scsv, ejson, ecsv):
+            with self.subTest(dim=j["config"]["dim"]):
+                self.assertIsNotNone(run["exact"], run)
+                for row in (j, ej):
+                    self.assertEqual(row["exact"], run["exact"], row)
+                    self.assertAlmostEqual(row["true_error"], abs(row["value"] - row["exact"]),
+                                           delta=1e-15 * abs(row["exact"]))
+                    self.assertLessEqual(row["true_error"], row["error_estimate"], row)
+                    self.assertLessEqual(abs(row["value"] - run["value"]),
+                                         row["error_estimate"] + run["error_estimate"])
+                    self.assertIs(row["converged"], True, row)
+                for row in (sc, ec):
+                    self.assertEqual(float(row["exact"]), run["exact"], row)
+                    self.assertLessEqual(float(row["true_error"]), float(row["error_estimate"]))
+                    self.assertEqual(row["converged"], "1", row)
+        self.assertNotIn("no exact", text)
+        cells = [l.split() for l in text.splitlines() if re.match(r"[* ] [23] +cpu ", l)]
+        first = [c[1:] if c[0] == "*" else c for c in cells][:2]
+        for c, j in zip(first, jrows):
+            self.assertEqual(float(c[4]), float("%.2g" % j["true_error"]), c)
+
+    def test_rows_of_many_values_carry_no_answer_columns(self):
+        """A sweep of runs of many values (expint) keeps its rows: no value columns, its
+        error as max_rel."""
+        jrows, scsv, ejson, ecsv, text = self.sweep_rows("set n 10 m 10 repeat 1 warmup 0; ",
+                                                         "sweep threads 1,2 on cpu")
+        for row in jrows + scsv + ejson + ecsv:
+            for key in ("value", "error_estimate", "true_error", "converged"):
+                self.assertNotIn(key, row)
+            self.assertIn("max_rel", row)
+        self.assertNotIn("true err", text)
 
 
 class ExportTest(TmpDirTest):

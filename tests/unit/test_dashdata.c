@@ -236,9 +236,10 @@ static void test_sweep_lines(void **state)
 	                          .configs_done = 3,
 	                          .nrows = 3,
 	                          .best = 1};
-	sw->rows[0] = (struct dash_sweep_row){"32 gpu", 1, 0, 5e9, 1, ""};
-	sw->rows[1] = (struct dash_sweep_row){"64 gpu", 1, 1, 1.25e10, 1, ""};
-	sw->rows[2] = (struct dash_sweep_row){"2048 gpu", 0, 0, NAN, NAN, "invalid configuration"};
+	sw->rows[0] = (struct dash_sweep_row){"32 gpu", 1, 0, 5e9, 1, "", 0, NAN, NAN};
+	sw->rows[1] = (struct dash_sweep_row){"64 gpu", 1, 1, 1.25e10, 1, "", 0, NAN, NAN};
+	sw->rows[2] = (struct dash_sweep_row){
+	    "2048 gpu", 0, 0, NAN, NAN, "invalid configuration", 0, NAN, NAN};
 	/* width 50: label 8 cells, bar 50 - 2 - 8 - 2 - 10 = 28 cells */
 	dash_sweep_line(line, sizeof line, sw, 1, 50, 0);
 	assert_string_equal(line, "* 64 gpu   ############################ 12.5 G/s");
@@ -253,6 +254,24 @@ static void test_sweep_lines(void **state)
 	dash_sweep_header(line, sizeof line, sw);
 	assert_string_equal(line,
 	                    "block on gpu: cancelled after 3 of 9 configurations; best 64 gpu");
+	/* runs of one value show their answer, aligned, before the bars when 8 cells of bar
+	 * still fit: at width 51, 51 - 2 - 8 - 1 - (21 + 1) - 1 - 10 = 7 do not; at 52 8 do (9 in
+	 * UTF-8, where ± is one cell) */
+	sw->rows[0].has_answer = sw->rows[1].has_answer = 1;
+	sw->rows[0].value = 0.6321205588;
+	sw->rows[0].estimate = 9e-16;
+	sw->rows[1].value = 0.5;
+	sw->rows[1].estimate = NAN;
+	dash_sweep_line(line, sizeof line, sw, 1, 51, 0);
+	assert_string_equal(line, "* 64 gpu   ############################# 12.5 G/s");
+	dash_sweep_line(line, sizeof line, sw, 1, 52, 0);
+	assert_string_equal(line, "* 64 gpu                     0.5 ######## 12.5 G/s");
+	dash_sweep_line(line, sizeof line, sw, 0, 52, 0);
+	assert_string_equal(line, "  32 gpu   0.6321205588 +- 9e-16 ###      5 G/s");
+	dash_sweep_line(line, sizeof line, sw, 0, 52, 1);
+	assert_string_equal(line, "  32 gpu   0.6321205588 ± 9e-16 ███▋      5 G/s");
+	dash_sweep_line(line, sizeof line, sw, 2, 52, 0);
+	assert_string_equal(line, "  2048 gpu failed: invalid configuration");
 	free(sw);
 }
 

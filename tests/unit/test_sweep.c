@@ -342,6 +342,66 @@ static void test_rows_csv_json(void **state)
 	cJSON_Delete(obj);
 }
 
+/* A sweep of runs of one value carries each row's answer: the table's value, estimate, true
+ * error ("no exact" where no exact value is known, never 0) and converged columns, and the
+ * same figures in the JSON (null where unknown) and CSV rows (empty); a sweep of runs of many
+ * values has none of them. */
+static void test_rows_answer(void **state)
+{
+	struct sweep sw;
+	struct sweep_row rows[3];
+	char header[4096], line[4096];
+	(void)state;
+	fake_sweep(&sw, rows);
+	char *text = text_of(&sw, 0);
+	assert_null(strstr(text, "value"));
+	assert_null(strstr(text, "converged"));
+	free(text);
+	output_sweep_row_csv(&sw, &rows[0], header, line, sizeof line);
+	assert_null(strstr(header, "value"));
+	cJSON *obj = output_sweep_row_json(&sw, &rows[0]);
+	assert_null(cJSON_GetObjectItem(obj, "value"));
+	assert_null(cJSON_GetObjectItem(obj, "converged"));
+	cJSON_Delete(obj);
+	for (int i = 0; i < 2; i++) {
+		rows[i].has_answer = 1;
+		rows[i].value = 0.25 + i;
+		rows[i].estimate = 1e-9;
+		rows[i].converged = i;
+		rows[i].note = i ? "converged (tolerance met)" : "not converged: maxeval reached";
+	}
+	rows[0].exact = 0.25 + 3e-10; /* compared: a true error of 3e-10 */
+	rows[1].exact = NAN;          /* none known */
+	rows[1].has_error = 0;
+	rows[1].no_exact = 1;
+	text = text_of(&sw, 0);
+	assert_non_null(strstr(text, " value estimate true err converged "));
+	assert_non_null(strstr(text, "\n  64    gpu   0.25    1e-09    3e-10 no  "));
+	assert_non_null(strstr(text, "\n* 128   gpu   1.25    1e-09 no exact yes "));
+	assert_non_null(strstr(text, "\nnote: block=128 gpu: converged (tolerance met)\n"));
+	free(text);
+	obj = output_sweep_row_json(&sw, &rows[1]);
+	assert_true(cJSON_GetObjectItem(obj, "value")->valuedouble == 1.25);
+	assert_true(cJSON_GetObjectItem(obj, "error_estimate")->valuedouble == 1e-9);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(obj, "exact")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(obj, "true_error")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(obj, "converged")));
+	assert_string_equal(cJSON_GetObjectItem(obj, "note")->valuestring,
+	                    "converged (tolerance met)");
+	cJSON_Delete(obj);
+	obj = output_sweep_row_json(&sw, &rows[0]);
+	assert_true(fabs(cJSON_GetObjectItem(obj, "true_error")->valuedouble - 3e-10) < 1e-16);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(obj, "converged")));
+	cJSON_Delete(obj);
+	output_sweep_row_csv(&sw, &rows[1], header, line, sizeof line);
+	assert_non_null(strstr(header, ",over_threshold,value,error_estimate,exact,true_error,"
+	                               "converged,note,error,"));
+	assert_non_null(strstr(line, ",1.25,1e-09,,,1,converged (tolerance met),,"));
+	output_sweep_row_csv(&sw, &rows[2], header, line, sizeof line); /* failed: all empty */
+	assert_non_null(strstr(header, ",value,error_estimate,"));
+	assert_non_null(strstr(line, ",,,,,,,\"too many resources requested, for launch\""));
+}
+
 /* The gnuplot data holds the successful rows only, with x, label, median, min and max; the
  * script draws into the image with a log2 x axis for powers of two. */
 static void test_plot_text(void **state)
@@ -628,13 +688,21 @@ static void test_atomic_write(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_values),  cmocka_unit_test(test_parse_errors),
-	    cmocka_unit_test(test_plan),          cmocka_unit_test(test_pick_best),
-	    cmocka_unit_test(test_table),         cmocka_unit_test(test_table_fits_80_columns),
-	    cmocka_unit_test(test_rows_csv_json), cmocka_unit_test(test_plot_text),
-	    cmocka_unit_test(test_plot_decades),  cmocka_unit_test(test_plot_speedup_panel),
-	    cmocka_unit_test(test_block_scaling), cmocka_unit_test(test_gpus_scaling),
-	    cmocka_unit_test(test_plan_gpus),     cmocka_unit_test(test_atomic_write),
+	    cmocka_unit_test(test_parse_values),
+	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_plan),
+	    cmocka_unit_test(test_pick_best),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_table_fits_80_columns),
+	    cmocka_unit_test(test_rows_csv_json),
+	    cmocka_unit_test(test_rows_answer),
+	    cmocka_unit_test(test_plot_text),
+	    cmocka_unit_test(test_plot_decades),
+	    cmocka_unit_test(test_plot_speedup_panel),
+	    cmocka_unit_test(test_block_scaling),
+	    cmocka_unit_test(test_gpus_scaling),
+	    cmocka_unit_test(test_plan_gpus),
+	    cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
