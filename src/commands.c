@@ -364,8 +364,9 @@ static int cmd_eval(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		for (int prec = QX_DOUBLE; prec >= QX_FLOAT; prec--) {
 			struct eval_result r = {0};
 			int rc = eval_args_representable(p, args, nargs, (enum qx_precision)prec, e)
-			             ? p->eval(args, s->params[s->prob_index], &s->user,
-			                       (enum qx_backend)b, (enum qx_precision)prec, &r, e)
+			             ? p->eval(args, s->params[s->prob_index], session_state(s, p),
+			                       &s->user, (enum qx_backend)b,
+			                       (enum qx_precision)prec, &r, e)
 			             : QX_EVAL_UNREPRESENTABLE;
 			/* the CPU's rows are out already: a GPU that cannot compile or run the
 			 * evaluation gets a row with the reason, as a missing GPU does */
@@ -422,7 +423,8 @@ static int cmd_errors(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		output_record(&sh->io, "errors", kv, 2);
 		return 0;
 	}
-	output_worst(&sh->io, s->last, ref, s->last_values, idx, got);
+	output_worst(&sh->io, s->last, session_state(s, s->last->prob), ref, s->last_values, idx,
+	             got);
 	return 0;
 }
 
@@ -455,9 +457,9 @@ static int cmd_values(struct shell *sh, int argc, char **argv, struct qx_err *e)
 		               first.num, s->last->evals, s->last->evals - 1);
 	const double *ref = last_reference(s);
 	promptline_clear();
-	output_values(sh->io.out, sh->io.format, s->last, s->last_values,
-	              s->last->has_estimates ? s->estimates : NULL, ref, (size_t)first.num,
-	              (size_t)n.num);
+	output_values(sh->io.out, sh->io.format, s->last, session_state(s, s->last->prob),
+	              s->last_values, s->last->has_estimates ? s->estimates : NULL, ref,
+	              (size_t)first.num, (size_t)n.num);
 	fflush(sh->io.out);
 	return 0;
 }

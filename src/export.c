@@ -428,14 +428,16 @@ int export_values(struct session *s, enum out_format format, const char *path, s
 		values = cJSON_AddArrayToObject(root, "values");
 		for (size_t i = 0; i < r->evals; i++)
 			cJSON_AddItemToArray(values,
-			                     output_value_json(r, s->last_values, est, ref, i));
+			                     output_value_json(r, session_state(s, r->prob),
+			                                       s->last_values, est, ref, i));
 		text = json_text(root, device);
 		cJSON_Delete(root);
 		len = text ? strlen(text) : 0;
 	} else {
 		FILE *f = open_memstream(&text, &len);
 		if (f) {
-			output_values(f, FORMAT_CSV, r, s->last_values, est, ref, 0, r->evals);
+			output_values(f, FORMAT_CSV, r, session_state(s, r->prob), s->last_values,
+			              est, ref, 0, r->evals);
 			fclose(f);
 		}
 	}

@@ -63,20 +63,23 @@ struct cJSON *output_eval_json(const struct problem *p, const double *args, size
 void output_eval(struct output_ctx *io, const struct problem *p, const double *args, size_t nargs,
                  enum qx_backend b, enum qx_precision prec, const struct eval_result *v);
 
-/* Prints the k worst points of the last result (indices idx, largest error first). */
-void output_worst(struct output_ctx *io, const struct run_result *r, const double *ref,
-                  const void *vals, const size_t *idx, size_t k);
+/* Prints the k worst points of the last result (indices idx, largest error first; state: its
+ * problem's slot, session_state, for the coordinates). */
+void output_worst(struct output_ctx *io, const struct run_result *r, void **state,
+                  const double *ref, const void *vals, const size_t *idx, size_t k);
 
-/* The JSON object of value i of the last run r (type value: index, coordinates, value,
- * error_estimate when est, reference when ref; cJSON, the caller deletes it). */
-struct cJSON *output_value_json(const struct run_result *r, const void *vals, const double *est,
-                                const double *ref, size_t i);
+/* The JSON object of value i of the last run r (state: its problem's slot, session_state; type
+ * value: index, coordinates, value, error_estimate when est, reference when ref; cJSON, the
+ * caller deletes it). */
+struct cJSON *output_value_json(const struct run_result *r, void **state, const void *vals,
+                                const double *est, const double *ref, size_t i);
 
-/* Writes values first..first+n of the last run r (its values vals, estimates est or NULL,
- * reference ref or NULL) to out as format f: one JSON object of type value per value, CSV
- * (a header, then a row each) or text rows; each has the value's index and coordinates. */
-void output_values(FILE *out, enum out_format f, const struct run_result *r, const void *vals,
-                   const double *est, const double *ref, size_t first, size_t n);
+/* Writes values first..first+n of the last run r (state: its problem's slot, session_state; its
+ * values vals, estimates est or NULL, reference ref or NULL) to out as format f: one JSON
+ * object of type value per value, CSV (a header, then a row each) or text rows; each has the
+ * value's index and coordinates. */
+void output_values(FILE *out, enum out_format f, const struct run_result *r, void **state,
+                   const void *vals, const double *est, const double *ref, size_t first, size_t n);
 
 /* Prints a list of name/value pairs as one record (show params, show device). */
 struct kv {

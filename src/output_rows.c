@@ -104,14 +104,14 @@ void output_eval(struct output_ctx *io, const struct problem *p, const double *a
 }
 
 /* Prints the worst points: coordinates, reference, value and relative error. */
-void output_worst(struct output_ctx *io, const struct run_result *r, const double *ref,
-                  const void *vals, const size_t *idx, size_t k)
+void output_worst(struct output_ctx *io, const struct run_result *r, void **state,
+                  const double *ref, const void *vals, const size_t *idx, size_t k)
 {
 	const struct problem *p = r->prob;
 	for (size_t i = 0; i < k; i++) {
 		const char *names[QX_MAX_COORDS];
 		double coords[QX_MAX_COORDS];
-		const int nc = p->point(r->params, idx[i], names, coords, QX_MAX_COORDS);
+		const int nc = p->point(r->params, state, idx[i], names, coords, QX_MAX_COORDS);
 		const double v = value_at(vals, r->summary.prec, idx[i]);
 		const double rel = rel_error(ref[idx[i]], v);
 		if (io->format == FORMAT_JSON) {
@@ -151,12 +151,12 @@ void output_worst(struct output_ctx *io, const struct run_result *r, const doubl
 
 /* The JSON object of value i of the last run r (vals, its estimates est or NULL, the
  * reference ref or NULL): its index, coordinates, value, estimate and reference. */
-cJSON *output_value_json(const struct run_result *r, const void *vals, const double *est,
-                         const double *ref, size_t i)
+cJSON *output_value_json(const struct run_result *r, void **state, const void *vals,
+                         const double *est, const double *ref, size_t i)
 {
 	const char *names[QX_MAX_COORDS];
 	double coords[QX_MAX_COORDS];
-	const int nc = r->prob->point(r->params, i, names, coords, QX_MAX_COORDS);
+	const int nc = r->prob->point(r->params, state, i, names, coords, QX_MAX_COORDS);
 	cJSON *obj = cJSON_CreateObject();
 	cJSON_AddStringToObject(obj, "type", "value");
 	cJSON_AddNumberToObject(obj, "index", (double)i);
@@ -172,11 +172,11 @@ cJSON *output_value_json(const struct run_result *r, const void *vals, const dou
 
 /* Writes values first..first+n of the last run r as format f to out: JSON Lines, CSV (a header
  * then a row each) or text rows of coordinates, value, estimate and reference. */
-void output_values(FILE *out, enum out_format f, const struct run_result *r, const void *vals,
-                   const double *est, const double *ref, size_t first, size_t n)
+void output_values(FILE *out, enum out_format f, const struct run_result *r, void **state,
+                   const void *vals, const double *est, const double *ref, size_t first, size_t n)
 {
 	for (size_t i = first; i < first + n && i < r->evals; i++) {
-		cJSON *obj = output_value_json(r, vals, est, ref, i), *item;
+		cJSON *obj = output_value_json(r, state, vals, est, ref, i), *item;
 		char *text = NULL, num[40];
 		if (f == FORMAT_JSON) {
 			text = cJSON_PrintUnformatted(obj);

@@ -45,9 +45,10 @@ struct run_request {
 	int block;                    /* GPU threads per block */
 	int threads;                  /* CPU threads */
 	const struct user_defs *user; /* the user's parameters, bounds and exact value */
-	void **jit; /* the session's compiled integrands (created on first use; jit_free) */
-	int gpus;   /* GPU runs: the devices 0..gpus-1 to divide the work over (0 or 1: device 0
-	             * alone); more than 1 only for a problem with multi_gpu */
+	void **jit;   /* the session's compiled integrands (created on first use; jit_free) */
+	int gpus;     /* GPU runs: the devices 0..gpus-1 to divide the work over (0 or 1: device 0
+	               * alone); more than 1 only for a problem with multi_gpu */
+	void **state; /* the session's slot of the problem's own state (struct problem's state) */
 };
 
 struct gpu_occupancy; /* src/device.h */
@@ -158,6 +159,14 @@ struct problem_coursework {
 	void (*print_value)(const char *tag, const double *c, double first, const double *second);
 };
 
+/* State: a problem may keep what follows from its parameters across calls (kde: the samples,
+ * the grid, the histogram), never in a static, in a slot the session owns, one a problem
+ * (session_state). The callbacks that take `void **state` (and run_request.state) get that
+ * slot: *state is NULL until the problem makes its state there on first use, then whatever
+ * it left; the session frees it with state_free when it ends (switching problems keeps it).
+ * The state is a cache: any call may pass other parameters than the last, and the problem
+ * rebuilds what depends on them. A problem without state ignores the slot (its callers may
+ * pass NULL); one with state fails a call given no slot (state NULL) with e saying so. */
 struct problem {
 	const char *name;
 	const char *summary;
@@ -181,7 +190,7 @@ struct problem {
 	/* Optional: the kind for parameters p when it depends on them (the full sum for small
 	 * sizes, a sample of outputs for large ones), with *samples (QX_REF_SAMPLE) and *name (a
 	 * static string) filled; without it ref_kind, ref_samples and ref_name hold. */
-	enum qx_ref_kind (*ref_choice)(const struct param_value *p, size_t *samples,
+	enum qx_ref_kind (*ref_choice)(const struct param_value *p, void **state, size_t *samples,
 	                               const char **name);
 	int has_estimates; /* 1: runs fill o->estimates (count doubles, the caller's) */
 	int multi_gpu;     /* 1: run_gpu divides its work over rq->gpus devices (o->gpu_time);
@@ -198,17 +207,17 @@ struct problem {
 	 * is left out of the run's header and `show params`, and `set` refuses it. */
 	const char *(*param_unused)(const struct param_value *p, size_t k);
 	/* Checks relations between parameters (a < b...); returns 0 or -1 with e filled. */
-	int (*check)(const struct param_value *p, struct qx_err *e);
+	int (*check)(const struct param_value *p, void **state, struct qx_err *e);
 	/* Number of result values a run produces. */
-	size_t (*count)(const struct param_value *p);
+	size_t (*count)(const struct param_value *p, void **state);
 	/* Host bytes a run needs besides the result and reference arrays (inputs, tables). */
 	size_t (*host_bytes)(const struct run_request *rq);
 	/* Device bytes a GPU run needs at once. */
 	size_t (*device_bytes)(const struct run_request *rq);
 	/* Names and values of the coordinates of result i ("n", 3, "x", 1.5), at most cap of
 	 * them; returns how many. */
-	int (*point)(const struct param_value *p, size_t i, const char **names, double *vals,
-	             int cap);
+	int (*point)(const struct param_value *p, void **state, size_t i, const char **names,
+	             double *vals, int cap);
 	/* Computes all results on the CPU into o->values (count values of rq->prec). */
 	int (*run_cpu)(const struct run_request *rq, struct run_output *o, struct qx_err *e);
 	/* Computes all results on the GPU into the host array o->values, with its phases in
@@ -217,8 +226,8 @@ struct problem {
 	/* The reference values in double (u: the user's definitions, for a problem that takes
 	 * the user's integrand): for QX_REF_CPU every value (idx NULL, n = count); for
 	 * QX_REF_SAMPLE ref[idx[i]] for i < n; unused for QX_REF_GPU (may be NULL). */
-	int (*reference)(const struct param_value *p, const struct user_defs *u, int threads,
-	                 const size_t *idx, size_t n, double *ref, struct qx_err *e);
+	int (*reference)(const struct param_value *p, void **state, const struct user_defs *u,
+	                 int threads, const size_t *idx, size_t n, double *ref, struct qx_err *e);
 	/* Whether the run of (backend, prec, variant) is itself the reference. */
 	int (*is_reference)(enum qx_backend b, enum qx_precision prec, int variant);
 	/* Optional: figures of a finished run that need its reference (a remainder bound, how
@@ -246,15 +255,18 @@ struct problem {
 	/* Evaluates one instance given the eval args (each representable in prec); returns 0, 1
 	 * when backend b has no evaluation (NULL run_gpu), QX_EVAL_UNREPRESENTABLE with e saying
 	 * why when the result overflows or underflows prec, or -1 with e filled. */
-	int (*eval)(const double *args, const struct param_value *p, const struct user_defs *u,
-	            enum qx_backend b, enum qx_precision prec, struct eval_result *out,
-	            struct qx_err *e);
+	int (*eval)(const double *args, const struct param_value *p, void **state,
+	            const struct user_defs *u, enum qx_backend b, enum qx_precision prec,
+	            struct eval_result *out, struct qx_err *e);
 	/* Optional: writes the integrand of p as the expression language's text (help
 	 * expressions), numbers in full, so that `set integrand "TEXT"` integrates the same
 	 * function; returns 0, or -1 when it has none or it does not fit in cap bytes. */
 	int (*as_expression)(const struct param_value *p, char *buf, size_t cap);
 	/* Optional: the coursework's command line, provided by one problem at most. */
 	const struct problem_coursework *coursework;
+	/* Optional: frees the problem's own state (see "State" above); NULL for a problem that
+	 * keeps none. */
+	void (*state_free)(void *state);
 };
 
 #define QX_EVAL_UNREPRESENTABLE 2

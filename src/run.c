@@ -57,7 +57,7 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
                             struct qx_err *e)
 {
 	const struct problem *p = s->prob;
-	const size_t count = p->count(rq->params);
+	const size_t count = p->count(rq->params, rq->state);
 	size_t host = count * qx_precision_size(rq->prec) + p->host_bytes(rq);
 	size_t avail = qx_host_mem_available();
 	if (!p->is_reference(b, rq->prec, rq->variant) &&
@@ -140,7 +140,8 @@ static int run_timed(struct session *s, const struct run_plan *plan, struct run_
 		free(per_gpu);
 		return qx_fail(e, "out of memory for %d GPUs' timings", ngpus);
 	}
-	qx_progress_start((long long)(warmup + repeat) * (long long)s->prob->count(rq->params),
+	qx_progress_start((long long)(warmup + repeat) *
+	                      (long long)s->prob->count(rq->params, rq->state),
 	                  qx_backend_name(b));
 	for (int i = 0; i < warmup + repeat; i++) {
 		if (qx_cancelled()) {
@@ -323,7 +324,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	                        .repeat = (int)session_setting(s, S_REPEAT),
 	                        .threshold = session_setting(s, S_THRESHOLD)};
 	struct run_request *const rq = &plan.rq;
-	const size_t count = p->count(rq->params);
+	const size_t count = p->count(rq->params, rq->state);
 	int block = rq->block;
 	size_t ref_samples;
 	struct run_output o = {0};
@@ -352,7 +353,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->summary.threads = rq->threads;
 	r->summary.warmup = plan.warmup;
 	r->evals = count;
-	session_reference_kind(p, rq->params, &ref_samples, &r->ref_name);
+	session_reference_kind(p, rq->params, rq->state, &ref_samples, &r->ref_name);
 
 	/* Everything the run needs is allocated before it starts, the reference's buffer too:
 	 * a long run must not end in "cannot allocate". */

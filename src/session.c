@@ -112,6 +112,16 @@ void session_init(struct session *s)
 	s->cpu_serial.total_ms = s->cpu_threads.total_ms = NAN;
 	user_defs_init(&s->user);
 	s->texts = param_store_new(); /* NULL when out of memory: set then refuses a text */
+	s->states = calloc(QX_MAX_PROBLEMS, sizeof *s->states);
+}
+
+/* The slot of p in s->states. */
+void **session_state(const struct session *s, const struct problem *p)
+{
+	for (int i = 0; s->states && qx_problems[i] && i < QX_MAX_PROBLEMS; i++)
+		if (qx_problems[i] == p)
+			return &s->states[i];
+	return NULL;
 }
 
 /* Releases the session's buffers, its store of texts last. */
@@ -131,6 +141,11 @@ void session_free(struct session *s)
 	free(s->ref);
 	problem_jit_free(s->jit);
 	s->jit = NULL;
+	for (int i = 0; s->states && qx_problems[i] && i < QX_MAX_PROBLEMS; i++)
+		if (s->states[i] && qx_problems[i]->state_free)
+			qx_problems[i]->state_free(s->states[i]);
+	free(s->states);
+	s->states = NULL;
 	s->runs = NULL;
 	s->nruns = s->runs_cap = 0;
 	s->sweep = NULL;
@@ -376,7 +391,8 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		if (why)
 			return qx_fail(e, "set: %s has no effect: %s", p->params[k].name, why);
 	}
-	if (p->check && p->check(params, e))
+	void **state = session_state(s, p);
+	if (p->check && p->check(params, state, e))
 		return -1;
 	if (p->user_integrand && p->user_integrand(params, &user, e))
 		return -1;
@@ -386,7 +402,8 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		                               .prec = (enum qx_precision)settings[S_PRECISION].num,
 		                               .variant = variant,
 		                               .block = (int)settings[S_BLOCK].num,
-		                               .threads = (int)settings[S_THREADS].num};
+		                               .threads = (int)settings[S_THREADS].num,
+		                               .state = state};
 		if (p->gpu_block(&rq, e) < 0)
 			return -1;
 	}
@@ -427,6 +444,7 @@ struct run_request session_request(const struct session *s)
 	    .threads = (int)session_setting(s, S_THREADS),
 	    .user = &s->user,
 	    .jit = (void **)&s->jit,
+	    .state = session_state(s, s->prob),
 	};
 	return rq;
 }
@@ -483,11 +501,11 @@ static int gpu_reference_variant(const struct problem *p)
 /* The reference kind of p at params, with its sample size and name (p->ref_choice, else
  * p's fixed ones). */
 enum qx_ref_kind session_reference_kind(const struct problem *p, const struct param_value *params,
-                                        size_t *samples, const char **name)
+                                        void **state, size_t *samples, const char **name)
 {
 	*samples = p->ref_samples;
 	*name = p->ref_name;
-	return p->ref_choice ? p->ref_choice(params, samples, name) : p->ref_kind;
+	return p->ref_choice ? p->ref_choice(params, state, samples, name) : p->ref_kind;
 }
 
 /* Computes the reference of p at params into ref (count doubles) by the problem's kind: every
@@ -499,7 +517,8 @@ static int reference_compute(const struct session *s, const struct problem *p,
 {
 	size_t samples;
 	const char *name;
-	const enum qx_ref_kind kind = session_reference_kind(p, params, &samples, &name);
+	void **state = session_state(s, p);
+	const enum qx_ref_kind kind = session_reference_kind(p, params, state, &samples, &name);
 	if (kind == QX_REF_GPU) {
 		struct gpu_info info;
 		const struct run_request rq = {.params = params,
@@ -507,7 +526,8 @@ static int reference_compute(const struct session *s, const struct problem *p,
 		                               .prec = QX_DOUBLE,
 		                               .variant = gpu_reference_variant(p),
 		                               .block = (int)session_setting(s, S_BLOCK),
-		                               .threads = omp_get_num_procs()};
+		                               .threads = omp_get_num_procs(),
+		                               .state = state};
 		struct run_output o = {.values = ref};
 		if (!p->run_gpu)
 			return qx_fail(e,
@@ -527,11 +547,11 @@ static int reference_compute(const struct session *s, const struct problem *p,
 			ref[i] = NAN;
 		for (size_t i = 0; i < k; i++)
 			idx[i] = (size_t)((double)i * (double)count / (double)k);
-		rc = p->reference(params, &s->user, omp_get_num_procs(), idx, k, ref, e);
+		rc = p->reference(params, state, &s->user, omp_get_num_procs(), idx, k, ref, e);
 		free(idx);
 		return rc;
 	}
-	return p->reference(params, &s->user, omp_get_num_procs(), NULL, count, ref, e);
+	return p->reference(params, state, &s->user, omp_get_num_procs(), NULL, count, ref, e);
 }
 
 /* The reference values of params into ref, computed; a Ctrl-C during the computation fails it
@@ -571,7 +591,7 @@ const double *session_reference_into(struct session *s, const struct problem *p,
                                      struct qx_err *e)
 {
 	char key[512];
-	const size_t count = p->count(params);
+	const size_t count = p->count(params, session_state(s, p));
 	double *ref = buf;
 	ref_key(s, p, params, key, sizeof key);
 	if (s->ref && strcmp(key, s->ref_key) == 0) {

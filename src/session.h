@@ -117,6 +117,11 @@ struct session {
 
 	struct user_defs user; /* the user's parameters, bounds and exact value (their integrand) */
 	void *jit; /* compiled integrands, kept for the session (problem.h's jit_free) */
+	/* Each problem's own state (problem.h's state), a slot a problem in qx_problems' order
+	 * (session_state): one allocation shared, like texts, by a shallow copy of the session,
+	 * so what a copy's calls make there is the session's; freed by session_free with each
+	 * problem's state_free. NULL when out of memory: a problem with state then refuses. */
+	void **states;
 
 	struct sweep *sweep; /* the last sweep, NULL before the first */
 	/* Called by sweep_run as the sweep grows (see sweep.h), with sweep_observer_arg; the
@@ -179,6 +184,10 @@ void session_names(const struct session *s, char *buf, size_t len);
 void session_params_string(const struct problem *p, const struct param_value *v, char *buf,
                            size_t len);
 
+/* The session's slot of problem p's own state (problem.h's state), or NULL when s has none
+ * (out of memory) or p is not one of qx_problems. */
+void **session_state(const struct session *s, const struct problem *p);
+
 /* The request a run of the current problem with the current settings makes (its params point
  * into s). */
 struct run_request session_request(const struct session *s);
@@ -194,10 +203,10 @@ void session_timing_key(const struct problem *p, const struct param_value *v,
 const double *session_reference(struct session *s, const struct problem *p,
                                 const struct param_value *params, struct qx_err *e);
 
-/* The reference kind of p at params, with its sample size and name (p->ref_choice, else p's
- * fixed ones). */
+/* The reference kind of p at params (state: p's slot, session_state), with its sample size and
+ * name (p->ref_choice, else p's fixed ones). */
 enum qx_ref_kind session_reference_kind(const struct problem *p, const struct param_value *params,
-                                        size_t *samples, const char **name);
+                                        void **state, size_t *samples, const char **name);
 
 /* 1 when the session holds the reference values of p at params. */
 int session_reference_cached(const struct session *s, const struct problem *p,

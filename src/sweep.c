@@ -178,7 +178,8 @@ static void plan_size_axes(const struct session *s, struct sweep *plan)
 			}
 			if (session_set(&tmp, 2 * plan->naxes, argv, &ignore))
 				continue;
-			const size_t count = s->prob->count(tmp.params[tmp.prob_index]);
+			const size_t count = s->prob->count(tmp.params[tmp.prob_index],
+			                                    session_state(&tmp, tmp.prob));
 			if (v == 0)
 				base = count;
 			else if (count != base)

@@ -166,7 +166,7 @@ static double exact_of(const char *words)
 	const struct problem *p = cub_params(v, words);
 	double ref = NAN;
 	struct qx_err e;
-	assert_int_equal(p->reference(v, NULL, 1, NULL, 1, &ref, &e), 0);
+	assert_int_equal(p->reference(v, NULL, NULL, 1, NULL, 1, &ref, &e), 0);
 	return ref;
 }
 
@@ -214,7 +214,7 @@ static double cpu_run(const char *words, int variant, int threads, double *est, 
 	struct param_value v[QX_MAX_PARAMS];
 	const struct problem *p = cub_params(v, words);
 	double value = NAN;
-	struct run_request rq = {v, NULL, QX_DOUBLE, variant, 256, threads, NULL, NULL, 1};
+	struct run_request rq = {v, NULL, QX_DOUBLE, variant, 256, threads, NULL, NULL, 1, NULL};
 	struct run_output o = {.values = &value, .estimates = est};
 	struct qx_err e;
 	if (p->run_cpu(&rq, &o, &e))
@@ -422,7 +422,7 @@ static void test_variant_rows(void **state)
 	struct param_value v[QX_MAX_PARAMS];
 	const struct problem *p = cub_params(v, "integrand f5 dim 3 rel 1e-4");
 	double value = NAN, est;
-	struct run_request rq = {v, NULL, QX_FLOAT, 2, 256, 1, NULL, NULL, 1};
+	struct run_request rq = {v, NULL, QX_FLOAT, 2, 256, 1, NULL, NULL, 1, NULL};
 	struct run_output o = {.values = &value, .estimates = &est};
 	struct qx_err e;
 	assert_int_equal(p->run_cpu(&rq, &o, &e), -1);
@@ -485,17 +485,17 @@ static void test_bad_input(void **state)
 	struct param_value v[QX_MAX_PARAMS];
 	const struct problem *p = cub_params(v, "dim 1");
 	struct qx_err e;
-	assert_int_equal(p->check(v, &e), 0); /* Gauss-Kronrod */
+	assert_int_equal(p->check(v, NULL, &e), 0); /* Gauss-Kronrod */
 	p = cub_params(v, "a 1 b 1");
-	assert_int_equal(p->check(v, &e), -1);
+	assert_int_equal(p->check(v, NULL, &e), -1);
 	assert_non_null(strstr(e.msg, "a < b"));
 	p = cub_params(v, "integrand f4 b 2");
-	assert_int_equal(p->check(v, &e), -1);
+	assert_int_equal(p->check(v, NULL, &e), -1);
 	assert_non_null(strstr(e.msg, "within [-1, 1]; got a = 0, b = 2"));
 	p = cub_params(v, "integrand f3 a -1.5");
-	assert_int_equal(p->check(v, &e), -1);
+	assert_int_equal(p->check(v, NULL, &e), -1);
 	p = cub_params(v, "integrand f4 a -1 b 1");
-	assert_int_equal(p->check(v, &e), 0);
+	assert_int_equal(p->check(v, NULL, &e), 0);
 	const int k = param_find(p->params, p->nparams, "rel");
 	assert_int_equal(param_parse(&p->params[k], "0", &v[k], &e), -1);
 	assert_int_equal(param_parse(&p->params[k], "1.5", &v[k], &e), -1);

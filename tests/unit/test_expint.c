@@ -236,7 +236,7 @@ static void test_grid_run(void **state)
 	const struct problem *p = &expint_problem;
 	struct param_value params[QX_MAX_PARAMS];
 	struct param_value settings[QX_MAX_PROBLEM_SETTINGS] = {{.num = 2}};
-	struct run_request rq = {params, settings, QX_DOUBLE, 0, 256, 2, NULL, NULL, 1};
+	struct run_request rq = {params, settings, QX_DOUBLE, 0, 256, 2, NULL, NULL, 1, NULL};
 	struct qx_err e;
 	double out[12], v;
 	struct run_output o = {.values = out};
@@ -247,10 +247,10 @@ static void test_grid_run(void **state)
 		params[k] = param_default(&p->params[k]);
 	params[0].num = 3; /* n */
 	params[1].num = 4; /* m */
-	assert_int_equal(p->count(params), 12);
+	assert_int_equal(p->count(params, NULL), 12);
 	assert_int_equal(p->run_cpu(&rq, &o, &e), 0);
 	for (size_t i = 0; i < 12; i++) {
-		assert_int_equal(p->point(params, i, names, c, 2), 2);
+		assert_int_equal(p->point(params, NULL, i, names, c, 2), 2);
 		assert_int_equal(expint_fast_d((int)c[0], c[1], 100, &v), EXPINT_OK);
 		assert_true(out[i] == v);
 	}

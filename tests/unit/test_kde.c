@@ -3,15 +3,21 @@
  * precisions, made by tests/gen_kde_ref.py) in 1-D to 3-D, at the samples and into the
  * tails; the bandwidth rules; the grid; the float sum at n = 2^22; the exact-sample
  * reference; the binned approximation's error; the polynomial exp2 the GPU uses; the seed's
- * arithmetic; the generators; cancellation; `set data FILE`'s errors; and the chart a 1-D
- * run leaves for the dashboard (through the problem's run_cpu and session_run). */
+ * arithmetic; the generators; cancellation; `set data FILE`'s errors; the chart a 1-D
+ * run leaves for the dashboard (through the problem's run_cpu and session_run); and the samples
+ * each session keeps in its own state. */
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -703,16 +709,130 @@ static void test_chart(void **state)
 	free(vals);
 }
 
+/* A FIFO's writer: 1..6 to the first reader that opens it, then 7..9 to one more reader for
+ * each post of loaded (the reader before is done), until stop (fifo_stop). opens counts the
+ * readers served. */
+struct fifo_writer {
+	const char *path;
+	pthread_t thread;
+	sem_t loaded;
+	atomic_int opens, stop;
+};
+
+/* The writer's thread: each open waits for a reader, which then reads to the end; each after
+ * the first waits for a post of loaded, so that it cannot write into the stream before. */
+static void *fifo_serve(void *arg)
+{
+	struct fifo_writer *w = arg;
+	for (;;) {
+		if (atomic_load(&w->opens) > 0)
+			sem_wait(&w->loaded);
+		const int fd = open(w->path, O_WRONLY);
+		if (fd < 0)
+			return NULL;
+		if (atomic_load(&w->stop)) {
+			close(fd);
+			return NULL;
+		}
+		const char *text =
+		    atomic_fetch_add(&w->opens, 1) ? "7\n8\n9\n" : "1\n2\n3\n4\n5\n6\n";
+		const ssize_t len = (ssize_t)strlen(text);
+		const ssize_t wrote = write(fd, text, (size_t)len);
+		close(fd);
+		if (wrote != len)
+			return NULL;
+	}
+}
+
+/* Stops the writer: a reader of its own lets its waiting open return, then it is joined. */
+static void fifo_stop(struct fifo_writer *w)
+{
+	atomic_store(&w->stop, 1);
+	sem_post(&w->loaded);
+	const int fd = open(w->path, O_RDONLY | O_NONBLOCK);
+	pthread_join(w->thread, NULL);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Two sessions keep their own samples: session a reads a FIFO (read once, its samples kept in
+ * a's state), session b draws samples of its own, and a's runs after b's still have the six
+ * samples a read without opening the FIFO again (one cache for both would have lost them to
+ * b and read the FIFO's next three); freeing b leaves a's state intact. kde refuses a call
+ * without a slot for its state. */
+static void test_sessions_own_samples(void **state)
+{
+	char dir[] = "/tmp/qx_kde_stateXXXXXX", path[64], words[128];
+	struct fifo_writer w = {.path = path};
+	struct session *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+	const struct problem *kde = problem_find("kde");
+	struct param_value v[QX_MAX_PARAMS];
+	struct qx_err e;
+	(void)state;
+	assert_true(a && b && kde && mkdtemp(dir));
+	for (size_t k = 0; k < kde->nparams; k++)
+		v[k] = param_default(&kde->params[k]);
+	const double at[KDE_DMAX] = {0, NAN, NAN};
+	struct eval_result r;
+	assert_int_equal(kde->eval(at, v, NULL, NULL, QX_CPU, QX_DOUBLE, &r, &e), -1);
+	assert_non_null(strstr(e.msg, "state"));
+	snprintf(path, sizeof path, "%s/samples", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(sem_init(&w.loaded, 0, 0), 0);
+	assert_int_equal(pthread_create(&w.thread, NULL, fifo_serve, &w), 0);
+	session_init(a);
+	session_init(b);
+	assert_int_equal(session_use(a, "kde", &e), 0);
+	assert_int_equal(session_use(b, "kde", &e), 0);
+	snprintf(words, sizeof words, "data %s repeat 1 warmup 0", path);
+	if (session_set_words(a, words, &e))
+		fail_msg("%s: %s", words, e.msg);
+	assert_int_equal(atomic_load(&w.opens), 1);
+	sem_post(&w.loaded);
+	assert_int_equal(session_set_words(b, "n 300 seed 5 repeat 1 warmup 0", &e), 0);
+	assert_int_equal(session_run(b, QX_CPU, &e), 0);
+	assert_int_equal(b->last->evals, 300);
+	void **sa = session_state(a, kde), **sb = session_state(b, kde);
+	assert_true(sa && sb && *sa && *sb && *sa != *sb);
+	for (int round = 0; round < 2; round++) {
+		const char *names[QX_MAX_COORDS];
+		double c[QX_MAX_COORDS];
+		if (session_run(a, QX_CPU, &e))
+			fail_msg("run %d of session a: %s", round, e.msg);
+		assert_int_equal(a->last->evals, 6);
+		assert_int_equal(kde->point(a->last->params, sa, 5, names, c, QX_MAX_COORDS), 1);
+		assert_true(c[0] == 6);
+		if (round == 0)
+			session_free(b); /* a's state outlives b's */
+	}
+	assert_int_equal(atomic_load(&w.opens), 1);
+	session_free(a);
+	fifo_stop(&w);
+	sem_destroy(&w.loaded);
+	unlink(path);
+	rmdir(dir);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_exact_double), cmocka_unit_test(test_exact_float),
-	    cmocka_unit_test(test_bandwidth),    cmocka_unit_test(test_grid),
-	    cmocka_unit_test(test_generate),     cmocka_unit_test(test_float_large_n),
-	    cmocka_unit_test(test_binned),       cmocka_unit_test(test_exp2_poly),
-	    cmocka_unit_test(test_seed_emulate), cmocka_unit_test(test_cancel),
-	    cmocka_unit_test(test_data_good),    cmocka_unit_test(test_data_auto_column),
-	    cmocka_unit_test(test_data_bad),     cmocka_unit_test(test_chart),
+	    cmocka_unit_test(test_exact_double),
+	    cmocka_unit_test(test_exact_float),
+	    cmocka_unit_test(test_bandwidth),
+	    cmocka_unit_test(test_grid),
+	    cmocka_unit_test(test_generate),
+	    cmocka_unit_test(test_float_large_n),
+	    cmocka_unit_test(test_binned),
+	    cmocka_unit_test(test_exp2_poly),
+	    cmocka_unit_test(test_seed_emulate),
+	    cmocka_unit_test(test_cancel),
+	    cmocka_unit_test(test_data_good),
+	    cmocka_unit_test(test_data_auto_column),
+	    cmocka_unit_test(test_data_bad),
+	    cmocka_unit_test(test_chart),
+	    cmocka_unit_test(test_sessions_own_samples),
 	};
 	return cmocka_run_group_tests(tests, load_refs, NULL);
 }

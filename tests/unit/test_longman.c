@@ -86,7 +86,7 @@ static int setp(struct param_value *v, struct qx_err *e, const char *const *word
 	}
 	struct user_defs u;
 	user_defs_init(&u);
-	return P->check(v, e) || P->user_integrand(v, &u, e) ? -1 : 0;
+	return P->check(v, NULL, e) || P->user_integrand(v, &u, e) ? -1 : 0;
 }
 
 /* Rounding allowance for one integral: units of precision prec, times the conditioning of
@@ -105,7 +105,7 @@ static double eval1(const struct param_value *v, enum qx_precision prec, double 
 	struct eval_result r = {0};
 	struct qx_err e;
 	const double args[2] = {lam, om};
-	if (P->eval(args, v, NULL, QX_CPU, prec, &r, &e))
+	if (P->eval(args, v, NULL, NULL, QX_CPU, prec, &r, &e))
 		fail_msg("eval %g %g: %s", lam, om, e.msg);
 	assert_int_equal(r.nfigures, 3);
 	assert_string_equal(r.figure[0].name, "exact");
@@ -277,18 +277,18 @@ static void test_batch(void **state)
 	struct qx_err e;
 	double out[12], ref[12];
 	float outf[12];
-	struct run_request rq = {v, NULL, QX_DOUBLE, 0, 256, 2, NULL, NULL, 1};
+	struct run_request rq = {v, NULL, QX_DOUBLE, 0, 256, 2, NULL, NULL, 1, NULL};
 	struct run_output o = {.values = out}, of = {.values = outf};
 	const struct qx_figure *ex = o.figure;
 	(void)state;
 	assert_int_equal(setp(v, &e, words), 0);
-	assert_int_equal(P->count(v), 12);
+	assert_int_equal(P->count(v, NULL), 12);
 	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
-	assert_int_equal(P->reference(v, NULL, 2, NULL, 12, ref, &e), 0);
+	assert_int_equal(P->reference(v, NULL, NULL, 2, NULL, 12, ref, &e), 0);
 	for (size_t i = 0; i < 12; i++) {
 		const char *names[4];
 		double c[4], exact, bound;
-		assert_int_equal(P->point(v, i, names, c, 4), 3);
+		assert_int_equal(P->point(v, NULL, i, names, c, 4), 3);
 		assert_string_equal(names[0], "lambda");
 		assert_string_equal(names[2], "bound");
 		assert_true(c[0] >= 0.1 && c[0] <= 3 && c[1] >= 3 && c[1] <= 9);
@@ -329,13 +329,13 @@ static void test_random_spread(void **state)
 	(void)state;
 	for (size_t i = 0; i < 50; i++) {
 		assert_int_equal(setp(v, &e, w1), 0);
-		P->point(v, i, names, c1, 4);
+		P->point(v, NULL, i, names, c1, 4);
 		assert_true(c1[0] >= 0.05 && c1[0] <= 0.5 && c1[1] >= 5 && c1[1] <= 15);
 		assert_int_equal(setp(v, &e, w2), 0);
-		P->point(v, i, names, c2, 4);
+		P->point(v, NULL, i, names, c2, 4);
 		differ += c1[0] != c2[0];
 		assert_int_equal(setp(v, &e, w1), 0); /* the same seed again: the same point */
-		P->point(v, i, names, c3, 4);
+		P->point(v, NULL, i, names, c3, 4);
 		assert_true(c3[0] == c1[0] && c3[1] == c1[1]);
 	}
 	assert_true(differ > 45);
@@ -349,13 +349,13 @@ static void test_qawf(void **state)
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
 	double out[9], ref[9];
-	struct run_request rq = {v, NULL, QX_DOUBLE, 2, 256, 2, NULL, NULL, 1};
+	struct run_request rq = {v, NULL, QX_DOUBLE, 2, 256, 2, NULL, NULL, 1, NULL};
 	struct run_output o = {.values = out};
 	(void)state;
 	assert_string_equal(P->variants[rq.variant].name, "qawf");
 	assert_int_equal(setp(v, &e, words), 0);
 	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
-	assert_int_equal(P->reference(v, NULL, 1, NULL, 9, ref, &e), 0);
+	assert_int_equal(P->reference(v, NULL, NULL, 1, NULL, 9, ref, &e), 0);
 	for (int i = 0; i < 9; i++)
 		assert_true(fabs(out[i] - ref[i]) < 1e-10);
 	rq.prec = QX_FLOAT;
@@ -415,7 +415,7 @@ static void test_validation(void **state)
 	const double args[2] = {0, 3};
 	struct eval_result r;
 	assert_int_equal(setp(v, &e, NULL), 0);
-	assert_int_equal(P->eval(args, v, NULL, QX_CPU, QX_DOUBLE, &r, &e), -1);
+	assert_int_equal(P->eval(args, v, NULL, NULL, QX_CPU, QX_DOUBLE, &r, &e), -1);
 	assert_non_null(strstr(e.msg, "lambda must be > 0"));
 }
 
@@ -441,8 +441,8 @@ static void test_user_amplitude(void **state)
 		for (int q = 0; q < 2; q++) {
 			const enum qx_precision prec = q ? QX_DOUBLE : QX_FLOAT;
 			const double args[2] = {0.7, 2.5};
-			if (P->eval(args, v, &u, QX_CPU, prec, &r, &e) ||
-			    P->eval(args, w, &u, QX_CPU, prec, &b, &e))
+			if (P->eval(args, v, NULL, &u, QX_CPU, prec, &r, &e) ||
+			    P->eval(args, w, NULL, &u, QX_CPU, prec, &b, &e))
 				fail_msg("%s: %s", trig[f], e.msg);
 			assert_true(fabs(r.value - b.value) <= (q ? 1e-15 : 1e-6));
 			assert_string_equal(r.figure[0].name, "reference");
@@ -465,7 +465,7 @@ static void test_user_amplitude(void **state)
 		assert_int_equal(setp(v, &e, words), 0);
 		for (double om = 0.3; om <= 12; om += 0.35) {
 			const double args[2] = {0, om}, exact = M_PI / 2 * exp(-om);
-			if (P->eval(args, v, &u, QX_CPU, QX_DOUBLE, &r, &e))
+			if (P->eval(args, v, NULL, &u, QX_CPU, QX_DOUBLE, &r, &e))
 				fail_msg("omega %g: %s", om, e.msg);
 			assert_string_equal(r.figure[2].name, "bound");
 			if (!(fabs(r.value - exact) <= r.figure[2].value))
@@ -489,7 +489,7 @@ static void test_launch_block(void **state)
 	                    {"100", 128}, {"1023", 1024}, {"1024", 1056}};
 	struct param_value v[QX_MAX_PARAMS];
 	struct qx_err e;
-	struct run_request rq = {v, NULL, QX_FLOAT, 0, 256, 1, NULL, NULL, 1};
+	struct run_request rq = {v, NULL, QX_FLOAT, 0, 256, 1, NULL, NULL, 1, NULL};
 	(void)state;
 	assert_string_equal(P->variants[0].name, "packed");
 	assert_string_equal(P->variants[1].name, "block");

@@ -22,19 +22,31 @@ static void shrink(const struct problem *p, struct param_value *v, size_t k, dou
 		v[k].num = want;
 }
 
-/* Fills v with p's defaults, every integer parameter that sets the size cut to at most 4. */
-static size_t tiny_params(const struct problem *p, struct param_value *v)
+/* Fills v with p's defaults, every integer parameter that sets the size cut to at most 4
+ * (state: p's slot). */
+static size_t tiny_params(const struct problem *p, struct param_value *v, void **state)
 {
 	for (size_t k = 0; k < p->nparams; k++)
 		v[k] = param_default(&p->params[k]);
 	for (size_t k = 0; k < p->nparams; k++) {
-		const size_t before = p->count(v);
+		const size_t before = p->count(v, state);
 		struct param_value keep = v[k];
 		shrink(p, v, k, 4);
-		if (p->count(v) >= before || (p->check && p->check(v, &(struct qx_err){0})))
+		if (p->count(v, state) >= before ||
+		    (p->check && p->check(v, state, &(struct qx_err){0})))
 			v[k] = keep; /* not a size parameter, or a relation needs it */
 	}
-	return p->count(v);
+	return p->count(v, state);
+}
+
+/* Frees p's state in slot (state_free), checking that a problem without state_free made
+ * none there, which nothing would free. */
+static void state_done(const struct problem *p, void *slot)
+{
+	if (!p->state_free && slot)
+		fail_msg("%s: made a state in the session's slot but has no state_free", p->name);
+	if (p->state_free)
+		p->state_free(slot);
 }
 
 /* The usage of eval: the optional arguments nested in brackets, and a long run of them
@@ -60,6 +72,7 @@ static void test_names_and_defaults(void **state)
 		const struct problem *p = qx_problems[i];
 		struct param_value v[QX_MAX_PARAMS];
 		struct qx_err e = {""};
+		void *slot = NULL;
 		assert_true(p->nparams <= QX_MAX_PARAMS);
 		assert_true(p->nsettings <= QX_MAX_PROBLEM_SETTINGS);
 		assert_true(p->neval_args <= QX_MAX_EVAL_ARGS);
@@ -67,8 +80,9 @@ static void test_names_and_defaults(void **state)
 		assert_non_null(p->ref_name);
 		for (size_t k = 0; k < p->nparams; k++)
 			v[k] = param_default(&p->params[k]);
-		if (p->check && p->check(v, &e))
+		if (p->check && p->check(v, &slot, &e))
 			fail_msg("%s: the defaults fail check: %s", p->name, e.msg);
+		state_done(p, slot);
 		for (int s = 0; s < S_COUNT; s++) {
 			if (param_find(p->params, p->nparams, settings_defs[s].name) >= 0 ||
 			    param_find(p->settings, p->nsettings, settings_defs[s].name) >= 0)
@@ -96,7 +110,8 @@ static void test_tiny_runs(void **state)
 	for (int i = 0; qx_problems[i]; i++) {
 		const struct problem *p = qx_problems[i];
 		struct param_value v[QX_MAX_PARAMS], set[QX_MAX_PROBLEM_SETTINGS];
-		const size_t count = tiny_params(p, v);
+		void *slot = NULL;
+		const size_t count = tiny_params(p, v, &slot);
 		double *ref = calloc(count, sizeof *ref), *out = calloc(count, sizeof *out);
 		size_t *idx = calloc(count, sizeof *idx);
 		struct qx_err e = {""};
@@ -108,11 +123,19 @@ static void test_tiny_runs(void **state)
 			set[k] = param_default(&p->settings[k]);
 		for (size_t k = 0; k < count; k++)
 			idx[k] = k;
-		if (p->ref_kind != QX_REF_GPU && p->reference(v, NULL, 1, idx, count, ref, &e))
+		if (p->ref_kind != QX_REF_GPU &&
+		    p->reference(v, &slot, NULL, 1, idx, count, ref, &e))
 			fail_msg("%s: reference: %s", p->name, e.msg);
 		for (size_t n = 0; n < p->nvariants; n++) {
 			const struct variant_def *var = &p->variants[n];
-			struct run_request rq = {v, set, QX_DOUBLE, (int)n, 256, 1, NULL, NULL, 1};
+			struct run_request rq = {.params = v,
+			                         .settings = set,
+			                         .prec = QX_DOUBLE,
+			                         .variant = (int)n,
+			                         .block = 256,
+			                         .threads = 1,
+			                         .gpus = 1,
+			                         .state = &slot};
 			struct run_output o = {.values = out};
 			for (int b = QX_CPU; b <= QX_GPU; b++)
 				for (int prec = QX_FLOAT; prec <= QX_DOUBLE; prec++)
@@ -136,11 +159,12 @@ static void test_tiny_runs(void **state)
 		for (size_t k = 0; k < count; k++) {
 			const char *names[QX_MAX_COORDS + 1] = {NULL};
 			double c[QX_MAX_COORDS + 1];
-			const int cap = p->point(v, k, names, c, QX_MAX_COORDS);
+			const int cap = p->point(v, &slot, k, names, c, QX_MAX_COORDS);
 			assert_true(cap >= 1 && cap <= QX_MAX_COORDS);
 			assert_null(names[QX_MAX_COORDS]); /* nothing past the capacity */
-			assert_true(p->point(v, k, names, c, cap - 1) <= cap - 1);
+			assert_true(p->point(v, &slot, k, names, c, cap - 1) <= cap - 1);
 		}
+		state_done(p, slot);
 		free(ref);
 		free(out);
 		free(idx);
@@ -148,26 +172,27 @@ static void test_tiny_runs(void **state)
 }
 
 /* Fills v with p's defaults, the parameters that set the size halved until at most max
- * values; returns the count. */
-static size_t scaled_params(const struct problem *p, struct param_value *v, size_t max)
+ * values (state: p's slot); returns the count. */
+static size_t scaled_params(const struct problem *p, struct param_value *v, size_t max,
+                            void **state)
 {
 	for (size_t k = 0; k < p->nparams; k++)
 		v[k] = param_default(&p->params[k]);
-	for (size_t k = 0; k < p->nparams && p->count(v) > max; k++) {
+	for (size_t k = 0; k < p->nparams && p->count(v, state) > max; k++) {
 		for (;;) {
-			const size_t before = p->count(v);
+			const size_t before = p->count(v, state);
 			struct param_value keep = v[k];
 			shrink(p, v, k, floor(v[k].num / 2));
-			if (p->count(v) >= before ||
-			    (p->check && p->check(v, &(struct qx_err){0}))) {
+			if (p->count(v, state) >= before ||
+			    (p->check && p->check(v, state, &(struct qx_err){0}))) {
 				v[k] = keep;
 				break;
 			}
-			if (p->count(v) <= max)
+			if (p->count(v, state) <= max)
 				break;
 		}
 	}
-	return p->count(v);
+	return p->count(v, state);
 }
 
 /* The first thing a user runs is clean: the default configuration (scaled to at most 20000
@@ -180,13 +205,14 @@ static void test_default_run_is_clean(void **state)
 	for (int i = 0; qx_problems[i]; i++) {
 		const struct problem *p = qx_problems[i];
 		struct param_value v[QX_MAX_PARAMS], set[QX_MAX_PROBLEM_SETTINGS];
-		const size_t count = scaled_params(p, v, 20000);
+		void *slot = NULL;
+		const size_t count = scaled_params(p, v, 20000, &slot);
 		const enum qx_precision prec = (enum qx_precision)settings_defs[S_PRECISION].def;
 		const double threshold = settings_defs[S_THRESHOLD].def;
 		double *ref = calloc(count, sizeof *ref);
 		void *out = calloc(count, sizeof(double));
 		size_t *idx = calloc(count, sizeof *idx), over = 0, unexplained = 0;
-		struct run_request rq = {v, set, prec, 0, 256, 1, NULL, NULL, 1};
+		struct run_request rq = {v, set, prec, 0, 256, 1, NULL, NULL, 1, &slot};
 		struct run_output o = {.values = out};
 		struct qx_err e = {""};
 		if (!(p->variants[0].backends & QX_ON_CPU) || p->ref_kind == QX_REF_GPU)
@@ -196,7 +222,7 @@ static void test_default_run_is_clean(void **state)
 			set[k] = param_default(&p->settings[k]);
 		for (size_t k = 0; k < count; k++)
 			idx[k] = k;
-		if (p->reference(v, NULL, 1, idx, count, ref, &e) || p->run_cpu(&rq, &o, &e))
+		if (p->reference(v, &slot, NULL, 1, idx, count, ref, &e) || p->run_cpu(&rq, &o, &e))
 			fail_msg("%s: %s", p->name, e.msg);
 		for (size_t k = 0; k < count; k++) {
 			const double x = value_at(out, prec, k);
@@ -213,6 +239,7 @@ static void test_default_run_is_clean(void **state)
 			    "%s: the default run (%zu values, %s) has %zu over %g, %zu of them "
 			    "not within its rounding_bound (rounding times condition)",
 			    p->name, count, qx_precision_name(prec), over, threshold, unexplained);
+		state_done(p, slot);
 		free(ref);
 		free(out);
 		free(idx);

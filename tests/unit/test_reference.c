@@ -54,16 +54,18 @@ static const struct variant_def fake_variants[] = {
 };
 
 /* Always valid. */
-static int fake_check(const struct param_value *p, struct qx_err *e)
+static int fake_check(const struct param_value *p, void **state, struct qx_err *e)
 {
+	(void)state;
 	(void)p;
 	(void)e;
 	return 0;
 }
 
 /* size outputs. */
-static size_t fake_count(const struct param_value *p)
+static size_t fake_count(const struct param_value *p, void **state)
 {
+	(void)state;
 	return (size_t)p[0].num;
 }
 
@@ -75,10 +77,11 @@ static size_t fake_bytes(const struct run_request *rq)
 }
 
 /* One coordinate, i. */
-static int fake_point(const struct param_value *p, size_t i, const char **names, double *vals,
-                      int cap)
+static int fake_point(const struct param_value *p, void **state, size_t i, const char **names,
+                      double *vals, int cap)
 {
 	(void)p;
+	(void)state;
 	if (cap < 1)
 		return 0;
 	names[0] = "i";
@@ -90,7 +93,7 @@ static int fake_point(const struct param_value *p, size_t i, const char **names,
  * work: two units per output. */
 static int fake_run(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
-	const size_t count = fake_count(rq->params);
+	const size_t count = fake_count(rq->params, rq->state);
 	(void)e;
 	for (size_t i = 0; i < count; i++) {
 		const double v = fake_exact(i) * (1 + fake_rel_error(i));
@@ -106,10 +109,11 @@ static int fake_run(const struct run_request *rq, struct run_output *o, struct q
 }
 
 /* The exact values at idx[0..n) (every value when idx is NULL); records what was asked. */
-static int fake_reference(const struct param_value *p, const struct user_defs *u, int threads,
-                          const size_t *idx, size_t n, double *ref, struct qx_err *e)
+static int fake_reference(const struct param_value *p, void **state, const struct user_defs *u,
+                          int threads, const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
 	(void)p;
+	(void)state;
 	(void)u;
 	(void)threads;
 	(void)e;

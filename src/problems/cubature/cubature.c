@@ -223,8 +223,9 @@ static int cub_degree(const struct param_value *p)
 /* Rejects a box with a >= b, f3 or f4 on a box past [-1, 1] (asin's domain: every value NaN),
  * a tolerance outside 0 < rel < 1 (and abs < 0, by its range), and a dim the rule has no points
  * for. */
-static int cub_check(const struct param_value *p, struct qx_err *e)
+static int cub_check(const struct param_value *p, void **state, struct qx_err *e)
 {
+	(void)state;
 	const int dim = (int)p[P_DIM].num, deg = cub_degree(p);
 	if (!(p[P_A].num < p[P_B].num))
 		return qx_fail(e, "the box needs a < b; got a = %g, b = %g", p[P_A].num,
@@ -263,16 +264,18 @@ static int cub_user_check(const struct param_value *p, const struct user_defs *u
 }
 
 /* One value: the integral. */
-static size_t cub_count(const struct param_value *p)
+static size_t cub_count(const struct param_value *p, void **state)
 {
 	(void)p;
+	(void)state;
 	return 1;
 }
 
 /* The point of the one result: dim and rel. */
-static int cub_point(const struct param_value *p, size_t i, const char **names, double *vals,
-                     int cap)
+static int cub_point(const struct param_value *p, void **state, size_t i, const char **names,
+                     double *vals, int cap)
 {
+	(void)state;
 	(void)i;
 	if (cap < 2)
 		return 0;
@@ -386,7 +389,7 @@ static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struc
 	const struct cub_variant *v = &cub_variant_runs[rq->variant];
 	struct cub_result res;
 	struct cub_job job;
-	if (cub_check(rq->params, e) || cub_job_fill(rq, QX_CPU, &job, e) ||
+	if (cub_check(rq->params, rq->state, e) || cub_job_fill(rq, QX_CPU, &job, e) ||
 	    cub_user_bind_cpu(param_expr(rq->params[P_INTEGRAND]), rq->user, rq->jit, &job, o, e) ||
 	    cub_variant_refuse(rq, QX_CPU, e))
 		return -1;
@@ -400,9 +403,10 @@ static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struc
 }
 
 /* reference: the exact value (NaN where none is known). */
-static int cub_reference(const struct param_value *p, const struct user_defs *u, int threads,
-                         const size_t *idx, size_t n, double *ref, struct qx_err *e)
+static int cub_reference(const struct param_value *p, void **state, const struct user_defs *u,
+                         int threads, const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
+	(void)state;
 	(void)threads;
 	(void)idx;
 	(void)n;
@@ -439,7 +443,7 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	struct cub_result res;
 	struct cub_job job;
 	struct cub_user_kernels uk;
-	if (cub_check(rq->params, e) || cub_job_fill(rq, QX_GPU, &job, e) ||
+	if (cub_check(rq->params, rq->state, e) || cub_job_fill(rq, QX_GPU, &job, e) ||
 	    cub_variant_refuse(rq, QX_GPU, e) ||
 	    cub_user_bind_gpu(param_expr(rq->params[P_INTEGRAND]), rq->user, rq->jit,
 	                      v->user_kernels, &job, &uk, o, e))
@@ -472,10 +476,11 @@ static size_t cub_device_bytes(const struct run_request *rq)
 
 /* eval X1..Xdim: the integrand at the point of exactly dim coordinates (the arguments not
  * given are NaN) in precision prec, with the exact integral over the box as a figure. */
-static int cub_eval(const double *args, const struct param_value *p, const struct user_defs *u,
-                    enum qx_backend b, enum qx_precision prec, struct eval_result *out,
-                    struct qx_err *e)
+static int cub_eval(const double *args, const struct param_value *p, void **state,
+                    const struct user_defs *u, enum qx_backend b, enum qx_precision prec,
+                    struct eval_result *out, struct qx_err *e)
 {
+	(void)state;
 	struct cub_fn fn = cub_make_fn(p);
 	int given = 0;
 	while (given < CUB_MAX_DIM && !isnan(args[given]))

@@ -101,16 +101,18 @@ static const struct param_def expint_eval_args[] = {
 };
 
 /* Returns -1 with a clear message when a < b does not hold. */
-static int expint_check(const struct param_value *p, struct qx_err *e)
+static int expint_check(const struct param_value *p, void **state, struct qx_err *e)
 {
+	(void)state;
 	if (!(p[P_A].num < p[P_B].num))
 		return qx_fail(e, "a must be less than b (a = %g, b = %g)", p[P_A].num, p[P_B].num);
 	return 0;
 }
 
 /* Returns n*m, the number of grid points. */
-static size_t expint_count(const struct param_value *p)
+static size_t expint_count(const struct param_value *p, void **state)
 {
+	(void)state;
 	return (size_t)p[P_N].num * (size_t)p[P_M].num;
 }
 
@@ -121,9 +123,10 @@ static double expint_step(const struct param_value *p)
 }
 
 /* Fills the coordinates (n, x) of grid point i; returns 2 (0 when cap is under 2). */
-static int expint_point(const struct param_value *p, size_t i, const char **names, double *vals,
-                        int cap)
+static int expint_point(const struct param_value *p, void **state, size_t i, const char **names,
+                        double *vals, int cap)
 {
+	(void)state;
 	const size_t m = (size_t)p[P_M].num;
 	if (cap < 2)
 		return 0;
@@ -221,7 +224,7 @@ static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, 
 {
 	enum { BLOCK = 4096 };
 	const long long m = (long long)p[P_M].num;
-	const long long total = (long long)expint_count(p);
+	const long long total = (long long)expint_count(p, NULL);
 	const long long nblocks = (total + BLOCK - 1) / BLOCK;
 	const double a = p[P_A].num, step = expint_step(p);
 	const long iters = (long)p[P_ITERS].num;
@@ -262,9 +265,10 @@ static int expint_run_cpu(const struct run_request *rq, struct run_output *o, st
 }
 
 /* reference: the fast algorithm in double over the whole grid, on `threads` threads. */
-static int expint_reference(const struct param_value *p, const struct user_defs *u, int threads,
-                            const size_t *idx, size_t n, double *ref, struct qx_err *e)
+static int expint_reference(const struct param_value *p, void **state, const struct user_defs *u,
+                            int threads, const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
+	(void)state;
 	(void)u; /* no user integrand here */
 	(void)idx;
 	(void)n;
@@ -286,10 +290,11 @@ static size_t expint_host_bytes(const struct run_request *rq)
 
 /* eval N X: E_N(X) by the fast algorithm on backend b in precision prec; returns 1 when
  * this build has no GPU backend. */
-static int expint_eval(const double *args, const struct param_value *p, const struct user_defs *u,
-                       enum qx_backend b, enum qx_precision prec, struct eval_result *out,
-                       struct qx_err *e)
+static int expint_eval(const double *args, const struct param_value *p, void **state,
+                       const struct user_defs *u, enum qx_backend b, enum qx_precision prec,
+                       struct eval_result *out, struct qx_err *e)
 {
+	(void)state;
 	(void)u; /* no user integrand here */
 	const int n = (int)args[0];
 	const double x = args[1];

@@ -6,7 +6,8 @@
  * exact double sum on the CPU: at every output for small sizes, at an evenly spread sample of
  * outputs for large ones. The numerical core is kde_math.c, the file reader kde_data.c.
  * One file, over 600 lines: it is the problem's interface (problem.h) and nothing else, the
- * callbacks of kde_problem, static, sharing the cache of the samples and outputs (kde_state);
+ * callbacks of kde_problem, static, sharing the cache of the samples and outputs (kde_state,
+ * kept in the session's slot: problem.h's state);
  * the numerics (kde_math.c, kde_simd.c), the reader, the GPU code and the parameters' enum and
  * definitions (kde_params.[ch]) are in their own files. */
 #include "../../problem.h"
@@ -27,7 +28,6 @@
 
 #ifdef QX_HAVE_CUDA
 #include "kde_gpu.h"
-#include "../../device.h"
 #endif
 
 /* Pairs up to which the reference is the double sum at every output; beyond, at a sample of
@@ -64,10 +64,10 @@ static const struct variant_def kde_variants[V_COUNT] = {
                   1},
 };
 
-/* The samples and what follows from them for one set of parameters, cached across runs:
- * the samples in double (and float, made on first use), the bandwidth, the grid's ends, the
- * samples' mean, the grid points when evaluating at the grid, and in 1-D the histogram the
- * runs' charts show. */
+/* The samples and what follows from them for one set of parameters, cached across runs in the
+ * session's slot (problem.h's state; kde_state_free frees it): the samples in double (and
+ * float, made on first use), the bandwidth, the grid's ends, the samples' mean, the grid
+ * points when evaluating at the grid, and in 1-D the histogram the runs' charts show. */
 struct kde_state {
 	char key[PARAM_PATH_MAX + 256];
 	struct kde_points s, grid;
@@ -79,18 +79,6 @@ struct kde_state {
 	int sf_pinned;         /* sf[0..dim) page-locked for the GPU's copies */
 	struct qx_series hist; /* dim 1: the samples' histogram as a density (kde_histogram) */
 };
-
-static struct kde_state kde_cache;
-
-#ifdef QX_HAVE_CUDA
-static void kde_state_clear(struct kde_state *st);
-
-/* Unpins and frees the cached samples before the GPU context goes (gpu_at_release). */
-static void kde_cache_release(void)
-{
-	kde_state_clear(&kde_cache);
-}
-#endif
 
 /* Frees everything the cache holds and empties it. */
 static void kde_state_clear(struct kde_state *st)
@@ -106,6 +94,15 @@ static void kde_state_clear(struct kde_state *st)
 		free(st->gf[k]);
 	}
 	memset(st, 0, sizeof *st);
+}
+
+/* state_free: frees the state in the session's slot (NULL: none). The session ends before the
+ * GPU context goes (gpu_release), so the float samples are unpinned while it exists. */
+static void kde_state_free(void *state)
+{
+	if (state)
+		kde_state_clear(state);
+	free(state);
 }
 
 /* Writes the identity of what p's samples, bandwidth and grid depend on into key (the data
@@ -202,13 +199,23 @@ static int kde_h_check(const struct kde_state *st, struct qx_err *e)
 	               st->h[0], st->dim, st->dim, least * 1.001);
 }
 
-/* Returns the cached state for p, built (samples generated or read, bandwidth, grid) when p
- * differs from the cached one; NULL with e filled when the data file is bad, the samples have
- * no spread, or memory is short. */
-static struct kde_state *kde_state(const struct param_value *p, struct qx_err *e)
+/* Returns the state for p in the session's slot (made there on first use), built (samples
+ * generated or read, bandwidth, grid) when p differs from the one it holds; NULL with e filled
+ * when there is no slot, the data file is bad, the samples have no spread, or memory is
+ * short. */
+static struct kde_state *kde_state(const struct param_value *p, void **slot, struct qx_err *e)
 {
-	struct kde_state *st = &kde_cache;
+	struct kde_state *st;
 	char key[sizeof st->key];
+	if (!slot) {
+		qx_fail(e, "kde keeps its samples in the session's state: none was given");
+		return NULL;
+	}
+	if (!*slot && !(*slot = calloc(1, sizeof *st))) {
+		qx_fail(e, "cannot allocate kde's state");
+		return NULL;
+	}
+	st = *slot;
 	if (kde_state_key(p, key, sizeof key, e))
 		return NULL;
 	if (st->s.n && !strcmp(key, st->key))
@@ -268,7 +275,7 @@ static const struct kde_points *kde_at(const struct kde_state *st)
 /* Checks what the parameters allow before anything is allocated: the outputs and samples
  * must fit the host memory (naming n, G and both sizes), a data file must read cleanly and
  * have spread. Returns 0, or -1 with e. */
-static int kde_check(const struct param_value *p, struct qx_err *e)
+static int kde_check(const struct param_value *p, void **state, struct qx_err *e)
 {
 	const int dim = (int)p[P_DIM].num, at_grid = (int)p[P_AT].num == AT_GRID;
 	const double avail = (double)qx_host_mem_available();
@@ -309,7 +316,7 @@ static int kde_check(const struct param_value *p, struct qx_err *e)
 		               "available",
 		               p[P_G].num, dim, needs, has);
 	}
-	return kde_state(p, e) ? 0 : -1;
+	return kde_state(p, state, e) ? 0 : -1;
 }
 
 /* n, dist and seed draw the samples: unused while data names a file. */
@@ -323,23 +330,23 @@ static const char *kde_param_unused(const struct param_value *p, size_t k)
 
 /* Number of outputs: the samples (n, or the data file's count) or G^dim grid points; 0 when
  * the data cannot be read (check refuses such parameters first). */
-static size_t kde_count(const struct param_value *p)
+static size_t kde_count(const struct param_value *p, void **state)
 {
 	struct qx_err e;
 	if (!param_path(p[P_DATA]))
 		return (int)p[P_AT].num == AT_GRID ? (size_t)pow(p[P_G].num, p[P_DIM].num)
 		                                   : (size_t)p[P_N].num;
-	const struct kde_state *st = kde_state(p, &e);
+	const struct kde_state *st = kde_state(p, state, &e);
 	return st ? st->m : 0;
 }
 
 /* Fills x, y, z of output i (its point); returns dim. */
-static int kde_point(const struct param_value *p, size_t i, const char **names, double *vals,
-                     int cap)
+static int kde_point(const struct param_value *p, void **state, size_t i, const char **names,
+                     double *vals, int cap)
 {
 	static const char *const axis[KDE_DMAX] = {"x", "y", "z"};
 	struct qx_err e;
-	const struct kde_state *st = kde_state(p, &e);
+	const struct kde_state *st = kde_state(p, state, &e);
 	int k;
 	if (!st || i >= st->m)
 		return 0;
@@ -351,21 +358,21 @@ static int kde_point(const struct param_value *p, size_t i, const char **names, 
 }
 
 /* Number of samples: n, or the data file's count (0 when it cannot be read). */
-static size_t kde_nsamples(const struct param_value *p)
+static size_t kde_nsamples(const struct param_value *p, void **state)
 {
 	struct qx_err e;
 	if (!param_path(p[P_DATA]))
 		return (size_t)p[P_N].num;
-	const struct kde_state *st = kde_state(p, &e);
+	const struct kde_state *st = kde_state(p, state, &e);
 	return st ? st->s.n : 0;
 }
 
 /* The reference: the exact double sum at every output, or at an evenly spread sample of
  * KDE_REF_PAIRS / n of them when the pairs exceed KDE_REF_PAIRS. */
-static enum qx_ref_kind kde_ref_choice(const struct param_value *p, size_t *samples,
+static enum qx_ref_kind kde_ref_choice(const struct param_value *p, void **state, size_t *samples,
                                        const char **name)
 {
-	const size_t n = kde_nsamples(p), m = kde_count(p);
+	const size_t n = kde_nsamples(p, state), m = kde_count(p, state);
 	if ((double)n * (double)m <= KDE_REF_PAIRS) {
 		*name = "cpu double sum at every output";
 		return QX_REF_CPU;
@@ -379,11 +386,11 @@ static enum qx_ref_kind kde_ref_choice(const struct param_value *p, size_t *samp
 static const struct kde_hooks kde_cpu_hooks = {qx_cancelled, qx_progress_add};
 
 /* reference: the double sums at outputs idx[0..n) (idx NULL: all) into ref[idx[i]]. */
-static int kde_reference(const struct param_value *p, const struct user_defs *u, int threads,
-                         const size_t *idx, size_t n, double *ref, struct qx_err *e)
+static int kde_reference(const struct param_value *p, void **state, const struct user_defs *u,
+                         int threads, const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
 	(void)u; /* no user integrand here */
-	const struct kde_state *st = kde_state(p, e);
+	const struct kde_state *st = kde_state(p, state, e);
 	double *y;
 	if (!st)
 		return -1;
@@ -523,7 +530,7 @@ static int kde_variant_ok(const struct param_value *p, int v, enum qx_precision 
 /* run_cpu: tiled (the exact sum in prec on rq->threads threads) or binned. */
 static int kde_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
-	const struct kde_state *st = kde_state(rq->params, e);
+	const struct kde_state *st = kde_state(rq->params, rq->state, e);
 	if (!st || kde_variant_ok(rq->params, rq->variant, rq->prec, rq->block, 0, e))
 		return -1;
 	o->work = (double)st->s.n * (double)st->m;
@@ -575,7 +582,7 @@ static double kde_err_core(const double *ref, const void *vals, enum qx_precisio
 static void kde_add_figures(const struct run_request *rq, const double *ref, struct run_output *o)
 {
 	struct qx_err e;
-	const struct kde_state *st = kde_state(rq->params, &e);
+	const struct kde_state *st = kde_state(rq->params, rq->state, &e);
 	if (!st)
 		return;
 	run_output_figure(o, "h", st->h[0]);
@@ -597,9 +604,10 @@ static size_t kde_host_bytes(const struct run_request *rq)
 {
 	const struct param_value *p = rq->params;
 	const int at_grid = (int)p[P_AT].num == AT_GRID;
-	const double m = (double)kde_count(p);
-	return (size_t)(kde_bytes((double)kde_nsamples(p), m, (int)p[P_DIM].num, at_grid) -
-	                m * 16.0);
+	const double m = (double)kde_count(p, rq->state);
+	return (
+	    size_t)(kde_bytes((double)kde_nsamples(p, rq->state), m, (int)p[P_DIM].num, at_grid) -
+	            m * 16.0);
 }
 
 /* One point (eval): the coordinates args[0..dim) as a kde_points of 1 into pt (pointing into
@@ -659,7 +667,6 @@ static int kde_job(struct kde_state *st, const struct run_request *rq, int v,
 		while (k < st->dim && !kde_gpu_pin(st->sf[k], st->s.n * sizeof(float), e))
 			k++;
 		st->sf_pinned = k == st->dim;
-		gpu_at_release(kde_cache_release);
 		while (!st->sf_pinned && k-- > 0)
 			kde_gpu_unpin(st->sf[k]);
 		if (!st->sf_pinned)
@@ -691,7 +698,7 @@ static void kde_add_times(const struct kde_gpu_times *t, struct qx_timing *q)
  * the host (phase interp); the chart after (kde_chart). */
 static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
-	struct kde_state *st = kde_state(rq->params, e);
+	struct kde_state *st = kde_state(rq->params, rq->state, e);
 	struct kde_gpu_job job;
 	struct kde_gpu_times t;
 	if (!st || kde_variant_ok(rq->params, rq->variant, rq->prec, rq->block, 1, e) ||
@@ -741,9 +748,9 @@ static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struc
 /* Device bytes of the GPU run (the samples and outputs; the float copies are not made). */
 static size_t kde_device_bytes(const struct run_request *rq)
 {
-	const size_t sz = qx_precision_size(rq->prec), m = kde_count(rq->params);
+	const size_t sz = qx_precision_size(rq->prec), m = kde_count(rq->params, rq->state);
 	const struct param_value *p = rq->params;
-	const size_t n = kde_nsamples(p), dim = (size_t)p[P_DIM].num;
+	const size_t n = kde_nsamples(p, rq->state), dim = (size_t)p[P_DIM].num;
 	const int grid = (int)p[P_AT].num == AT_GRID;
 	if (rq->variant == V_BINNED) /* the FFT's length is below 4 G: its buffers, cuFFT's area */
 		return n * sz + (size_t)p[P_G].num * (sizeof(double) + sz + 4 * 64);
@@ -757,12 +764,12 @@ static size_t kde_device_bytes(const struct run_request *rq)
 
 /* eval X [Y [Z]]: the density at one point from the current samples on backend b in prec
  * (the GPU: variant tiled, block 256), with the exact double sum and the error. */
-static int kde_eval(const double *args, const struct param_value *p, const struct user_defs *u,
-                    enum qx_backend b, enum qx_precision prec, struct eval_result *out,
-                    struct qx_err *e)
+static int kde_eval(const double *args, const struct param_value *p, void **state,
+                    const struct user_defs *u, enum qx_backend b, enum qx_precision prec,
+                    struct eval_result *out, struct qx_err *e)
 {
 	(void)u; /* no user integrand here */
-	struct kde_state *st = kde_state(p, e);
+	struct kde_state *st = kde_state(p, state, e);
 	struct kde_points pt;
 	double coords[KDE_DMAX], exact;
 	int given = 0;
@@ -780,7 +787,7 @@ static int kde_eval(const double *args, const struct param_value *p, const struc
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
 		const struct run_request rq = {
-		    .params = p, .prec = prec, .variant = V_TILED, .block = 256};
+		    .params = p, .prec = prec, .variant = V_TILED, .block = 256, .state = state};
 		float *ptf[KDE_DMAX] = {NULL};
 		struct kde_gpu_job job;
 		struct kde_gpu_times t;
@@ -848,6 +855,7 @@ const struct problem kde_problem = {
     .gpu_block = kde_gpu_block,
     .eval = kde_eval,
     .multi_gpu = 1,
+    .state_free = kde_state_free,
 #ifdef QX_HAVE_CUDA
     .run_gpu = kde_run_gpu,
     .device_bytes = kde_device_bytes,

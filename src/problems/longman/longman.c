@@ -149,8 +149,9 @@ static int lm_bind_cpu(const struct param_value *p, const struct user_defs *u, v
  * or, for a < 0, over LM_GROWTH_MAX / |a|; lanes that are not a power of two. For an
  * expression amplitude only lanes and a != 0 with trig j0: the limits on lambda are
  * e^{-lambda x}'s, and g's own decay is the user's to choose (help longman). */
-static int longman_check(const struct param_value *p, struct qx_err *e)
+static int longman_check(const struct param_value *p, void **state, struct qx_err *e)
 {
+	(void)state;
 	const int f = lm_trig(p), lanes = (int)p[P_LANES].num;
 	if (lanes & (lanes - 1))
 		return qx_fail(e,
@@ -217,8 +218,9 @@ static const char *longman_param_unused(const struct param_value *p, size_t k)
 }
 
 /* Returns M, the number of integrals. */
-static size_t longman_count(const struct param_value *p)
+static size_t longman_count(const struct param_value *p, void **state)
 {
+	(void)state;
 	return (size_t)p[P_M].num;
 }
 
@@ -462,9 +464,10 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 /* Fills the coordinates (lambda, omega, bound) of integral i; returns 3 (2 for an expression
  * amplitude, whose compiled code a point has no access to: its bound is in the run's
  * figures). */
-static int longman_point(const struct param_value *p, size_t i, const char **names, double *vals,
-                         int cap)
+static int longman_point(const struct param_value *p, void **state, size_t i, const char **names,
+                         double *vals, int cap)
 {
+	(void)state;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
 	double mag;
 	if (cap < 3)
@@ -549,9 +552,11 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 /* reference: the exact values on `threads` threads; for an expression amplitude GSL's QAWF
  * (cos and sin) of the sampled integrals idx[0..n) (idx NULL: all), NaN where GSL cannot
  * obtain one, and NaN everywhere for trig j0 (no reference: nothing is compared). */
-static int longman_reference(const struct param_value *p, const struct user_defs *u, int threads,
-                             const size_t *idx, size_t n, double *ref, struct qx_err *e)
+static int longman_reference(const struct param_value *p, void **state, const struct user_defs *u,
+                             int threads, const size_t *idx, size_t n, double *ref,
+                             struct qx_err *e)
 {
+	(void)state;
 	const long long m = (long long)p[P_M].num;
 	if (lm_is_user(p)) {
 		struct lm_user_fn uf;
@@ -584,9 +589,10 @@ static int longman_reference(const struct param_value *p, const struct user_defs
 /* The reference of p: the exact values, or for an expression amplitude GSL's QAWF on a sample
  * of LM_QAWF_SAMPLE integrals spread over the batch (QAWF costs far more than Longman's
  * method on slowly decaying amplitudes). */
-static enum qx_ref_kind longman_ref_choice(const struct param_value *p, size_t *samples,
-                                           const char **name)
+static enum qx_ref_kind longman_ref_choice(const struct param_value *p, void **state,
+                                           size_t *samples, const char **name)
 {
+	(void)state;
 	if (!lm_is_user(p)) {
 		*name = "exact values";
 		return QX_REF_CPU;
@@ -880,9 +886,9 @@ static int longman_eval_user(const double *args, const struct param_value *q,
 
 /* eval LAMBDA OMEGA: one integral on backend b in precision prec (the GPU: variant packed with
  * the parameters' math), with the exact value, the remainder estimate and the error. */
-static int longman_eval(const double *args, const struct param_value *p, const struct user_defs *u,
-                        enum qx_backend b, enum qx_precision prec, struct eval_result *out,
-                        struct qx_err *e)
+static int longman_eval(const double *args, const struct param_value *p, void **state,
+                        const struct user_defs *u, enum qx_backend b, enum qx_precision prec,
+                        struct eval_result *out, struct qx_err *e)
 {
 	struct param_value q[QX_MAX_PARAMS];
 	double mag;
@@ -891,7 +897,7 @@ static int longman_eval(const double *args, const struct param_value *p, const s
 	q[P_M].num = 1;
 	q[P_LAMBDA] = (struct param_value){.num = args[0], .hi = args[0], .kind = PARAM_KIND_RANGE};
 	q[P_OMEGA] = (struct param_value){.num = args[1], .hi = args[1], .kind = PARAM_KIND_RANGE};
-	if (longman_check(q, e))
+	if (longman_check(q, state, e))
 		return -1;
 	if (lm_is_user(q))
 		return longman_eval_user(args, q, u, b, prec, out, e);
