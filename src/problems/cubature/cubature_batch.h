@@ -1,0 +1,71 @@
+/* cubature_batch.h - many integrals of one typed integrand in one run of problem cubature: the
+ * batch (the user's batch parameters, each a list of values, their grid the integrals), what
+ * each integral gives, and the runs that take a batch, CPU (cubature_batch_cpu.c) and GPU
+ * (cuda/cubature/batch.cu). Plain C, no CUDA; the parameter lookup is inline and compiled for
+ * the device too, so that a GPU kernel finds an integral's parameters from its index alone. */
+#ifndef QX_CUBATURE_BATCH_H
+#define QX_CUBATURE_BATCH_H
+
+#include "cubature_job.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUB_BATCH_PARAMS 4        /* batch parameters a run takes at most */
+#define CUB_BATCH_MAX 100000000LL /* integrals a run takes at most */
+
+/* The integrals of a batch: the grid of nb lists, list b (len[b] values) for the user's
+ * parameter in slot[b] of the job's fn.user; integral i takes value (i / stride_b) % len[b]
+ * of list b, stride_0 = 1 and stride_b the product of the lengths before it (the first
+ * parameter varies fastest). n, the product of the lengths, is at most CUB_BATCH_MAX. */
+struct cub_batch {
+	long long n;
+	int nb;
+	int slot[CUB_BATCH_PARAMS];
+	long long len[CUB_BATCH_PARAMS];
+	const double *list[CUB_BATCH_PARAMS];
+};
+
+/* Writes integral i's batch parameter values into user (a copy of the job's fn.user), each
+ * from its list; lists[b] may be a device copy of b->list[b]. */
+CUB_HD void cub_batch_params(const struct cub_batch *b, const double *const *lists, long long i,
+                             double *user)
+{
+	for (int k = 0; k < b->nb; k++) {
+		user[b->slot[k]] = lists[k][i % b->len[k]];
+		i /= b->len[k];
+	}
+}
+
+/* What a batch run gives, per integral (arrays of n the caller allocates): value, error
+ * estimate (as cub_result's err: the rule's, before the rounding cub_output adds), reason
+ * (enum cub_reason) and evaluations; and the run's totals. */
+struct cub_batch_result {
+	double *value, *err;
+	int *reason;
+	long long *evals;
+	long long total_evals, iterations, regions, peak_regions;
+	double peak_bytes;
+};
+
+/* The CPU's batch: every integral of b by the job's CPU algorithm (breadth: the queue, one
+ * integral a thread at a time over job->threads threads; hcubature: libcubature once an
+ * integral), each to the job's tolerances and maxeval. Returns 0 or -1 with e. */
+int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
+                  int (*run)(const struct cub_job *job, struct cub_result *res, struct qx_err *e),
+                  struct cub_batch_result *out, struct qx_err *e);
+
+/* The GPU's batch on breadth (cuda/cubature/batch.cu): one region list for all the integrals,
+ * each region tagged with its integral; per iteration the rule over every live region, the
+ * sums per integral, and the regions of the integrals not yet converged split where their
+ * error is over their integral's threshold; an integral that converges retires its regions
+ * and costs nothing more. Returns 0 or -1 with e. */
+int cub_gpu_batch_run(const struct cub_job *job, const struct cub_batch *b,
+                      struct cub_batch_result *out, struct qx_timing *t, struct qx_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
