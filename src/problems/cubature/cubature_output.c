@@ -42,8 +42,9 @@ static const char *cub_reason_note(int reason, int unverified)
 		       "live "
 		       "(left out of the value; the error estimate is infinite)";
 	case CUB_PRECISION:
-		return "not converged: the tolerance is below what the precision reaches (met "
-		       "before the rounding of the samples and sums was added to the estimate)";
+		return "not converged: the tolerance is below what the precision reaches (the "
+		       "estimate, with the rounding of the samples and sums in it, stands at that "
+		       "rounding)";
 	default:
 		return "not converged: the error estimate stopped falling (splitting made no "
 		       "progress)";
@@ -72,7 +73,14 @@ void cub_output(const struct cub_job *job, const struct cub_result *res, struct 
 		err += fabs((double)v - res->value);
 		value = v;
 	}
+	/* converged only with the rounding in; and a run that stopped short with its estimate
+	 * already at its precision's rounding (64 units of the value's last place) could not
+	 * have met the tolerance with more evaluations either */
+	const double ulp = job->prec == QX_DOUBLE ? DBL_EPSILON : FLT_EPSILON;
 	if (reason == CUB_CONVERGED && !(err <= fmax(job->abs, job->rel * fabs(value))))
+		reason = CUB_PRECISION;
+	else if ((reason == CUB_MAXEVAL || reason == CUB_BUDGET || reason == CUB_NO_PROGRESS) &&
+	         err <= 64 * ulp * fabs(value))
 		reason = CUB_PRECISION;
 	if (o->estimates)
 		o->estimates[0] = err;
