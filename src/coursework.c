@@ -35,30 +35,18 @@ int coursework_option(struct coursework_opts *o, int opt, const char *arg)
 		o->set[o->nset][1] = arg;
 		o->nset++;
 	}
+	// clang-format off
 	switch (flag ? 0 : opt) {
-	case 0: /* a parameter's flag, recorded above */
-		break;
-	case 'c':
-		o->skip_cpu = 1;
-		break;
-	case 'g':
-		o->skip_gpu = 1;
-		break;
-	case 't':
-		o->timing = 1;
-		break;
-	case 'v':
-		o->verbose = 1;
-		break;
-	case 'd':
-		o->gpu_double = 1;
-		break;
-	case 'h':
-		o->help = 1;
-		break;
-	default:
-		return -1;
+	case 0: break; /* a parameter's flag, recorded above */
+	case 'c': o->skip_cpu = 1; break;
+	case 'g': o->skip_gpu = 1; break;
+	case 't': o->timing = 1; break;
+	case 'v': o->verbose = 1; break;
+	case 'd': o->gpu_double = 1; break;
+	case 'h': o->help = 1; break;
+	default: return -1;
 	}
+	// clang-format on
 	o->used = 1;
 	return 0;
 }

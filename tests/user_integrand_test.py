@@ -43,21 +43,27 @@ class UserIntegrandTest(unittest.TestCase):
         self.assertLessEqual(abs(r["value"] - exact), r["error_estimate"], what)
         self.assertEqual(r["over_estimate"], 0, what)
 
+    def check_cpu_runs(self, words, exact, float_rel, what):
+        """The integral that `set` words make, with exact value exact, on the queue (1 and 2
+        threads) and hcubature in double and on the queue in float at rel float_rel: four
+        runs, each converged with its true error within its estimate."""
+        rc, out, err = quadx(
+            f'use cubature; set repeat 1 warmup 0 {words} exact {exact!r}; '
+            'set precision double threads 1; run cpu; set threads 2; run cpu; '
+            'set variant hcubature; run cpu; '
+            f'set variant breadth precision float rel {float_rel}; run cpu')
+        self.assertEqual(rc, 0, err)
+        got = runs(out)
+        self.assertEqual(len(got), 4, out)
+        for r in got:
+            self.check_honest(r, exact, f"{what} {r['variant']} {r['precision']}")
+
     def test_known_values(self):
         """Every example on breadth (1 and 2 threads), hcubature and in float: each converged
         with its true error within its estimate."""
         for expr, dim, bounds, exact in KNOWN:
-            rc, out, err = quadx(
-                f'use cubature; set repeat 1 warmup 0 rel 1e-6 maxeval 2e7 dim {dim} '
-                f'integrand "{expr}" bounds {bounds} exact {exact!r}; '
-                'set precision double threads 1; run cpu; set threads 2; run cpu; '
-                'set variant hcubature; run cpu; '
-                'set variant breadth precision float rel 1e-4; run cpu')
-            self.assertEqual(rc, 0, err)
-            got = runs(out)
-            self.assertEqual(len(got), 4, out)
-            for r in got:
-                self.check_honest(r, exact, f"{expr} {r['variant']} {r['precision']}")
+            self.check_cpu_runs(f'rel 1e-6 maxeval 2e7 dim {dim} integrand "{expr}" '
+                                f'bounds {bounds}', exact, "1e-4", expr)
 
     def test_box_from_a_and_b(self):
         """The box of a and b (no bounds set): x1*x2 over [0, 2]^2 is 4 and x over [-1, 3] is
@@ -66,16 +72,7 @@ class UserIntegrandTest(unittest.TestCase):
         for words, exact in (('dim 2 integrand "x1*x2" a 0 b 2', 4.0),
                              ('dim 1 integrand "x" a -1 b 3', 4.0),
                              ('dim 2 integrand "x*exp(-y)" bounds 1:2 0:inf', 1.5)):
-            rc, out, err = quadx(
-                f'use cubature; set repeat 1 warmup 0 rel 1e-8 {words} exact {exact!r}; '
-                'set precision double threads 1; run cpu; set threads 2; run cpu; '
-                'set variant hcubature; run cpu; '
-                'set variant breadth precision float rel 1e-5; run cpu')
-            self.assertEqual(rc, 0, err)
-            got = runs(out)
-            self.assertEqual(len(got), 4, out)
-            for r in got:
-                self.check_honest(r, exact, f"{words} {r['variant']} {r['precision']}")
+            self.check_cpu_runs(f"rel 1e-8 {words}", exact, "1e-5", words)
 
     def test_genz_family_as_expression(self):
         """show params writes a Genz family with its drawn c and w as an expression; set as the

@@ -85,6 +85,20 @@ static double cub_finite_err(const struct cub_region *g)
 	return g->nonfinite ? 0 : g->err;
 }
 
+/* Sums the estimates and the finite errors of the n regions of h into *est and *err; returns
+ * how many of them have samples that were not finite. */
+static long long cub_heap_sums(const struct cub_region *h, size_t n, double *est, double *err)
+{
+	long long bad = 0;
+	*est = *err = 0;
+	for (size_t k = 0; k < n; k++) {
+		*est += h[k].est;
+		*err += cub_finite_err(&h[k]);
+		bad += h[k].nonfinite > 0;
+	}
+	return bad;
+}
+
 /* DCUHRE's consistency check of two children against their parent's estimate: when the
  * children's sum differs from the parent by est1, both errors grow by the factor
  * 1 + 0.5 est1 / (their error sum) and by 0.25 est1 (the parent's error is not trusted to
@@ -167,15 +181,8 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 	long long bad = 0; /* live regions with samples that were not finite */
 	res->reason = CUB_CONVERGED;
 	for (long long it = 0;; it++) {
-		if (it % 256 == 0) {
-			est = err = 0;
-			bad = 0;
-			for (size_t k = 0; k < n; k++) {
-				est += heap[k].est;
-				err += cub_finite_err(&heap[k]);
-				bad += heap[k].nonfinite > 0;
-			}
-		}
+		if (it % 256 == 0)
+			bad = cub_heap_sums(heap, n, &est, &err);
 		/* no estimate is trusted before its region was checked against a parent */
 		if (it > 0 && bad == 0 && err <= fmax(abs_tol, rel * fabs(est)))
 			break;
@@ -237,13 +244,7 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 		if (n * sizeof *heap > res->peak_bytes)
 			res->peak_bytes = (double)(n * sizeof *heap);
 	}
-	est = err = 0;
-	bad = 0;
-	for (size_t k = 0; k < n; k++) {
-		est += heap[k].est;
-		err += cub_finite_err(&heap[k]);
-		bad += heap[k].nonfinite > 0;
-	}
+	bad = cub_heap_sums(heap, n, &est, &err);
 	res->value = est;
 	res->err = bad ? INFINITY : err;
 	res->live = (long long)n;

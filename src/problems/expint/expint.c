@@ -14,52 +14,31 @@
 
 enum { P_N, P_M, P_A, P_B, P_ITERS, P_COUNT };
 
+// clang-format off
 static const struct param_def expint_params[P_COUNT] = {
-    [P_N] = {.name = "n",
-             .type = PARAM_INT,
-             .min = 1,
-             .max = 1000000,
-             .def = 10,
+    [P_N] = {.name = "n", .type = PARAM_INT, .min = 1, .max = 1000000, .def = 10,
              .help = "orders: E_1 .. E_n are computed"},
-    [P_M] = {.name = "m",
-             .type = PARAM_INT,
-             .min = 1,
-             .max = 1e9,
-             .def = 10,
+    [P_M] = {.name = "m", .type = PARAM_INT, .min = 1, .max = 1e9, .def = 10,
              .help = "samples per order: x_j = a + (b-a) j/m"},
-    [P_A] = {.name = "a",
-             .type = PARAM_REAL,
-             .min = 0,
-             .max = 1e6,
-             .def = 0,
+    [P_A] = {.name = "a", .type = PARAM_REAL, .min = 0, .max = 1e6, .def = 0,
              .help = "start of the x interval (a >= 0)"},
-    [P_B] = {.name = "b",
-             .type = PARAM_REAL,
-             .min = 0,
-             .max = 1e6,
-             .min_open = PARAM_MIN_OPEN,
-             .def = 10,
-             .help = "end of the x interval (b > a)"},
-    [P_ITERS] = {.name = "iters",
-                 .type = PARAM_INT,
-                 .min = 1,
-                 .max = 2147483647,
-                 .def = 2000000000,
+    [P_B] = {.name = "b", .type = PARAM_REAL, .min = 0, .max = 1e6, .min_open = PARAM_MIN_OPEN,
+             .def = 10, .help = "end of the x interval (b > a)"},
+    [P_ITERS] = {.name = "iters", .type = PARAM_INT, .min = 1, .max = 2147483647, .def = 2000000000,
                  .help = "maximum iterations of the series and continued fraction"},
 };
+// clang-format on
 
 /* expint's own setting: the streams of its chunked GPU variants. */
 enum { ES_STREAMS, ES_COUNT };
 
+// clang-format off
 static const struct param_def expint_settings[ES_COUNT] = {
-    [ES_STREAMS] = {.name = "streams",
-                    .type = PARAM_INT,
-                    .min = 1,
-                    .max = EXPINT_MAX_STREAMS,
-                    .def = 2,
-                    .help = "GPU streams of the streamed variants (expint fast and streams)",
-                    .backends = QX_ON_GPU},
+    [ES_STREAMS] = {.name = "streams", .type = PARAM_INT, .min = 1, .max = EXPINT_MAX_STREAMS,
+                    .def = 2, .backends = QX_ON_GPU,
+                    .help = "GPU streams of the streamed variants (expint fast and streams)"},
 };
+// clang-format on
 
 enum { V_FAST, V_COURSEWORK, V_GSL, V_SHARED, V_CONSTANT, V_STREAMS };
 
@@ -90,15 +69,13 @@ static const struct variant_def expint_variants[] = {
                    0},
 };
 
+// clang-format off
 static const struct param_def expint_eval_args[] = {
     {.name = "N", .type = PARAM_INT, .min = -1e9, .max = 1e9, .def = 0, .help = "order n >= 0"},
-    {.name = "X",
-     .type = PARAM_REAL,
-     .min = -1e300,
-     .max = 1e300,
-     .def = 0,
+    {.name = "X", .type = PARAM_REAL, .min = -1e300, .max = 1e300, .def = 0,
      .help = "argument x >= 0"},
 };
+// clang-format on
 
 /* Returns -1 with a clear message when a < b does not hold. */
 static int expint_check(const struct param_value *p, void **state, struct qx_err *e)
@@ -406,35 +383,22 @@ static const struct problem_coursework expint_coursework = {
     .print_value = expint_coursework_value,
 };
 
+// clang-format off
 const struct problem expint_problem = {
-    .name = "expint",
-    .summary = "exponential integral E_n(x) on a grid of orders x samples",
-    .phases = expint_phases,
-    .table_phases = expint_table_phases,
-    .work_unit = "evals",
-    .params = expint_params,
-    .nparams = P_COUNT,
-    .settings = expint_settings,
-    .nsettings = ES_COUNT,
-    .ref_kind = QX_REF_CPU,
-    .ref_name = "cpu double",
-    .variants = expint_variants,
-    .nvariants = sizeof expint_variants / sizeof expint_variants[0],
-    .eval_args = expint_eval_args,
-    .neval_args = 2,
-    .check = expint_check,
-    .count = expint_count,
-    .host_bytes = expint_host_bytes,
-    .point = expint_point,
-    .run_cpu = expint_run_cpu,
-    .reference = expint_reference,
-    .is_reference = expint_is_reference,
-    .eval = expint_eval,
-    .multi_gpu = 1,
-    .coursework = &expint_coursework,
+    .name = "expint", .summary = "exponential integral E_n(x) on a grid of orders x samples",
+    .phases = expint_phases, .table_phases = expint_table_phases, .work_unit = "evals",
+    .params = expint_params, .nparams = P_COUNT,
+    .settings = expint_settings, .nsettings = ES_COUNT,
+    .ref_kind = QX_REF_CPU, .ref_name = "cpu double",
+    .variants = expint_variants, .nvariants = sizeof expint_variants / sizeof expint_variants[0],
+    .eval_args = expint_eval_args, .neval_args = 2,
+    .check = expint_check, .count = expint_count, .host_bytes = expint_host_bytes,
+    .point = expint_point, .run_cpu = expint_run_cpu,
+    .reference = expint_reference, .is_reference = expint_is_reference,
+    .eval = expint_eval, .multi_gpu = 1, .coursework = &expint_coursework,
 #ifdef QX_HAVE_CUDA
-    .run_gpu = expint_run_gpu,
-    .device_bytes = expint_device_bytes,
+    .run_gpu = expint_run_gpu, .device_bytes = expint_device_bytes,
     .occupancy = expint_occupancy,
 #endif
 };
+// clang-format on

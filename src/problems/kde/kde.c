@@ -827,37 +827,22 @@ static const char *const kde_phases[] = {"alloc",    "h2d", "scale", "sort",   "
                                          "convolve", "d2h", "free",  "interp", NULL};
 static const char *const kde_table_phases[] = {"kernel", "d2h", NULL};
 
+// clang-format off
 const struct problem kde_problem = {
-    .name = "kde",
-    .summary = "Gaussian kernel density estimation",
-    .phases = kde_phases,
-    .table_phases = kde_table_phases,
-    .work_unit = "pairs",
-    .params = kde_params_def,
-    .nparams = P_COUNT,
-    .param_unused = kde_param_unused,
-    .ref_kind = QX_REF_CPU,
-    .ref_name = "cpu double sum at every output",
+    .name = "kde", .summary = "Gaussian kernel density estimation",
+    .phases = kde_phases, .table_phases = kde_table_phases, .work_unit = "pairs",
+    .params = kde_params_def, .nparams = P_COUNT, .param_unused = kde_param_unused,
+    .ref_kind = QX_REF_CPU, .ref_name = "cpu double sum at every output",
     .ref_choice = kde_ref_choice,
-    .variants = kde_variants,
-    .nvariants = V_COUNT,
-    .eval_args = kde_eval_args,
-    .neval_args = KDE_NEVAL_ARGS,
-    .neval_min = 1,
-    .check = kde_check,
-    .count = kde_count,
-    .host_bytes = kde_host_bytes,
-    .point = kde_point,
-    .run_cpu = kde_run_cpu,
-    .reference = kde_reference,
-    .is_reference = kde_is_reference,
-    .add_figures = kde_add_figures,
-    .gpu_block = kde_gpu_block,
-    .eval = kde_eval,
-    .multi_gpu = 1,
-    .state_free = kde_state_free,
+    .variants = kde_variants, .nvariants = V_COUNT,
+    .eval_args = kde_eval_args, .neval_args = KDE_NEVAL_ARGS, .neval_min = 1,
+    .check = kde_check, .count = kde_count, .host_bytes = kde_host_bytes,
+    .point = kde_point, .run_cpu = kde_run_cpu,
+    .reference = kde_reference, .is_reference = kde_is_reference,
+    .add_figures = kde_add_figures, .gpu_block = kde_gpu_block,
+    .eval = kde_eval, .multi_gpu = 1, .state_free = kde_state_free,
 #ifdef QX_HAVE_CUDA
-    .run_gpu = kde_run_gpu,
-    .device_bytes = kde_device_bytes,
+    .run_gpu = kde_run_gpu, .device_bytes = kde_device_bytes,
 #endif
 };
+// clang-format on

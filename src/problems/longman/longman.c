@@ -930,38 +930,25 @@ static int longman_eval(const double *args, const struct param_value *p, void **
 static const char *const longman_phases[] = {"alloc", "h2d", "kernel", "d2h", "free", NULL};
 static const char *const longman_table_phases[] = {"kernel", "d2h", NULL};
 
+// clang-format off
 const struct problem longman_problem = {
-    .name = "longman",
-    .summary = "improper oscillatory integrals by Longman's method",
-    .phases = longman_phases,
-    .table_phases = longman_table_phases,
-    .work_unit = "integrals",
-    .params = longman_params_def,
-    .nparams = P_COUNT,
-    .ref_kind = QX_REF_CPU,
-    .ref_name = "exact values",
-    .ref_choice = longman_ref_choice,
+    .name = "longman", .summary = "improper oscillatory integrals by Longman's method",
+    .phases = longman_phases, .table_phases = longman_table_phases, .work_unit = "integrals",
+    .params = longman_params_def, .nparams = P_COUNT,
+    .ref_kind = QX_REF_CPU, .ref_name = "exact values", .ref_choice = longman_ref_choice,
     .variants = longman_variants,
     .nvariants = sizeof longman_variants / sizeof longman_variants[0],
-    .eval_args = longman_eval_args,
-    .neval_args = LONGMAN_NEVAL_ARGS,
-    .check = longman_check,
-    .user_integrand = longman_user_check,
+    .eval_args = longman_eval_args, .neval_args = LONGMAN_NEVAL_ARGS,
+    .check = longman_check, .user_integrand = longman_user_check,
     .param_unused = longman_param_unused,
-    .count = longman_count,
-    .host_bytes = longman_host_bytes,
-    .point = longman_point,
-    .run_cpu = longman_run_cpu,
-    .reference = longman_reference,
-    .is_reference = longman_is_reference,
-    .add_figures = longman_add_figures,
-    .rounding_bound = longman_rounding_bound,
-    .gpu_block = longman_launch_block,
-    .eval = longman_eval,
+    .count = longman_count, .host_bytes = longman_host_bytes,
+    .point = longman_point, .run_cpu = longman_run_cpu,
+    .reference = longman_reference, .is_reference = longman_is_reference,
+    .add_figures = longman_add_figures, .rounding_bound = longman_rounding_bound,
+    .gpu_block = longman_launch_block, .eval = longman_eval,
 #ifdef QX_HAVE_CUDA
-    .run_gpu = longman_run_gpu,
-    .multi_gpu = 1,
-    .device_bytes = longman_device_bytes,
-    .occupancy = longman_occupancy,
+    .run_gpu = longman_run_gpu, .multi_gpu = 1,
+    .device_bytes = longman_device_bytes, .occupancy = longman_occupancy,
 #endif
 };
+// clang-format on
