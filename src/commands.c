@@ -91,7 +91,7 @@ static int show_params(struct shell *sh)
 {
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
-	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + USER_MAX_PARAMS + 4];
+	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + USER_MAX_PARAMS + 5];
 	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][PARAM_TEXT_LEN];
 	char bounds[USER_MAX_AXES * 64];
 	size_t n = 0;
@@ -112,8 +112,17 @@ static int show_params(struct shell *sh)
 		kv[n++] = (struct kv){"bounds", bounds, 0};
 		kv[n++] = isnan(s->user.exact) ? (struct kv){"exact", "none", 0}
 		                               : (struct kv){"exact", NULL, s->user.exact};
-		for (int j = 0; j < s->user.nparams; j++)
-			kv[n++] = (struct kv){s->user.param_name[j], NULL, s->user.param_value[j]};
+		if (s->user.exact_expr)
+			kv[n - 1] = (struct kv){"exact", s->user.exact_expr, 0};
+		for (int j = 0; j < s->user.nparams; j++) {
+			const int b = user_batch_slot(&s->user, j);
+			kv[n++] =
+			    b >= 0
+			        ? (struct kv){s->user.param_name[j], s->user.batch[b].spec.text, 0}
+			        : (struct kv){s->user.param_name[j], NULL, s->user.param_value[j]};
+		}
+		/* how many integrals a run does: the grid of the batch parameters */
+		kv[n++] = (struct kv){"integrals", NULL, (double)user_batch_count(&s->user)};
 	}
 	for (size_t k = 0; k < p->nsettings; k++, n++)
 		kv[n] = param_kv(&p->settings[k], s->psettings[s->prob_index][k], text[n],
