@@ -299,6 +299,34 @@ static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 /* plot FILE.png|FILE.svg: draws the last sweep; plot or plot -: in the terminal, as text. */
 static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
+	const struct run_result *last = sh->s.last;
+	if (last && last->user.nbatch == 1 && last->prob->point) { /* the last run's batch */
+		const char *path = argc == 1 ? "-" : argv[1];
+		const char *names[QX_MAX_COORDS];
+		double *x = malloc((last->evals ? last->evals : 1) * sizeof *x), c[QX_MAX_COORDS];
+		if (!x)
+			return qx_fail(e, "plot: out of memory for %zu integrals", last->evals);
+		for (size_t i = 0; i < last->evals; i++)
+			x[i] = last->prob->point(last->params, session_state(&sh->s, last->prob),
+			                         &last->user, i, names, c, QX_MAX_COORDS) > 0
+			           ? c[0]
+			           : NAN;
+		const struct plot_batch b = {.prob = last->prob->name,
+		                             .param =
+		                                 last->user.param_name[last->user.batch[0].param],
+		                             .n = last->evals,
+		                             .x = x,
+		                             .values = sh->s.last_values,
+		                             .est = last->has_estimates ? sh->s.estimates : NULL,
+		                             .prec = last->summary.prec};
+		const int rc =
+		    plot_batch(&b, path, sh->io.cols - 1, sh->io.rows - 1, sh->io.out, e);
+		free(x);
+		if (rc == 0 && strcmp(path, "-") && sh->io.format == FORMAT_TEXT)
+			fprintf(sh->io.out, "plotted the last run's %zu integrals into %s\n", b.n,
+			        path);
+		return rc < 0 ? -1 : 0;
+	}
 	if (!sh->s.sweep)
 		return qx_fail(e, "plot: no sweep yet (try: sweep block 32..1024)");
 	if (argc == 1 || strcmp(argv[1], "-") == 0)
