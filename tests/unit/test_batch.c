@@ -106,7 +106,8 @@ static void test_output_counts(void **state)
 {
 	(void)state;
 	struct cub_job job = {.rel = 1e-10, .prec = QX_DOUBLE};
-	double value[4] = {1, 2, 3, 4}, err[4] = {1e-12, 1e-3, 2.99999999e-10, 1e-12}, vals[4], est[4];
+	double value[4] = {1, 2, 3, 4}, err[4] = {1e-12, 1e-3, 2.99999999e-10, 1e-12}, vals[4],
+	       est[4];
 	int reason[4] = {CUB_CONVERGED, CUB_MAXEVAL, CUB_CONVERGED, CUB_CONVERGED};
 	long long evals[4] = {100, 200, 300, 400}, live[4] = {1, 1, 1 << 20, 1};
 	struct cub_batch_result r = {.value = value,
