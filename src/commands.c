@@ -91,7 +91,7 @@ static int show_params(struct shell *sh)
 {
 	struct session *s = &sh->s;
 	const struct problem *p = s->prob;
-	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + USER_MAX_PARAMS + 4];
+	struct kv kv[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + USER_MAX_PARAMS + 5];
 	char text[QX_MAX_PARAMS + QX_MAX_PROBLEM_SETTINGS + S_COUNT + 1][PARAM_TEXT_LEN];
 	char bounds[USER_MAX_AXES * 64];
 	size_t n = 0;
@@ -112,8 +112,17 @@ static int show_params(struct shell *sh)
 		kv[n++] = (struct kv){"bounds", bounds, 0};
 		kv[n++] = isnan(s->user.exact) ? (struct kv){"exact", "none", 0}
 		                               : (struct kv){"exact", NULL, s->user.exact};
-		for (int j = 0; j < s->user.nparams; j++)
-			kv[n++] = (struct kv){s->user.param_name[j], NULL, s->user.param_value[j]};
+		if (s->user.exact_expr)
+			kv[n - 1] = (struct kv){"exact", s->user.exact_expr, 0};
+		for (int j = 0; j < s->user.nparams; j++) {
+			const int b = user_batch_slot(&s->user, j);
+			kv[n++] =
+			    b >= 0
+			        ? (struct kv){s->user.param_name[j], s->user.batch[b].spec.text, 0}
+			        : (struct kv){s->user.param_name[j], NULL, s->user.param_value[j]};
+		}
+		/* how many integrals a run does: the grid of the batch parameters */
+		kv[n++] = (struct kv){"integrals", NULL, (double)user_batch_count(&s->user)};
 	}
 	for (size_t k = 0; k < p->nsettings; k++, n++)
 		kv[n] = param_kv(&p->settings[k], s->psettings[s->prob_index][k], text[n],
@@ -290,6 +299,34 @@ static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 /* plot FILE.png|FILE.svg: draws the last sweep; plot or plot -: in the terminal, as text. */
 static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
+	const struct run_result *last = sh->s.last;
+	if (last && last->user.nbatch == 1 && last->prob->point) { /* the last run's batch */
+		const char *path = argc == 1 ? "-" : argv[1];
+		const char *names[QX_MAX_COORDS];
+		double *x = malloc((last->evals ? last->evals : 1) * sizeof *x), c[QX_MAX_COORDS];
+		if (!x)
+			return qx_fail(e, "plot: out of memory for %zu integrals", last->evals);
+		for (size_t i = 0; i < last->evals; i++)
+			x[i] = last->prob->point(last->params, session_state(&sh->s, last->prob),
+			                         &last->user, i, names, c, QX_MAX_COORDS) > 0
+			           ? c[0]
+			           : NAN;
+		const struct plot_batch b = {.prob = last->prob->name,
+		                             .param =
+		                                 last->user.param_name[last->user.batch[0].param],
+		                             .n = last->evals,
+		                             .x = x,
+		                             .values = sh->s.last_values,
+		                             .est = last->has_estimates ? sh->s.estimates : NULL,
+		                             .prec = last->summary.prec};
+		const int rc =
+		    plot_batch(&b, path, sh->io.cols - 1, sh->io.rows - 1, sh->io.out, e);
+		free(x);
+		if (rc == 0 && strcmp(path, "-") && sh->io.format == FORMAT_TEXT)
+			fprintf(sh->io.out, "plotted the last run's %zu integrals into %s\n", b.n,
+			        path);
+		return rc < 0 ? -1 : 0;
+	}
 	if (!sh->s.sweep)
 		return qx_fail(e, "plot: no sweep yet (try: sweep block 32..1024)");
 	if (argc == 1 || strcmp(argv[1], "-") == 0)

@@ -86,7 +86,8 @@ static void cw_print_values(struct session *s, const char *tag, const double *db
 		const char *names[QX_MAX_COORDS];
 		double c[QX_MAX_COORDS] = {0};
 		const double v = value_at(other, other_prec, i);
-		s->prob->point(r->params, session_state(s, s->prob), i, names, c, QX_MAX_COORDS);
+		s->prob->point(r->params, session_state(s, s->prob), &r->user, i, names, c,
+		               QX_MAX_COORDS);
 		s->prob->coursework->print_value(tag, c, dbl ? dbl[i] : v, dbl ? &v : NULL);
 	}
 }

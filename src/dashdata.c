@@ -82,8 +82,8 @@ static void take_error(struct dash_data *d, struct session *s, const struct run_
 	qx_progress_start((long long)r->evals, "error histogram");
 	hist_log10_rel(ref, s->last_values, r->summary.prec, r->evals, &d->hist);
 	qx_progress_add((long long)r->evals);
-	const int nc = r->prob->point(r->params, session_state(s, r->prob), r->err.worst, names,
-	                              coords, QX_MAX_COORDS);
+	const int nc = r->prob->point(r->params, session_state(s, r->prob), &r->user, r->err.worst,
+	                              names, coords, QX_MAX_COORDS);
 	for (int k = 0; k < nc; k++) {
 		const size_t used = strlen(d->worst_at);
 		snprintf(d->worst_at + used, sizeof d->worst_at - used, "%s%s=%.6g", k ? " " : "",

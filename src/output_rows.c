@@ -111,7 +111,8 @@ void output_worst(struct output_ctx *io, const struct run_result *r, void **stat
 	for (size_t i = 0; i < k; i++) {
 		const char *names[QX_MAX_COORDS];
 		double coords[QX_MAX_COORDS];
-		const int nc = p->point(r->params, state, idx[i], names, coords, QX_MAX_COORDS);
+		const int nc =
+		    p->point(r->params, state, &r->user, idx[i], names, coords, QX_MAX_COORDS);
 		const double v = value_at(vals, r->summary.prec, idx[i]);
 		const double rel = rel_error(ref[idx[i]], v);
 		if (io->format == FORMAT_JSON) {
@@ -156,7 +157,7 @@ cJSON *output_value_json(const struct run_result *r, void **state, const void *v
 {
 	const char *names[QX_MAX_COORDS];
 	double coords[QX_MAX_COORDS];
-	const int nc = r->prob->point(r->params, state, i, names, coords, QX_MAX_COORDS);
+	const int nc = r->prob->point(r->params, state, &r->user, i, names, coords, QX_MAX_COORDS);
 	cJSON *obj = cJSON_CreateObject();
 	cJSON_AddStringToObject(obj, "type", "value");
 	cJSON_AddNumberToObject(obj, "index", (double)i);

@@ -258,6 +258,14 @@ static int param_reject(const struct param_def *def, const char *word, struct qx
 	return qx_fail(e, "bad value '%.64s' for %s: expected %s", word, def->name, range);
 }
 
+/* Keeps text in store (param.h). */
+const char *param_store_keep(struct param_store *store, const char *text)
+{
+	const char *kept;
+	size_t index;
+	return store && !param_store_intern(store, text, &kept, &index) ? kept : NULL;
+}
+
 /* Keeps text (a value of def) in store, making *v a PARAM_KIND_TEXT value: num 1 + its index
  * for a file name, -1 - its index for an expression. Returns 0, or -1 with e when there is no
  * store or no memory. */
@@ -437,4 +445,147 @@ int param_find(const struct param_def *defs, size_t n, const char *name)
 		if (strcmp(defs[i].name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* A range's value k before it is written out. */
+static double param_spec_raw(const struct param_spec *s, long long k)
+{
+	switch (s->kind) {
+	case PARAM_SPEC_POW2:
+		return ldexp(s->step, (int)k);
+	case PARAM_SPEC_FACTOR:
+		return s->lo * pow(s->step, (double)k);
+	default:
+		return s->lo + s->step * (double)k;
+	}
+}
+
+/* Parses the range "A..B[:STEP|:xFACTOR]" (dots points at ".."), counting its values. */
+static long long param_spec_range(const char *spec, const char *dots, long long max,
+                                  struct param_spec *out, struct qx_err *e)
+{
+	char lo_word[64], hi_word[64], step_word[64] = "";
+	const char *colon = strchr(dots + 2, ':');
+	double lo, hi, step = 0;
+	int geometric = 0;
+	snprintf(lo_word, sizeof lo_word, "%.*s", (int)(dots - spec), spec);
+	snprintf(hi_word, sizeof hi_word, "%.*s", (int)(colon ? colon - dots - 2 : 63), dots + 2);
+	if (colon) {
+		geometric = colon[1] == 'x';
+		snprintf(step_word, sizeof step_word, "%s", colon + 1 + geometric);
+	}
+	if (parse_real(lo_word, &lo) || parse_real(hi_word, &hi) ||
+	    (colon && parse_real(step_word, &step)))
+		return qx_fail(e, "bad range '%.64s': A, B and the step must be numbers (%s)", spec,
+		               PARAM_SPEC_HELP);
+	if (lo > hi)
+		return qx_fail(e, "bad range '%.64s': A = %g is above B = %g", spec, lo, hi);
+	if (colon && !geometric && !(step > 0))
+		return qx_fail(e, "bad range '%.64s': the step must be above 0", spec);
+	if (geometric && (!(step > 1) || !(lo > 0)))
+		return qx_fail(e, "bad range '%.64s': xFACTOR needs a factor above 1 and A above 0",
+		               spec);
+	*out = (struct param_spec){.lo = lo, .hi = hi, .step = step, .text = spec};
+	if (!colon) {
+		out->kind = PARAM_SPEC_POW2;
+		for (double p = 1; p <= hi; p *= 2)
+			if (p >= lo) {
+				if (out->n == 0)
+					out->step = p;
+				if (++out->n > max)
+					goto too_many;
+			}
+		if (out->n == 0)
+			return qx_fail(e, "bad range '%.64s': no power of two lies in %g..%g", spec,
+			               lo, hi);
+		return out->n;
+	}
+	out->kind = geometric ? PARAM_SPEC_FACTOR : PARAM_SPEC_STEP;
+	for (long long k = 0;; k++) {
+		if (param_spec_raw(out, k) > hi * (1 + 1e-12))
+			break;
+		if (++out->n > max)
+			goto too_many;
+	}
+	return out->n;
+too_many:
+	return qx_fail(e, "range '%.64s' has more than %lld values", spec, max);
+}
+
+/* Parses a range or a list of words. */
+long long param_spec_parse(const char *spec, long long max, struct param_spec *out,
+                           struct qx_err *e)
+{
+	const char *dots = strstr(spec, "..");
+	if (dots)
+		return param_spec_range(spec, dots, max, out, e);
+	*out = (struct param_spec){.kind = PARAM_SPEC_LIST, .text = spec};
+	for (const char *p = spec;;) {
+		const size_t len = strcspn(p, ",");
+		if (len == 0)
+			return qx_fail(e, "bad list '%.64s': an empty value (%s)", spec,
+			               PARAM_SPEC_HELP);
+		if (len >= PARAM_SPEC_WORD)
+			return qx_fail(e, "bad list '%.64s': a value longer than %d characters",
+			               spec, PARAM_SPEC_WORD - 1);
+		if (out->n == max)
+			return qx_fail(e, "list '%.64s' has more than %lld values", spec, max);
+		out->n++;
+		if (!p[len])
+			return out->n;
+		p += len + 1;
+	}
+}
+
+/* Word k of a list, or a range's number with 15 digits. */
+void param_spec_word(const struct param_spec *s, long long k, char *buf, size_t len)
+{
+	if (s->kind != PARAM_SPEC_LIST) {
+		snprintf(buf, len, "%.15g", param_spec_raw(s, k));
+		return;
+	}
+	const char *p = s->text;
+	for (; k > 0; k--)
+		p += strcspn(p, ",") + 1;
+	snprintf(buf, len, "%.*s", (int)strcspn(p, ","), p);
+}
+
+/* A range's value k as its word reads (integers as they are, without the round trip). */
+static double param_spec_number(const struct param_spec *s, long long k)
+{
+	const double v = param_spec_raw(s, k);
+	char word[PARAM_SPEC_WORD];
+	if (v == nearbyint(v) && fabs(v) < 1e15)
+		return v;
+	snprintf(word, sizeof word, "%.15g", v);
+	return strtod(word, NULL);
+}
+
+/* Value k as a number. */
+double param_spec_value(const struct param_spec *s, long long k)
+{
+	char word[PARAM_SPEC_WORD];
+	double v;
+	if (s->kind != PARAM_SPEC_LIST)
+		return param_spec_number(s, k);
+	param_spec_word(s, k, word, sizeof word);
+	return parse_real(word, &v) ? NAN : v;
+}
+
+/* Every value, a list's words read in one pass. */
+void param_spec_values(const struct param_spec *s, double *out)
+{
+	const char *p = s->text;
+	for (long long k = 0; k < s->n; k++) {
+		char word[PARAM_SPEC_WORD];
+		double v;
+		if (s->kind != PARAM_SPEC_LIST) {
+			out[k] = param_spec_number(s, k);
+			continue;
+		}
+		const size_t len = strcspn(p, ",");
+		snprintf(word, sizeof word, "%.*s", (int)len, p);
+		out[k] = parse_real(word, &v) ? NAN : v;
+		p += len + (p[len] != '\0');
+	}
 }

@@ -73,6 +73,10 @@ void param_store_free(struct param_store *store);
 /* How many distinct texts store keeps (0 for NULL). */
 size_t param_store_count(const struct param_store *store);
 
+/* Keeps text in store (once, as a value's text is kept) and returns the kept copy, valid
+ * until param_store_free; NULL without a store or memory. */
+const char *param_store_keep(struct param_store *store, const char *text);
+
 /* Parses word as a value of def into *out; on failure fills e naming the word and the range. A
  * file name or an expression is kept in store (its value points there); with store NULL it is
  * refused, so param_parse serves the definitions whose values hold no text. */
@@ -111,5 +115,38 @@ int parse_real(const char *word, double *out);
 
 /* Writes v with the fewest digits (15, else 17) that read back to the same double. */
 void format_real(double v, char *buf, size_t len);
+
+/* A value spec as `sweep` and `set param` take it: "A..B" the powers of two in [A, B];
+ * "A..B:S" A, A+S, A+2S ... up to B; "A..B:xF" A, A*F, A*F^2 ... up to B; "a,b,c" the words
+ * as given (each shorter than PARAM_SPEC_WORD). A range is kept as its numbers, a list as its
+ * text (text, which the spec points to: it must outlive the spec), so that a spec of many
+ * values costs no memory until they are asked for. */
+#define PARAM_SPEC_WORD 32
+#define PARAM_SPEC_HELP "a list a,b,c or a range A..B (powers of two), A..B:STEP or A..B:xFACTOR"
+
+enum param_spec_kind { PARAM_SPEC_LIST, PARAM_SPEC_POW2, PARAM_SPEC_STEP, PARAM_SPEC_FACTOR };
+
+struct param_spec {
+	enum param_spec_kind kind;
+	double lo, hi, step; /* POW2: step is the first power of two in [lo, hi] */
+	long long n;         /* how many values */
+	const char *text;    /* the spec as given */
+};
+
+/* Parses spec (kept by the caller while out is used) into out: at most max values, at least
+ * one. Returns the count, or -1 with e naming the spec and what is allowed. */
+long long param_spec_parse(const char *spec, long long max, struct param_spec *out,
+                           struct qx_err *e);
+
+/* Writes value k (0-based, k < s->n) of s as a word into buf: a list's word as given, a
+ * range's number with 15 significant digits (so that steps like 0.1 do not show their
+ * rounding). */
+void param_spec_word(const struct param_spec *s, long long k, char *buf, size_t len);
+
+/* Value k of s as a number (what its word reads as); NaN for a word that is not a number. */
+double param_spec_value(const struct param_spec *s, long long k);
+
+/* Every value of s as numbers into out (s->n of them), in one pass. */
+void param_spec_values(const struct param_spec *s, double *out);
 
 #endif

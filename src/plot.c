@@ -16,6 +16,16 @@
 
 enum { PLOT_PNG, PLOT_SVG, PLOT_DUMB };
 
+/* What a plot draws: its data and its script for gnuplot terminal kind (cols x rows a panel for
+ * PLOT_DUMB) from data (a datablock name or a quoted file name) into image; arg is the sweep or
+ * the batch. */
+struct plot_src {
+	void (*data)(const void *arg, FILE *f);
+	void (*script)(const void *arg, const char *data, const char *image, int kind, int cols,
+	               int rows, FILE *f);
+	const void *arg;
+};
+
 /* Index of the axis drawn along x: the first numeric one, or -1 when both are words. */
 static int x_axis(const struct sweep *sw)
 {
@@ -400,7 +410,7 @@ static int have_gnuplot(void)
 
 /* Runs gnuplot on the data and script of sw for terminal kind (cols x rows for PLOT_DUMB)
  * with its output into the file tmp; returns 0 or -1 with e naming what failed. */
-static int plot_gnuplot(const struct sweep *sw, const char *tmp, int kind, int cols, int rows,
+static int plot_gnuplot(const struct plot_src *sw, const char *tmp, int kind, int cols, int rows,
                         struct qx_err *e)
 {
 	FILE *gp = popen("gnuplot", "w");
@@ -408,9 +418,9 @@ static int plot_gnuplot(const struct sweep *sw, const char *tmp, int kind, int c
 	if (!gp)
 		return qx_fail(e, "plot: cannot start gnuplot: %s", strerror(errno));
 	fprintf(gp, "$sweep << EOD\n");
-	plot_write_data(sw, gp);
+	sw->data(sw->arg, gp);
 	fprintf(gp, "EOD\n");
-	script_write(sw, "$sweep", tmp, kind, cols, rows, gp);
+	sw->script(sw->arg, "$sweep", tmp, kind, cols, rows, gp);
 	status = pclose(gp);
 	if (status != 0)
 		return qx_fail(e, "plot: gnuplot failed (%s %d)",
@@ -465,7 +475,7 @@ static int plot_image_check(const char *tmp, const char *path, int kind, struct 
 
 /* Renders through gnuplot into a temporary image beside path, checked whole, then renamed
  * into place; on any failure the old file is unchanged. */
-static int plot_render(const struct sweep *sw, const char *path, struct qx_err *e)
+static int plot_render(const struct plot_src *sw, const char *path, struct qx_err *e)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -501,7 +511,7 @@ static int plot_render(const struct sweep *sw, const char *path, struct qx_err *
 }
 
 /* Without gnuplot: STEM.gp and STEM.dat, and how to render them. */
-static int plot_files(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e)
+static int plot_files(const struct plot_src *sw, const char *path, FILE *out, struct qx_err *e)
 {
 	char stem[PATH_MAX - 8], gp_path[PATH_MAX], dat_path[PATH_MAX], data[PATH_MAX + 4];
 	char *text = NULL;
@@ -515,7 +525,7 @@ static int plot_files(const struct sweep *sw, const char *path, FILE *out, struc
 	f = open_memstream(&text, &len);
 	if (!f)
 		return qx_fail(e, "plot: out of memory");
-	plot_write_data(sw, f);
+	sw->data(sw->arg, f);
 	fclose(f);
 	rc = export_write_file(dat_path, text, len, e);
 	free(text);
@@ -525,7 +535,7 @@ static int plot_files(const struct sweep *sw, const char *path, FILE *out, struc
 	f = open_memstream(&text, &len);
 	if (!f)
 		return qx_fail(e, "plot: out of memory");
-	plot_write_script(sw, data, path, is_svg(path), f);
+	sw->script(sw->arg, data, path, is_svg(path) ? PLOT_SVG : PLOT_PNG, 0, 0, f);
 	fclose(f);
 	rc = export_write_file(gp_path, text, len, e);
 	free(text);
@@ -549,16 +559,15 @@ static int plot_rows(const struct sweep *sw, struct qx_err *e)
 	return ok_rows;
 }
 
-/* Draws with gnuplot's dumb terminal into a temporary file, then copies it to out. */
-int plot_terminal(const struct sweep *sw, int cols, int rows, FILE *out, struct qx_err *e)
+/* Draws src with gnuplot's dumb terminal into a temporary file, then copies it to out. */
+static int plot_src_terminal(const struct plot_src *sw, int cols, int rows, FILE *out,
+                             struct qx_err *e)
 {
 	char tmp[PATH_MAX], buf[4096];
 	const char *dir = getenv("TMPDIR");
 	size_t n;
 	FILE *f;
 	int fd;
-	if (!plot_rows(sw, e))
-		return -1;
 	if (!have_gnuplot())
 		return qx_fail(e, "plot: gnuplot is not installed, so the terminal gets no plot "
 		                  "(Debian: apt-get install gnuplot-nox); plot FILE.png writes its "
@@ -591,8 +600,30 @@ int plot_terminal(const struct sweep *sw, int cols, int rows, FILE *out, struct 
 	return 0;
 }
 
-/* Checks the path, then renders or writes the script and data. */
-int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e)
+/* A sweep's data, as plot_src takes it. */
+static void sweep_data(const void *arg, FILE *f)
+{
+	plot_write_data(arg, f);
+}
+
+/* A sweep's script, as plot_src takes it. */
+static void sweep_script(const void *arg, const char *data, const char *image, int kind, int cols,
+                         int rows, FILE *f)
+{
+	script_write(arg, data, image, kind, cols, rows, f);
+}
+
+/* Draws the last sweep with gnuplot's dumb terminal. */
+int plot_terminal(const struct sweep *sw, int cols, int rows, FILE *out, struct qx_err *e)
+{
+	const struct plot_src src = {sweep_data, sweep_script, sw};
+	if (!plot_rows(sw, e))
+		return -1;
+	return plot_src_terminal(&src, cols, rows, out, e);
+}
+
+/* Checks the path of an image: .png or .svg after a name, no quote or newline. */
+static int plot_path_check(const char *path, struct qx_err *e)
 {
 	const size_t n = strlen(path);
 	const char *slash = strrchr(path, '/'), *file_part = slash ? slash + 1 : path;
@@ -603,9 +634,65 @@ int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_er
 		return qx_fail(e, "plot: '%.200s' must end in .png or .svg", path);
 	if (strchr(path, '\'') || strchr(path, '\n'))
 		return qx_fail(e, "plot: the file name may not hold a quote or a newline");
+	return 0;
+}
+
+/* A batch's data: per integral its parameter, value and error estimate. */
+static void batch_data(const void *arg, FILE *f)
+{
+	const struct plot_batch *b = arg;
+	for (size_t i = 0; i < b->n; i++) {
+		fprintf(f, "%.17g", b->x[i]);
+		data_num(f, b->prec == QX_DOUBLE ? ((const double *)b->values)[i]
+		                                 : (double)((const float *)b->values)[i]);
+		data_num(f, b->est ? b->est[i] : NAN);
+		fputc('\n', f);
+	}
+}
+
+/* A batch's script: value against the parameter, the error estimates as bars. */
+static void batch_script(const void *arg, const char *data, const char *image, int kind, int cols,
+                         int rows, FILE *f)
+{
+	const struct plot_batch *b = arg;
+	if (kind == PLOT_DUMB)
+		fprintf(f, "set terminal dumb nofeed size %d,%d\n", cols, rows);
+	else
+		fprintf(f, "set terminal %s size 900,420\n", kind == PLOT_SVG ? "svg" : "pngcairo");
+	fprintf(f, "set output '%s'\n", image);
+	fprintf(f, "set grid\nset key outside right top\nset datafile missing 'NaN'\n");
+	fprintf(f, "set title '%s: %zu integrals (bars: error estimate)'\n", b->prob, b->n);
+	fprintf(f, "set xlabel '%s'\nset ylabel 'value'\n", b->param);
+	fprintf(f,
+	        "plot %s using 1:2:3 with yerrorbars title 'value', '' using 1:2 with lines "
+	        "notitle\n",
+	        data);
+	fprintf(f, "unset output\n");
+}
+
+/* Draws a batch into path, or into out as text (path "-"). */
+int plot_batch(const struct plot_batch *b, const char *path, int cols, int rows, FILE *out,
+               struct qx_err *e)
+{
+	const struct plot_src src = {batch_data, batch_script, b};
+	if (!strcmp(path, "-"))
+		return plot_src_terminal(&src, cols, rows, out, e);
+	if (plot_path_check(path, e))
+		return -1;
+	if (!have_gnuplot())
+		return plot_files(&src, path, out, e);
+	return plot_render(&src, path, e);
+}
+
+/* Checks the path, then renders or writes the script and data. */
+int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_err *e)
+{
+	const struct plot_src src = {sweep_data, sweep_script, sw};
+	if (plot_path_check(path, e))
+		return -1;
 	if (!plot_rows(sw, e))
 		return -1;
 	if (!have_gnuplot())
-		return plot_files(sw, path, out, e);
-	return plot_render(sw, path, e);
+		return plot_files(&src, path, out, e);
+	return plot_render(&src, path, e);
 }

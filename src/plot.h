@@ -1,6 +1,7 @@
 /* plot.h - draws the last sweep through gnuplot's command language: time against the swept
  * value (median with min..max bars, one line per series), and the GPU's speedup or the CPU's
- * parallel efficiency when the sweep measured them. */
+ * parallel efficiency when the sweep measured them; or the last run's one-parameter batch,
+ * each integral's value against the parameter. */
 #ifndef QX_PLOT_H
 #define QX_PLOT_H
 
@@ -27,5 +28,22 @@ int plot_sweep(const struct sweep *sw, const char *path, FILE *out, struct qx_er
 /* Draws the last sweep into out as text, with gnuplot's dumb terminal, each panel cols x rows
  * characters. Returns 0, or -1 with e filled (no gnuplot, nothing to draw, gnuplot failed). */
 int plot_terminal(const struct sweep *sw, int cols, int rows, FILE *out, struct qx_err *e);
+
+/* A one-parameter batch's integrals (the last run's): n values of precision prec with their
+ * error estimates est (NULL: none) at the parameter's values x. */
+struct plot_batch {
+	const char *prob, *param;
+	size_t n;
+	const double *x;
+	const void *values;
+	const double *est;
+	enum qx_precision prec;
+};
+
+/* Draws b, value against the parameter with the error estimates as bars, into path (.png or
+ * .svg), as plot_sweep does, or with path "-" into out as text (cols x rows), as plot_terminal
+ * does. Returns 0, 1 (no gnuplot: script and data written) or -1 with e filled. */
+int plot_batch(const struct plot_batch *b, const char *path, int cols, int rows, FILE *out,
+               struct qx_err *e);
 
 #endif

@@ -26,6 +26,7 @@
 #define QX_MAX_FIGURES 12
 #define QX_MAX_COORDS 8 /* coordinates point() may give: its capacity */
 #define QX_MAX_EVAL_ARGS 32
+#define QX_NOTE_LEN 192 /* a note a run writes (run_output.note_text) */
 
 /* One implementation the user can pick with `set variant NAME`. */
 struct variant_def {
@@ -106,7 +107,9 @@ struct run_output {
 	size_t nfigures;
 	struct qx_figure figure[QX_MAX_FIGURES];
 	const char *note; /* NULL, or a static line the run wants shown with it ("not converged:
-	                   * maxeval"): text output prints it, JSON has it as "note" */
+	                   * maxeval"): text output prints it, JSON has it as "note"; or
+	                   * note_text, a line the run wrote there (the result keeps a copy) */
+	char note_text[QX_NOTE_LEN];
 	struct qx_chart chart; /* optional: nseries 0 (as the caller clears it) leaves none */
 	double untimed_ms;     /* CPU runs: ms inside run_cpu that are not the run's own (compiling
 	                        * the user's integrand, its own phase): taken off the total */
@@ -208,16 +211,18 @@ struct problem {
 	const char *(*param_unused)(const struct param_value *p, size_t k);
 	/* Checks relations between parameters (a < b...); returns 0 or -1 with e filled. */
 	int (*check)(const struct param_value *p, void **state, struct qx_err *e);
-	/* Number of result values a run produces. */
-	size_t (*count)(const struct param_value *p, void **state);
+	/* Number of result values a run produces (u: see point). */
+	size_t (*count)(const struct param_value *p, void **state, const struct user_defs *u);
 	/* Host bytes a run needs besides the result and reference arrays (inputs, tables). */
 	size_t (*host_bytes)(const struct run_request *rq);
 	/* Device bytes a GPU run needs at once. */
 	size_t (*device_bytes)(const struct run_request *rq);
 	/* Names and values of the coordinates of result i ("n", 3, "x", 1.5), at most cap of
-	 * them; returns how many. */
-	int (*point)(const struct param_value *p, void **state, size_t i, const char **names,
-	             double *vals, int cap);
+	 * them; returns how many. (count and point take the user's definitions u, NULL for none:
+	 * a problem that takes the user's integrand makes one result of each point of their
+	 * batch's grid.) */
+	int (*point)(const struct param_value *p, void **state, const struct user_defs *u, size_t i,
+	             const char **names, double *vals, int cap);
 	/* Computes all results on the CPU into o->values (count values of rq->prec). */
 	int (*run_cpu)(const struct run_request *rq, struct run_output *o, struct qx_err *e);
 	/* Computes all results on the GPU into the host array o->values, with its phases in

@@ -57,7 +57,7 @@ static int run_check_memory(struct session *s, const struct run_request *rq, enu
                             struct qx_err *e)
 {
 	const struct problem *p = s->prob;
-	const size_t count = p->count(rq->params, rq->state);
+	const size_t count = p->count(rq->params, rq->state, rq->user);
 	size_t host = count * qx_precision_size(rq->prec) + p->host_bytes(rq);
 	size_t avail = qx_host_mem_available();
 	if (!p->is_reference(b, rq->prec, rq->variant) &&
@@ -141,7 +141,7 @@ static int run_timed(struct session *s, const struct run_plan *plan, struct run_
 		return qx_fail(e, "out of memory for %d GPUs' timings", ngpus);
 	}
 	qx_progress_start((long long)(warmup + repeat) *
-	                      (long long)s->prob->count(rq->params, rq->state),
+	                      (long long)s->prob->count(rq->params, rq->state, rq->user),
 	                  qx_backend_name(b));
 	for (int i = 0; i < warmup + repeat; i++) {
 		if (qx_cancelled()) {
@@ -324,7 +324,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	                        .repeat = (int)session_setting(s, S_REPEAT),
 	                        .threshold = session_setting(s, S_THRESHOLD)};
 	struct run_request *const rq = &plan.rq;
-	const size_t count = p->count(rq->params, rq->state);
+	const size_t count = p->count(rq->params, rq->state, rq->user);
 	int block = rq->block;
 	size_t ref_samples;
 	struct run_output o = {0};
@@ -342,6 +342,8 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 		return qx_fail(e, "out of memory for a run result");
 	r->prob = p;
 	memcpy(r->params, rq->params, sizeof r->params);
+	if (rq->user)
+		r->user = *rq->user;
 	memcpy(r->summary.settings, rq->settings, sizeof r->summary.settings);
 	r->summary.backend = b;
 	r->summary.prec = rq->prec;
@@ -397,6 +399,10 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->nfigures = o.nfigures;
 	memcpy(r->figure, o.figure, sizeof r->figure);
 	r->note = o.note;
+	if (o.note == o.note_text) { /* a line the run wrote: the result keeps its copy */
+		snprintf(r->note_text, sizeof r->note_text, "%s", o.note_text);
+		r->note = r->note_text;
+	}
 	if (o.chart.nseries > 0) {
 		if (!(r->chart = malloc(sizeof *r->chart))) {
 			qx_fail(e, "out of memory for the run's chart");

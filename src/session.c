@@ -303,14 +303,14 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 		if (p->user_integrand && !strcmp(name, "param")) {
 			if (i + 2 >= argc)
 				return qx_fail(e, "usage: set param NAME VALUE");
-			if (user_param_define(&user, argv[i + 1], argv[i + 2], session_name_taken,
-			                      s, e))
+			if (user_param_define(&user, s->texts, argv[i + 1], argv[i + 2],
+			                      session_name_taken, s, e))
 				return -1;
 			i++;
 			continue;
 		}
 		if (p->user_integrand && !strcmp(name, "exact")) {
-			if (user_exact_parse(&user, word, e))
+			if (user_exact_parse(&user, s->texts, word, e))
 				return -1;
 			continue;
 		}
@@ -320,8 +320,9 @@ int session_set(struct session *s, int argc, char **argv, struct qx_err *e)
 				return qx_fail(
 				    e,
 				    "bad value '%.64s' for parameter %s: expected a finite "
-				    "number",
-				    word, name);
+				    "number (many values: set param %s VALUES)",
+				    word, name, name);
+			user_param_single(&user, k);
 			continue;
 		}
 		k = param_find(p->params, p->nparams, name);
@@ -565,7 +566,7 @@ const double *session_reference_into(struct session *s, const struct problem *p,
                                      struct qx_err *e)
 {
 	char key[512];
-	const size_t count = p->count(params, session_state(s, p));
+	const size_t count = p->count(params, session_state(s, p), &s->user);
 	double *ref = buf;
 	ref_key(s, p, params, key, sizeof key);
 	if (s->ref && strcmp(key, s->ref_key) == 0) {

@@ -44,6 +44,7 @@ struct run_summary {
 struct run_result {
 	const struct problem *prob;
 	struct param_value params[QX_MAX_PARAMS];
+	struct user_defs user;      /* the user's definitions it ran with (its batch: point) */
 	struct run_summary summary; /* how it ran and how long it took */
 	char timing_key[512];       /* session_timing_key of the run: what its speedup compares */
 	struct qx_timing *samples;  /* nsamples of them (malloc'd, freed with the result) */
@@ -66,7 +67,8 @@ struct run_result {
 	int threads_ref;                        /* threads of the CPU run behind speedup_threads */
 	size_t nfigures;                        /* the problem's own figures */
 	struct qx_figure figure[QX_MAX_FIGURES];
-	const char *note; /* the run's note (run_output's), static, or NULL */
+	const char *note; /* the run's note (run_output's), static, note_text, or NULL */
+	char note_text[QX_NOTE_LEN];
 	/* The answer of a run of one value (problem->count 1): the value, its own error estimate
 	 * (NaN without one) and the exact value it was compared with (NaN: none known). */
 	int has_answer;

@@ -8,87 +8,17 @@
 
 #include "run.h"
 
-#define SWEEP_SPEC_HELP "a list a,b,c or a range A..B (powers of two), A..B:STEP or A..B:xFACTOR"
+_Static_assert(SWEEP_WORD == PARAM_SPEC_WORD, "a sweep's words are a spec's");
 
-/* Appends the number v as a word to words[*n], with 15 significant digits so that steps like
- * 0.1 do not show their rounding; returns 0, or -1 when max words are reached. */
-static int push_number(double v, char (*words)[SWEEP_WORD], int *n, int max)
-{
-	if (*n >= max)
-		return -1;
-	snprintf(words[*n], SWEEP_WORD, "%.15g", v);
-	(*n)++;
-	return 0;
-}
-
-/* Parses the range "A..B[:STEP|:xFACTOR]" (dots points at ".."); returns the count or -1. */
-static int parse_range(const char *spec, const char *dots, char (*words)[SWEEP_WORD], int max,
-                       struct qx_err *e)
-{
-	char lo_word[64], hi_word[64], step_word[64] = "";
-	const char *colon = strchr(dots + 2, ':');
-	double lo, hi, step = 0;
-	int n = 0, geometric = 0;
-	snprintf(lo_word, sizeof lo_word, "%.*s", (int)(dots - spec), spec);
-	snprintf(hi_word, sizeof hi_word, "%.*s", (int)(colon ? colon - dots - 2 : 63), dots + 2);
-	if (colon) {
-		geometric = colon[1] == 'x';
-		snprintf(step_word, sizeof step_word, "%s", colon + 1 + geometric);
-	}
-	if (parse_real(lo_word, &lo) || parse_real(hi_word, &hi) ||
-	    (colon && parse_real(step_word, &step)))
-		return qx_fail(e, "bad range '%.64s': A, B and the step must be numbers (%s)", spec,
-		               SWEEP_SPEC_HELP);
-	if (lo > hi)
-		return qx_fail(e, "bad range '%.64s': A = %g is above B = %g", spec, lo, hi);
-	if (colon && !geometric && !(step > 0))
-		return qx_fail(e, "bad range '%.64s': the step must be above 0", spec);
-	if (geometric && (!(step > 1) || !(lo > 0)))
-		return qx_fail(e, "bad range '%.64s': xFACTOR needs a factor above 1 and A above 0",
-		               spec);
-	if (!colon) {
-		for (double p = 1; p <= hi; p *= 2)
-			if (p >= lo && push_number(p, words, &n, max))
-				goto too_many;
-		if (n == 0)
-			return qx_fail(e, "bad range '%.64s': no power of two lies in %g..%g", spec,
-			               lo, hi);
-		return n;
-	}
-	for (long k = 0;; k++) {
-		const double v = geometric ? lo * pow(step, (double)k) : lo + step * (double)k;
-		if (v > hi * (1 + 1e-12))
-			break;
-		if (push_number(v, words, &n, max))
-			goto too_many;
-	}
-	return n;
-too_many:
-	return qx_fail(e, "range '%.64s' has more than %d values", spec, max);
-}
-
-/* Parses a range or a list of words. */
+/* Parses a range or a list of words (param_spec_parse), each value a word. */
 int sweep_parse_values(const char *spec, char (*words)[SWEEP_WORD], int max, struct qx_err *e)
 {
-	const char *dots = strstr(spec, "..");
-	int n = 0;
-	if (dots)
-		return parse_range(spec, dots, words, max, e);
-	for (const char *p = spec;;) {
-		const size_t len = strcspn(p, ",");
-		if (len == 0)
-			return qx_fail(e, "bad list '%.64s': an empty value (%s)", spec,
-			               SWEEP_SPEC_HELP);
-		if (len >= SWEEP_WORD)
-			return qx_fail(e, "bad list '%.64s': a value longer than %d characters",
-			               spec, SWEEP_WORD - 1);
-		if (n == max)
-			return qx_fail(e, "list '%.64s' has more than %d values", spec, max);
-		snprintf(words[n++], SWEEP_WORD, "%.*s", (int)len, p);
-		if (!p[len])
-			return n;
-		p += len + 1;
-	}
+	struct param_spec ps;
+	if (param_spec_parse(spec, max, &ps, e) < 0)
+		return -1;
+	for (long long k = 0; k < ps.n; k++)
+		param_spec_word(&ps, k, words[k], SWEEP_WORD);
+	return (int)ps.n;
 }
 
 /* Fills axis with every choice of an enum axis that the backends allow (variants: those
@@ -178,8 +108,8 @@ static void plan_size_axes(const struct session *s, struct sweep *plan)
 			}
 			if (session_set(&tmp, 2 * plan->naxes, argv, &ignore))
 				continue;
-			const size_t count = s->prob->count(tmp.params[tmp.prob_index],
-			                                    session_state(&tmp, tmp.prob));
+			const size_t count = s->prob->count(
+			    tmp.params[tmp.prob_index], session_state(&tmp, tmp.prob), &tmp.user);
 			if (v == 0)
 				base = count;
 			else if (count != base)
@@ -296,7 +226,7 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 			axis_all_choices(s, &defs[a], plan->backends, axis);
 		} else {
 			return qx_fail(e, "sweep: axis '%s' needs values: %s", axis->name,
-			               SWEEP_SPEC_HELP);
+			               PARAM_SPEC_HELP);
 		}
 		if (axis->nvalues == 0)
 			return qx_fail(e,

@@ -35,10 +35,69 @@ static int user_is_identifier(const char *name)
 	return 1;
 }
 
-/* Adds or updates name = value. */
-int user_param_define(struct user_defs *u, const char *name, const char *value,
-                      int (*taken)(const char *name, const void *arg), const void *arg,
-                      struct qx_err *e)
+/* The product of the counts of u's batch, in double (no overflow). */
+static double user_batch_product(const struct user_defs *u)
+{
+	double n = 1;
+	for (int b = 0; b < u->nbatch; b++)
+		n *= (double)u->batch[b].spec.n;
+	return n;
+}
+
+/* Makes name a batch parameter of spec (j its index, -1 for a new one) in a copy, checked. */
+static int user_param_batch(struct user_defs *u, struct param_store *store, int j, const char *name,
+                            const char *value, struct qx_err *e)
+{
+	struct user_defs v = *u;
+	struct param_spec spec;
+	struct qx_err why;
+	const char *kept = param_store_keep(store, value);
+	if (!kept)
+		return qx_fail(e, "out of memory for the values of parameter %s", name);
+	if (param_spec_parse(kept, USER_BATCH_MAX, &spec, &why) < 0)
+		return qx_fail(e, "bad values for parameter %s: %s", name, why.msg);
+	for (int k = 0; k < spec.n; k++)
+		if (isnan(param_spec_value(&spec, k))) {
+			char word[PARAM_SPEC_WORD];
+			param_spec_word(&spec, k, word, sizeof word);
+			return qx_fail(e,
+			               "bad value '%s' in the list for parameter %s: expected "
+			               "finite numbers",
+			               word, name);
+		}
+	if (j < 0) {
+		if (v.nparams == USER_MAX_PARAMS)
+			return qx_fail(e, "too many parameters: at most %d", USER_MAX_PARAMS);
+		j = v.nparams++;
+		snprintf(v.param_name[j], sizeof v.param_name[j], "%s", name);
+	}
+	int b = user_batch_slot(&v, j);
+	if (b < 0) {
+		if (v.nbatch == USER_BATCH_PARAMS)
+			return qx_fail(
+			    e,
+			    "set param %s: at most %d batch parameters (parameters of "
+			    "many values); make one a single value first (set param NAME "
+			    "VALUE)",
+			    name, USER_BATCH_PARAMS);
+		b = v.nbatch++;
+	}
+	v.batch[b] = (struct user_batch){.param = j, .spec = spec};
+	v.param_value[j] = param_spec_value(&spec, 0);
+	const double n = user_batch_product(&v);
+	if (n > (double)USER_BATCH_MAX)
+		return qx_fail(e,
+		               "set param %s: the batch would be %.6g integrals, at most %lld: "
+		               "fewer values",
+		               name, n, USER_BATCH_MAX);
+	*u = v;
+	return 0;
+}
+
+/* Adds or updates name = value, or makes it a batch parameter. */
+int user_param_define(struct user_defs *u, struct param_store *store, const char *name,
+                      const char *value, int (*taken)(const char *name, const void *arg),
+                      const void *arg, struct qx_err *e)
 {
 	double v;
 	if (!user_is_identifier(name))
@@ -52,10 +111,15 @@ int user_param_define(struct user_defs *u, const char *name, const char *value,
 		               "'%s' is taken (a setting, a variable or a function): choose "
 		               "another name",
 		               name);
-	if (parse_real(value, &v))
-		return qx_fail(e, "bad value '%.64s' for parameter %s: expected a finite number",
-		               value, name);
 	int j = user_param_find(u, name);
+	if (parse_real(value, &v)) {
+		if (strstr(value, "..") || strchr(value, ','))
+			return user_param_batch(u, store, j, name, value, e);
+		return qx_fail(e,
+		               "bad value '%.64s' for parameter %s: expected a finite number, or "
+		               "many values: %s",
+		               value, name, PARAM_SPEC_HELP);
+	}
 	if (j < 0) {
 		if (u->nparams == USER_MAX_PARAMS)
 			return qx_fail(e, "too many parameters: at most %d", USER_MAX_PARAMS);
@@ -63,7 +127,43 @@ int user_param_define(struct user_defs *u, const char *name, const char *value,
 		snprintf(u->param_name[j], sizeof u->param_name[j], "%s", name);
 	}
 	u->param_value[j] = v;
+	user_param_single(u, j);
 	return 0;
+}
+
+/* Drops j's batch slot, the others keeping their order. */
+void user_param_single(struct user_defs *u, int j)
+{
+	const int b = user_batch_slot(u, j);
+	if (b < 0)
+		return;
+	memmove(&u->batch[b], &u->batch[b + 1], (size_t)(u->nbatch - b - 1) * sizeof *u->batch);
+	u->nbatch--;
+}
+
+/* j's slot in the batch, or -1. */
+int user_batch_slot(const struct user_defs *u, int j)
+{
+	for (int b = 0; b < u->nbatch; b++)
+		if (u->batch[b].param == j)
+			return b;
+	return -1;
+}
+
+/* The grid's size. */
+long long user_batch_count(const struct user_defs *u)
+{
+	return (long long)user_batch_product(u);
+}
+
+/* Integral i's coordinates on the grid, the first parameter fastest. */
+void user_batch_point(const struct user_defs *u, long long i, double *values)
+{
+	for (int b = 0; b < u->nbatch; b++) {
+		const long long n = u->batch[b].spec.n;
+		values[b] = param_spec_value(&u->batch[b].spec, i % n);
+		i /= n;
+	}
 }
 
 /* One bound: a number, -inf or inf; 0 or -1. */
@@ -138,17 +238,25 @@ void user_bounds_format(const struct user_defs *u, char *buf, size_t len)
 	}
 }
 
-/* A finite number, or none. */
-int user_exact_parse(struct user_defs *u, const char *word, struct qx_err *e)
+/* A finite number, none, or an expression kept in store. */
+int user_exact_parse(struct user_defs *u, struct param_store *store, const char *word,
+                     struct qx_err *e)
 {
 	double v;
+	u->exact_expr = NULL;
 	if (!strcmp(word, "none")) {
 		u->exact = NAN;
 		return 0;
 	}
-	if (parse_real(word, &v))
-		return qx_fail(e, "bad value '%.64s' for exact: expected a finite number or none",
-		               word);
+	if (parse_real(word, &v)) {
+		if (!*word)
+			return qx_fail(e, "bad value '' for exact: expected a finite number, none "
+			                  "or an expression in the parameters");
+		if (!(u->exact_expr = param_store_keep(store, word)))
+			return qx_fail(e, "out of memory for the exact value's expression");
+		u->exact = NAN;
+		return 0;
+	}
 	u->exact = v;
 	return 0;
 }
@@ -173,12 +281,21 @@ void user_defs_string(const struct user_defs *u, char *buf, size_t len)
 	size_t used = 0;
 	buf[0] = '\0';
 	for (int j = 0; j < u->nparams && used < len; j++) {
+		const int b = user_batch_slot(u, j);
 		format_real(u->param_value[j], num, sizeof num);
-		used += (size_t)snprintf(buf + used, len - used, "%s=%s ", u->param_name[j], num);
+		used += (size_t)snprintf(buf + used, len - used, "%s=%s ", u->param_name[j],
+		                         b >= 0 ? u->batch[b].spec.text : num);
 	}
+	for (int b = 0; b < u->nbatch && used < len; b++) /* the grid's order */
+		used += (size_t)snprintf(buf + used, len - used, "%sbatch=%s", b ? "," : "",
+		                         u->param_name[u->batch[b].param]);
+	if (u->nbatch && used < len)
+		used += (size_t)snprintf(buf + used, len - used, " ");
 	user_bounds_format(u, bounds, sizeof bounds);
 	format_real(u->exact, num, sizeof num);
 	if (used < len)
 		snprintf(buf + used, len - used, "bounds=%s exact=%s", bounds,
-		         isnan(u->exact) ? "none" : num);
+		         u->exact_expr     ? u->exact_expr
+		         : isnan(u->exact) ? "none"
+		                           : num);
 }

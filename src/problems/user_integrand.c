@@ -72,7 +72,8 @@ int user_integrand_parse(const char *text, int dim, const char *const *extra, in
 	out->dim = dim;
 	out->nparams = u->nparams;
 	for (int j = 0; j < u->nparams; j++)
-		out->param[j] = u->param_value[j];
+		out->param[j] =
+		    user_batch_slot(u, j) < 0 ? u->param_value[j] : NAN; /* a batch's: any */
 	for (int i = 0; i < dim; i++) {
 		double lo, hi;
 		user_axis_bounds(u, i, a, b, &lo, &hi);

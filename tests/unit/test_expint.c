@@ -247,10 +247,10 @@ static void test_grid_run(void **state)
 		params[k] = param_default(&p->params[k]);
 	params[0].num = 3; /* n */
 	params[1].num = 4; /* m */
-	assert_int_equal(p->count(params, NULL), 12);
+	assert_int_equal(p->count(params, NULL, NULL), 12);
 	assert_int_equal(p->run_cpu(&rq, &o, &e), 0);
 	for (size_t i = 0; i < 12; i++) {
-		assert_int_equal(p->point(params, NULL, i, names, c, 2), 2);
+		assert_int_equal(p->point(params, NULL, NULL, i, names, c, 2), 2);
 		assert_int_equal(expint_fast_d((int)c[0], c[1], 100, &v), EXPINT_OK);
 		assert_true(out[i] == v);
 	}

@@ -800,7 +800,8 @@ static void test_sessions_own_samples(void **state)
 		if (session_run(a, QX_CPU, &e))
 			fail_msg("run %d of session a: %s", round, e.msg);
 		assert_int_equal(a->last->evals, 6);
-		assert_int_equal(kde->point(a->last->params, sa, 5, names, c, QX_MAX_COORDS), 1);
+		assert_int_equal(
+		    kde->point(a->last->params, sa, &a->last->user, 5, names, c, QX_MAX_COORDS), 1);
 		assert_true(c[0] == 6);
 		if (round == 0)
 			session_free(b); /* a's state outlives b's */

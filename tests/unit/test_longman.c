@@ -282,13 +282,13 @@ static void test_batch(void **state)
 	const struct qx_figure *ex = o.figure;
 	(void)state;
 	assert_int_equal(setp(v, &e, words), 0);
-	assert_int_equal(P->count(v, NULL), 12);
+	assert_int_equal(P->count(v, NULL, NULL), 12);
 	assert_int_equal(P->run_cpu(&rq, &o, &e), 0);
 	assert_int_equal(P->reference(v, NULL, NULL, 2, NULL, 12, ref, &e), 0);
 	for (size_t i = 0; i < 12; i++) {
 		const char *names[4];
 		double c[4], exact, bound;
-		assert_int_equal(P->point(v, NULL, i, names, c, 4), 3);
+		assert_int_equal(P->point(v, NULL, NULL, i, names, c, 4), 3);
 		assert_string_equal(names[0], "lambda");
 		assert_string_equal(names[2], "bound");
 		assert_true(c[0] >= 0.1 && c[0] <= 3 && c[1] >= 3 && c[1] <= 9);
@@ -329,13 +329,13 @@ static void test_random_spread(void **state)
 	(void)state;
 	for (size_t i = 0; i < 50; i++) {
 		assert_int_equal(setp(v, &e, w1), 0);
-		P->point(v, NULL, i, names, c1, 4);
+		P->point(v, NULL, NULL, i, names, c1, 4);
 		assert_true(c1[0] >= 0.05 && c1[0] <= 0.5 && c1[1] >= 5 && c1[1] <= 15);
 		assert_int_equal(setp(v, &e, w2), 0);
-		P->point(v, NULL, i, names, c2, 4);
+		P->point(v, NULL, NULL, i, names, c2, 4);
 		differ += c1[0] != c2[0];
 		assert_int_equal(setp(v, &e, w1), 0); /* the same seed again: the same point */
-		P->point(v, NULL, i, names, c3, 4);
+		P->point(v, NULL, NULL, i, names, c3, 4);
 		assert_true(c3[0] == c1[0] && c3[1] == c1[1]);
 	}
 	assert_true(differ > 45);

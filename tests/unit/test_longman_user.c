@@ -26,7 +26,7 @@ static void parse(const char *text, struct user_defs *u, struct user_integrand *
 	static const char *const extra[] = {"lambda"};
 	struct qx_err e;
 	user_defs_init(u);
-	if (user_param_define(u, "k", "2", NULL, NULL, &e))
+	if (user_param_define(u, NULL, "k", "2", NULL, NULL, &e))
 		fail_msg("%s", e.msg);
 	if (user_integrand_parse(text, 1, extra, 1, u, 0, 1, ui, &e))
 		fail_msg("%s", e.msg);

@@ -29,14 +29,14 @@ static size_t tiny_params(const struct problem *p, struct param_value *v, void *
 	for (size_t k = 0; k < p->nparams; k++)
 		v[k] = param_default(&p->params[k]);
 	for (size_t k = 0; k < p->nparams; k++) {
-		const size_t before = p->count(v, state);
+		const size_t before = p->count(v, state, NULL);
 		struct param_value keep = v[k];
 		shrink(p, v, k, 4);
-		if (p->count(v, state) >= before ||
+		if (p->count(v, state, NULL) >= before ||
 		    (p->check && p->check(v, state, &(struct qx_err){0})))
 			v[k] = keep; /* not a size parameter, or a relation needs it */
 	}
-	return p->count(v, state);
+	return p->count(v, state, NULL);
 }
 
 /* Frees p's state in slot (state_free), checking that a problem without state_free made
@@ -159,10 +159,10 @@ static void test_tiny_runs(void **state)
 		for (size_t k = 0; k < count; k++) {
 			const char *names[QX_MAX_COORDS + 1] = {NULL};
 			double c[QX_MAX_COORDS + 1];
-			const int cap = p->point(v, &slot, k, names, c, QX_MAX_COORDS);
+			const int cap = p->point(v, &slot, NULL, k, names, c, QX_MAX_COORDS);
 			assert_true(cap >= 1 && cap <= QX_MAX_COORDS);
 			assert_null(names[QX_MAX_COORDS]); /* nothing past the capacity */
-			assert_true(p->point(v, &slot, k, names, c, cap - 1) <= cap - 1);
+			assert_true(p->point(v, &slot, NULL, k, names, c, cap - 1) <= cap - 1);
 		}
 		state_done(p, slot);
 		free(ref);
@@ -178,21 +178,21 @@ static size_t scaled_params(const struct problem *p, struct param_value *v, size
 {
 	for (size_t k = 0; k < p->nparams; k++)
 		v[k] = param_default(&p->params[k]);
-	for (size_t k = 0; k < p->nparams && p->count(v, state) > max; k++) {
+	for (size_t k = 0; k < p->nparams && p->count(v, state, NULL) > max; k++) {
 		for (;;) {
-			const size_t before = p->count(v, state);
+			const size_t before = p->count(v, state, NULL);
 			struct param_value keep = v[k];
 			shrink(p, v, k, floor(v[k].num / 2));
-			if (p->count(v, state) >= before ||
+			if (p->count(v, state, NULL) >= before ||
 			    (p->check && p->check(v, state, &(struct qx_err){0}))) {
 				v[k] = keep;
 				break;
 			}
-			if (p->count(v, state) <= max)
+			if (p->count(v, state, NULL) <= max)
 				break;
 		}
 	}
-	return p->count(v, state);
+	return p->count(v, state, NULL);
 }
 
 /* The first thing a user runs is clean: the default configuration (scaled to at most 20000

@@ -63,9 +63,10 @@ static int fake_check(const struct param_value *p, void **state, struct qx_err *
 }
 
 /* size outputs. */
-static size_t fake_count(const struct param_value *p, void **state)
+static size_t fake_count(const struct param_value *p, void **state, const struct user_defs *u)
 {
 	(void)state;
+	(void)u;
 	return (size_t)p[0].num;
 }
 
@@ -77,10 +78,11 @@ static size_t fake_bytes(const struct run_request *rq)
 }
 
 /* One coordinate, i. */
-static int fake_point(const struct param_value *p, void **state, size_t i, const char **names,
-                      double *vals, int cap)
+static int fake_point(const struct param_value *p, void **state, const struct user_defs *u,
+                      size_t i, const char **names, double *vals, int cap)
 {
 	(void)p;
+	(void)u;
 	(void)state;
 	if (cap < 1)
 		return 0;
@@ -93,7 +95,7 @@ static int fake_point(const struct param_value *p, void **state, size_t i, const
  * work: two units per output. */
 static int fake_run(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
-	const size_t count = fake_count(rq->params, rq->state);
+	const size_t count = fake_count(rq->params, rq->state, rq->user);
 	(void)e;
 	for (size_t i = 0; i < count; i++) {
 		const double v = fake_exact(i) * (1 + fake_rel_error(i));

@@ -26,7 +26,7 @@ static void parse(const char *text, int dim, const char *bounds, struct user_def
 	char words[256], *argv[USER_MAX_AXES], *save = NULL;
 	int argc = 0;
 	user_defs_init(u);
-	if (user_param_define(u, "k", "2", NULL, NULL, &e))
+	if (user_param_define(u, NULL, "k", "2", NULL, NULL, &e))
 		fail_msg("%s", e.msg);
 	snprintf(words, sizeof words, "%s", bounds);
 	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))

@@ -9,7 +9,12 @@
 #include "../../problem.h"
 
 #include <math.h>
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdlib.h>
 
+#include "cubature_batch.h"
 #include "cubature_math_all.h"
 #include "cubature_cpu.h"
 #include "cubature_output.h"
@@ -17,6 +22,10 @@
 #include "cubature_integrands.h"
 #include "cubature_rules.h"
 #include "../user_integrand.h"
+#include "../../expr/expr.h"
+
+_Static_assert(USER_BATCH_PARAMS == CUB_BATCH_PARAMS && USER_BATCH_MAX == CUB_BATCH_MAX,
+               "the user's batch is the one a run takes");
 
 #ifdef QX_HAVE_CUDA
 #include "cubature_gpu.h"
@@ -121,6 +130,7 @@ struct cub_variant {
 	int (*run_gpu_multi)(const struct cub_job *job, int ngpus, struct cub_result *res,
 	                     struct qx_timing *t, struct qx_timing *per, struct qx_err *e);
 	int user_kernels;
+	unsigned batch; /* the backends that take a batch (set param k RANGE): QX_ON_CPU... */
 };
 
 #define CUB_BOTH_PRECISIONS (1u << QX_FLOAT | 1u << QX_DOUBLE)
@@ -133,7 +143,8 @@ static const struct cub_variant cub_variant_runs[V_COUNT] = {
                    .host_bytes = cub_cpu_adaptive_host_bytes,
                    .run_gpu = CUB_ON_GPU(cub_gpu_breadth_run),
                    .run_gpu_multi = CUB_ON_GPU(cub_gpu_breadth_run_multi),
-                   .user_kernels = 1},
+                   .user_kernels = 1,
+                   .batch = QX_ON_CPU | QX_ON_GPU},
     [V_TWOPHASE] = {.precisions = CUB_BOTH_PRECISIONS,
                     .user = 1,
                     .max_dim = CUB_MAX_DIM,
@@ -142,7 +153,8 @@ static const struct cub_variant cub_variant_runs[V_COUNT] = {
     [V_HCUBATURE] = {.precisions = 1u << QX_DOUBLE,
                      .user = 1,
                      .max_dim = CUB_MAX_DIM,
-                     .run_cpu = cub_cpu_hcubature},
+                     .run_cpu = cub_cpu_hcubature,
+                     .batch = QX_ON_CPU},
 };
 
 static const struct param_def cub_eval_args[CUB_MAX_DIM] = {
@@ -202,11 +214,47 @@ static int cub_check(const struct param_value *p, void **state, struct qx_err *e
 	return 0;
 }
 
+/* Parses u's exact expression in its parameters (names, u->nparams of them) into *x: the
+ * language's scopes have one axis at least, which the expression may not use. Returns 0 or -1
+ * with e. */
+static int cub_exact_parse(const struct user_defs *u, const char *const *names, struct expr **x,
+                           struct qx_err *e)
+{
+	const struct expr_scope scope = {.dim = 1, .params = names, .nparams = u->nparams};
+	char text[PARAM_EXPR_MAX + 64];
+	if (expr_parse(u->exact_expr, &scope, x, e)) {
+		struct qx_err why = *e;
+		return qx_fail(e, "exact: %s (an expression in the parameters: set param)",
+		               why.msg);
+	}
+	if (expr_canonical(*x, text, sizeof text) == 0) /* the axis prints as x1 */
+		for (const char *t = strstr(text, "x1"); t; t = strstr(t + 1, "x1"))
+			if ((t == text || !(isalnum((unsigned char)t[-1]) || t[-1] == '_')) &&
+			    !(isalnum((unsigned char)t[2]) || t[2] == '_')) {
+				expr_free(*x);
+				*x = NULL;
+				return qx_fail(e,
+				               "exact: '%.64s' uses x, an axis: the exact value "
+				               "is an expression in the parameters only",
+				               u->exact_expr);
+			}
+	return 0;
+}
+
 /* The user's integrand of p checked against u: its text parsed in x1..xdim and u's
  * parameters, u's bounds against dim. Built-in integrands pass. */
 static int cub_user_check(const struct param_value *p, const struct user_defs *u, struct qx_err *e)
 {
 	struct user_integrand ui;
+	if (u->exact_expr) { /* the exact value in the parameters (and nothing else) */
+		const char *names[USER_MAX_PARAMS];
+		struct expr *x;
+		for (int j = 0; j < u->nparams; j++)
+			names[j] = u->param_name[j];
+		if (cub_exact_parse(u, names, &x, e))
+			return -1;
+		expr_free(x);
+	}
 	if (cub_kind(p) != CUB_USER)
 		return 0;
 	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), (int)p[P_DIM].num, NULL, 0, u,
@@ -214,24 +262,124 @@ static int cub_user_check(const struct param_value *p, const struct user_defs *u
 		struct qx_err why = *e; /* the parser's message, with the parameter named */
 		return qx_fail(e, "integrand: %s", why.msg);
 	}
+	for (int b = 0; b < u->nbatch; b++) {
+		const int j = u->batch[b].param;
+		if (!expr_uses_param(ui.tree, j)) {
+			user_integrand_free(&ui);
+			return qx_fail(
+			    e,
+			    "cubature: batch parameter %s (%lld values) is not in the "
+			    "integrand: use it there, or make it one value (set param %s "
+			    "VALUE)",
+			    u->param_name[j], u->batch[b].spec.n, u->param_name[j]);
+		}
+	}
 	user_integrand_free(&ui);
 	return 0;
 }
 
-/* One value: the integral. */
-static size_t cub_count(const struct param_value *p, void **state)
+/* Refuses a batch (the user's batch parameters: set param k RANGE) that a run of rq on
+ * backend b cannot take: a built-in integrand, a batch parameter the integrand does not use,
+ * a variant that takes none there, more than one GPU. Returns 0 (also for no batch) or -1
+ * with e. */
+static int cub_batch_refuse(const struct run_request *rq, enum qx_backend b, struct qx_err *e)
+{
+	const struct user_defs *u = rq->user;
+	const char *name = cub_variants[rq->variant].name;
+	if (!u || u->nbatch == 0)
+		return 0;
+	const char *k = u->param_name[u->batch[0].param];
+	if (cub_kind(rq->params) != CUB_USER)
+		return qx_fail(e,
+		               "cubature: a batch (%s has %lld values) needs your own integrand in "
+		               "its parameters: set integrand \"EXPR\", or set param %s VALUE",
+		               k, u->batch[0].spec.n, k);
+	if (cub_user_check(rq->params, u, e))
+		return -1;
+	if (!(cub_variant_runs[rq->variant].batch & (1u << b))) {
+		const char *takes = "";
+		for (size_t i = V_COUNT; i-- > 0;)
+			takes =
+			    cub_variant_runs[i].batch & (1u << b) ? cub_variants[i].name : takes;
+		return qx_fail(e,
+		               "cubature: variant %s takes no batch on the %s (%s has %lld "
+		               "values): set variant %s, which takes it, or set param %s VALUE",
+		               name, qx_backend_name(b), k, u->batch[0].spec.n, takes, k);
+	}
+	if (b == QX_GPU && rq->gpus > 1)
+		return qx_fail(e, "cubature: a batch runs on one GPU (gpus is %d): set gpus 1",
+		               rq->gpus);
+	return 0;
+}
+
+/* The batch of rq's user definitions for a job: its lists of values made (malloc'd, freed
+ * with cub_batch_free). Returns 0 or -1 with e. */
+static int cub_batch_make(const struct user_defs *u, struct cub_batch *b, struct qx_err *e)
+{
+	*b = (struct cub_batch){.n = user_batch_count(u), .nb = u->nbatch};
+	for (int k = 0; k < u->nbatch; k++) {
+		double *list = malloc((size_t)u->batch[k].spec.n * sizeof *list);
+		if (!list) {
+			for (int j = 0; j < k; j++)
+				free((void *)b->list[j]);
+			return qx_fail(e, "cannot allocate the %lld values of batch parameter %s",
+			               u->batch[k].spec.n, u->param_name[u->batch[k].param]);
+		}
+		param_spec_values(&u->batch[k].spec, list);
+		b->slot[k] = u->batch[k].param;
+		b->len[k] = u->batch[k].spec.n;
+		b->list[k] = list;
+	}
+	return 0;
+}
+
+/* Frees b's lists. */
+static void cub_batch_free(struct cub_batch *b)
+{
+	for (int k = 0; k < b->nb; k++)
+		free((void *)b->list[k]);
+}
+
+/* The per-integral arrays of a batch result of n integrals (one allocation, at value). */
+static int cub_batch_result_alloc(long long n, struct cub_batch_result *r, struct qx_err *e)
+{
+	const size_t per = 2 * sizeof(double) + 2 * sizeof(long long) + sizeof(int);
+	char *block = malloc((size_t)n * per);
+	*r = (struct cub_batch_result){0};
+	if (!block)
+		return qx_fail(e, "cannot allocate %.1f MiB for the batch's %lld results",
+		               (double)n * (double)per / 1048576.0, n);
+	r->value = (double *)block;
+	r->err = r->value + n;
+	r->evals = (long long *)(r->err + n);
+	r->live = r->evals + n;
+	r->reason = (int *)(r->live + n);
+	return 0;
+}
+
+/* One value, the integral, or one a point of the user's batch. */
+static size_t cub_count(const struct param_value *p, void **state, const struct user_defs *u)
 {
 	(void)p;
 	(void)state;
-	return 1;
+	return u && u->nbatch ? (size_t)user_batch_count(u) : 1;
 }
 
-/* The point of the one result: dim and rel. */
-static int cub_point(const struct param_value *p, void **state, size_t i, const char **names,
-                     double *vals, int cap)
+/* The point of a result: of a batch's integral its batch parameters, else dim and rel. */
+static int cub_point(const struct param_value *p, void **state, const struct user_defs *u, size_t i,
+                     const char **names, double *vals, int cap)
 {
 	(void)state;
-	(void)i;
+	if (u && u->nbatch) {
+		const int n = u->nbatch < cap ? u->nbatch : cap;
+		double all[USER_BATCH_PARAMS];
+		user_batch_point(u, (long long)i, all);
+		for (int b = 0; b < n; b++) {
+			names[b] = u->param_name[u->batch[b].param];
+			vals[b] = all[b];
+		}
+		return n;
+	}
 	if (cap < 2)
 		return 0;
 	names[0] = "dim";
@@ -351,24 +499,75 @@ static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struc
 	if (!v->run_cpu)
 		return qx_fail(e, "variant %s has no cpu implementation",
 		               cub_variants[rq->variant].name);
+	if (cub_batch_refuse(rq, QX_CPU, e))
+		return -1;
+	if (rq->user && rq->user->nbatch) {
+		struct cub_batch batch;
+		struct cub_batch_result out;
+		if (cub_batch_make(rq->user, &batch, e))
+			return -1;
+		if (cub_batch_result_alloc(batch.n, &out, e)) {
+			cub_batch_free(&batch);
+			return -1;
+		}
+		const double t0 = qx_now_ms();
+		const int rc = cub_cpu_batch(&job, &batch, v->run_cpu, &out, e);
+		if (rc == 0)
+			cub_output_batch(&job, batch.n, &out, qx_now_ms() - t0, o);
+		free(out.value);
+		cub_batch_free(&batch);
+		return rc;
+	}
 	if (v->run_cpu(&job, &res, e))
 		return -1;
 	cub_output(&job, &res, o);
 	return 0;
 }
 
-/* reference: the exact value (NaN where none is known). */
+/* The exact expression of u (set exact "EXPR") at every integral of u's batch (one without a
+ * batch) into ref: compiled once for the CPU, then evaluated at each integral's parameters.
+ * Returns 0 or -1 with e. */
+static int cub_exact_expression(const struct user_defs *u, size_t count, double *ref,
+                                struct qx_err *e)
+{
+	const char *names[USER_MAX_PARAMS];
+	double par[USER_MAX_PARAMS], at[USER_BATCH_PARAMS], none[1] = {0};
+	struct expr *x;
+	struct expr_cpu_fn fn;
+	for (int j = 0; j < u->nparams; j++) {
+		names[j] = u->param_name[j];
+		par[j] = u->param_value[j];
+	}
+	if (cub_exact_parse(u, names, &x, e))
+		return -1;
+	struct expr_jit_cache *cache = expr_jit_cache_new();
+	int rc = cache ? expr_cpu_compile(cache, x, &fn, e)
+	               : qx_fail(e, "out of memory for the exact value's code");
+	expr_free(x);
+	for (size_t i = 0; rc == 0 && i < count; i++) {
+		user_batch_point(u, (long long)i, at);
+		for (int b = 0; b < u->nbatch; b++)
+			par[u->batch[b].param] = at[b];
+		ref[i] = fn.d(none, par);
+	}
+	expr_jit_cache_free(cache);
+	return rc;
+}
+
+/* reference: the exact value (NaN where none is known), of every integral of a batch. */
 static int cub_reference(const struct param_value *p, void **state, const struct user_defs *u,
                          int threads, const size_t *idx, size_t n, double *ref, struct qx_err *e)
 {
-	(void)state;
 	(void)threads;
 	(void)idx;
-	(void)n;
-	(void)e;
 	const struct cub_fn fn = cub_make_fn(p);
-	ref[0] =
+	const size_t count = cub_count(p, state, u);
+	if (fn.kind == CUB_USER && u && u->exact_expr)
+		return cub_exact_expression(u, count, ref, e);
+	const double exact =
 	    fn.kind == CUB_USER ? (u ? u->exact : NAN) : cub_exact(&fn, p[P_A].num, p[P_B].num);
+	for (size_t i = 0; i < count && i < (n ? n : 1); i++)
+		ref[i] = exact;
 	return 0;
 }
 
@@ -386,7 +585,17 @@ static int cub_is_reference(enum qx_backend b, enum qx_precision prec, int varia
 static size_t cub_host_bytes(const struct run_request *rq)
 {
 	const struct cub_variant *v = &cub_variant_runs[rq->variant];
-	return v->host_bytes ? v->host_bytes(rq->threads) : 0;
+	size_t bytes = v->host_bytes ? v->host_bytes(rq->threads) : 0;
+	if (rq->user && rq->user->nbatch) { /* a batch's results, estimates and lists */
+		const double n = (double)user_batch_count(rq->user);
+		double lists = 0;
+		for (int b = 0; b < rq->user->nbatch; b++)
+			lists += (double)rq->user->batch[b].spec.n * sizeof(double);
+		const double all = n * (3 * sizeof(double) + 2 * sizeof(long long) + sizeof(int)) +
+		                   lists + (double)bytes * rq->threads;
+		return all < (double)SIZE_MAX ? (size_t)all : SIZE_MAX;
+	}
+	return bytes;
 }
 
 #ifdef QX_HAVE_CUDA
@@ -399,13 +608,32 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	struct cub_job job;
 	struct cub_user_kernels uk;
 	if (cub_check(rq->params, rq->state, e) || cub_job_fill(rq, QX_GPU, &job, e) ||
-	    cub_variant_refuse(rq, QX_GPU, e) ||
+	    cub_variant_refuse(rq, QX_GPU, e) || cub_batch_refuse(rq, QX_GPU, e) ||
 	    cub_user_bind_gpu(param_expr(rq->params[P_INTEGRAND]), rq->user, rq->jit,
 	                      v->user_kernels, &job, &uk, o, e))
 		return -1;
 	if (!v->run_gpu)
 		return qx_fail(e, "variant %s has no gpu implementation",
 		               cub_variants[rq->variant].name);
+	if (rq->user && rq->user->nbatch) { /* breadth's batch: one region list for them all */
+		struct cub_batch batch;
+		struct cub_batch_result out;
+		if (cub_batch_make(rq->user, &batch, e))
+			return -1;
+		if (cub_batch_result_alloc(batch.n, &out, e)) {
+			cub_batch_free(&batch);
+			return -1;
+		}
+		out.live = NULL; /* the driver keeps no live count per integral */
+		cub_progress_begin(batch.n);
+		const double t0 = qx_now_ms();
+		const int rc = cub_gpu_batch_run(&job, &batch, &out, &o->time, e);
+		if (rc == 0)
+			cub_output_batch(&job, batch.n, &out, qx_now_ms() - t0, o);
+		free(out.value);
+		cub_batch_free(&batch);
+		return rc;
+	}
 	cub_progress_begin(job.maxeval);
 	if (rq->gpus > 1) { /* over several GPUs, each one's phases in gpu_time */
 		o->ngpus = rq->gpus;

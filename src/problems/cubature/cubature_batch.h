@@ -45,6 +45,9 @@ struct cub_batch_result {
 	double *value, *err;
 	int *reason;
 	long long *evals;
+	long long *live; /* optional (NULL: not kept): the live regions an integral ended with, for
+	                  * the rounding of their sum (without it cub_output_batch takes the
+	                  * regions its evaluations could have made, a bound) */
 	long long total_evals, iterations, regions, peak_regions;
 	double peak_bytes;
 };

@@ -175,8 +175,10 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 	for (size_t k = 0; k < first; k++)
 		res->nonfinite += heap[k].nonfinite;
 	res->regions = (long long)first;
-	cub_progress_begin(maxeval);
-	qx_progress_add((long long)first * r->npts);
+	if (!job->in_batch) {
+		cub_progress_begin(maxeval);
+		qx_progress_add((long long)first * r->npts);
+	}
 	double est = 0, err = 0;
 	long long bad = 0; /* live regions with samples that were not finite */
 	res->reason = CUB_CONVERGED;
@@ -239,8 +241,10 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 		res->evals += 2LL * m * r->npts;
 		res->regions += 2 * m;
 		res->iterations = it + 1;
-		qx_progress_add(2LL * m * r->npts);
-		cub_progress_error(est, err, rel, abs_tol);
+		if (!job->in_batch) {
+			qx_progress_add(2LL * m * r->npts);
+			cub_progress_error(est, err, rel, abs_tol);
+		}
 		if (n * sizeof *heap > res->peak_bytes)
 			res->peak_bytes = (double)(n * sizeof *heap);
 	}

@@ -34,6 +34,8 @@ struct cub_job {
 	double budget_mib;
 	int init, d, lmax;
 	int threads;
+	int in_batch; /* 1: one integral of a batch (cub_cpu_batch), which publishes the progress
+	               * itself: the run leaves the progress alone */
 	enum qx_precision prec;
 	const struct cub_rule *rule;
 };

@@ -39,8 +39,7 @@ static const char *cub_reason_note(int reason, int unverified)
 		return "not converged: the region list filled its memory budget";
 	case CUB_NONFINITE:
 		return "not converged: the integrand was NaN or inf at points of regions still "
-		       "live "
-		       "(left out of the value; the error estimate is infinite)";
+		       "live (left out of the value; the error estimate is infinite)";
 	case CUB_PRECISION:
 		return "not converged: the tolerance is below what the precision reaches (the "
 		       "estimate, with the rounding of the samples and sums in it, stands at that "
@@ -51,37 +50,47 @@ static const char *cub_reason_note(int reason, int unverified)
 	}
 }
 
-/* Stores a result into o (cubature_output.h). A run converges only with a finite value and an
- * error estimate that meets the tolerance once the rounding the rules do not see is in it. */
-void cub_output(const struct cub_job *job, const struct cub_result *res, struct run_output *o)
+/* One integral's answer (cubature_output.h). An integral converges only with a finite value
+ * and an error estimate that meets the tolerance once the rounding the rules do not see is in
+ * it. */
+int cub_output_value(const struct cub_job *job, double value, double err, int reason, double live,
+                     void *values, size_t i, double *err_out)
 {
-	int reason = res->reason;
-	double err = res->err;
-	if (!isfinite(res->value) || !(err < CUB_ERR_NONFINITE)) {
+	if (!isfinite(value) || !(err < CUB_ERR_NONFINITE)) {
 		reason = CUB_NONFINITE;
 		err = INFINITY;
 	}
 	/* the regions' estimates summed in double carry rounding of their own, which the rules'
 	 * error estimates do not see: about log2(regions) + 4 units of the last place of the sum */
-	err += (4 + log2(fmax(1, (double)res->live))) * DBL_EPSILON * fabs(res->value);
-	double value = res->value;
+	err += (4 + log2(fmax(1, live))) * DBL_EPSILON * fabs(value);
+	double stored = value;
 	if (job->prec == QX_DOUBLE)
-		((double *)o->values)[0] = res->value;
+		((double *)values)[i] = value;
 	else {
-		const float v = (float)res->value;
-		((float *)o->values)[0] = v;
-		err += fabs((double)v - res->value);
-		value = v;
+		const float v = (float)value;
+		((float *)values)[i] = v;
+		err += fabs((double)v - value);
+		stored = v;
 	}
 	/* converged only with the rounding in; and a run that stopped short with its estimate
 	 * already at its precision's rounding (64 units of the value's last place) could not
 	 * have met the tolerance with more evaluations either */
 	const double ulp = job->prec == QX_DOUBLE ? DBL_EPSILON : FLT_EPSILON;
-	if (reason == CUB_CONVERGED && !(err <= fmax(job->abs, job->rel * fabs(value))))
+	if (reason == CUB_CONVERGED && !(err <= fmax(job->abs, job->rel * fabs(stored))))
 		reason = CUB_PRECISION;
 	else if ((reason == CUB_MAXEVAL || reason == CUB_BUDGET || reason == CUB_NO_PROGRESS) &&
-	         err <= 64 * ulp * fabs(value))
+	         err <= 64 * ulp * fabs(stored))
 		reason = CUB_PRECISION;
+	*err_out = err;
+	return reason;
+}
+
+/* Stores a result into o (cubature_output.h): its one value by cub_output_value. */
+void cub_output(const struct cub_job *job, const struct cub_result *res, struct run_output *o)
+{
+	double err;
+	const int reason = cub_output_value(job, res->value, res->err, res->reason,
+	                                    (double)res->live, o->values, 0, &err);
 	if (o->estimates)
 		o->estimates[0] = err;
 	o->work = (double)res->evals;
@@ -122,4 +131,66 @@ void cub_chart(const struct cub_result *res, struct qx_chart *c)
 		digits->y[i] = fmin(16, fmax(0, -log10(res->hist_err[i] / scale)));
 		regions->y[i] = log10(res->hist_regions[i]);
 	}
+}
+
+/* The words of why integrals stopped for reason, for the batch's note. */
+static const char *cub_reason_words(int reason)
+{
+	switch (reason) {
+	case CUB_MAXEVAL:
+		return "maxeval reached";
+	case CUB_BUDGET:
+		return "the region list filled its memory budget";
+	case CUB_NONFINITE:
+		return "the integrand was NaN or inf";
+	case CUB_PRECISION:
+		return "the tolerance is below what the precision reaches";
+	default:
+		return "the error estimate stopped falling";
+	}
+}
+
+/* Stores a batch's results into o (cubature_output.h). */
+void cub_output_batch(const struct cub_job *job, long long n, const struct cub_batch_result *res,
+                      double ms, struct run_output *o)
+{
+	long long converged = 0, by_reason[CUB_PRECISION + 1] = {0};
+	double worst = 0;
+	const double npts = job->rule ? (double)job->rule->npts : 1;
+	for (long long i = 0; i < n; i++) {
+		double err;
+		const double live = res->live ? (double)res->live[i] : (double)res->evals[i] / npts;
+		const int reason = cub_output_value(job, res->value[i], res->err[i], res->reason[i],
+		                                    live, o->values, (size_t)i, &err);
+		if (o->estimates)
+			o->estimates[i] = err;
+		worst = isnan(err) || err > worst ? err : worst;
+		converged += reason == CUB_CONVERGED;
+		by_reason[reason >= 0 && reason <= CUB_PRECISION ? reason : CUB_NO_PROGRESS]++;
+	}
+	o->work = (double)res->total_evals;
+	run_output_figure_as(o, "integrals", (double)n, QX_FIG_COUNT);
+	run_output_figure_as(o, "converged", (double)converged, QX_FIG_COUNT);
+	run_output_figure_as(o, "worst_error_estimate", worst, QX_FIG_NUMBER);
+	run_output_figure_as(o, "ms_per_integral", ms / (double)n, QX_FIG_NUMBER);
+	run_output_figure_as(o, "integrals_per_s", ms > 0 ? 1e3 * (double)n / ms : INFINITY,
+	                     QX_FIG_NUMBER);
+	run_output_figure_as(o, "evaluations", (double)res->total_evals, QX_FIG_COUNT);
+	if (res->regions > 0) {
+		run_output_figure_as(o, "regions", (double)res->regions, QX_FIG_COUNT);
+		run_output_figure_as(o, "peak_MiB", res->peak_bytes / 1048576.0, QX_FIG_MIB);
+	}
+	if (converged == n) {
+		snprintf(o->note_text, sizeof o->note_text,
+		         "converged: %lld of %lld integrals (tolerance met)", converged, n);
+	} else {
+		int most = CUB_MAXEVAL; /* the commonest reason among those that did not converge */
+		for (int r = CUB_MAXEVAL; r <= CUB_PRECISION; r++)
+			most = by_reason[r] > by_reason[most] ? r : most;
+		snprintf(o->note_text, sizeof o->note_text,
+		         "not converged: %lld of %lld integrals (%s%s)", n - converged, n,
+		         cub_reason_words(most),
+		         by_reason[most] < n - converged ? ", and other reasons" : "");
+	}
+	o->note = o->note_text;
 }

@@ -5,6 +5,7 @@
 #define QX_CUBATURE_OUTPUT_H
 
 #include "../../problem.h"
+#include "cubature_batch.h"
 #include "cubature_job.h"
 
 /* Stores result res of job into o: the value in the job's precision, the error estimate when
@@ -13,6 +14,21 @@
  * note of why it stopped (not converged where the rounding takes the estimate over the
  * tolerance). */
 void cub_output(const struct cub_job *job, const struct cub_result *res, struct run_output *o);
+
+/* Stores one integral's answer, value with the rule's error estimate err after a run that
+ * stopped for reason over live regions, as cub_output does: the value in the job's precision
+ * into values[i], the error estimate with the rounding of the regions' sum and, for float, of
+ * the value into *err (infinite where the value or estimate is not finite); returns the
+ * reason, CUB_PRECISION where the rounding takes the estimate over the tolerance. */
+int cub_output_value(const struct cub_job *job, double value, double err, int reason, double live,
+                     void *values, size_t i, double *err_out);
+
+/* Stores the results of a batch of n integrals that took ms into o, each by cub_output_value
+ * (o->estimates, n of them, when o has room), with the figures integrals, converged (how many),
+ * worst_error_estimate, ms_per_integral, integrals_per_s and the evaluations, and the note of
+ * how many converged and why the others did not. */
+void cub_output_batch(const struct cub_job *job, long long n, const struct cub_batch_result *res,
+                      double ms, struct run_output *o);
 
 /* The convergence chart of a GPU run's history into c (none without iterations). */
 void cub_chart(const struct cub_result *res, struct qx_chart *c);

@@ -87,8 +87,9 @@ static int expint_check(const struct param_value *p, void **state, struct qx_err
 }
 
 /* Returns n*m, the number of grid points. */
-static size_t expint_count(const struct param_value *p, void **state)
+static size_t expint_count(const struct param_value *p, void **state, const struct user_defs *u)
 {
+	(void)u;
 	(void)state;
 	return (size_t)p[P_N].num * (size_t)p[P_M].num;
 }
@@ -100,9 +101,10 @@ static double expint_step(const struct param_value *p)
 }
 
 /* Fills the coordinates (n, x) of grid point i; returns 2 (0 when cap is under 2). */
-static int expint_point(const struct param_value *p, void **state, size_t i, const char **names,
-                        double *vals, int cap)
+static int expint_point(const struct param_value *p, void **state, const struct user_defs *u,
+                        size_t i, const char **names, double *vals, int cap)
 {
+	(void)u;
 	(void)state;
 	const size_t m = (size_t)p[P_M].num;
 	if (cap < 2)
@@ -201,7 +203,7 @@ static int expint_grid_cpu(const struct param_value *p, enum qx_precision prec, 
 {
 	enum { BLOCK = 4096 };
 	const long long m = (long long)p[P_M].num;
-	const long long total = (long long)expint_count(p, NULL);
+	const long long total = (long long)expint_count(p, NULL, NULL);
 	const long long nblocks = (total + BLOCK - 1) / BLOCK;
 	const double a = p[P_A].num, step = expint_step(p);
 	const long iters = (long)p[P_ITERS].num;

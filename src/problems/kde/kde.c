@@ -330,8 +330,9 @@ static const char *kde_param_unused(const struct param_value *p, size_t k)
 
 /* Number of outputs: the samples (n, or the data file's count) or G^dim grid points; 0 when
  * the data cannot be read (check refuses such parameters first). */
-static size_t kde_count(const struct param_value *p, void **state)
+static size_t kde_count(const struct param_value *p, void **state, const struct user_defs *u)
 {
+	(void)u;
 	struct qx_err e;
 	if (!param_path(p[P_DATA]))
 		return (int)p[P_AT].num == AT_GRID ? (size_t)pow(p[P_G].num, p[P_DIM].num)
@@ -341,9 +342,10 @@ static size_t kde_count(const struct param_value *p, void **state)
 }
 
 /* Fills x, y, z of output i (its point); returns dim. */
-static int kde_point(const struct param_value *p, void **state, size_t i, const char **names,
-                     double *vals, int cap)
+static int kde_point(const struct param_value *p, void **state, const struct user_defs *u, size_t i,
+                     const char **names, double *vals, int cap)
 {
+	(void)u;
 	static const char *const axis[KDE_DMAX] = {"x", "y", "z"};
 	struct qx_err e;
 	const struct kde_state *st = kde_state(p, state, &e);
@@ -372,7 +374,7 @@ static size_t kde_nsamples(const struct param_value *p, void **state)
 static enum qx_ref_kind kde_ref_choice(const struct param_value *p, void **state, size_t *samples,
                                        const char **name)
 {
-	const size_t n = kde_nsamples(p, state), m = kde_count(p, state);
+	const size_t n = kde_nsamples(p, state), m = kde_count(p, state, NULL);
 	if ((double)n * (double)m <= KDE_REF_PAIRS) {
 		*name = "cpu double sum at every output";
 		return QX_REF_CPU;
@@ -604,7 +606,7 @@ static size_t kde_host_bytes(const struct run_request *rq)
 {
 	const struct param_value *p = rq->params;
 	const int at_grid = (int)p[P_AT].num == AT_GRID;
-	const double m = (double)kde_count(p, rq->state);
+	const double m = (double)kde_count(p, rq->state, NULL);
 	return (
 	    size_t)(kde_bytes((double)kde_nsamples(p, rq->state), m, (int)p[P_DIM].num, at_grid) -
 	            m * 16.0);

@@ -196,6 +196,16 @@ static int longman_user_check(const struct param_value *p, const struct user_def
                               struct qx_err *e)
 {
 	struct user_integrand ui;
+	if (u->nbatch)
+		return qx_fail(e,
+		               "longman takes no batch of the amplitude's parameters (%s has %lld "
+		               "values): set param %s VALUE, or sweep %s; problem cubature takes a "
+		               "batch",
+		               u->param_name[u->batch[0].param], u->batch[0].spec.n,
+		               u->param_name[u->batch[0].param], u->param_name[u->batch[0].param]);
+	if (u->exact_expr)
+		return qx_fail(e, "longman: set exact takes a number or none here, not an "
+		                  "expression");
 	if (!lm_is_user(p))
 		return 0;
 	if (lm_parse(p, u, &ui, e))
@@ -218,8 +228,9 @@ static const char *longman_param_unused(const struct param_value *p, size_t k)
 }
 
 /* Returns M, the number of integrals. */
-static size_t longman_count(const struct param_value *p, void **state)
+static size_t longman_count(const struct param_value *p, void **state, const struct user_defs *u)
 {
+	(void)u;
 	(void)state;
 	return (size_t)p[P_M].num;
 }
@@ -464,9 +475,10 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 /* Fills the coordinates (lambda, omega, bound) of integral i; returns 3 (2 for an expression
  * amplitude, whose compiled code a point has no access to: its bound is in the run's
  * figures). */
-static int longman_point(const struct param_value *p, void **state, size_t i, const char **names,
-                         double *vals, int cap)
+static int longman_point(const struct param_value *p, void **state, const struct user_defs *u,
+                         size_t i, const char **names, double *vals, int cap)
 {
+	(void)u;
 	(void)state;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
 	double mag;

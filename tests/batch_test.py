@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Script tests of cubature's batch of integrals on the CPU (`set param k RANGE|LIST`, `set exact
+"EXPR"`): sessions piped through quadx's stdin. 1000 values of a 1-D closed form each within its
+estimate and converged, on both CPU variants; a 3-D batch and one over an infinite box with exact
+expressions; a 2-parameter grid's coordinates and order; every refusal; values, export (CSV and
+JSON) and plot. The closed forms are checked against mpmath by tests/gen_cubature_batch_ref.py,
+whose rows (tests/data/cubature_batch_ref.csv) quadx's references are compared with here.
+
+Run from the repository root: python3 tests/batch_test.py"""
+import csv
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+import qxtest
+
+REF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "cubature_batch_ref.csv")
+HAVE_GNUPLOT = shutil.which("gnuplot") is not None
+
+ONE_D = ("use cubature\nset dim 1\nset precision double\nset rel 1e-9\nset repeat 1\n"
+         "set warmup 0\nset param k 1\nset integrand \"exp(-k*x)\"\n")
+
+
+def session(text, *args):
+    """Runs the script text through quadx's stdin (--json); returns (rc, objects, stderr)."""
+    p = qxtest.script(text, "--json", *args)
+    return p.returncode, qxtest.json_lines(p.stdout), p.stderr
+
+
+def refs(case):
+    """The mpmath rows of case: {(k, q): integral}."""
+    with open(REF) as f:
+        return {(float(r["k"]), float(r["q"])): float(r["integral"])
+                for r in csv.DictReader(f) if r["case"] == case}
+
+
+def of_type(objs, kind):
+    return [o for o in objs if o.get("type") == kind]
+
+
+class BatchTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="quadx-batch-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def check_values(self, values, ref, key):
+        """Every value converged within its estimate of the reference, and the reference equal
+        to mpmath's where the committed rows have one."""
+        for v in values:
+            self.assertLessEqual(abs(v["value"] - v["reference"]), v["error_estimate"], v)
+            want = ref.get(key(v))
+            if want is not None:
+                self.assertAlmostEqual(v["reference"], want, delta=1e-14 * abs(want), msg=v)
+
+    def test_thousand_1d_closed_forms(self):
+        """k = 1..1000:1 of exp(-k x) on [0, 1], exact (1-exp(-k))/k, breadth (4 threads) and
+        hcubature: 1000 integrals, all converged, each within its estimate; the run says so."""
+        ref = refs("exp1d")
+        for variant in ("breadth", "hcubature"):
+            rc, objs, err = session(ONE_D + f"set variant {variant}\nset threads 4\n"
+                                    "set param k 1..1000:1\nset exact \"(1-exp(-k))/k\"\n"
+                                    "show params\nrun cpu\nvalues 1000\n")
+            self.assertEqual(rc, 0, err)
+            params = of_type(objs, "params")[0]
+            self.assertEqual(params["integrals"], 1000)
+            self.assertEqual(params["k"], "1..1000:1")
+            run = of_type(objs, "run")[0]
+            self.assertEqual(run["error"]["integrals"], 1000, run)
+            self.assertEqual(run["error"]["converged"], 1000, run)
+            self.assertEqual(run["over_estimate"], 0, run)
+            self.assertIn("converged: 1000 of 1000 integrals", run["note"])
+            self.assertGreater(run["error"]["integrals_per_s"], 0)
+            values = of_type(objs, "value")
+            self.assertEqual([v["index"] for v in values], list(range(1000)))
+            self.assertEqual([v["k"] for v in values], list(range(1, 1001)))
+            self.check_values(values, ref, lambda v: (v["k"], 0))
+
+    def test_3d_and_infinite_box(self):
+        """A 3-D batch with an exact expression, and one over [0, inf): within estimates."""
+        rc, objs, err = session(
+            "use cubature\nset dim 3\nset precision double\nset rel 1e-8\nset repeat 1\n"
+            "set warmup 0\nset param k 1\nset integrand \"exp(-k*(x+y+z))\"\n"
+            "set param k 0.5,3,8\nset exact \"((1-exp(-k))/k)^3\"\nrun cpu\nvalues 3\n")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(of_type(objs, "run")[0]["error"]["converged"], 3)
+        values = of_type(objs, "value")
+        self.assertEqual(len(values), 3)
+        self.check_values(values, refs("exp3d"), lambda v: (v["k"], 0))
+        rc, objs, err = session(ONE_D + "set bounds 0:inf\nset param k 0.5,1,2\n"
+                                "set exact \"1/k\"\nrun cpu\nvalues 3\n")
+        self.assertEqual(rc, 0, err)
+        values = of_type(objs, "value")
+        self.assertEqual([v["k"] for v in values], [0.5, 1, 2])
+        self.check_values(values, refs("exp1d_inf"), lambda v: (v["k"], 0))
+
+    def test_float_batch(self):
+        """A float batch: every value within its estimate (the float rounding in it)."""
+        rc, objs, err = session(ONE_D.replace("double", "float").replace("1e-9", "1e-5") +
+                                "set param k 1..50:1\nset exact \"(1-exp(-k))/k\"\n"
+                                "run cpu\nvalues 50\n")
+        self.assertEqual(rc, 0, err)
+        values = of_type(objs, "value")
+        self.assertEqual(len(values), 50)
+        self.check_values(values, {}, lambda v: None)
+
+    def test_two_parameter_grid(self):
+        """k 1..3:1 and q 0.5,2: six integrals, k varying fastest, each with both coordinates;
+        set param q 2 makes q one value again (three integrals)."""
+        rc, objs, err = session(
+            "use cubature\nset dim 2\nset precision double\nset rel 1e-9\nset repeat 1\n"
+            "set warmup 0\nset param k 1\nset param q 1\nset integrand \"exp(-k*x-q*y)\"\n"
+            "set param k 1..3:1\nset param q 0.5,2\n"
+            "set exact \"(1-exp(-k))/k*(1-exp(-q))/q\"\nrun cpu\nvalues 6\n"
+            "set param q 2\nshow params\n")
+        self.assertEqual(rc, 0, err)
+        values = of_type(objs, "value")
+        self.assertEqual([(v["k"], v["q"]) for v in values],
+                         [(1, 0.5), (2, 0.5), (3, 0.5), (1, 2), (2, 2), (3, 2)])
+        self.check_values(values, refs("exp2d_grid"), lambda v: (v["k"], v["q"]))
+        params = of_type(objs, "params")[0]
+        self.assertEqual(params["integrals"], 3)
+        self.assertEqual(params["q"], 2)
+
+    def test_not_converged_note(self):
+        """A maxeval too small for the hardest integrals: the note counts those that did not
+        converge and says why; their estimates still cover their errors."""
+        rc, objs, err = session(ONE_D + "set maxeval 200\nset rel 1e-12\n"
+                                "set param k 1..200:1\nset exact \"(1-exp(-k))/k\"\n"
+                                "run cpu\nvalues 200\n")
+        self.assertEqual(rc, 0, err)
+        run = of_type(objs, "run")[0]
+        self.assertLess(run["error"]["converged"], 200, run)
+        n = 200 - run["error"]["converged"]
+        self.assertIn(f"not converged: {n} of 200 integrals (maxeval reached", run["note"])
+        self.check_values(of_type(objs, "value"), {}, lambda v: None)
+
+    def test_refusals(self):
+        """Each bad batch is one error naming the problem and what is allowed, and changes
+        nothing (show params after it)."""
+        cases = [
+            (ONE_D + "set param k 5..1\n", "A = 5 is above B = 1"),
+            (ONE_D + "set param k 1..1e5:1\nset param q 1..1e4:1\n", "at most 100000000"),
+            ("use cubature\nset dim 1\nset param p1 1\nset param p2 1\nset param p3 1\nset param p4 1\nset param k 1\n"
+             "set integrand \"exp(-(p1+p2+p3+p4+k)*x)\"\nset param p1 1,2\nset param p2 1,2\n"
+             "set param p3 1,2\nset param p4 1,2\nset param k 1,2\n",
+             "at most 4 batch parameters"),
+            (ONE_D + "set param q 1..3:1\n", "batch parameter q (3 values) is not in the"),
+            (ONE_D + "set param k 1,2\nset integrand f5\nrun cpu\n", "needs your own integrand"),
+            (ONE_D + "set param k 1,2\nset exact \"k+x\"\n", "uses x, an axis"),
+            (ONE_D + "set param k 1,2\nset exact \"k+zz\"\n", "exact:"),
+            (ONE_D + "set param k 1,a\n", "bad value 'a' in the list for parameter k"),
+            ("use longman\nset param k 1,2\n", "longman takes no batch"),
+        ]
+        for text, want in cases:
+            rc, objs, err = session(text)
+            self.assertNotEqual(rc, 0, text)
+            self.assertIn(want, err, text)
+            self.assertEqual(err.count("quadx: "), 1, err)
+        # nothing changed: each refused set leaves k one value and one integral
+        for bad in ("set param k 5..1", "set param k 1..1e5:1 q 1..1e4:1", "set param k 1,a"):
+            rc, objs, err = session(ONE_D + bad + "\nshow params\n", "--keep-going")
+            params = of_type(objs, "params")
+            self.assertEqual(params[-1]["integrals"], 1, (objs, err))
+            self.assertEqual(params[-1]["k"], 1)
+
+    def test_memory_refused(self):
+        """A batch whose results do not fit the host's memory is refused before it runs, naming
+        what it needs and what is available."""
+        with open("/proc/meminfo") as f:
+            avail = [int(l.split()[1]) * 1024 for l in f if l.startswith("MemAvailable")][0]
+        if avail > 1e8 * 60:
+            self.skipTest("this host has room for 1e8 integrals' results")
+        rc, objs, err = session(ONE_D + "set param k 1..1e4:1\nset param q 1..1e4:1\n"
+                                "set integrand \"exp(-k*q*x)\"\nrun cpu\n")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("run refused: it needs", err)
+        self.assertIn("is available", err)
+
+    def test_export_and_plot(self):
+        """export values writes every integral as CSV and JSON with its parameter; plot draws
+        value against k into a PNG (with gnuplot) or writes its script and data."""
+        csv_path = os.path.join(self.dir, "v.csv")
+        json_path = os.path.join(self.dir, "v.json")
+        png = os.path.join(self.dir, "b.png")
+        rc, objs, err = session(ONE_D + "set param k 1..30:1\nset exact \"(1-exp(-k))/k\"\n"
+                                f"run cpu\nexport values {csv_path}\nexport values {json_path}\n"
+                                f"plot {png}\n")
+        self.assertEqual(rc, 0, err)
+        with open(csv_path) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 30)
+        self.assertEqual([float(r["k"]) for r in rows], list(range(1, 31)))
+        for r in rows:
+            self.assertLessEqual(abs(float(r["value"]) - float(r["reference"])),
+                                 float(r["error_estimate"]))
+        with open(json_path) as f:
+            text = f.read()
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            doc = [json.loads(l) for l in text.splitlines() if l.strip()]
+        values = doc if isinstance(doc, list) else doc.get("values", [])
+        self.assertEqual([v["k"] for v in values], list(range(1, 31)), text[:300])
+        if HAVE_GNUPLOT:
+            self.assertTrue(os.path.getsize(png) > 0)
+        else:
+            with open(png[:-4] + ".dat") as f:
+                self.assertEqual(len([l for l in f if l.strip()]), 30)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
