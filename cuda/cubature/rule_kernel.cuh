@@ -106,13 +106,16 @@ static __device__ double cub_rule_error_warp(const cub_rule &rule, const double 
  * estimate, error and split axis. DN: the dimension, or 0 for rule.dim; KIND: the integrand, or -1
  * for fn.kind (with KIND, the launch has checked its cos and sin arguments' range: cub_f_in_range).
  * With st (breadth running ahead), the regions are st->fresh..st->n-1, and none once st->stop is
- * set. Blocks of 128 run 5 a multiprocessor (96 registers: on an H100 f4 dim 8 at 1e-3 took 68 ms
- * against 72 at 6 blocks, f5 dim 8 at 1e-9 the same or 1% less; with qx_asin_reduced f3 and f4
- * no longer spill, by ptxas for sm_90, and 6 blocks measured the same as 5 on an H200). */
+ * set. With bdata (a batch of the user's integrals: KIND CUB_KIND_USER), region r's integrand
+ * reads its data at bdata + CUB_USER_DATA tag[r] instead of fn.user. Blocks of 128 run 5 a
+ * multiprocessor (96 registers: on an H100 f4 dim 8 at 1e-3 took 68 ms against 72 at 6 blocks, f5
+ * dim 8 at 1e-9 the same or 1% less; with qx_asin_reduced f3 and f4 no longer spill, by ptxas for
+ * sm_90, and 6 blocks measured the same as 5 on an H200). */
 template <typename T, int BLOCK, int WPR, int DN, int KIND = -1, int LPR = 32>
-__device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g,
-                                              long long cap, long long n, double *est, double *err,
-                                              int *axis, const cub_ahead *st)
+__device__ __forceinline__ void
+cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n, double *est,
+              double *err, int *axis, const cub_ahead *st, const int *tag = nullptr,
+              const double *bdata = nullptr)
 {
 	static_assert(LPR == 32 || (LPR == 16 && WPR == 1 && DN > 0 && DN <= 16), "half warps");
 	constexpr int RPB = BLOCK / 32 / WPR * (32 / LPR);
@@ -149,6 +152,9 @@ __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list
 		__syncwarp();
 	if (r < n) {
 		T x[CUB_MAX_DIM];
+		const double *user = fn.user;
+		if (KIND == CUB_KIND_USER && bdata)
+			user = bdata + (size_t)tag[r] * CUB_USER_DATA;
 		for (int p = t; p < rule.npts; p += LPR * WPR) {
 			for (int i = 0; i < dn; i++)
 				x[i] = c[slot][i] +
@@ -159,7 +165,7 @@ __device__ __forceinline__ void cub_rule_body(cub_fn fn, cub_rule rule, cub_list
 				fn.dim = DN;
 			double f;
 			if constexpr (KIND == CUB_KIND_USER) {
-				f = (double)cub_user_t<T>(x, fn.user);
+				f = (double)cub_user_t<T>(x, user);
 			} else if constexpr (KIND >= 0) {
 				fn.kind = KIND;
 				f = (double)cub_f_in_range(fn, x);

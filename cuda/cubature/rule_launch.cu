@@ -57,7 +57,9 @@ cudaError_t cub_rule_launch(const struct cub_job *job, const cub_rule &rule, cub
 		const long long rpb = job->user->dn ? RULE_BLOCK / 16 : RULE_BLOCK / 32;
 		cub_fn f = fn;
 		cub_rule r = rule;
-		void *args[] = {&f, &r, &g, &cap, &n, &est, &err, &axis, &st};
+		const int *tag = nullptr; /* a single integral: no batch */
+		const double *bdata = nullptr;
+		void *args[] = {&f, &r, &g, &cap, &n, &est, &err, &axis, &st, &tag, &bdata};
 		return cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_RULE],
 		                        dim3((unsigned)((n + rpb - 1) / rpb)), dim3(RULE_BLOCK),
 		                        args, 0, 0);

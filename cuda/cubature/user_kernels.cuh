@@ -30,11 +30,12 @@ template <> __device__ CUB_USER_T cub_user_t<CUB_USER_T>(const CUB_USER_T *x, co
 extern "C" __global__ void __launch_bounds__(RULE_BLOCK, CUB_RULE_MIN_BLOCKS(RULE_BLOCK))
     CUB_NAME(qx_cub_rule_, CUB_USER_S, )(cub_fn fn, cub_rule rule, cub_list<CUB_USER_T> g,
                                          long long cap, long long n, double *est, double *err,
-                                         int *axis, const cub_ahead *st)
+                                         int *axis, const cub_ahead *st, const int *tag,
+                                         const double *bdata)
 {
 	constexpr int lpr = CUB_USER_RULE_DN ? 16 : 32;
 	cub_rule_body<CUB_USER_T, RULE_BLOCK, 1, CUB_USER_RULE_DN, CUB_KIND_USER, lpr>(
-	    fn, rule, g, cap, n, est, err, axis, st);
+	    fn, rule, g, cap, n, est, err, axis, st, tag, bdata);
 }
 #else
 extern "C" __global__ void CUB_NAME(qx_cub_phase2_, CUB_USER_S, )(

@@ -624,7 +624,6 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 			cub_batch_free(&batch);
 			return -1;
 		}
-		out.live = NULL; /* the driver keeps no live count per integral */
 		cub_progress_begin(batch.n);
 		const double t0 = qx_now_ms();
 		const int rc = cub_gpu_batch_run(&job, &batch, &out, &o->time, e);
