@@ -750,7 +750,8 @@ static int kde_run_gpu(const struct run_request *rq, struct run_output *o, struc
 /* Device bytes of the GPU run (the samples and outputs; the float copies are not made). */
 static size_t kde_device_bytes(const struct run_request *rq)
 {
-	const size_t sz = qx_precision_size(rq->prec), m = kde_count(rq->params, rq->state, rq->user);
+	const size_t sz = qx_precision_size(rq->prec),
+	             m = kde_count(rq->params, rq->state, rq->user);
 	const struct param_value *p = rq->params;
 	const size_t n = kde_nsamples(p, rq->state), dim = (size_t)p[P_DIM].num;
 	const int grid = (int)p[P_AT].num == AT_GRID;
