@@ -450,10 +450,12 @@ int bench_cubature(struct session *s, struct qx_err *e)
 	printf("\nDevice: %s\n", info.name);
 	if (getenv("QUADX_BENCH_USER")) /* the expressions' table alone */
 		return cb_user(s, e);
+	if (getenv("QUADX_BENCH_BATCH")) /* the batch's table alone */
+		return bench_cubature_batch(s, e);
 	if (bench_only_gpus())
 		return cb_scaling(s, e);
 	return cb_table(s, e) || cb_floor(s, e) || cb_init(s, e) || cb_user(s, e) ||
-	               cb_scaling(s, e)
+	               bench_cubature_batch(s, e) || cb_scaling(s, e)
 	           ? -1
 	           : 0;
 #else

@@ -53,6 +53,8 @@ int bench_expint(struct session *s, struct qx_err *e);
 int bench_longman(struct session *s, struct qx_err *e);
 int bench_cubature(struct session *s, struct qx_err *e);
 int bench_kde(struct session *s, struct qx_err *e);
+/* The batch table of the cubature section (src/bench/cubature_batch.c; GPU builds). */
+int bench_cubature_batch(struct session *s, struct qx_err *e);
 
 /* 1 when QUADX_BENCH_ONLY is "gpus": each section runs its GPU scaling table alone (a lent
  * machine with several GPUs and little time). */
