@@ -85,8 +85,6 @@ class HonestyGpuTest(unittest.TestCase):
                     print(f"\n  {name:13} {variant:8} {rel} true {r['true_error']:.2g} "
                           f"est {r['error_estimate']:.2g} {r['note'][:30]}", end="")
                     self.assertLessEqual(r["true_error"], r["error_estimate"], what)
-                    if r["error"]["converged"] == 0 and rel == "1e-7":
-                        self.assertIn("below what the precision reaches", r["note"], what)
 
 
 if __name__ == "__main__":

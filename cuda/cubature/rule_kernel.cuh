@@ -138,8 +138,8 @@ cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long 
 	double sums[CUB_MAX_SUMS] = {0};
 	double run_sum = 0; /* f summed over this thread's points of run `run` */
 	int run = 0;
-	/* samples that were not finite (dropped), and in float the basic rule's sum of |w f| and
-	 * |f| over the run (cub_float_rounding) */
+	/* samples that were not finite (dropped), and in float the basic rule applied to |f| and
+	 * |f| summed over the run (cub_float_rounding) */
 	int nonfinite = 0;
 	double abs_sum = 0, run_abs = 0;
 	if (r < n && t < dn) {
@@ -176,7 +176,7 @@ cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long 
 			if (p <= rule.naxis * dn) {
 				axis_f[slot][p] = f;
 				if constexpr (sizeof(T) == sizeof(float))
-					abs_sum += fabs(rule.w[p] * f);
+					abs_sum += rule.w[p] * fabs(f);
 #pragma unroll
 				for (int k = 0; k < CUB_MAX_SUMS; k++)
 					if (k < rule.nsums)
@@ -191,7 +191,7 @@ cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long 
 					if (k < rule.nsums)
 						sums[k] += rule.run_w[run][k] * run_sum;
 				if constexpr (sizeof(T) == sizeof(float))
-					abs_sum += fabs(rule.run_w[run][0]) * run_abs;
+					abs_sum += rule.run_w[run][0] * run_abs;
 				run_sum = run_abs = 0;
 			}
 			run_sum += f;
@@ -203,7 +203,7 @@ cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long 
 			if (k < rule.nsums)
 				sums[k] += rule.run_w[run][k] * run_sum;
 		if constexpr (sizeof(T) == sizeof(float))
-			abs_sum += fabs(rule.run_w[run][0]) * run_abs;
+			abs_sum += rule.run_w[run][0] * run_abs;
 	}
 	/* the samples dropped, counted as a double beside the sums */
 	double bad = nonfinite;
@@ -276,7 +276,7 @@ cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long 
 			                                    fourth, fourth_axis, hw, vol, &axis[r]);
 			err[r] = bad > 0 ? CUB_ERR_NONFINITE
 			         : sizeof(T) == sizeof(float)
-			             ? e + cub_float_rounding(abs_sum * vol)
+			             ? e + cub_float_rounding(fabs(abs_sum) * vol)
 			             : e;
 		}
 	}
@@ -324,7 +324,7 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
 		for (int k = 0; k < rule.nsums; k++)
 			sums[k] += rule.w[(size_t)k * rule.npts + p] * f;
 		if constexpr (sizeof(T) == sizeof(float))
-			abs_sum += fabs(rule.w[p] * f);
+			abs_sum += rule.w[p] * fabs(f);
 	}
 	for (int i = 0; i < n; i++) {
 		hw[i] = (double)g.h[i];
@@ -333,7 +333,7 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
 	g.est = sums[0] * vol;
 	g.err = cub_region_error(&rule, sums, axis_f, hw, vol, nonfinite, &g.axis);
 	if (sizeof(T) == sizeof(float) && !nonfinite)
-		g.err += cub_float_rounding(abs_sum * vol);
+		g.err += cub_float_rounding(fabs(abs_sum) * vol);
 }
 
 /* Phase 2 of twophase: thread r runs the sequential adaptive loop (Algorithm 1) on region r
