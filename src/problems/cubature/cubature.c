@@ -9,10 +9,7 @@
 #include "../../problem.h"
 
 #include <math.h>
-#include <ctype.h>
 #include <stdint.h>
-#include <string.h>
-#include <stdlib.h>
 
 #include "cubature_batch.h"
 #include "cubature_math_all.h"
@@ -214,33 +211,6 @@ static int cub_check(const struct param_value *p, void **state, struct qx_err *e
 	return 0;
 }
 
-/* Parses u's exact expression in its parameters (names, u->nparams of them) into *x: the
- * language's scopes have one axis at least, which the expression may not use. Returns 0 or -1
- * with e. */
-static int cub_exact_parse(const struct user_defs *u, const char *const *names, struct expr **x,
-                           struct qx_err *e)
-{
-	const struct expr_scope scope = {.dim = 1, .params = names, .nparams = u->nparams};
-	char text[PARAM_EXPR_MAX + 64];
-	if (expr_parse(u->exact_expr, &scope, x, e)) {
-		struct qx_err why = *e;
-		return qx_fail(e, "exact: %s (an expression in the parameters: set param)",
-		               why.msg);
-	}
-	if (expr_canonical(*x, text, sizeof text) == 0) /* the axis prints as x1 */
-		for (const char *t = strstr(text, "x1"); t; t = strstr(t + 1, "x1"))
-			if ((t == text || !(isalnum((unsigned char)t[-1]) || t[-1] == '_')) &&
-			    !(isalnum((unsigned char)t[2]) || t[2] == '_')) {
-				expr_free(*x);
-				*x = NULL;
-				return qx_fail(e,
-				               "exact: '%.64s' uses x, an axis: the exact value "
-				               "is an expression in the parameters only",
-				               u->exact_expr);
-			}
-	return 0;
-}
-
 /* The user's integrand of p checked against u: its text parsed in x1..xdim and u's
  * parameters, u's bounds against dim. Built-in integrands pass. */
 static int cub_user_check(const struct param_value *p, const struct user_defs *u, struct qx_err *e)
@@ -312,51 +282,6 @@ static int cub_batch_refuse(const struct run_request *rq, enum qx_backend b, str
 	return 0;
 }
 
-/* The batch of rq's user definitions for a job: its lists of values made (malloc'd, freed
- * with cub_batch_free). Returns 0 or -1 with e. */
-static int cub_batch_make(const struct user_defs *u, struct cub_batch *b, struct qx_err *e)
-{
-	*b = (struct cub_batch){.n = user_batch_count(u), .nb = u->nbatch};
-	for (int k = 0; k < u->nbatch; k++) {
-		double *list = malloc((size_t)u->batch[k].spec.n * sizeof *list);
-		if (!list) {
-			for (int j = 0; j < k; j++)
-				free((void *)b->list[j]);
-			return qx_fail(e, "cannot allocate the %lld values of batch parameter %s",
-			               u->batch[k].spec.n, u->param_name[u->batch[k].param]);
-		}
-		param_spec_values(&u->batch[k].spec, list);
-		b->slot[k] = u->batch[k].param;
-		b->len[k] = u->batch[k].spec.n;
-		b->list[k] = list;
-	}
-	return 0;
-}
-
-/* Frees b's lists. */
-static void cub_batch_free(struct cub_batch *b)
-{
-	for (int k = 0; k < b->nb; k++)
-		free((void *)b->list[k]);
-}
-
-/* The per-integral arrays of a batch result of n integrals (one allocation, at value). */
-static int cub_batch_result_alloc(long long n, struct cub_batch_result *r, struct qx_err *e)
-{
-	const size_t per = 2 * sizeof(double) + 2 * sizeof(long long) + sizeof(int);
-	char *block = malloc((size_t)n * per);
-	*r = (struct cub_batch_result){0};
-	if (!block)
-		return qx_fail(e, "cannot allocate %.1f MiB for the batch's %lld results",
-		               (double)n * (double)per / 1048576.0, n);
-	r->value = (double *)block;
-	r->err = r->value + n;
-	r->evals = (long long *)(r->err + n);
-	r->live = r->evals + n;
-	r->reason = (int *)(r->live + n);
-	return 0;
-}
-
 /* One value, the integral, or one a point of the user's batch. */
 static size_t cub_count(const struct param_value *p, void **state, const struct user_defs *u)
 {
@@ -370,16 +295,8 @@ static int cub_point(const struct param_value *p, void **state, const struct use
                      const char **names, double *vals, int cap)
 {
 	(void)state;
-	if (u && u->nbatch) {
-		const int n = u->nbatch < cap ? u->nbatch : cap;
-		double all[USER_BATCH_PARAMS];
-		user_batch_point(u, (long long)i, all);
-		for (int b = 0; b < n; b++) {
-			names[b] = u->param_name[u->batch[b].param];
-			vals[b] = all[b];
-		}
-		return n;
-	}
+	if (u && u->nbatch)
+		return cub_batch_point(u, i, names, vals, cap);
 	if (cap < 2)
 		return 0;
 	names[0] = "dim";
@@ -501,57 +418,12 @@ static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struc
 		               cub_variants[rq->variant].name);
 	if (cub_batch_refuse(rq, QX_CPU, e))
 		return -1;
-	if (rq->user && rq->user->nbatch) {
-		struct cub_batch batch;
-		struct cub_batch_result out;
-		if (cub_batch_make(rq->user, &batch, e))
-			return -1;
-		if (cub_batch_result_alloc(batch.n, &out, e)) {
-			cub_batch_free(&batch);
-			return -1;
-		}
-		const double t0 = qx_now_ms();
-		const int rc = cub_cpu_batch(&job, &batch, v->run_cpu, &out, e);
-		if (rc == 0)
-			cub_output_batch(&job, batch.n, &out, qx_now_ms() - t0, o);
-		free(out.value);
-		cub_batch_free(&batch);
-		return rc;
-	}
+	if (rq->user && rq->user->nbatch)
+		return cub_batch_run(&job, rq->user, QX_CPU, v->run_cpu, o, e);
 	if (v->run_cpu(&job, &res, e))
 		return -1;
 	cub_output(&job, &res, o);
 	return 0;
-}
-
-/* The exact expression of u (set exact "EXPR") at every integral of u's batch (one without a
- * batch) into ref: compiled once for the CPU, then evaluated at each integral's parameters.
- * Returns 0 or -1 with e. */
-static int cub_exact_expression(const struct user_defs *u, size_t count, double *ref,
-                                struct qx_err *e)
-{
-	const char *names[USER_MAX_PARAMS];
-	double par[USER_MAX_PARAMS], at[USER_BATCH_PARAMS], none[1] = {0};
-	struct expr *x;
-	struct expr_cpu_fn fn;
-	for (int j = 0; j < u->nparams; j++) {
-		names[j] = u->param_name[j];
-		par[j] = u->param_value[j];
-	}
-	if (cub_exact_parse(u, names, &x, e))
-		return -1;
-	struct expr_jit_cache *cache = expr_jit_cache_new();
-	int rc = cache ? expr_cpu_compile(cache, x, &fn, e)
-	               : qx_fail(e, "out of memory for the exact value's code");
-	expr_free(x);
-	for (size_t i = 0; rc == 0 && i < count; i++) {
-		user_batch_point(u, (long long)i, at);
-		for (int b = 0; b < u->nbatch; b++)
-			par[u->batch[b].param] = at[b];
-		ref[i] = fn.d(none, par);
-	}
-	expr_jit_cache_free(cache);
-	return rc;
 }
 
 /* reference: the exact value (NaN where none is known), of every integral of a batch. */
@@ -615,24 +487,8 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	if (!v->run_gpu)
 		return qx_fail(e, "variant %s has no gpu implementation",
 		               cub_variants[rq->variant].name);
-	if (rq->user && rq->user->nbatch) { /* breadth's batch: one region list for them all */
-		struct cub_batch batch;
-		struct cub_batch_result out;
-		if (cub_batch_make(rq->user, &batch, e))
-			return -1;
-		if (cub_batch_result_alloc(batch.n, &out, e)) {
-			cub_batch_free(&batch);
-			return -1;
-		}
-		cub_progress_begin(batch.n);
-		const double t0 = qx_now_ms();
-		const int rc = cub_gpu_batch_run(&job, &batch, &out, &o->time, e);
-		if (rc == 0)
-			cub_output_batch(&job, batch.n, &out, qx_now_ms() - t0, o);
-		free(out.value);
-		cub_batch_free(&batch);
-		return rc;
-	}
+	if (rq->user && rq->user->nbatch) /* breadth's batch: one region list for them all */
+		return cub_batch_run(&job, rq->user, QX_GPU, NULL, o, e);
 	cub_progress_begin(job.maxeval);
 	if (rq->gpus > 1) { /* over several GPUs, each one's phases in gpu_time */
 		o->ngpus = rq->gpus;
@@ -687,14 +543,7 @@ static int cub_eval(const double *args, const struct param_value *p, void **stat
 		out->figure[0] = (struct qx_figure){"integral", u->exact, QX_FIG_NUMBER};
 		return 0;
 	}
-	if (prec == QX_DOUBLE)
-		out->value = cub_f_d(&fn, args);
-	else {
-		float x[CUB_MAX_DIM] = {0};
-		for (int i = 0; i < fn.dim; i++)
-			x[i] = (float)args[i];
-		out->value = cub_f_f(&fn, x);
-	}
+	out->value = cub_fn_at(&fn, args, prec != QX_DOUBLE);
 	out->nfigures = 1;
 	out->figure[0] =
 	    (struct qx_figure){.name = "integral", .value = cub_exact(&fn, p[P_A].num, p[P_B].num)};

@@ -67,6 +67,31 @@ int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
 int cub_gpu_batch_run(const struct cub_job *job, const struct cub_batch *b,
                       struct cub_batch_result *out, struct qx_timing *t, struct qx_err *e);
 
+struct user_defs;  /* userdefs.h */
+struct expr;       /* expr/expr.h */
+struct run_output; /* problem.h */
+
+/* Parses u's exact expression (set exact "EXPR") in its parameters (names, u->nparams of them)
+ * into *x; refuses one that uses an axis. Returns 0 or -1 with e. */
+int cub_exact_parse(const struct user_defs *u, const char *const *names, struct expr **x,
+                    struct qx_err *e);
+
+/* The exact expression of u at every integral of u's batch (count of them; one without a
+ * batch) into ref. Returns 0 or -1 with e. */
+int cub_exact_expression(const struct user_defs *u, size_t count, double *ref, struct qx_err *e);
+
+/* The names and values of integral i's batch parameters (at most cap of them) into names and
+ * vals; returns how many. */
+int cub_batch_point(const struct user_defs *u, size_t i, const char **names, double *vals, int cap);
+
+/* Runs u's batch of job on backend b (QX_CPU: cub_cpu_batch with cpu_run; QX_GPU:
+ * cub_gpu_batch_run), its answers into o (cub_output_batch, cubature_output.h). Returns 0 or
+ * -1 with e. */
+int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_backend b,
+                  int (*cpu_run)(const struct cub_job *job, struct cub_result *res,
+                                 struct qx_err *e),
+                  struct run_output *o, struct qx_err *e);
+
 #ifdef __cplusplus
 }
 #endif

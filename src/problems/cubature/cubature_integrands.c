@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cubature_math_all.h"
 #include "cubature_ref.h"
 
 const char *const cub_integrand_names[] = {"f1",         "f1p2",     "f2",          "f3",
@@ -164,4 +165,15 @@ int cub_fn_expression(const struct cub_fn *fnp, char *buf, size_t cap)
 		return -1;
 	}
 #undef CUB_PUT
+}
+
+/* cub_fn_at (cubature_integrands.h). */
+double cub_fn_at(const struct cub_fn *fn, const double *x, int single)
+{
+	if (!single)
+		return cub_f_d(fn, x);
+	float xf[CUB_MAX_DIM] = {0};
+	for (int i = 0; i < fn->dim; i++)
+		xf[i] = (float)x[i];
+	return cub_f_f(fn, xf);
 }

@@ -26,4 +26,8 @@ double cub_exact(const struct cub_fn *fn, double a, double b);
  * fit. */
 int cub_fn_expression(const struct cub_fn *fn, char *buf, size_t cap);
 
+/* The built-in integrand fn at x (fn->dim coordinates) in double, or in float (x rounded to
+ * float first) where single is 1. */
+double cub_fn_at(const struct cub_fn *fn, const double *x, int single);
+
 #endif

@@ -1,0 +1,158 @@
+/* cubature_batch.c - the glue of a parameter batch of problem cubature (cubature_batch.h): the
+ * user's batch into the lists a run takes, the result arrays, the run on the CPU or the GPU,
+ * and the exact expression (set exact "EXPR") at every integral. */
+#include "cubature_batch.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../expr/expr.h"
+#include "../../problem.h"
+#include "cubature_output.h"
+
+/* The exact expression's parse (cubature_batch.h): the language's scopes have one axis at least,
+ * which the expression may not use. */
+int cub_exact_parse(const struct user_defs *u, const char *const *names, struct expr **x,
+                    struct qx_err *e)
+{
+	const struct expr_scope scope = {.dim = 1, .params = names, .nparams = u->nparams};
+	char text[PARAM_EXPR_MAX + 64];
+	if (expr_parse(u->exact_expr, &scope, x, e)) {
+		struct qx_err why = *e;
+		return qx_fail(e, "exact: %s (an expression in the parameters: set param)",
+		               why.msg);
+	}
+	if (expr_canonical(*x, text, sizeof text) == 0) /* the axis prints as x1 */
+		for (const char *t = strstr(text, "x1"); t; t = strstr(t + 1, "x1"))
+			if ((t == text || !(isalnum((unsigned char)t[-1]) || t[-1] == '_')) &&
+			    !(isalnum((unsigned char)t[2]) || t[2] == '_')) {
+				expr_free(*x);
+				*x = NULL;
+				return qx_fail(e,
+				               "exact: '%.64s' uses x, an axis: the exact value "
+				               "is an expression in the parameters only",
+				               u->exact_expr);
+			}
+	return 0;
+}
+
+/* The batch of rq's user definitions for a job: its lists of values made (malloc'd, freed
+ * with cub_batch_free). Returns 0 or -1 with e. */
+static int cub_batch_make(const struct user_defs *u, struct cub_batch *b, struct qx_err *e)
+{
+	*b = (struct cub_batch){.n = user_batch_count(u), .nb = u->nbatch};
+	for (int k = 0; k < u->nbatch; k++) {
+		double *list = malloc((size_t)u->batch[k].spec.n * sizeof *list);
+		if (!list) {
+			for (int j = 0; j < k; j++)
+				free((void *)b->list[j]);
+			return qx_fail(e, "cannot allocate the %lld values of batch parameter %s",
+			               u->batch[k].spec.n, u->param_name[u->batch[k].param]);
+		}
+		param_spec_values(&u->batch[k].spec, list);
+		b->slot[k] = u->batch[k].param;
+		b->len[k] = u->batch[k].spec.n;
+		b->list[k] = list;
+	}
+	return 0;
+}
+
+/* Frees b's lists. */
+static void cub_batch_free(struct cub_batch *b)
+{
+	for (int k = 0; k < b->nb; k++)
+		free((void *)b->list[k]);
+}
+
+/* The per-integral arrays of a batch result of n integrals (one allocation, at value). */
+static int cub_batch_result_alloc(long long n, struct cub_batch_result *r, struct qx_err *e)
+{
+	const size_t per = 2 * sizeof(double) + 2 * sizeof(long long) + sizeof(int);
+	char *block = malloc((size_t)n * per);
+	*r = (struct cub_batch_result){0};
+	if (!block)
+		return qx_fail(e, "cannot allocate %.1f MiB for the batch's %lld results",
+		               (double)n * (double)per / 1048576.0, n);
+	r->value = (double *)block;
+	r->err = r->value + n;
+	r->evals = (long long *)(r->err + n);
+	r->live = r->evals + n;
+	r->reason = (int *)(r->live + n);
+	return 0;
+}
+
+/* The exact expression at every integral (cubature_batch.h): compiled once for the CPU, then
+ * evaluated at each integral's parameters. */
+int cub_exact_expression(const struct user_defs *u, size_t count, double *ref, struct qx_err *e)
+{
+	const char *names[USER_MAX_PARAMS];
+	double par[USER_MAX_PARAMS], at[USER_BATCH_PARAMS], none[1] = {0};
+	struct expr *x;
+	struct expr_cpu_fn fn;
+	for (int j = 0; j < u->nparams; j++) {
+		names[j] = u->param_name[j];
+		par[j] = u->param_value[j];
+	}
+	if (cub_exact_parse(u, names, &x, e))
+		return -1;
+	struct expr_jit_cache *cache = expr_jit_cache_new();
+	int rc = cache ? expr_cpu_compile(cache, x, &fn, e)
+	               : qx_fail(e, "out of memory for the exact value's code");
+	expr_free(x);
+	for (size_t i = 0; rc == 0 && i < count; i++) {
+		user_batch_point(u, (long long)i, at);
+		for (int b = 0; b < u->nbatch; b++)
+			par[u->batch[b].param] = at[b];
+		ref[i] = fn.d(none, par);
+	}
+	expr_jit_cache_free(cache);
+	return rc;
+}
+
+/* Integral i's batch parameters (cubature_batch.h). */
+int cub_batch_point(const struct user_defs *u, size_t i, const char **names, double *vals, int cap)
+{
+	const int n = u->nbatch < cap ? u->nbatch : cap;
+	double all[USER_BATCH_PARAMS];
+	user_batch_point(u, (long long)i, all);
+	for (int b = 0; b < n; b++) {
+		names[b] = u->param_name[u->batch[b].param];
+		vals[b] = all[b];
+	}
+	return n;
+}
+
+/* A batch's run (cubature_batch.h): its lists and the result arrays made, the CPU's or the
+ * GPU's batch, the answers into o, everything freed. */
+int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_backend b,
+                  int (*cpu_run)(const struct cub_job *job, struct cub_result *res,
+                                 struct qx_err *e),
+                  struct run_output *o, struct qx_err *e)
+{
+	struct cub_batch batch;
+	struct cub_batch_result out;
+	if (cub_batch_make(u, &batch, e))
+		return -1;
+	if (cub_batch_result_alloc(batch.n, &out, e)) {
+		cub_batch_free(&batch);
+		return -1;
+	}
+	const double t0 = qx_now_ms();
+	int rc;
+	if (b == QX_CPU) {
+		rc = cub_cpu_batch(job, &batch, cpu_run, &out, e);
+	} else {
+#ifdef QX_HAVE_CUDA
+		cub_progress_begin(batch.n);
+		rc = cub_gpu_batch_run(job, &batch, &out, &o->time, e);
+#else
+		rc = qx_fail(e, "cubature: no GPU in this build");
+#endif
+	}
+	if (rc == 0)
+		cub_output_batch(job, batch.n, &out, qx_now_ms() - t0, o);
+	free(out.value);
+	cub_batch_free(&batch);
+	return rc;
+}
