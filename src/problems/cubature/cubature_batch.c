@@ -4,12 +4,15 @@
 #include "cubature_batch.h"
 
 #include <ctype.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../expr/expr.h"
 #include "../../problem.h"
 #include "cubature_output.h"
+#include "cubature_rules.h"
 
 /* The exact expression's parse (cubature_batch.h): the language's scopes have one axis at least,
  * which the expression may not use. */
@@ -155,4 +158,49 @@ int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_
 	free(out.value);
 	cub_batch_free(&batch);
 	return rc;
+}
+
+/* Stores a batch's results into o (cubature_batch.h). */
+void cub_output_batch(const struct cub_job *job, long long n, const struct cub_batch_result *res,
+                      double ms, struct run_output *o)
+{
+	long long converged = 0, by_reason[CUB_PRECISION + 1] = {0};
+	double worst = 0;
+	const double npts = job->rule ? (double)job->rule->npts : 1;
+	for (long long i = 0; i < n; i++) {
+		double err;
+		const double live = res->live ? (double)res->live[i] : (double)res->evals[i] / npts;
+		const int reason = cub_output_value(job, res->value[i], res->err[i], res->reason[i],
+		                                    live, o->values, (size_t)i, &err);
+		if (o->estimates)
+			o->estimates[i] = err;
+		worst = isnan(err) || err > worst ? err : worst;
+		converged += reason == CUB_CONVERGED;
+		by_reason[reason >= 0 && reason <= CUB_PRECISION ? reason : CUB_NO_PROGRESS]++;
+	}
+	o->work = (double)res->total_evals;
+	run_output_figure_as(o, "integrals", (double)n, QX_FIG_COUNT);
+	run_output_figure_as(o, "converged", (double)converged, QX_FIG_COUNT);
+	run_output_figure_as(o, "worst_error_estimate", worst, QX_FIG_NUMBER);
+	run_output_figure_as(o, "ms_per_integral", ms / (double)n, QX_FIG_NUMBER);
+	run_output_figure_as(o, "integrals_per_s", ms > 0 ? 1e3 * (double)n / ms : INFINITY,
+	                     QX_FIG_NUMBER);
+	run_output_figure_as(o, "evaluations", (double)res->total_evals, QX_FIG_COUNT);
+	if (res->regions > 0) {
+		run_output_figure_as(o, "regions", (double)res->regions, QX_FIG_COUNT);
+		run_output_figure_as(o, "peak_MiB", res->peak_bytes / 1048576.0, QX_FIG_MIB);
+	}
+	if (converged == n) {
+		snprintf(o->note_text, sizeof o->note_text,
+		         "converged: %lld of %lld integrals (tolerance met)", converged, n);
+	} else {
+		int most = CUB_MAXEVAL; /* the commonest reason among those that did not converge */
+		for (int r = CUB_MAXEVAL; r <= CUB_PRECISION; r++)
+			most = by_reason[r] > by_reason[most] ? r : most;
+		snprintf(o->note_text, sizeof o->note_text,
+		         "not converged: %lld of %lld integrals (%s%s)", n - converged, n,
+		         cub_reason_words(most),
+		         by_reason[most] < n - converged ? ", and other reasons" : "");
+	}
+	o->note = o->note_text;
 }

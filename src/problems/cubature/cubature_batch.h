@@ -71,6 +71,13 @@ struct user_defs;  /* userdefs.h */
 struct expr;       /* expr/expr.h */
 struct run_output; /* problem.h */
 
+/* Stores the results of a batch of n integrals that took ms into o, each by cub_output_value
+ * (o->estimates, n of them, when o has room), with the figures integrals, converged (how many),
+ * worst_error_estimate, ms_per_integral, integrals_per_s and the evaluations, and the note of
+ * how many converged and why the others did not. */
+void cub_output_batch(const struct cub_job *job, long long n, const struct cub_batch_result *res,
+                      double ms, struct run_output *o);
+
 /* Parses u's exact expression (set exact "EXPR") in its parameters (names, u->nparams of them)
  * into *x; refuses one that uses an axis. Returns 0 or -1 with e. */
 int cub_exact_parse(const struct user_defs *u, const char *const *names, struct expr **x,
@@ -85,7 +92,7 @@ int cub_exact_expression(const struct user_defs *u, size_t count, double *ref, s
 int cub_batch_point(const struct user_defs *u, size_t i, const char **names, double *vals, int cap);
 
 /* Runs u's batch of job on backend b (QX_CPU: cub_cpu_batch with cpu_run; QX_GPU:
- * cub_gpu_batch_run), its answers into o (cub_output_batch, cubature_output.h). Returns 0 or
+ * cub_gpu_batch_run), its answers into o (cub_output_batch). Returns 0 or
  * -1 with e. */
 int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_backend b,
                   int (*cpu_run)(const struct cub_job *job, struct cub_result *res,

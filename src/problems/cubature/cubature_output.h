@@ -5,7 +5,6 @@
 #define QX_CUBATURE_OUTPUT_H
 
 #include "../../problem.h"
-#include "cubature_batch.h"
 #include "cubature_job.h"
 
 /* Stores result res of job into o: the value in the job's precision, the error estimate when
@@ -23,12 +22,9 @@ void cub_output(const struct cub_job *job, const struct cub_result *res, struct 
 int cub_output_value(const struct cub_job *job, double value, double err, int reason, double live,
                      void *values, size_t i, double *err_out);
 
-/* Stores the results of a batch of n integrals that took ms into o, each by cub_output_value
- * (o->estimates, n of them, when o has room), with the figures integrals, converged (how many),
- * worst_error_estimate, ms_per_integral, integrals_per_s and the evaluations, and the note of
- * how many converged and why the others did not. */
-void cub_output_batch(const struct cub_job *job, long long n, const struct cub_batch_result *res,
-                      double ms, struct run_output *o);
+/* The words of why an integral stopped for reason (enum cub_reason, not converged), for a
+ * batch's note. */
+const char *cub_reason_words(int reason);
 
 /* The convergence chart of a GPU run's history into c (none without iterations). */
 void cub_chart(const struct cub_result *res, struct qx_chart *c);

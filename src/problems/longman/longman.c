@@ -204,8 +204,8 @@ static int longman_user_check(const struct param_value *p, const struct user_def
 		               u->param_name[u->batch[0].param], u->batch[0].spec.n,
 		               u->param_name[u->batch[0].param], u->param_name[u->batch[0].param]);
 	if (u->exact_expr)
-		return qx_fail(e, "longman: set exact takes a number or none here, not an "
-		                  "expression");
+		return qx_fail(e, "longman: set exact takes no expression (problem cubature "
+		                  "does): expected a finite number or none");
 	if (!lm_is_user(p))
 		return 0;
 	if (lm_parse(p, u, &ui, e))
