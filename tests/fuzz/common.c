@@ -141,7 +141,8 @@ char *fuzz_string(const uint8_t *data, size_t size)
  * FUZZ_MAX_REPS repetitions with an error, and runs the others for real. */
 int __wrap_session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 {
-	const size_t count = s->prob->count(s->params[s->prob_index], session_state(s, s->prob));
+	const size_t count =
+	    s->prob->count(s->params[s->prob_index], session_state(s, s->prob), &s->user);
 	const double reps = session_setting(s, S_REPEAT) + session_setting(s, S_WARMUP);
 	if (count > FUZZ_MAX_VALUES || reps > FUZZ_MAX_REPS)
 		return qx_fail(e, "fuzz: run of %zu values x %.0f not started", count, reps);
