@@ -3,27 +3,23 @@
  * half-cycle areas between zeros by Gauss-Legendre of order g, summed by the Euler transform
  * or directly. The reference is the exact closed form. The amplitude may instead be the
  * user's expression g(x) in x and lambda (`set integrand "EXPR"`, oscillator `trig`), compiled
- * for the CPU and the GPU like cubature's integrands; its reference is GSL's QAWF
- * (longman_qawf.c). The tables are longman_tables.c's, the parameters' enum and definitions
- * longman_params.[ch]'s. What stays here is one problem's C side around its parameter enum:
- * checks, CPU run, reference, error bounds, GPU binding and eval all read the parameters by
- * that enum, so they are kept in one file. */
+ * for the CPU and the GPU like cubature's integrands (longman_amp.c); its reference is GSL's
+ * QAWF (longman_qawf.c). The tables are longman_tables.c's, the parameters' enum and
+ * definitions longman_params.[ch]'s. What stays here is one problem's C side around its
+ * parameter enum: checks, CPU run, reference, error bounds, GPU binding and eval all read the
+ * parameters by that enum, so they are kept in one file. */
 #include "../../problem.h"
-#include "../user_integrand.h"
+#include "longman_amp.h"
 #include "longman_params.h"
 #include "longman_qawf.h"
 #include "longman_tables.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_integration.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
-#include <string.h>
 
 #ifdef QX_HAVE_CUDA
 #include "longman_gpu.h"
-#include "../../gpujit/gpujit.h"
 #endif
 
 /* The largest lambda / omega: at lambda = 8 omega, e^{-lambda x} falls by e^{-4 pi} over the
@@ -91,59 +87,6 @@ static int lm_method(const struct param_value *p)
 	return lm_is_user(p) && m == LM_AUTO ? LM_EULER : m;
 }
 
-/* The user's amplitude compiled for the CPU: its functions and their parameters' data. */
-struct lm_user_fn {
-	struct longman_amp amp;
-	double data[USER_DATA_COUNT];
-};
-
-/* Parses p's expression amplitude in x (dim 1) and lambda against u's parameters into ui, as
- * a bare body (no map: u's bounds do not apply); returns 0, or -1 with e naming the column
- * and what was expected, prefixed with the parameter's name. */
-static int lm_parse(const struct param_value *p, const struct user_defs *u,
-                    struct user_integrand *ui, struct qx_err *e)
-{
-	static const char *const extra[] = {"lambda"};
-	struct user_defs mine = *u;
-	mine.nbounds = 0;
-	if (user_integrand_parse(param_expr(p[P_INTEGRAND]), 1, extra, 1, &mine, 0, 1, ui, e)) {
-		struct qx_err why = *e;
-		return qx_fail(e, "integrand: %s", why.msg);
-	}
-	ui->bare = 1;
-	return 0;
-}
-
-/* Records what compiling the amplitude took as figures of o, as cubature does: the compiler's
- * and the linker's milliseconds when this run built it, and whether the session had it. */
-static void lm_compile_figures(const struct user_compile_times *t, struct run_output *o)
-{
-	run_output_figure(o, "compile_ms", t->compile_ms);
-	if (t->link_ms > 0)
-		run_output_figure(o, "link_ms", t->link_ms);
-	run_output_figure_as(o, "compile_cached", t->cached, QX_FIG_COUNT);
-}
-
-/* Compiles (or finds in *jit, the session's cache or a caller's own) p's amplitude for the CPU
- * into *uf, its compile times into o when not NULL. Returns 0 or -1 with e. */
-static int lm_bind_cpu(const struct param_value *p, const struct user_defs *u, void **jit,
-                       struct lm_user_fn *uf, struct run_output *o, struct qx_err *e)
-{
-	struct user_integrand ui;
-	struct user_compile_times t;
-	if (lm_parse(p, u, &ui, e))
-		return -1;
-	user_integrand_data(&ui, u, 0, 1, uf->data);
-	const int rc = user_integrand_cpu(jit, &ui, &uf->amp.d, &uf->amp.f, &t, e);
-	user_integrand_free(&ui);
-	if (rc)
-		return -1;
-	uf->amp.p = uf->data;
-	if (o)
-		lm_compile_figures(&t, o);
-	return 0;
-}
-
 /* Rejects what does not converge, has no exact value or cannot be computed: lambda = 0 with
  * cos or sin, a != 0 with j0, a largest lambda over LM_DECAY_MAX times the smallest omega
  * or, for a < 0, over LM_GROWTH_MAX / |a|; lanes that are not a power of two. For an
@@ -195,7 +138,6 @@ static int longman_check(const struct param_value *p, void **state, struct qx_er
 static int longman_user_check(const struct param_value *p, const struct user_defs *u,
                               struct qx_err *e)
 {
-	struct user_integrand ui;
 	if (u->nbatch)
 		return qx_fail(e,
 		               "longman takes no batch of the amplitude's parameters (%s has %lld "
@@ -208,10 +150,7 @@ static int longman_user_check(const struct param_value *p, const struct user_def
 		                  "does): expected a finite number or none");
 	if (!lm_is_user(p))
 		return 0;
-	if (lm_parse(p, u, &ui, e))
-		return -1;
-	user_integrand_free(&ui);
-	return 0;
+	return longman_amp_check(p, u, e);
 }
 
 /* trig chooses the oscillator of an expression amplitude only; math chooses the GPU's float
@@ -259,155 +198,6 @@ static double longman_one(const struct param_value *p, const struct longman_tabl
 	                       tab->wf, tab->zf, euler ? tab->cf : NULL, amp);
 }
 
-/* The decay check of an expression amplitude samples |g| at 8 points a decade of x - a, from
- * 10 to 1e30, and compares its largest value over the two far windows x - a in 1e14..1e16 and
- * 1e28..1e30: an amplitude that decays at all, even as slowly as 1/log(x) (a factor 0.5 between
- * the windows), falls by more than LM_DECAY_KEEP; one that tends to a nonzero value, grows or
- * keeps oscillating (1, x, exp(x), 2 + sin(x)) does not. */
-#define LM_DECAY_PER_DECADE 8
-#define LM_DECAY_MID_LO 14
-#define LM_DECAY_MID_HI 16
-#define LM_DECAY_FAR_LO 28
-#define LM_DECAY_FAR_HI 30
-#define LM_DECAY_KEEP 0.97
-/* How many lambdas of the batch's range the decay check samples (ends included). */
-#define LM_DECAY_LAMBDAS 33
-
-/* The largest |g(x, lam)| over x - a = 10^(k/LM_DECAY_PER_DECADE) for decades d0..d1 (NaN
- * samples skipped, an infinite one kept), its x in *at; -1 when every sample is NaN. */
-static double lm_decay_max(const struct longman_amp *amp, double lam, double a, int d0, int d1,
-                           double *at)
-{
-	double worst = -1;
-	*at = NAN;
-	for (int k = d0 * LM_DECAY_PER_DECADE; k <= d1 * LM_DECAY_PER_DECADE; k++) {
-		const double x[2] = {a + pow(10, (double)k / LM_DECAY_PER_DECADE), lam};
-		const double v = fabs(amp->d(x, amp->p));
-		if (!isnan(v) && v > worst) {
-			worst = v;
-			*at = x[0];
-		}
-	}
-	return worst;
-}
-
-/* Refuses an amplitude amp of p that does not decay, before anything runs: the integral of
- * g(x) trig(omega x) converges only when g -> 0 (Dirichlet's test: g falling monotonically to
- * 0 suffices, 1/sqrt(x) and 1/x included), and Longman's Euler sum of areas that do not shrink
- * returns a finite (Abel) value with a tiny estimate. Checked at LM_DECAY_LAMBDAS lambdas of
- * the batch's range (an amplitude may use lambda). Where the far samples are all NaN the
- * check cannot decide and the run goes ahead. Returns 0, or -1 with e saying where |g| stays. */
-static int lm_decay_check(const struct param_value *p, const struct longman_amp *amp,
-                          struct qx_err *e)
-{
-	const double lo = p[P_LAMBDA].num, hi = p[P_LAMBDA].hi, a = p[P_A].num;
-	const int nlam = lo == hi ? 1 : LM_DECAY_LAMBDAS;
-	for (int i = 0; i < nlam; i++) {
-		const double lam = nlam == 1 ? lo : lo + (hi - lo) * i / (nlam - 1);
-		double x_mid, x_far, x_near;
-		const double mid =
-		    lm_decay_max(amp, lam, a, LM_DECAY_MID_LO, LM_DECAY_MID_HI, &x_mid);
-		const double far =
-		    lm_decay_max(amp, lam, a, LM_DECAY_FAR_LO, LM_DECAY_FAR_HI, &x_far);
-		if (mid < 0 || far <= 0 || far < LM_DECAY_KEEP * mid)
-			continue;
-		const double near = lm_decay_max(amp, lam, a, 1, 1, &x_near);
-		char at_lambda[64] = "";
-		if (lo != hi)
-			snprintf(at_lambda, sizeof at_lambda, "; at lambda = %g", lam);
-		return qx_fail(e,
-		               "not integrable: g does not decay (|g(x)| = %.3g at x = %.3g, %.3g "
-		               "at x = %.3g, %.3g at x = %.3g%s): the integral converges only "
-		               "when g(x) -> 0 as x -> inf; an amplitude that falls to 0, even "
-		               "as slowly as 1/sqrt(x) or 1/log(x), is taken (help longman)",
-		               near, x_near, mid, x_mid, far, x_far, at_lambda);
-	}
-	return 0;
-}
-
-/* An oscillatory integrand g(x) trig(omega x) for GSL's QAGS: the first part of one integral. */
-struct lm_first_arg {
-	const struct longman_amp *amp;
-	int trig;
-	double lam, om;
-};
-
-/* gsl_function of lm_first_arg: g(x) times the oscillator at x. */
-static double lm_first_fn(double x, void *arg)
-{
-	const struct lm_first_arg *q = arg;
-	const double at[2] = {x, q->lam};
-	const double osc = q->trig == LM_J0    ? j0(q->om * x)
-	                   : q->trig == LM_SIN ? sin(q->om * x)
-	                                       : cos(q->om * x);
-	return q->amp->d(at, q->amp->p) * osc;
-}
-
-/* The error of Gauss-Legendre's value `whole` of the first part [a, a + h] of an expression
- * amplitude, measured against GSL's QAGS (adaptive Gauss-Kronrod with extrapolation, which
- * evaluates no endpoint and integrates a singularity at a such as 1/sqrt(x - a)): |whole -
- * QAGS| plus QAGS's own error estimate. The halving estimate (longman_amp_quad) assumes that
- * splitting at least halves the error, which an endpoint singularity defeats: 1/sqrt(x)
- * halves it by 1/sqrt(2) only, and the halving estimate says 0.59 of the true error. Returns
- * NaN when QAGS cannot integrate the first part (it reports divergence or runs out of
- * subdivisions, as at a singularity that is not integrable such as 1/x at a = 0, or a value
- * is not finite): then no bound is known. QAGS's roundoff status keeps its value and estimate
- * (x^-0.999 at 0 ends there, its estimate still honest). */
-static double lm_first_part_err(int f, double lam, double om, double a, double h, double whole,
-                                const struct longman_amp *amp)
-{
-	enum { LIMIT = 200 };
-	struct lm_first_arg arg = {amp, f, lam, om};
-	gsl_function fn = {lm_first_fn, &arg};
-	gsl_integration_workspace *ws = gsl_integration_workspace_alloc(LIMIT);
-	double r = NAN, err = NAN;
-	if (!ws)
-		return NAN;
-	const int status = gsl_integration_qags(&fn, a, a + h, 0, 1e-12, LIMIT, ws, &r, &err);
-	gsl_integration_workspace_free(ws);
-	if ((status && status != GSL_EROUND) || !isfinite(r) || !isfinite(err))
-		return NAN;
-	return fabs(whole - r) + err;
-}
-
-/* The remainder estimate of an expression amplitude from its signed areas A_0..A_n: twice the
- * largest over r = n-2..n of 2^{-r} |Delta^r V_0| = |sum_j C(r,j) 2^{-r} A_j| (the signs of the
- * A_j alternate) with Euler, of |A_r| with the direct sum. */
-static double longman_amp_bound(const double *areas, int n, int euler)
-{
-	double worst = 0;
-	for (int r = n - 2; r <= n; r++) {
-		double d = 0, c = ldexp(1, -r); /* C(r,j) 2^{-r} */
-		if (!euler) {
-			worst = fmax(worst, fabs(areas[r]));
-			continue;
-		}
-		for (int j = 0; j <= r; j++) {
-			d += c * areas[j];
-			c = c * (r - j) / (j + 1);
-		}
-		worst = fmax(worst, fabs(d));
-	}
-	return 2 * worst;
-}
-
-/* The quadrature error estimate of one segment [x0, x0 + h] of an expression amplitude, times
- * its weight c in the sum: twice the difference of Gauss-Legendre of order g over the whole
- * segment and the same rule over its two halves (where splitting at least halves the error,
- * as it does for a smooth amplitude, that covers the coarser sum's error). An amplitude that varies
- * on a scale shorter than the half-cycle (g = 1/(1+x^2) at omega = 0.2: 1e-4 in the first part at g
- * = 10) shows here, not in the transform's remainder. */
-static double longman_amp_quad(int f, double lam, double om, double x0, double h, int g,
-                               const struct longman_tables *tab, const struct longman_amp *amp,
-                               double c)
-{
-	const double whole = longman_segment_d(f, lam, om, x0, h, g, tab->t, tab->w, amp);
-	const double halves =
-	    longman_segment_d(f, lam, om, x0, h / 2, g, tab->t, tab->w, amp) +
-	    longman_segment_d(f, lam, om, x0 + h / 2, h / 2, g, tab->t, tab->w, amp);
-	return 2 * fabs(c) * fabs(whole - halves);
-}
-
 /* The remainder estimate of one integral in double: 2^{-N} |Delta^N V_0| with Euler, |V_N|
  * with the direct sum; *mag gets |first part| + sum |areas|, the size of the terms that
  * rounding acts on. For cos and sin, area j+1 is exactly -q times area j (its Gauss nodes are
@@ -424,7 +214,7 @@ static double longman_amp_quad(int f, double lam, double om, double x0, double h
  * most 0.65 of the estimate (the last four terms: 0.83). To it is
  * added the quadrature's own estimate over the N areas (longman_amp_quad), which
  * e^{-lambda x}'s estimate leaves out, and over the first part the larger of that and the
- * error measured against QAGS (lm_first_part_err), which covers a singularity at a. NaN
+ * error measured against QAGS (longman_amp_first_err), which covers a singularity at a. NaN
  * when QAGS cannot integrate the first part: no bound is known. */
 static double longman_bound(const struct param_value *p, const struct longman_tables *tab,
                             double lam, double om, const struct longman_amp *amp, double *mag)
@@ -448,7 +238,7 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 	}
 	double areas[LM_NMAX + 1], quad = 0;
 	if (amp) {
-		const double measured = lm_first_part_err(f, lam, om, a, x0 - a, first, amp);
+		const double measured = longman_amp_first_err(f, lam, om, a, x0 - a, first, amp);
 		quad =
 		    isnan(measured)
 		        ? NAN
@@ -513,7 +303,7 @@ static struct lm_qawf_batch lm_qawf_of(const struct param_value *p, const struct
 /* run_cpu: every integral by Longman's method (precise math; `math fast` is GPU-only) on
  * `threads` threads in blocks, polling the cancel flag; or through GSL for variant qawf. An
  * expression amplitude is compiled first (or found in the session's cache) and refused when it
- * does not decay (lm_decay_check). */
+ * does not decay (longman_amp_decay_check). */
 static int longman_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	void *out = o->values;
@@ -535,7 +325,8 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 		return longman_qawf(&batch, rq->threads, NULL, m, NULL, out, e);
 	}
 	if (lm_is_user(p)) {
-		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, o, e) || lm_decay_check(p, &uf.amp, e))
+		if (longman_amp_bind_cpu(p, rq->user, rq->jit, &uf, o, e) ||
+		    longman_amp_decay_check(p, &uf.amp, e))
 			return -1;
 		amp = &uf.amp;
 	}
@@ -579,7 +370,7 @@ static int longman_reference(const struct param_value *p, void **state, const st
 				ref[k] = NAN;
 			return 0;
 		}
-		int rc = lm_bind_cpu(p, u, &jit, &uf, NULL, e);
+		int rc = longman_amp_bind_cpu(p, u, &jit, &uf, NULL, e);
 		const struct lm_qawf_batch batch = lm_qawf_of(p, &uf.amp);
 		if (!rc)
 			rc = longman_qawf(&batch, threads, idx, idx ? (long long)n : m,
@@ -676,7 +467,7 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 	double worst = 0;
 	long long over = 0, euler = 0, unknown = 0;
 	if (user) {
-		if (lm_bind_cpu(p, rq->user, rq->jit, &uf, NULL, &e))
+		if (longman_amp_bind_cpu(p, rq->user, rq->jit, &uf, NULL, &e))
 			return; /* the run compiled it: only memory can fail here */
 		amp = &uf.amp;
 	}
@@ -790,49 +581,17 @@ static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_p
 	return job;
 }
 
-/* The LTO-IR fatbins of the kernel for an expression amplitude, one a precision
- * (cuda/longman/lm_user_d.lto.cu, lm_user_f.lto.cu). */
-GPUJIT_FATBIN_DECLARE(lm_user_d);
-GPUJIT_FATBIN_DECLARE(lm_user_f);
-
-/* The expression amplitude of rq for the GPU: its parameters into job->user_p and the packed
- * kernel linked at run time with it for the run's precision (or found in the session's cache)
- * into job->user_kernel; the compile times into o when not NULL. Returns 0 or -1 with e. */
-static int lm_bind_gpu(const struct run_request *rq, struct longman_gpu_job *job,
-                       struct run_output *o, struct qx_err *e)
-{
-	const int q = rq->prec == QX_DOUBLE;
-	const void *bin = q ? GPUJIT_FATBIN(lm_user_d) : GPUJIT_FATBIN(lm_user_f);
-	const size_t size = q ? GPUJIT_FATBIN_SIZE(lm_user_d) : GPUJIT_FATBIN_SIZE(lm_user_f);
-	struct user_integrand ui;
-	struct user_compile_times t;
-	double data[USER_DATA_COUNT];
-	void *kernel = NULL;
-	if (lm_parse(rq->params, rq->user, &ui, e))
-		return -1;
-	user_integrand_data(&ui, rq->user, 0, 1, data);
-	const int rc = user_integrand_gpu(rq->jit, &ui, rq->prec, "longman", bin, size,
-	                                  q ? "qx_lm_user_d" : "qx_lm_user_f", &kernel, &t, e);
-	user_integrand_free(&ui);
-	if (rc)
-		return -1;
-	memcpy(job->user_p, data, sizeof job->user_p);
-	job->user_kernel = kernel;
-	if (o)
-		lm_compile_figures(&t, o);
-	return 0;
-}
-
 /* run_gpu: every integral on the GPU (or over rq->gpus GPUs) into out, with phase times; an
- * expression amplitude is compiled for the CPU and checked to decay (lm_decay_check), then
+ * expression amplitude is compiled for the CPU and checked to decay (longman_amp_decay_check), then
  * compiled and linked for the GPU (its time in figures, outside the phases). */
 static int longman_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
 	struct lm_user_fn uf;
 	if (lm_is_user(rq->params) &&
-	    (lm_bind_cpu(rq->params, rq->user, rq->jit, &uf, NULL, e) ||
-	     lm_decay_check(rq->params, &uf.amp, e) || lm_bind_gpu(rq, &job, o, e)))
+	    (longman_amp_bind_cpu(rq->params, rq->user, rq->jit, &uf, NULL, e) ||
+	     longman_amp_decay_check(rq->params, &uf.amp, e) ||
+	     longman_amp_bind_gpu(rq, &job, o, e)))
 		return -1;
 	if (rq->gpus > 1) { /* the batch over several GPUs, each one's phases in gpu_time */
 		o->ngpus = rq->gpus;
@@ -854,7 +613,7 @@ static int longman_occupancy(const struct run_request *rq, struct gpu_occupancy 
                              struct qx_err *e)
 {
 	struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
-	if (lm_is_user(rq->params) && lm_bind_gpu(rq, &job, NULL, e))
+	if (lm_is_user(rq->params) && longman_amp_bind_gpu(rq, &job, NULL, e))
 		return -1;
 	return longman_gpu_occupancy(&job, o, e);
 }
@@ -875,7 +634,8 @@ static int longman_eval_user(const double *args, const struct param_value *q,
 	struct lm_qawf_stats st = {NAN, 0};
 	if (b == QX_GPU)
 		return 1;
-	if (lm_bind_cpu(q, u, &jit, &uf, NULL, e) || lm_decay_check(q, &uf.amp, e)) {
+	if (longman_amp_bind_cpu(q, u, &jit, &uf, NULL, e) ||
+	    longman_amp_decay_check(q, &uf.amp, e)) {
 		problem_jit_free(jit);
 		return -1;
 	}
