@@ -22,7 +22,7 @@ BIN      ?= quadx
 
 # Debian/Ubuntu packages the build and the tests need.
 BUILD_PKGS := gcc make pkg-config libreadline-dev libncurses-dev libcmocka-dev libcjson-dev libgsl-dev libsleef-dev libfftw3-dev \
-              libcubature-dev
+              libcubature-dev librandom123-dev
 TEST_PKGS  := python3 tmux gnuplot-nox valgrind clang libclang-rt-dev
 
 WARN     := -Wall -Wextra -Werror -Wno-format-truncation

@@ -255,6 +255,8 @@ cJSON *output_run_json(const struct run_result *r)
 		output_json_num(obj, "exact", r->exact);
 		output_json_num(obj, "true_error", fabs(r->value - r->exact));
 	}
+	if (r->error_kind)
+		cJSON_AddStringToObject(obj, "error_kind", r->error_kind);
 	if (isfinite(r->tolerance))
 		cJSON_AddNumberToObject(obj, "tolerance", r->tolerance);
 	cJSON_AddBoolToObject(obj, "reference", r->is_reference);

@@ -21,7 +21,7 @@
 #include "param.h"
 #include "userdefs.h"
 
-#define QX_MAX_PARAMS 16
+#define QX_MAX_PARAMS 20
 #define QX_MAX_PROBLEM_SETTINGS 4
 #define QX_MAX_FIGURES 12
 #define QX_MAX_COORDS 8 /* coordinates point() may give: its capacity */
@@ -110,11 +110,13 @@ struct run_output {
 	                   * maxeval"): text output prints it, JSON has it as "note"; or
 	                   * note_text, a line the run wrote there (the result keeps a copy) */
 	char note_text[QX_NOTE_LEN];
-	struct qx_chart chart; /* optional: nseries 0 (as the caller clears it) leaves none */
-	double untimed_ms;     /* CPU runs: ms inside run_cpu that are not the run's own (compiling
-	                        * the user's integrand, its own phase): taken off the total */
-	int ngpus;             /* a GPU run over several devices (rq->gpus > 1): how many, with each
-	                        * one's phases and total in gpu_time[]; time is then the slowest's */
+	const char *error_kind; /* NULL, or a static word of what the error estimate is ("standard
+	                         * error" for a Monte Carlo run): JSON has it as "error_kind" */
+	struct qx_chart chart;  /* optional: nseries 0 (as the caller clears it) leaves none */
+	double untimed_ms;      /* CPU runs: ms inside run_cpu that are not the run's own (compiling
+	                         * the user's integrand, its own phase): taken off the total */
+	int ngpus; /* a GPU run over several devices (rq->gpus > 1): how many, with each
+	            * one's phases and total in gpu_time[]; time is then the slowest's */
 	struct qx_timing gpu_time[QX_MAX_GPUS];
 };
 

@@ -399,6 +399,7 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 	r->nfigures = o.nfigures;
 	memcpy(r->figure, o.figure, sizeof r->figure);
 	r->note = o.note;
+	r->error_kind = o.error_kind;
 	if (o.note == o.note_text) { /* a line the run wrote: the result keeps its copy */
 		snprintf(r->note_text, sizeof r->note_text, "%s", o.note_text);
 		r->note = r->note_text;

@@ -69,6 +69,7 @@ struct run_result {
 	struct qx_figure figure[QX_MAX_FIGURES];
 	const char *note; /* the run's note (run_output's), static, note_text, or NULL */
 	char note_text[QX_NOTE_LEN];
+	const char *error_kind; /* run_output's: static, or NULL */
 	/* The answer of a run of one value (problem->count 1): the value, its own error estimate
 	 * (NaN without one) and the exact value it was compared with (NaN: none known). */
 	int has_answer;

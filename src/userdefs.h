@@ -14,7 +14,7 @@
 
 #define USER_MAX_PARAMS 16 /* as CUB_USER_PARAMS: each is passed to the compiled code */
 #define USER_NAME_MAX 31
-#define USER_MAX_AXES 16
+#define USER_MAX_AXES 64
 #define USER_BATCH_PARAMS 4        /* batch parameters at most (CUB_BATCH_PARAMS) */
 #define USER_BATCH_MAX 100000000LL /* integrals of a batch at most (CUB_BATCH_MAX) */
 

@@ -122,7 +122,7 @@ def generated_lines(problem):
     for name in setting_names(problem):
         if name in ("param", "bounds"):  # the user's definitions: words of their own shape
             lines += [f"set {name}", f"set {name} \x01", f"set {name} nan:inf", "set bounds 1:0",
-                      "set bounds " + " ".join(["0:1"] * 17), "set param x 1",
+                      "set bounds " + " ".join(["0:1"] * 65), "set param x 1",
                       "set param k nan", "set param 1k 2", "set param " + "k" * 40 + " 1",
                       f"sweep {name} nan on both"]
             continue

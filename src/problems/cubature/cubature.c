@@ -15,8 +15,10 @@
 #include "cubature_math_all.h"
 #include "cubature_cpu.h"
 #include "cubature_output.h"
+#include "cubature_params.h"
 #include "cubature_user.h"
 #include "cubature_integrands.h"
+#include "cubature_mc.h"
 #include "cubature_rules.h"
 #include "../user_integrand.h"
 #include "../../expr/expr.h"
@@ -31,66 +33,7 @@ _Static_assert(USER_BATCH_PARAMS == CUB_BATCH_PARAMS && USER_BATCH_MAX == CUB_BA
 #define CUB_ON_GPU(f) NULL
 #endif
 
-enum {
-	P_INTEGRAND,
-	P_DIM,
-	P_REL,
-	P_ABS,
-	P_MAXEVAL,
-	P_BUDGET,
-	P_RULE,
-	P_INIT,
-	P_D,
-	P_LMAX,
-	P_SEED,
-	P_A,
-	P_B,
-	P_COUNT
-};
-
-static const char *const rule_names[] = {"7", "9", NULL};
-enum { RULE_7, RULE_9 };
-
-// clang-format off
-static const struct param_def cub_params_def[P_COUNT] = {
-    [P_INTEGRAND] = {.name = "integrand", .type = PARAM_EXPR, .def = CUB_F5,
-                     .choices = cub_integrand_names,
-                     .help = "f1..f5 (the study's Table I; f1p2: f1 with the paper's exponent -2), "
-                             "a Genz family, or your own expression in x1..xdim (help "
-                             "expressions)"},
-    [P_DIM] = {.name = "dim", .type = PARAM_INT, .min = 1, .max = CUB_MAX_DIM, .def = 5,
-               .help = "dimensions (1: Gauss-Kronrod 7/15; rules 7 and 9 from 2)"},
-    [P_REL] = {.name = "rel", .type = PARAM_REAL, .min = 0, .max = 1,
-               .min_open = PARAM_MIN_OPEN | PARAM_MAX_OPEN, .def = 1e-6,
-               .help = "relative tolerance, 0 < rel < 1: stop when error <= max(abs, rel |I|)"},
-    [P_ABS] = {.name = "abs", .type = PARAM_REAL, .min = 0, .max = 1e300,
-               .help = "absolute tolerance (0: none)"},
-    [P_MAXEVAL] = {.name = "maxeval", .type = PARAM_INT, .min = 1, .max = 1e15, .def = 1e8,
-                   .help = "largest number of integrand evaluations"},
-    [P_BUDGET] = {.name = "budget", .type = PARAM_REAL, .min = 0, .max = 1e9,
-                  .help = "MiB for the region list (0: half the free GPU memory, a quarter of "
-                          "the host's on the CPU)"},
-    [P_RULE] = {.name = "rule", .type = PARAM_ENUM, .def = RULE_9, .choices = rule_names,
-                .help = "7: Genz-Malik degree 7/5 (hcubature); 9: degree 9 with null rules "
-                        "(CUHRE)"},
-    [P_INIT] = {.name = "init", .type = PARAM_INT, .min = 0, .max = 64, .backends = QX_ON_GPU,
-                .help = "breadth on the GPU: pieces per axis of the first partition, init^dim "
-                        "regions (0: 2, or 1 where that does not fit)"},
-    [P_D] = {.name = "d", .type = PARAM_INT, .min = 2, .max = 16, .def = 2, .backends = QX_ON_GPU,
-             .help = "twophase: pieces a bad region is split into in phase 1"},
-    [P_LMAX] = {.name = "lmax", .type = PARAM_INT, .min = 1, .max = 1 << 24, .def = 32768,
-                .backends = QX_ON_GPU,
-                .help = "twophase: regions phase 1 builds before phase 2 (the study: 32768)"},
-    [P_SEED] = {.name = "seed", .type = PARAM_INT, .min = 0, .max = 9007199254740991.0, .def = 1,
-                .help = "seed of Genz's difficulty and shift vectors"},
-    [P_A] = {.name = "a", .type = PARAM_REAL, .min = -1e6, .max = 1e6,
-             .help = "lower limit on every axis"},
-    [P_B] = {.name = "b", .type = PARAM_REAL, .min = -1e6, .max = 1e6, .def = 1,
-             .help = "upper limit on every axis"},
-};
-// clang-format on
-
-enum { V_BREADTH, V_TWOPHASE, V_HCUBATURE, V_COUNT };
+enum { V_BREADTH, V_TWOPHASE, V_HCUBATURE, V_VEGAS, V_QMC, V_COUNT };
 
 /* The variants as the session lists them (help, completion, `set variant`): row v of
  * cub_variant_runs has the rest of variant v's row. */
@@ -108,6 +51,16 @@ static const struct variant_def cub_variants[V_COUNT] = {
     [V_HCUBATURE] = {.name = "hcubature",
                      .backends = QX_ON_CPU,
                      .help = "Debian's libcubature (S. G. Johnson's hcubature), double, rule 7"},
+    [V_VEGAS] = {.name = "vegas",
+                 .backends = QX_ON_CPU | QX_ON_GPU,
+                 .approximate = 1,
+                 .help = "Lepage's VEGAS: Monte Carlo through an adaptive grid (calls, iters,\n"
+                         "      adapt), dims to 64; its error is a standard error"},
+    [V_QMC] = {.name = "qmc",
+               .backends = QX_ON_CPU | QX_ON_GPU,
+               .approximate = 1,
+               .help = "a randomized rank-1 lattice (Korobov), shifts random shifts, doubled\n"
+                       "      until their standard error meets the tolerance; dims to 64"},
 };
 
 /* What a variant runs and takes, the problem's own columns of its row: the precisions it
@@ -127,6 +80,7 @@ struct cub_variant {
 	int (*run_gpu_multi)(const struct cub_job *job, int ngpus, struct cub_result *res,
 	                     struct qx_timing *t, struct qx_timing *per, struct qx_err *e);
 	int user_kernels;
+	int mc;         /* a Monte Carlo variant's user kernel (CUB_MC_VEGAS, CUB_MC_QMC), else 0 */
 	unsigned batch; /* the backends that take a batch (set param k RANGE): QX_ON_CPU... */
 };
 
@@ -152,6 +106,20 @@ static const struct cub_variant cub_variant_runs[V_COUNT] = {
                      .max_dim = CUB_MAX_DIM,
                      .run_cpu = cub_cpu_hcubature,
                      .batch = QX_ON_CPU},
+    [V_VEGAS] = {.precisions = CUB_BOTH_PRECISIONS,
+                 .user = 1,
+                 .max_dim = CUB_FN_MAX_DIM,
+                 .run_cpu = cub_cpu_vegas,
+                 .host_bytes = cub_cpu_vegas_host_bytes,
+                 .run_gpu = CUB_ON_GPU(cub_gpu_vegas_run),
+                 .mc = CUB_MC_VEGAS},
+    [V_QMC] = {.precisions = CUB_BOTH_PRECISIONS,
+               .user = 1,
+               .max_dim = CUB_FN_MAX_DIM,
+               .run_cpu = cub_cpu_qmc,
+               .host_bytes = cub_cpu_qmc_host_bytes,
+               .run_gpu = CUB_ON_GPU(cub_gpu_qmc_run),
+               .mc = CUB_MC_QMC},
 };
 
 static const struct param_def cub_eval_args[CUB_MAX_DIM] = {
@@ -203,7 +171,7 @@ static int cub_check(const struct param_value *p, void **state, struct qx_err *e
 		    cub_integrand_names[(int)p[P_INTEGRAND].num], p[P_A].num, p[P_B].num);
 	if (!(p[P_REL].num > 0 && p[P_REL].num < 1))
 		return qx_fail(e, "rel must be in (0, 1); got %g", p[P_REL].num);
-	if (!cub_rule_points(deg, dim))
+	if (dim <= CUB_MAX_DIM && !cub_rule_points(deg, dim)) /* past it: vegas and qmc only */
 		return qx_fail(e,
 		               "rule %d needs dim 2..%d: its two-axis generators define the "
 		               "degree (got dim %d)",
@@ -337,6 +305,11 @@ static int cub_job_fill(const struct run_request *rq, enum qx_backend b, struct 
 	    .init = (int)p[P_INIT].num,
 	    .d = (int)p[P_D].num,
 	    .lmax = (int)p[P_LMAX].num,
+	    .seed = (unsigned long long)p[P_SEED].num,
+	    .calls = (long long)p[P_CALLS].num,
+	    .iters = (int)p[P_ITERS].num,
+	    .adapt = (int)p[P_ADAPT].num,
+	    .shifts = (int)p[P_SHIFTS].num,
 	    .threads = rq->threads,
 	    .prec = rq->prec,
 	};
@@ -344,7 +317,8 @@ static int cub_job_fill(const struct run_request *rq, enum qx_backend b, struct 
 		job->lo[i] = job->a;
 		job->hi[i] = job->b;
 	}
-	if (!(job->rule = cub_rule_for(cub_degree(p), job->fn.dim, e)))
+	if (job->fn.dim <= CUB_MAX_DIM &&
+	    !(job->rule = cub_rule_for(cub_degree(p), job->fn.dim, e)))
 		return -1;
 	if (job->budget_mib > 0)
 		job->budget = (size_t)(job->budget_mib * 1048576.0);
@@ -357,6 +331,23 @@ static int cub_job_fill(const struct run_request *rq, enum qx_backend b, struct 
 		job->budget = rq->gpus > 1 ? cub_gpu_default_budget_multi(rq->gpus)
 		                           : cub_gpu_default_budget();
 #endif
+	return 0;
+}
+
+/* Refuses a Monte Carlo run (mc: CUB_MC_VEGAS or CUB_MC_QMC) that cannot do one estimate
+ * within maxeval: vegas's warm-up and one iteration, qmc's one point a shift. */
+static int cub_mc_refuse(const struct param_value *p, int mc, struct qx_err *e)
+{
+	const double maxeval = p[P_MAXEVAL].num, calls = p[P_CALLS].num;
+	const double adapt = p[P_ADAPT].num, shifts = p[P_SHIFTS].num;
+	if (mc == CUB_MC_VEGAS && calls * (adapt + 1) > maxeval)
+		return qx_fail(e,
+		               "vegas needs calls * (adapt + 1) <= maxeval for one iteration after "
+		               "the warm-up; got calls %.0f, adapt %.0f, maxeval %.0f",
+		               calls, adapt, maxeval);
+	if (mc == CUB_MC_QMC && shifts > maxeval)
+		return qx_fail(e, "qmc needs shifts <= maxeval; got shifts %.0f, maxeval %.0f",
+		               shifts, maxeval);
 	return 0;
 }
 
@@ -380,7 +371,11 @@ static int cub_variant_refuse(const struct run_request *rq, enum qx_backend b, s
 		    "or a Genz family",
 		    name);
 	if (dim > v->max_dim)
-		return qx_fail(e, "variant %s takes dim 1..%d (got dim %d)", name, v->max_dim, dim);
+		return qx_fail(
+		    e, "variant %s takes dim 1..%d; vegas and qmc take dim 1..%d (got dim %d)",
+		    name, v->max_dim, CUB_FN_MAX_DIM, dim);
+	if (v->mc && cub_mc_refuse(rq->params, v->mc, e))
+		return -1;
 	if (b == QX_GPU && rq->gpus > 1 && !v->run_gpu_multi) {
 		const char *multi = "";
 		for (size_t i = V_COUNT; i-- > 0;)
@@ -482,7 +477,7 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	if (cub_check(rq->params, rq->state, e) || cub_job_fill(rq, QX_GPU, &job, e) ||
 	    cub_variant_refuse(rq, QX_GPU, e) || cub_batch_refuse(rq, QX_GPU, e) ||
 	    cub_user_bind_gpu(param_expr(rq->params[P_INTEGRAND]), rq->user, rq->jit,
-	                      v->user_kernels, &job, &uk, o, e))
+	                      v->mc ? -v->mc : v->user_kernels, &job, &uk, o, e))
 		return -1;
 	if (!v->run_gpu)
 		return qx_fail(e, "variant %s has no gpu implementation",
@@ -505,6 +500,8 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 static size_t cub_device_bytes(const struct run_request *rq)
 {
 	const struct param_value *p = rq->params;
+	if (cub_variant_runs[rq->variant].mc) /* the grid or shifts, and each block's sums */
+		return (size_t)1 << 24;
 	const long npts = cub_rule_points(cub_degree(p), (int)p[P_DIM].num);
 	const size_t budget =
 	    p[P_BUDGET].num > 0 ? (size_t)(p[P_BUDGET].num * 1048576.0) : cub_gpu_default_budget();
@@ -523,6 +520,9 @@ static int cub_eval(const double *args, const struct param_value *p, void **stat
 	int given = 0;
 	while (given < CUB_MAX_DIM && !isnan(args[given]))
 		given++;
+	if (fn.dim > CUB_MAX_DIM)
+		return qx_fail(e, "eval takes at most %d coordinates; dim is %d", CUB_MAX_DIM,
+		               fn.dim);
 	if (given != fn.dim)
 		return qx_fail(e, "eval takes dim = %d coordinates X1..X%d; got %d", fn.dim, fn.dim,
 		               given);

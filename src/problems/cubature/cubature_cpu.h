@@ -1,6 +1,7 @@
 /* cubature_cpu.h - problem cubature's CPU algorithms, one a file: the adaptive queue of regions
  * (cubature_cpu.c: serial, or batches in parallel with threads) and Debian's libcubature
- * (cubature_hcubature.c). Each runs a job in double (cubature_job.h) into res and returns 0,
+ * (cubature_hcubature.c), and the Monte Carlo variants vegas (cubature_vegas.c) and qmc
+ * (cubature_qmc.c). Each runs a job in double (cubature_job.h) into res and returns 0,
  * or -1 with e filled (cancelled, out of memory, a budget that does not fit); none reads the
  * problem's parameters. */
 #ifndef QX_CUBATURE_CPU_H
@@ -24,5 +25,18 @@ size_t cub_cpu_adaptive_host_bytes(int threads);
 /* libcubature's hcubature (its rule is Genz-Malik 7/5 for dim >= 2, Gauss-Kronrod for dim
  * 1), its evaluations counted; libcubature keeps its regions to itself. */
 int cub_cpu_hcubature(const struct cub_job *job, struct cub_result *res, struct qx_err *e);
+
+/* Lepage's VEGAS: job->adapt iterations of job->calls samples that only adapt the grid, then
+ * iterations combined by their inverse-variance weighted mean until its standard error meets
+ * the tolerance (after at least job->iters) or maxeval; res->mc 1, res->chi2_dof, res->regions
+ * the iterations in the result. */
+int cub_cpu_vegas(const struct cub_job *job, struct cub_result *res, struct qx_err *e);
+size_t cub_cpu_vegas_host_bytes(int threads);
+
+/* The randomized rank-1 lattice: job->shifts shifts of a Korobov lattice doubled from 2^10
+ * points until the shifts' standard error meets the tolerance or maxeval; res->mc 2,
+ * res->regions the points a shift. */
+int cub_cpu_qmc(const struct cub_job *job, struct cub_result *res, struct qx_err *e);
+size_t cub_cpu_qmc_host_bytes(int threads);
 
 #endif

@@ -15,7 +15,8 @@ extern "C" {
 
 /* The kernels linked at run time for a user's integrand (cudaKernel_t handles): the rule kernel
  * for the run's dimension (dn: 4..8, half a warp a region, else 0: a warp a region) and
- * twophase's phase 2 (NULL when the run is breadth's). */
+ * twophase's phase 2 (NULL when the run is breadth's); for vegas or qmc their one kernel in
+ * kernel[CUB_UK_RULE]. */
 enum { CUB_UK_RULE, CUB_UK_PHASE2, CUB_UK_COUNT };
 struct cub_user_kernels {
 	void *kernel[CUB_UK_COUNT];
@@ -45,6 +46,15 @@ int cub_gpu_breadth_run_multi(const struct cub_job *job, int ngpus, struct cub_r
 /* The default budget of a run over devices 0..ngpus-1: half the smallest free memory among
  * them; 0 when one cannot be read. */
 size_t cub_gpu_default_budget_multi(int ngpus);
+/* Variant vegas on device 0 (cuda/cubature/vegas.cu): the CPU's iterations (cub_cpu_vegas), each
+ * one kernel drawing the same Philox samples, its sums per block added on the host in block
+ * order; phases "samples" and "copies" into *t. */
+int cub_gpu_vegas_run(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,
+                      struct qx_err *e);
+/* Variant qmc on device 0 (cuda/cubature/qmc.cu): the CPU's lattice, shifts and doublings
+ * (cub_cpu_qmc), a kernel a level; phases into *t. */
+int cub_gpu_qmc_run(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,
+                    struct qx_err *e);
 /* The floor: the rule alone on nregions fixed regions tiling the box, median of reps timed
  * launches after a warm-up, into *ms. */
 int cub_gpu_rule_floor(const struct cub_job *job, long long nregions, int reps, double *ms,

@@ -78,6 +78,8 @@ double cub_exact(const struct cub_fn *fn, double a, double b)
 		return prod;
 	case CUB_CORNER_PEAK: {
 		long double sum = 0, scale = 1;
+		if (n > 20) /* 2^n terms that cancel: none past dim 20 */
+			return NAN;
 		for (int i = 0; i < n; i++)
 			scale *= (long double)fn->c[i] * (i + 1);
 		for (long v = 0; v < 1L << n; v++) {
@@ -172,7 +174,7 @@ double cub_fn_at(const struct cub_fn *fn, const double *x, int single)
 {
 	if (!single)
 		return cub_f_d(fn, x);
-	float xf[CUB_MAX_DIM] = {0};
+	float xf[CUB_FN_MAX_DIM] = {0};
 	for (int i = 0; i < fn->dim; i++)
 		xf[i] = (float)x[i];
 	return cub_f_f(fn, xf);

@@ -27,13 +27,19 @@ struct cub_job {
 	struct cub_fn fn;
 	const struct cub_user_kernels *user;
 	double a, b;
-	double lo[CUB_MAX_DIM], hi[CUB_MAX_DIM];
+	double lo[CUB_FN_MAX_DIM], hi[CUB_FN_MAX_DIM];
 	double rel, abs;
 	long long maxeval;
 	size_t budget;
 	double budget_mib;
 	int init, d, lmax;
 	int threads;
+	/* the Monte Carlo variants (cubature_mc.h): the seed of their random numbers, vegas's
+	 * samples an iteration, its least iterations in the result and its warm-up iterations,
+	 * qmc's random shifts */
+	unsigned long long seed;
+	long long calls;
+	int iters, adapt, shifts;
 	int in_batch; /* 1: one integral of a batch (cub_cpu_batch), which publishes the progress
 	               * itself: the run leaves the progress alone */
 	enum qx_precision prec;
@@ -51,6 +57,7 @@ enum cub_reason {
 	CUB_NO_PROGRESS = 3,
 	CUB_NONFINITE = 4,
 	CUB_PRECISION = 5,
+	CUB_UNTRUSTED = 6, /* vegas: its iterations disagree (chi^2/dof over CUB_VEGAS_CHI2_MAX) */
 };
 
 /* Iterations of a GPU run whose convergence a result keeps (the first ones; a run rarely
@@ -65,6 +72,10 @@ struct cub_result {
 	long long nonfinite; /* samples that were NaN or inf, dropped (CPU runs count them) */
 	int unverified;      /* 1: err is another library's estimate, which quadx does not check */
 	double peak_bytes;
+	/* the Monte Carlo variants: err is a standard error (1: vegas, 2: qmc; 0: a rule's
+	 * estimate), vegas's chi^2 per degree of freedom of its iterations (NaN with one) */
+	int mc;
+	double chi2_dof;
 	/* GPU runs: per iteration i < nhist, the estimate and error estimate of the integral
 	 * after it and the live regions (every one evaluated, in this or an earlier iteration) */
 	int nhist;

@@ -14,7 +14,8 @@
 #define CUB_HD static inline
 #endif
 
-#define CUB_MAX_DIM 16
+#define CUB_MAX_DIM 16    /* the rules' largest dim */
+#define CUB_FN_MAX_DIM 64 /* the integrands' largest: the Monte Carlo variants' */
 #define CUB_PI 3.14159265358979323846
 /* f5's beta = sin(10)/10 (the two-phase adaptive cubature study prints -0.054402111088937). */
 #define CUB_F5_BETA (-0.054402111088936981340)
@@ -40,14 +41,14 @@ enum cub_integrand {
 /* What a user's integrand is given besides the point: its parameters, then each axis's bounds
  * (lo, hi) from which its code maps the unit cube. */
 #define CUB_USER_PARAMS 16
-#define CUB_USER_DATA (CUB_USER_PARAMS + 2 * CUB_MAX_DIM)
+#define CUB_USER_DATA (CUB_USER_PARAMS + 2 * CUB_FN_MAX_DIM)
 
 /* One integrand: its kind and dimension, Genz's difficulty c and shift w (unused by f1..f5);
  * for CUB_USER the data its compiled code reads and, on the host, that code (user_d, user_f:
  * double and float; the GPU's is linked into kernels of its own). */
 struct cub_fn {
 	int kind, dim;
-	double c[CUB_MAX_DIM], w[CUB_MAX_DIM];
+	double c[CUB_FN_MAX_DIM], w[CUB_FN_MAX_DIM];
 	double user[CUB_USER_DATA];
 	double (*user_d)(const double *x, const double *p);
 	float (*user_f)(const float *x, const double *p);

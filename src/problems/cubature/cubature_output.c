@@ -2,6 +2,7 @@
  * (cubature_output.h), and the progress every adaptive run publishes (cubature_job.h). */
 #include "cubature_output.h"
 
+#include "cubature_mc.h"
 #include "cubature_rules.h"
 
 #include <float.h>
@@ -50,6 +51,36 @@ static const char *cub_reason_note(int reason, int unverified)
 	}
 }
 
+/* A Monte Carlo run's figures and note into o (its error a standard error): the iterations
+ * (vegas's in the result and its chi^2/dof; qmc's points a shift and shifts) and why it stopped,
+ * the note written into o->note_text. */
+static void cub_output_mc(const struct cub_result *res, int reason, struct run_output *o)
+{
+	o->error_kind = "standard error";
+	run_output_figure_as(o, "iterations", (double)res->iterations, QX_FIG_COUNT);
+	if (res->mc == CUB_MC_VEGAS) {
+		run_output_figure_as(o, "result_iterations", (double)res->regions, QX_FIG_COUNT);
+		run_output_figure(o, "chi2_dof", res->chi2_dof);
+	} else
+		run_output_figure_as(o, "points_per_shift", (double)res->regions, QX_FIG_COUNT);
+	run_output_figure_as(o, "evaluations", (double)res->evals, QX_FIG_COUNT);
+	if (res->nonfinite > 0)
+		run_output_figure_as(o, "nonfinite_samples", (double)res->nonfinite, QX_FIG_COUNT);
+	const char *why = reason == CUB_CONVERGED ? "converged (standard error <= tolerance)"
+	                  : reason == CUB_UNTRUSTED
+	                      ? "not converged: the estimate is not trustworthy"
+	                      : cub_reason_note(reason, 0);
+	if (reason == CUB_UNTRUSTED)
+		snprintf(o->note_text, sizeof o->note_text,
+		         "%s (chi^2/dof = %.3g); the error is a "
+		         "standard error",
+		         why, res->chi2_dof);
+	else
+		snprintf(o->note_text, sizeof o->note_text, "%s; the error is a standard error",
+		         why);
+	o->note = o->note_text;
+}
+
 /* One integral's answer (cubature_output.h). An integral converges only with a finite value
  * and an error estimate that meets the tolerance once the rounding the rules do not see is in
  * it. */
@@ -96,6 +127,10 @@ void cub_output(const struct cub_job *job, const struct cub_result *res, struct 
 	o->work = (double)res->evals;
 	run_output_figure_as(o, "converged", reason == CUB_CONVERGED, QX_FIG_CODE);
 	run_output_figure_as(o, "reason", reason, QX_FIG_CODE);
+	if (res->mc) {
+		cub_output_mc(res, reason, o);
+		return;
+	}
 	if (res->regions > 0) { /* hcubature keeps its regions to itself */
 		run_output_figure_as(o, "iterations", (double)res->iterations, QX_FIG_COUNT);
 		run_output_figure_as(o, "regions", (double)res->regions, QX_FIG_COUNT);
@@ -145,6 +180,8 @@ const char *cub_reason_words(int reason)
 		return "the integrand was NaN or inf";
 	case CUB_PRECISION:
 		return "the tolerance is below what the precision reaches";
+	case CUB_UNTRUSTED:
+		return "the estimate is not trustworthy";
 	default:
 		return "the error estimate stopped falling";
 	}

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "cubature_mc.h"
 #include "../user_integrand.h"
 
 #ifdef QX_HAVE_CUDA
@@ -77,6 +78,12 @@ GPUJIT_FATBIN_DECLARE(cub_d_p2);
 	}
 static const unsigned char *const cub_lto[2][7][2] = {CUB_LTO_ROW(f), CUB_LTO_ROW(d)};
 #undef CUB_LTO_ROW
+/* The Monte Carlo variants' kernels for a user's integrand (cuda/cubature/mc_user_S.lto.cu):
+ * vegas's and qmc's in one fatbin a precision (float, double). */
+GPUJIT_FATBIN_DECLARE(mc_user_f);
+GPUJIT_FATBIN_DECLARE(mc_user_d);
+static const unsigned char *const cub_mc_lto[2][2] = {{qx_lto_mc_user_f, qx_lto_mc_user_f_end},
+                                                      {qx_lto_mc_user_d, qx_lto_mc_user_d_end}};
 
 /* The GPU's binding (cubature_user.h). */
 int cub_user_bind_gpu(const char *text, const struct user_defs *u, void **jit, int nkernels,
@@ -105,11 +112,19 @@ int cub_user_bind_gpu(const char *text, const struct user_defs *u, void **jit, i
 		k[i] = (struct user_gpu_kernel){kind[i], bin[0], (size_t)(bin[1] - bin[0]), name[i],
 		                                NULL};
 	}
-	const int rc = user_integrand_gpu_kernels(jit, &ui, job->prec, k, nk, &t, e);
+	if (nk < 0) { /* a Monte Carlo variant's kernel */
+		const int vegas = nk == -CUB_MC_VEGAS;
+		snprintf(name[0], sizeof name[0], "qx_cub_%s_%s", vegas ? "vegas" : "qmc", suffix);
+		snprintf(kind[0], sizeof kind[0], "%s", vegas ? "vegas" : "qmc");
+		const unsigned char *const *bin = cub_mc_lto[q];
+		k[0] = (struct user_gpu_kernel){kind[0], bin[0], (size_t)(bin[1] - bin[0]), name[0],
+		                                NULL};
+	}
+	const int rc = user_integrand_gpu_kernels(jit, &ui, job->prec, k, nk < 0 ? 1 : nk, &t, e);
 	user_integrand_free(&ui);
 	if (rc)
 		return -1;
-	for (int i = 0; i < nk; i++)
+	for (int i = 0; i < (nk < 0 ? 1 : nk); i++)
 		uk->kernel[i] = k[i].kernel;
 	cub_compile_figures(&t, o);
 	job->user = uk;

@@ -16,7 +16,8 @@ int cub_user_bind_cpu(const char *text, const struct user_defs *u, void **jit, s
                       struct run_output *o, struct qx_err *e);
 
 #ifdef QX_HAVE_CUDA
-/* For a GPU run: uk's first nkernels kernels (the rule's, then phase 2's) linked at run time
+/* For a GPU run: uk's first nkernels kernels (the rule's, then phase 2's; nkernels -CUB_MC_VEGAS
+ * or -CUB_MC_QMC: that Monte Carlo variant's one kernel) linked at run time
  * for the job's precision and dimension, job->user set to uk; the job then integrates over
  * the unit cube, which the integrand's code maps onto its box axis by axis. Returns 0 or -1
  * with e. */

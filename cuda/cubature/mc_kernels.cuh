@@ -1,0 +1,117 @@
+/* mc_kernels.cuh - the kernels of cubature's Monte Carlo variants, vegas and qmc, in precision
+ * T: for the built-in integrands (KIND 0, vegas.cu and qmc.cu) and for the user's (KIND
+ * CUB_KIND_USER, mc_user_S.lto.cu, linked at run time with the integrand). Each thread draws
+ * the CPU's points (cubature_mc.h), sums its weights, and each block writes its sums (a
+ * block's order is fixed, so a launch's sums are too) for the host to add in block order. */
+#ifndef QX_CUBATURE_MC_KERNELS_CUH
+#define QX_CUBATURE_MC_KERNELS_CUH
+
+#include <cub/block/block_reduce.cuh>
+
+#include "../../src/problems/cubature/cubature_mc.h"
+#include "rule_kernel.cuh"
+
+static const int MC_BLOCK = 256; /* threads per block of both kernels */
+
+/* The integrand of KIND in precision T at x. */
+template <typename T, int KIND> __device__ __forceinline__ T cub_mc_f(const cub_fn &fn, const T *x)
+{
+	if constexpr (KIND == CUB_KIND_USER)
+		return cub_user_t<T>(x, fn.user);
+	else
+		return cub_f_t<T>(fn, x);
+}
+
+/* Sums of one block into out[0..3): the weights, their squares, the samples not finite. */
+static __device__ void cub_mc_block_sums(double sw, double sw2, double bad, double *out)
+{
+	typedef cub::BlockReduce<double, MC_BLOCK> reduce_t;
+	__shared__ typename reduce_t::TempStorage tmp;
+	const double a = reduce_t(tmp).Sum(sw);
+	__syncthreads();
+	const double b = reduce_t(tmp).Sum(sw2);
+	__syncthreads();
+	const double c = reduce_t(tmp).Sum(bad);
+	if (threadIdx.x == 0) {
+		out[0] = a;
+		out[1] = b;
+		out[2] = c;
+	}
+}
+
+/* VEGAS's iteration it: samples 0..calls-1 (a thread every gridDim * MC_BLOCK) through grid
+ * (dim axes of CUB_VEGAS_BINS + 1 edges) on [a, b]^dim of volume vol; block k's sums into
+ * blk[3k..3k+3), the squared weights of each axis's bins added into bins (dim *
+ * CUB_VEGAS_BINS; in shared memory first, dynamic, that many doubles). */
+template <typename T, int KIND>
+__device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const double *grid,
+                               long long calls, unsigned it, unsigned long long seed, double vol,
+                               double *blk, double *bins)
+{
+	extern __shared__ double mc_bins[];
+	const int dim = fn.dim, nd = dim * CUB_VEGAS_BINS;
+	for (int j = threadIdx.x; j < nd; j += blockDim.x)
+		mc_bins[j] = 0;
+	__syncthreads();
+	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], sw = 0, sw2 = 0, bad = 0;
+	T x[CUB_FN_MAX_DIM];
+	int bin[CUB_FN_MAX_DIM];
+	const long long stride = (long long)gridDim.x * blockDim.x;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < calls;
+	     i += stride) {
+		cub_mc_uniforms(seed, it, (unsigned long long)i, dim, u);
+		const double jac = cub_vegas_map(grid, dim, u, y, bin);
+		for (int k = 0; k < dim; k++)
+			x[k] = (T)(a + y[k] * (b - a));
+		const double w = (double)cub_mc_f<T, KIND>(fn, x) * jac * vol;
+		if (!isfinite(w)) {
+			bad += 1;
+			continue;
+		}
+		sw += w;
+		sw2 += w * w;
+		for (int k = 0; k < dim; k++)
+			atomicAdd(&mc_bins[k * CUB_VEGAS_BINS + bin[k]], w * w);
+	}
+	cub_mc_block_sums(sw, sw2, bad, blk + 3 * blockIdx.x);
+	__syncthreads();
+	for (int j = threadIdx.x; j < nd; j += blockDim.x)
+		if (mc_bins[j] != 0)
+			atomicAdd(&bins[j], mc_bins[j]);
+}
+
+/* qmc's level: for shift r = blockIdx.y (shifts[r * CUB_FN_MAX_DIM ..]) the lattice points
+ * first + j * step, j in [0, count), of 2^m points with vector z, on [a, b]^dim of volume vol;
+ * block (k, r)'s sums into blk[3 (r gridDim.x + k) ..]. */
+template <typename T, int KIND>
+__device__ void cub_qmc_body(const cub_fn &fn, double a, double b, const uint64_t *z, int m,
+                             unsigned long long first, unsigned long long step,
+                             unsigned long long count, const double *shifts, double vol,
+                             double *blk)
+{
+	const int dim = fn.dim, r = blockIdx.y;
+	double y[CUB_FN_MAX_DIM], s[CUB_FN_MAX_DIM], sw = 0, sw2 = 0, bad = 0;
+	uint64_t zz[CUB_FN_MAX_DIM];
+	T x[CUB_FN_MAX_DIM];
+	for (int k = 0; k < dim; k++) {
+		s[k] = shifts[(size_t)r * CUB_FN_MAX_DIM + k];
+		zz[k] = z[k];
+	}
+	const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+	for (unsigned long long j = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+	     j < count; j += stride) {
+		cub_qmc_point(zz, m, first + j * step, s, dim, y);
+		for (int k = 0; k < dim; k++)
+			x[k] = (T)(a + y[k] * (b - a));
+		const double w = (double)cub_mc_f<T, KIND>(fn, x) * vol;
+		if (!isfinite(w)) {
+			bad += 1;
+			continue;
+		}
+		sw += w;
+		sw2 += w * w;
+	}
+	cub_mc_block_sums(sw, sw2, bad, blk + 3 * ((size_t)r * gridDim.x + blockIdx.x));
+}
+
+#endif

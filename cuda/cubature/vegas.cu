@@ -1,0 +1,142 @@
+/* vegas.cu - cubature's variant vegas on one GPU (cubature_gpu.h): the CPU's algorithm
+ * (cubature_vegas.c) with each iteration's samples drawn on the device, the same Philox points;
+ * the host adds the blocks' sums in block order, refines the grid (cub_vegas_refine) and
+ * combines the iterations (cub_vegas_add). */
+#include <vector>
+
+#include "../../src/problems/cubature/cubature_gpu.h"
+#include "../gpu_util.cuh"
+#include "mc_kernels.cuh"
+
+/* vegas's kernel for the built-in integrands (mc_kernels.cuh). */
+template <typename T>
+__global__ void __launch_bounds__(MC_BLOCK)
+    cub_vegas_kernel(cub_fn fn, double a, double b, const double *grid, long long calls,
+                     unsigned it, unsigned long long seed, double vol, double *blk, double *bins)
+{
+	cub_vegas_body<T, 0>(fn, a, b, grid, calls, it, seed, vol, blk, bins);
+}
+
+/* Launches iteration it on blocks blocks with shared bytes shm: the user's kernel where the
+ * job has one, else the built-ins' in precision T; returns the launch's error. */
+template <typename T>
+static cudaError_t cub_vegas_launch(const struct cub_job *job, unsigned blocks, size_t shm,
+                                    const double *grid, unsigned it, double vol, double *blk,
+                                    double *bins)
+{
+	cub_fn fn = job->fn;
+	double a = job->a, b = job->b;
+	long long calls = job->calls;
+	unsigned long long seed = job->seed;
+	if (job->user) {
+		void *args[] = {&fn, &a, &b, &grid, &calls, &it, &seed, &vol, &blk, &bins};
+		return cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_RULE], dim3(blocks),
+		                        dim3(MC_BLOCK), args, shm, 0);
+	}
+	cub_vegas_kernel<T>
+	    <<<blocks, MC_BLOCK, shm>>>(fn, a, b, grid, calls, it, seed, vol, blk, bins);
+	return cudaGetLastError();
+}
+
+/* vegas in precision T: the iterations as cub_cpu_vegas's, phases "alloc", "samples",
+ * "copies" and "free" into *t. */
+template <typename T>
+static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,
+                         struct qx_err *e)
+{
+	const int dim = job->fn.dim, nd = dim * CUB_VEGAS_BINS, ng = dim * (CUB_VEGAS_BINS + 1);
+	const size_t shm = (size_t)nd * sizeof(double);
+	const double t0 = qx_now_ms();
+	int sms = 0;
+	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	if (!job->user && shm > 48 * 1024)
+		GPU_TRY(cudaFuncSetAttribute(
+		    cub_vegas_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+	const long long want = (job->calls + MC_BLOCK - 1) / MC_BLOCK;
+	const unsigned blocks = (unsigned)std::max(1LL, std::min<long long>(want, 8LL * sms));
+	cudaEvent_t *ev = gpu_events(2, e);
+	if (!ev)
+		return -1;
+	gpu_owned<double> grid_d, blk_d, bins_d;
+	GPU_TRY(cudaMalloc(&grid_d.ptr, (size_t)ng * sizeof(double)));
+	GPU_TRY(cudaMalloc(&blk_d.ptr, (size_t)3 * blocks * sizeof(double)));
+	GPU_TRY(cudaMalloc(&bins_d.ptr, (size_t)nd * sizeof(double)));
+	std::vector<double> grid(ng), bins(nd), blk(3 * (size_t)blocks);
+	double vol = 1;
+	for (int i = 0; i < dim; i++) {
+		vol *= job->b - job->a;
+		for (int k = 0; k <= CUB_VEGAS_BINS; k++)
+			grid[i * (CUB_VEGAS_BINS + 1) + k] = (double)k / CUB_VEGAS_BINS;
+	}
+	qx_timing_add(t, "alloc", qx_now_ms() - t0, 0);
+	*res = (struct cub_result){};
+	res->mc = CUB_MC_VEGAS;
+	res->chi2_dof = NAN;
+	res->reason = CUB_MAXEVAL;
+	res->live = 1;
+	struct cub_vegas_acc acc = {};
+	for (unsigned it = 0; res->evals + job->calls <= job->maxeval; it++) {
+		if (qx_cancelled())
+			return qx_fail(e, "run cancelled");
+		const double c0 = qx_now_ms();
+		GPU_TRY(cudaMemcpy(grid_d.ptr, grid.data(), (size_t)ng * sizeof(double),
+		                   cudaMemcpyHostToDevice));
+		GPU_TRY(cudaMemset(bins_d.ptr, 0, (size_t)nd * sizeof(double)));
+		GPU_TRY(cudaEventRecord(ev[0]));
+		GPU_LAUNCH(cub_vegas_launch<T>(job, blocks, shm, grid_d.ptr, it, vol, blk_d.ptr,
+		                               bins_d.ptr));
+		GPU_TRY(cudaEventRecord(ev[1]));
+		GPU_TRY(cudaMemcpy(blk.data(), blk_d.ptr, blk.size() * sizeof(double),
+		                   cudaMemcpyDeviceToHost));
+		GPU_TRY(cudaMemcpy(bins.data(), bins_d.ptr, (size_t)nd * sizeof(double),
+		                   cudaMemcpyDeviceToHost));
+		const double ms = gpu_elapsed(ev[0], ev[1]);
+		qx_timing_add(t, "samples", ms, 0);
+		qx_timing_add(t, "copies", qx_now_ms() - c0 - ms, 0);
+		double sw = 0, sw2 = 0, est, var;
+		for (unsigned k = 0; k < blocks; k++) {
+			sw += blk[3 * k];
+			sw2 += blk[3 * k + 1];
+			res->nonfinite += (long long)blk[3 * k + 2];
+		}
+		cub_vegas_estimate(sw, sw2, job->calls, &est, &var);
+		res->evals += job->calls;
+		res->iterations++;
+		qx_progress_add(job->calls);
+		for (int i = 0; i < dim; i++)
+			cub_vegas_refine(&grid[i * (CUB_VEGAS_BINS + 1)], &bins[i * CUB_VEGAS_BINS],
+			                 CUB_VEGAS_BINS, CUB_VEGAS_ALPHA);
+		if ((int)it < job->adapt)
+			continue;
+		cub_vegas_add(&acc, est, var, &res->value, &res->err, &res->chi2_dof);
+		cub_progress_error(res->value, res->err, job->rel, job->abs);
+		if (acc.used >= job->iters &&
+		    res->err <= fmax(job->abs, job->rel * fabs(res->value))) {
+			res->reason = CUB_CONVERGED;
+			break;
+		}
+	}
+	res->regions = acc.used;
+	if (acc.used == 0)
+		res->value = res->err = NAN;
+	if (res->nonfinite > 0) {
+		res->reason = CUB_NONFINITE;
+		res->err = INFINITY;
+	} else if (acc.used > 2 && res->chi2_dof > CUB_VEGAS_CHI2_MAX)
+		res->reason = CUB_UNTRUSTED;
+	const double f0 = qx_now_ms();
+	GPU_TRY(cudaFree(grid_d.release()));
+	GPU_TRY(cudaFree(blk_d.release()));
+	GPU_TRY(cudaFree(bins_d.release()));
+	qx_timing_add(t, "free", qx_now_ms() - f0, 0);
+	res->peak_bytes = (double)((size_t)(ng + nd + 3 * blocks) * sizeof(double));
+	return 0;
+}
+
+/* Variant vegas on device 0 (cubature_gpu.h). */
+extern "C" int cub_gpu_vegas_run(const struct cub_job *job, struct cub_result *res,
+                                 struct qx_timing *t, struct qx_err *e)
+{
+	return job->prec == QX_DOUBLE ? cub_run_vegas<double>(job, res, t, e)
+	                              : cub_run_vegas<float>(job, res, t, e);
+}

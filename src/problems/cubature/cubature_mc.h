@@ -1,0 +1,153 @@
+/* cubature_mc.h - what the CPU (C11) and the GPU (CUDA) share for cubature's Monte Carlo
+ * variants, vegas (cubature_vegas.c, cuda/cubature/vegas.cu) and qmc (cubature_qmc.c,
+ * cuda/cubature/qmc.cu): the random numbers, Philox4x32-10 from Random123 keyed by the seed and
+ * counting the sample's index, so both draw the same points; VEGAS's grid map and refinement;
+ * the rank-1 lattice's point. */
+#ifndef QX_CUBATURE_MC_H
+#define QX_CUBATURE_MC_H
+
+#include <stdint.h>
+
+#include <Random123/philox.h>
+
+#include "cubature_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The Monte Carlo variants, as struct cub_result's mc and a user kernel's kind. */
+#define CUB_MC_VEGAS 1
+#define CUB_MC_QMC 2
+
+/* VEGAS: bins per axis, the damping exponent of the refinement, the chunks an iteration's
+ * samples are summed in (each in order, then the chunks in order: the same sums whatever the
+ * threads), and the chi^2 per degree of freedom (with at least 2) over which the iterations
+ * disagree too much for the estimate to be trusted. */
+#define CUB_VEGAS_BINS 50
+#define CUB_VEGAS_ALPHA 1.5
+#define CUB_MC_CHUNKS 64
+#define CUB_VEGAS_CHI2_MAX 5.0
+/* qmc: the lattice's first size (points a shift), the largest (2^32: the points are exact
+ * in 32-bit fractions), and the lattice size the Korobov multiplier is chosen on. */
+#define CUB_QMC_FIRST_LOG2 10
+#define CUB_QMC_MAX_LOG2 32
+/* The streams of Philox's third counter word: vegas's iteration it is it itself, qmc's shifts
+ * from CUB_MC_QMC_STREAM. */
+#define CUB_MC_QMC_STREAM 0x80000000u
+
+/* The uniforms u[0..dim) in (0, 1) of sample index of stream under seed: Philox4x32-10 with
+ * key (seed's low and high words) on counter (index's low and high words, block, stream), four
+ * coordinates a block, each (r + 1/2) 2^-32. */
+CUB_HD void cub_mc_uniforms(unsigned long long seed, unsigned stream, unsigned long long index,
+                            int dim, double *u)
+{
+	const philox4x32_key_t key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+	for (int j = 0; 4 * j < dim; j++) {
+		const philox4x32_ctr_t ctr = {
+		    {(uint32_t)index, (uint32_t)(index >> 32), (uint32_t)j, (uint32_t)stream}};
+		const philox4x32_ctr_t r = philox4x32_R(10, ctr, key);
+		for (int k = 0; k < 4 && 4 * j + k < dim; k++)
+			u[4 * j + k] = ((double)r.v[k] + 0.5) * 0x1p-32;
+	}
+}
+
+/* VEGAS's map of the uniforms u[0..dim) through the grid (dim axes of CUB_VEGAS_BINS + 1
+ * edges, 0 .. 1) into y in the unit cube and bin[i] each axis's bin; returns the Jacobian, the
+ * product of CUB_VEGAS_BINS times each bin's width. */
+CUB_HD double cub_vegas_map(const double *grid, int dim, const double *u, double *y, int *bin)
+{
+	double jac = 1;
+	for (int i = 0; i < dim; i++) {
+		const double *g = grid + (size_t)i * (CUB_VEGAS_BINS + 1),
+		             t = u[i] * CUB_VEGAS_BINS;
+		int k = (int)t;
+		k = k < CUB_VEGAS_BINS ? k : CUB_VEGAS_BINS - 1;
+		const double w = g[k + 1] - g[k];
+		y[i] = g[k] + (t - k) * w;
+		bin[i] = k;
+		jac *= CUB_VEGAS_BINS * w;
+	}
+	return jac;
+}
+
+/* The lattice's point k of 2^m points with generating vector z, shifted by s, folded by the
+ * baker's transform (1 - |2t - 1|, which keeps every shift's mean the integral), into y[0..dim),
+ * within (0, 1). */
+CUB_HD void cub_qmc_point(const uint64_t *z, int m, uint64_t k, const double *s, int dim, double *y)
+{
+	const uint64_t mask = m >= 64 ? ~0ULL : (1ULL << m) - 1;
+	const double scale = 1.0 / (double)(1ULL << m);
+	for (int i = 0; i < dim; i++) {
+		double t = (double)((k * z[i]) & mask) * scale + s[i];
+		t -= t >= 1 ? 1 : 0;
+		t = 1 - fabs(2 * t - 1);
+		y[i] = t > 0 ? t : 0x1p-60;
+	}
+}
+
+/* VEGAS's combination of its iterations: sums of 1/var, est/var and est^2/var, and how many. */
+struct cub_vegas_acc {
+	double sw, swi, swi2;
+	int used;
+};
+
+/* Adds an iteration's estimate est of variance var to acc (a variance of 0, a constant weight,
+ * floored at the estimate's rounding); stores the weighted mean, its standard error and chi^2
+ * per degree of freedom (NaN with one iteration) into res. */
+static inline void cub_vegas_add(struct cub_vegas_acc *acc, double est, double var, double *value,
+                                 double *err, double *chi2_dof)
+{
+	const double r = 2.220446049250313e-16 * fabs(est);
+	const double wgt = 1 / fmax(var, fmax(r * r, 2.2250738585072014e-308));
+	acc->sw += wgt;
+	acc->swi += wgt * est;
+	acc->swi2 += wgt * est * est;
+	acc->used++;
+	*value = acc->swi / acc->sw;
+	*err = sqrt(1 / acc->sw);
+	*chi2_dof = acc->used > 1
+	                ? fmax(0, acc->swi2 - acc->swi * acc->swi / acc->sw) / (acc->used - 1)
+	                : NAN;
+}
+
+/* The estimate (sw/n) and its variance of an iteration of n samples whose weights sum to sw
+ * and their squares to sw2. */
+static inline void cub_vegas_estimate(double sw, double sw2, long long n, double *est, double *var)
+{
+	const double mean = sw / (double)n;
+	const double v = (sw2 / (double)n - mean * mean) / (double)(n > 1 ? n - 1 : 1);
+	*est = mean;
+	*var = v > 0 ? v : 0;
+}
+
+/* qmc's estimate: the mean over the R shifts of sum[r] / n and its standard error. */
+static inline void cub_qmc_stats(const double *sum, int R, double n, double *mean, double *err)
+{
+	double m = 0, ss = 0;
+	for (int r = 0; r < R; r++)
+		m += sum[r] / n;
+	m /= R;
+	for (int r = 0; r < R; r++)
+		ss += (sum[r] / n - m) * (sum[r] / n - m);
+	*mean = m;
+	*err = sqrt(ss / ((double)R * (R - 1)));
+}
+
+/* Refines one axis's edges[0..nb] (0 .. 1, increasing) from the sums d[0..nb) of the squared
+ * weights in its bins, as Lepage's VEGAS: d smoothed over neighbours, each bin's importance
+ * ((1 - d/sum) / ln(sum/d))^alpha, the edges moved so that every new bin holds an equal share
+ * of it. Leaves the edges alone when d is all zero (or not finite). */
+void cub_vegas_refine(double *edges, const double *d, int nb, double alpha);
+
+/* The Korobov generating vector z[0..dim) (z_i = a^i mod 2^64, used modulo the lattice's 2^m)
+ * with the multiplier a chosen at run time among odd candidates by the smallest weighted
+ * worst-case error of the lattices of 2^8..2^12 points (product weights 1/(i+1)^2, the
+ * periodic Sobolev space of smoothness 1). */
+void cub_qmc_vector(int dim, uint64_t *z);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

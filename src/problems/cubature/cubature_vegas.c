@@ -1,0 +1,189 @@
+/* cubature_vegas.c - problem cubature's variant vegas on the CPU (cubature_cpu.h): Lepage's
+ * VEGAS, importance sampling through a grid of CUB_VEGAS_BINS bins per axis refined after every
+ * iteration; warm-up iterations only adapt the grid, the others are combined by their
+ * inverse-variance weighted mean, with chi^2/dof of their agreement. The samples are Philox's
+ * (cubature_mc.h), summed in fixed chunks over the threads (OpenMP), so a run gives the same
+ * answer whatever the threads. */
+#include "cubature_cpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cubature_math_all.h"
+#include "cubature_mc.h"
+
+/* Refines one axis (cubature_mc.h). */
+void cub_vegas_refine(double *edges, const double *d, int nb, double alpha)
+{
+	double s[CUB_VEGAS_BINS], r[CUB_VEGAS_BINS], old[CUB_VEGAS_BINS + 1], sum = 0, rsum = 0;
+	if (nb < 2 || nb > CUB_VEGAS_BINS)
+		return;
+	for (int k = 0; k < nb; k++) {
+		const double lo = d[k > 0 ? k - 1 : k], hi = d[k < nb - 1 ? k + 1 : k];
+		s[k] =
+		    k == 0 || k == nb - 1 ? (d[k] + (k == 0 ? hi : lo)) / 2 : (lo + d[k] + hi) / 3;
+		sum += s[k];
+	}
+	if (!(sum > 0) || !isfinite(sum))
+		return;
+	for (int k = 0; k < nb; k++) {
+		const double f = s[k] / sum;
+		r[k] = f <= 0 ? 0 : f >= 1 ? 1 : pow((1 - f) / -log(f), alpha);
+		rsum += r[k];
+	}
+	if (!(rsum > 0))
+		return;
+	memcpy(old, edges, (size_t)(nb + 1) * sizeof *old);
+	const double share = rsum / nb;
+	double acc = 0; /* importance of the old bins before k */
+	int k = 0;
+	for (int i = 1; i < nb; i++) {
+		const double target = i * share;
+		while (k < nb - 1 && acc + r[k] < target)
+			acc += r[k++];
+		const double frac = r[k] > 0 ? (target - acc) / r[k] : 0;
+		const double x = old[k] + (frac < 1 ? frac : 1) * (old[k + 1] - old[k]);
+		edges[i] = x > edges[i - 1] ? x : edges[i - 1];
+	}
+	edges[0] = 0;
+	edges[nb] = 1;
+}
+
+/* One chunk's sums: of the weights, of their squares, the samples not finite (left out). */
+struct vegas_chunk {
+	double sw, sw2;
+	long long nonfinite;
+};
+
+/* Samples first..last-1 of iteration it (Philox's stream it) through grid: their sums into *c,
+ * each sample's squared weight added into its bins, d[axis * CUB_VEGAS_BINS + bin]. */
+static void vegas_chunk(const struct cub_job *job, const double *grid, unsigned it, long long first,
+                        long long last, double vol, struct vegas_chunk *c, double *d)
+{
+	const int dim = job->fn.dim;
+	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], x[CUB_FN_MAX_DIM];
+	int bin[CUB_FN_MAX_DIM];
+	*c = (struct vegas_chunk){0};
+	for (long long i = first; i < last; i++) {
+		cub_mc_uniforms(job->seed, it, (unsigned long long)i, dim, u);
+		const double jac = cub_vegas_map(grid, dim, u, y, bin);
+		for (int a = 0; a < dim; a++)
+			x[a] = job->lo[a] + y[a] * (job->hi[a] - job->lo[a]);
+		const double w = cub_f_d(&job->fn, x) * jac * vol;
+		if (!isfinite(w)) {
+			c->nonfinite++;
+			continue;
+		}
+		c->sw += w;
+		c->sw2 += w * w;
+		for (int a = 0; a < dim; a++)
+			d[a * CUB_VEGAS_BINS + bin[a]] += w * w;
+	}
+}
+
+/* One iteration of job->calls samples (stream it): its estimate *est and variance of the
+ * estimate *var, the bins' sums in d (dim * CUB_VEGAS_BINS, from the chunks' dd, in order).
+ * Returns the samples left out as not finite. */
+static long long vegas_iteration(const struct cub_job *job, const double *grid, unsigned it,
+                                 double vol, double *dd, double *d, double *est, double *var)
+{
+	const int dim = job->fn.dim, nd = dim * CUB_VEGAS_BINS;
+	const long long n = job->calls, per = (n + CUB_MC_CHUNKS - 1) / CUB_MC_CHUNKS;
+	struct vegas_chunk c[CUB_MC_CHUNKS];
+	memset(dd, 0, (size_t)CUB_MC_CHUNKS * nd * sizeof *dd);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(job->threads)
+	for (int k = 0; k < CUB_MC_CHUNKS; k++) {
+		const long long first = k * per < n ? k * per : n;
+		const long long last = first + per < n ? first + per : n;
+		vegas_chunk(job, grid, it, first, last, vol, &c[k], dd + (size_t)k * nd);
+	}
+	double sw = 0, sw2 = 0;
+	long long bad = 0;
+	memset(d, 0, (size_t)nd * sizeof *d);
+	for (int k = 0; k < CUB_MC_CHUNKS; k++) {
+		sw += c[k].sw;
+		sw2 += c[k].sw2;
+		bad += c[k].nonfinite;
+		for (int j = 0; j < nd; j++)
+			d[j] += dd[(size_t)k * nd + j];
+	}
+	cub_vegas_estimate(sw, sw2, n, est, var);
+	return bad;
+}
+
+/* Host bytes vegas takes: the grid, the bins' sums and the chunks' for the largest dim. */
+size_t cub_cpu_vegas_host_bytes(int threads)
+{
+	(void)threads;
+	return (size_t)(CUB_MC_CHUNKS + 2) * CUB_FN_MAX_DIM * (CUB_VEGAS_BINS + 1) * sizeof(double);
+}
+
+/* VEGAS (cubature_cpu.h): job->adapt warm-up iterations, then iterations until the combined
+ * standard error meets max(abs, rel |I|) after at least job->iters of them, or the next would
+ * pass maxeval; the grid refined after each. */
+int cub_cpu_vegas(const struct cub_job *job, struct cub_result *res, struct qx_err *e)
+{
+	const int dim = job->fn.dim, nd = dim * CUB_VEGAS_BINS;
+	const long long calls = job->calls;
+	double *grid = malloc((size_t)dim * (CUB_VEGAS_BINS + 1) * sizeof *grid);
+	double *d = malloc((size_t)nd * sizeof *d);
+	double *dd = malloc((size_t)CUB_MC_CHUNKS * nd * sizeof *dd);
+	if (!grid || !d || !dd) {
+		free(grid);
+		free(d);
+		free(dd);
+		return qx_fail(e, "cannot allocate vegas's grid");
+	}
+	double vol = 1;
+	for (int a = 0; a < dim; a++) {
+		vol *= job->hi[a] - job->lo[a];
+		for (int k = 0; k <= CUB_VEGAS_BINS; k++)
+			grid[a * (CUB_VEGAS_BINS + 1) + k] = (double)k / CUB_VEGAS_BINS;
+	}
+	*res = (struct cub_result){.mc = 1, .chi2_dof = NAN, .reason = CUB_MAXEVAL, .live = 1};
+	if (!job->in_batch)
+		cub_progress_begin(job->maxeval);
+	struct cub_vegas_acc acc = {0};
+	for (unsigned it = 0; res->evals + calls <= job->maxeval; it++) {
+		if (qx_cancelled()) {
+			free(grid);
+			free(d);
+			free(dd);
+			return qx_fail(e, "run cancelled");
+		}
+		double est, var;
+		res->nonfinite += vegas_iteration(job, grid, it, vol, dd, d, &est, &var);
+		res->evals += calls;
+		res->iterations++;
+		for (int a = 0; a < dim; a++)
+			cub_vegas_refine(grid + a * (CUB_VEGAS_BINS + 1), d + a * CUB_VEGAS_BINS,
+			                 CUB_VEGAS_BINS, CUB_VEGAS_ALPHA);
+		if (!job->in_batch)
+			qx_progress_add(calls);
+		if ((int)it < job->adapt)
+			continue;
+		cub_vegas_add(&acc, est, var, &res->value, &res->err, &res->chi2_dof);
+		if (!job->in_batch)
+			cub_progress_error(res->value, res->err, job->rel, job->abs);
+		if (acc.used >= job->iters &&
+		    res->err <= fmax(job->abs, job->rel * fabs(res->value))) {
+			res->reason = CUB_CONVERGED;
+			break;
+		}
+	}
+	const int used = acc.used;
+	res->regions = used; /* a Monte Carlo run's regions: its iterations in the result */
+	if (used == 0)
+		res->value = res->err = NAN;
+	if (res->nonfinite > 0) {
+		res->reason = CUB_NONFINITE;
+		res->err = INFINITY;
+	} else if (used > 2 && res->chi2_dof > CUB_VEGAS_CHI2_MAX)
+		res->reason = CUB_UNTRUSTED;
+	res->peak_bytes = (double)((size_t)(CUB_MC_CHUNKS + 2) * nd * sizeof(double));
+	free(grid);
+	free(d);
+	free(dd);
+	return 0;
+}

@@ -1,0 +1,168 @@
+/* test_mc.c - cubature's Monte Carlo pieces (cubature_mc.h): Philox4x32-10 gives Random123's
+ * known-answer vectors and the uniforms are its words in (0, 1); VEGAS's refinement keeps the
+ * edges increasing from 0 to 1 and moves its bins towards a peak; the Korobov vector starts at
+ * 1 and is odd; vegas and qmc give the same answer whatever the threads, and a seed reproduces. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/problems/cubature/cubature_cpu.h"
+#include "../../src/problems/cubature/cubature_integrands.h"
+#include "../../src/problems/cubature/cubature_mc.h"
+
+/* Random123's kat_vectors for philox4x32_10: counter, key, the four words out. */
+static void test_philox_known_answers(void **state)
+{
+	(void)state;
+	static const uint32_t kat[3][10] = {
+	    {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+	    {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d,
+	     0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+	    {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09,
+	     0x94fdcceb, 0x5001e420, 0x24126ea1}};
+	for (int t = 0; t < 3; t++) {
+		const philox4x32_ctr_t c = {{kat[t][0], kat[t][1], kat[t][2], kat[t][3]}};
+		const philox4x32_key_t k = {{kat[t][4], kat[t][5]}};
+		const philox4x32_ctr_t r = philox4x32_R(10, c, k);
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(r.v[i], kat[t][6 + i]);
+	}
+	/* cub_mc_uniforms: counter (index, 0, block, stream), key the seed */
+	double u[6];
+	cub_mc_uniforms(0, 0, 0, 6, u);
+	assert_true(u[0] == (0x6627e8d5 + 0.5) * 0x1p-32);
+	assert_true(u[3] == (0x9b00dbd8 + 0.5) * 0x1p-32);
+	const philox4x32_ctr_t c1 = {{0, 0, 1, 0}};
+	const philox4x32_ctr_t r1 = philox4x32_R(10, c1, (philox4x32_key_t){{0, 0}});
+	assert_true(u[4] == (r1.v[0] + 0.5) * 0x1p-32);
+	double sum = 0;
+	for (unsigned long long i = 0; i < 100000; i++) {
+		cub_mc_uniforms(7, 3, i, 1, u);
+		assert_true(u[0] > 0 && u[0] < 1);
+		sum += u[0];
+	}
+	assert_true(fabs(sum / 100000 - 0.5) < 5 * sqrt(1.0 / 12 / 100000));
+}
+
+/* Edges 0 = e[0] < e[1] < ... < e[nb] = 1. */
+static void assert_grid(const double *e, int nb)
+{
+	assert_true(e[0] == 0 && e[nb] == 1);
+	for (int k = 0; k < nb; k++)
+		assert_true(e[k] < e[k + 1]);
+}
+
+/* Refinement on a peak at 0.3 (the squared weights of a narrow Gaussian by bin, as VEGAS sums
+ * them): the bins stay a grid, and after a few refinements most of them lie near the peak;
+ * zero sums leave the grid alone. */
+static void test_vegas_refine(void **state)
+{
+	(void)state;
+	const int nb = CUB_VEGAS_BINS;
+	double e[CUB_VEGAS_BINS + 1], d[CUB_VEGAS_BINS], before[CUB_VEGAS_BINS + 1];
+	for (int k = 0; k <= nb; k++)
+		e[k] = (double)k / nb;
+	for (int pass = 0; pass < 10; pass++) {
+		for (int k = 0; k < nb; k++) { /* the integral of f^2 J over the bin, J = nb w */
+			const double m = (e[k] + e[k + 1]) / 2, w = e[k + 1] - e[k];
+			const double f = exp(-(m - 0.3) * (m - 0.3) / (2 * 0.02 * 0.02));
+			d[k] = f * f * nb * w * w;
+		}
+		cub_vegas_refine(e, d, nb, CUB_VEGAS_ALPHA);
+		assert_grid(e, nb);
+	}
+	int near = 0;
+	for (int k = 0; k < nb; k++)
+		near += fabs((e[k] + e[k + 1]) / 2 - 0.3) < 0.1;
+	assert_true(near >= nb / 2); /* the uniform grid has 10 of 50 there */
+	memcpy(before, e, sizeof e);
+	memset(d, 0, sizeof d);
+	cub_vegas_refine(e, d, nb, CUB_VEGAS_ALPHA);
+	assert_memory_equal(before, e, sizeof e);
+	/* equal sums keep the uniform grid uniform */
+	for (int k = 0; k <= nb; k++)
+		e[k] = (double)k / nb;
+	for (int k = 0; k < nb; k++)
+		d[k] = 1;
+	cub_vegas_refine(e, d, nb, CUB_VEGAS_ALPHA);
+	for (int k = 0; k <= nb; k++)
+		assert_true(fabs(e[k] - (double)k / nb) < 1e-12);
+}
+
+/* The Korobov vector: z_0 = 1, every entry odd (a unit mod 2^m), the same every call. */
+static void test_qmc_vector(void **state)
+{
+	(void)state;
+	uint64_t z[CUB_FN_MAX_DIM], again[CUB_FN_MAX_DIM];
+	cub_qmc_vector(12, z);
+	cub_qmc_vector(12, again);
+	assert_true(z[0] == 1);
+	for (int i = 0; i < 12; i++) {
+		assert_true(z[i] & 1);
+		assert_true(z[i] == again[i]);
+	}
+}
+
+/* A job of integrand kind on the unit cube in dim for a Monte Carlo run. */
+static struct cub_job mc_job(int kind, int dim, int threads, unsigned long long seed)
+{
+	struct cub_job job = {.fn = cub_fn_make(kind, dim, seed),
+	                      .a = 0,
+	                      .b = 1,
+	                      .rel = 1e-3,
+	                      .maxeval = 2000000,
+	                      .threads = threads,
+	                      .prec = QX_DOUBLE,
+	                      .seed = seed,
+	                      .calls = 5000,
+	                      .iters = 3,
+	                      .adapt = 3,
+	                      .shifts = 8,
+	                      .in_batch = 1};
+	for (int i = 0; i < dim; i++)
+		job.hi[i] = 1;
+	return job;
+}
+
+/* vegas and qmc on Genz's gaussian in dim 10: the same bits with 1 and 2 threads, the same
+ * again for the same seed, another value for another seed, and within 6 standard errors. */
+static void test_mc_threads_and_seed(void **state)
+{
+	(void)state;
+	int (*run[2])(const struct cub_job *, struct cub_result *,
+	              struct qx_err *) = {cub_cpu_vegas, cub_cpu_qmc};
+	for (int v = 0; v < 2; v++) {
+		struct cub_result r1, r2, r3, r4;
+		struct qx_err e = {""};
+		struct cub_job j1 = mc_job(CUB_GAUSSIAN, 10, 1, 5),
+		               j2 = mc_job(CUB_GAUSSIAN, 10, 2, 5);
+		struct cub_job j3 = mc_job(CUB_GAUSSIAN, 10, 2, 6);
+		j3.fn = j1.fn; /* the same integrand, other random numbers */
+		assert_int_equal(run[v](&j1, &r1, &e), 0);
+		assert_int_equal(run[v](&j2, &r2, &e), 0);
+		assert_int_equal(run[v](&j1, &r3, &e), 0);
+		assert_int_equal(run[v](&j3, &r4, &e), 0);
+		assert_true(r1.value == r2.value && r1.err == r2.err && r1.evals == r2.evals);
+		assert_true(r1.value == r3.value);
+		assert_true(r1.value != r4.value);
+		const double exact = cub_exact(&j1.fn, 0, 1);
+		assert_true(fabs(r1.value - exact) < 6 * r1.err);
+		assert_true(fabs(r4.value - exact) < 6 * r4.err);
+		assert_int_equal(r1.mc, v + 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_philox_known_answers),
+	    cmocka_unit_test(test_vegas_refine),
+	    cmocka_unit_test(test_qmc_vector),
+	    cmocka_unit_test(test_mc_threads_and_seed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
