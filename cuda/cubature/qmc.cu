@@ -99,23 +99,11 @@ static int cub_run_qmc(const struct cub_job *job, struct cub_result *res, struct
 				sum[r] += blk[3 * ((size_t)r * blocks + k)];
 				res->nonfinite += (long long)blk[3 * ((size_t)r * blocks + k) + 2];
 			}
-		cub_qmc_stats(sum.data(), R, (double)(1ULL << m), &res->value, &res->err);
-		res->evals += (long long)(R * count);
-		res->iterations = level + 1;
-		res->regions = 1LL << m;
+		const int stop = cub_qmc_level_end(job, res, sum.data(), R, m, count, level);
 		qx_progress_add((long long)(R * count));
 		cub_progress_error(res->value, res->err, job->rel, job->abs);
-		if (res->err <= fmax(job->abs, job->rel * fabs(res->value))) {
-			res->reason = CUB_CONVERGED;
+		if (stop)
 			break;
-		}
-		if (m >= CUB_QMC_MAX_LOG2 ||
-		    (double)res->evals + (double)R * (double)(1ULL << m) > (double)job->maxeval)
-			break;
-	}
-	if (res->nonfinite > 0) {
-		res->reason = CUB_NONFINITE;
-		res->err = INFINITY;
 	}
 	const double f0 = qx_now_ms();
 	GPU_TRY(cudaFree(z_d.release()));

@@ -128,6 +128,16 @@ static void point_params(const struct ref_point *r, const char *method, const ch
 		fail_msg("params: %s", e.msg);
 }
 
+/* eval of reference point r with method auto, N = 16, g = 10 in precision p; its exact value
+ * and error bound into *exact and *bound. */
+static double eval_auto(const struct ref_point *r, enum qx_precision p, double *exact,
+                        double *bound)
+{
+	struct param_value v[QX_MAX_PARAMS];
+	point_params(r, "auto", "16", "10", v);
+	return eval1(v, p, r->lam, r->om, exact, bound);
+}
+
 /* Double, method auto, N = 16, g = 10: the exact value of eval agrees with mpmath to 1e-15,
  * the error is within the remainder estimate plus rounding, and cos/sin are within 1e-12
  * relative (J0 converges algebraically at lambda = 0: there only the estimate is checked). */
@@ -136,10 +146,8 @@ static void test_double_auto(void **state)
 	(void)state;
 	for (size_t i = 0; i < nrefs; i++) {
 		const struct ref_point *r = &refs[i];
-		struct param_value v[QX_MAX_PARAMS];
 		double exact, bound;
-		point_params(r, "auto", "16", "10", v);
-		const double val = eval1(v, QX_DOUBLE, r->lam, r->om, &exact, &bound);
+		const double val = eval_auto(r, QX_DOUBLE, &exact, &bound);
 		const double ref = (double)r->value, err = fabs(val - ref);
 		if (fabs(exact - ref) > 1e-15 * fabs(ref))
 			fail_msg("%s %g %g: exact %.17g, mpmath %.17g", r->integrand, r->lam, r->om,
@@ -160,10 +168,8 @@ static void test_float_auto(void **state)
 	(void)state;
 	for (size_t i = 0; i < nrefs; i++) {
 		const struct ref_point *r = &refs[i];
-		struct param_value v[QX_MAX_PARAMS];
 		double exact, bound;
-		point_params(r, "auto", "16", "10", v);
-		const double val = eval1(v, QX_FLOAT, r->lam, r->om, &exact, &bound);
+		const double val = eval_auto(r, QX_FLOAT, &exact, &bound);
 		const double err = fabs(val - (double)r->value);
 		if (err > bound + round_tol(QX_FLOAT, 16, r->lam, r->om, r->a))
 			fail_msg("float %s lambda %g omega %g a %g: value %.9g, mpmath %.9Lg",

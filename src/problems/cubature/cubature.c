@@ -86,41 +86,25 @@ struct cub_variant {
 
 #define CUB_BOTH_PRECISIONS (1u << QX_FLOAT | 1u << QX_DOUBLE)
 
+// clang-format off
 static const struct cub_variant cub_variant_runs[V_COUNT] = {
-    [V_BREADTH] = {.precisions = CUB_BOTH_PRECISIONS,
-                   .user = 1,
-                   .max_dim = CUB_MAX_DIM,
-                   .run_cpu = cub_cpu_adaptive,
-                   .host_bytes = cub_cpu_adaptive_host_bytes,
+    [V_BREADTH] = {.precisions = CUB_BOTH_PRECISIONS, .user = 1, .max_dim = CUB_MAX_DIM,
+                   .run_cpu = cub_cpu_adaptive, .host_bytes = cub_cpu_adaptive_host_bytes,
                    .run_gpu = CUB_ON_GPU(cub_gpu_breadth_run),
-                   .run_gpu_multi = CUB_ON_GPU(cub_gpu_breadth_run_multi),
-                   .user_kernels = 1,
+                   .run_gpu_multi = CUB_ON_GPU(cub_gpu_breadth_run_multi), .user_kernels = 1,
                    .batch = QX_ON_CPU | QX_ON_GPU},
-    [V_TWOPHASE] = {.precisions = CUB_BOTH_PRECISIONS,
-                    .user = 1,
-                    .max_dim = CUB_MAX_DIM,
-                    .run_gpu = CUB_ON_GPU(cub_gpu_twophase_run),
-                    .user_kernels = 2},
-    [V_HCUBATURE] = {.precisions = 1u << QX_DOUBLE,
-                     .user = 1,
-                     .max_dim = CUB_MAX_DIM,
-                     .run_cpu = cub_cpu_hcubature,
-                     .batch = QX_ON_CPU},
-    [V_VEGAS] = {.precisions = CUB_BOTH_PRECISIONS,
-                 .user = 1,
-                 .max_dim = CUB_FN_MAX_DIM,
-                 .run_cpu = cub_cpu_vegas,
-                 .host_bytes = cub_cpu_vegas_host_bytes,
-                 .run_gpu = CUB_ON_GPU(cub_gpu_vegas_run),
-                 .mc = CUB_MC_VEGAS},
-    [V_QMC] = {.precisions = CUB_BOTH_PRECISIONS,
-               .user = 1,
-               .max_dim = CUB_FN_MAX_DIM,
-               .run_cpu = cub_cpu_qmc,
-               .host_bytes = cub_cpu_qmc_host_bytes,
-               .run_gpu = CUB_ON_GPU(cub_gpu_qmc_run),
-               .mc = CUB_MC_QMC},
+    [V_TWOPHASE] = {.precisions = CUB_BOTH_PRECISIONS, .user = 1, .max_dim = CUB_MAX_DIM,
+                    .run_gpu = CUB_ON_GPU(cub_gpu_twophase_run), .user_kernels = 2},
+    [V_HCUBATURE] = {.precisions = 1u << QX_DOUBLE, .user = 1, .max_dim = CUB_MAX_DIM,
+                     .run_cpu = cub_cpu_hcubature, .batch = QX_ON_CPU},
+    [V_VEGAS] = {.precisions = CUB_BOTH_PRECISIONS, .user = 1, .max_dim = CUB_FN_MAX_DIM,
+                 .run_cpu = cub_cpu_vegas, .host_bytes = cub_cpu_vegas_host_bytes,
+                 .run_gpu = CUB_ON_GPU(cub_gpu_vegas_run), .mc = CUB_MC_VEGAS},
+    [V_QMC] = {.precisions = CUB_BOTH_PRECISIONS, .user = 1, .max_dim = CUB_FN_MAX_DIM,
+               .run_cpu = cub_cpu_qmc, .host_bytes = cub_cpu_qmc_host_bytes,
+               .run_gpu = CUB_ON_GPU(cub_gpu_qmc_run), .mc = CUB_MC_QMC},
 };
+// clang-format on
 
 static const struct param_def cub_eval_args[CUB_MAX_DIM] = {
 #define CUB_X(n)                                                                                   \

@@ -10,6 +10,7 @@
 
 #include <Random123/philox.h>
 
+#include "cubature_job.h"
 #include "cubature_math.h"
 
 #ifdef __cplusplus
@@ -132,6 +133,32 @@ static inline void cub_qmc_stats(const double *sum, int R, double n, double *mea
 		ss += (sum[r] / n - m) * (sum[r] / n - m);
 	*mean = m;
 	*err = sqrt(ss / ((double)R * (R - 1)));
+}
+
+/* Ends a level of qmc's doubling, on the CPU (cubature_qmc.c) and the GPU (qmc.cu) alike: the
+ * mean and standard error of the R shifts' sums over 2^m points each into res, with the level's
+ * work (R * count new points). Returns 1 where the run stops: converged (res->reason set), a
+ * sample not finite (no more points can mend the mean: reason CUB_NONFINITE, estimate inf), or
+ * the next level would pass maxeval or the lattice's largest size. */
+static inline int cub_qmc_level_end(const struct cub_job *job, struct cub_result *res,
+                                    const double *sum, int R, int m, unsigned long long count,
+                                    int level)
+{
+	cub_qmc_stats(sum, R, (double)(1ULL << m), &res->value, &res->err);
+	res->evals += (long long)((unsigned long long)R * count);
+	res->iterations = level + 1;
+	res->regions = 1LL << m; /* a qmc run's regions: the points of each shift */
+	if (res->nonfinite > 0) {
+		res->reason = CUB_NONFINITE;
+		res->err = INFINITY;
+		return 1;
+	}
+	if (res->err <= fmax(job->abs, job->rel * fabs(res->value))) {
+		res->reason = CUB_CONVERGED;
+		return 1;
+	}
+	return m >= CUB_QMC_MAX_LOG2 ||
+	       (double)res->evals + (double)R * (double)(1ULL << m) > (double)job->maxeval;
 }
 
 /* Refines one axis's edges[0..nb] (0 .. 1, increasing) from the sums d[0..nb) of the squared

@@ -136,25 +136,13 @@ int cub_cpu_qmc(const struct cub_job *job, struct cub_result *res, struct qx_err
 				sum[r] += part[r * CUB_MC_CHUNKS + c];
 				res->nonfinite += bad[r * CUB_MC_CHUNKS + c];
 			}
-		cub_qmc_stats(sum, R, (double)(1ULL << m), &res->value, &res->err);
-		res->evals += (long long)(R * count);
-		res->iterations = level + 1;
-		res->regions = 1LL << m; /* a qmc run's regions: the points of each shift */
+		const int stop = cub_qmc_level_end(job, res, sum, R, m, count, level);
 		if (!job->in_batch) {
 			qx_progress_add((long long)(R * count));
 			cub_progress_error(res->value, res->err, job->rel, job->abs);
 		}
-		if (res->err <= fmax(job->abs, job->rel * fabs(res->value))) {
-			res->reason = CUB_CONVERGED;
+		if (stop)
 			break;
-		}
-		if (m >= CUB_QMC_MAX_LOG2 ||
-		    (double)res->evals + (double)R * (double)(1ULL << m) > (double)job->maxeval)
-			break;
-	}
-	if (res->nonfinite > 0) {
-		res->reason = CUB_NONFINITE;
-		res->err = INFINITY;
 	}
 	res->peak_bytes = (double)((size_t)R * (CUB_FN_MAX_DIM + 2 * CUB_MC_CHUNKS + 1) * 8);
 	free(s);

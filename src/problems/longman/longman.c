@@ -30,20 +30,7 @@
  * inside float (e^{88.7} is FLT_MAX; e^{80} leaves room for the other factors). */
 #define LM_GROWTH_MAX 80.0
 
-#define LM_REAL double
-#define LM_SUFFIX d
-#define LM_SUFFIX_IS_FLOAT 0
-#include "longman_math.h"
-#undef LM_REAL
-#undef LM_SUFFIX
-#undef LM_SUFFIX_IS_FLOAT
-#define LM_REAL float
-#define LM_SUFFIX f
-#define LM_SUFFIX_IS_FLOAT 1
-#include "longman_math.h"
-#undef LM_REAL
-#undef LM_SUFFIX
-#undef LM_SUFFIX_IS_FLOAT
+#include "longman_math_all.h"
 
 enum { V_PACKED, V_BLOCK, V_QAWF };
 

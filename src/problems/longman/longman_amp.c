@@ -14,13 +14,7 @@
 #include "../../gpujit/gpujit.h"
 #endif
 
-#define LM_REAL double
-#define LM_SUFFIX d
-#define LM_SUFFIX_IS_FLOAT 0
-#include "longman_math.h"
-#undef LM_REAL
-#undef LM_SUFFIX
-#undef LM_SUFFIX_IS_FLOAT
+#include "longman_math_all.h"
 
 /* Parses p's expression amplitude in x (dim 1) and lambda against u's parameters into ui, as
  * a bare body (no map: u's bounds do not apply); returns 0, or -1 with e naming the column
