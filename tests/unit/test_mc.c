@@ -159,10 +159,7 @@ static void test_mc_threads_and_seed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_philox_known_answers),
-	    cmocka_unit_test(test_vegas_refine),
-	    cmocka_unit_test(test_qmc_vector),
-	    cmocka_unit_test(test_mc_threads_and_seed),
-	};
+	    cmocka_unit_test(test_philox_known_answers), cmocka_unit_test(test_vegas_refine),
+	    cmocka_unit_test(test_qmc_vector), cmocka_unit_test(test_mc_threads_and_seed)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
