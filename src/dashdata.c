@@ -261,14 +261,32 @@ int dash_converge_add(struct dash_converge *c, const struct qx_progress *p)
 	return 1;
 }
 
-/* Writes the extras as "name value" pairs, two blanks apart. */
+/* The index of the figure called name among the n of fig, or -1. */
+static int figure_index(const struct qx_figure *fig, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(fig[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Writes the extras as "name value" pairs, two blanks apart; a batch's integrals and converged
+ * first, as one piece. */
 void dash_extras_line(char *buf, size_t len, const struct qx_figure *extra, size_t n)
 {
 	size_t used = 0;
 	char one[96];
+	const int all = figure_index(extra, n, "integrals");
+	const int conv = all >= 0 ? figure_index(extra, n, "converged") : -1;
 	buf[0] = '\0';
+	if (conv >= 0) {
+		fmt_items(buf, len, "integrals", (long long)extra[conv].value,
+		          (long long)extra[all].value);
+		used = strlen(buf);
+	}
 	for (size_t i = 0; i < n && used < len; i++)
-		if (figure_text(&extra[i], one, sizeof one))
+		if ((conv < 0 || ((int)i != all && (int)i != conv)) &&
+		    figure_text(&extra[i], one, sizeof one))
 			used +=
 			    (size_t)snprintf(buf + used, len - used, "%s%s", used ? "  " : "", one);
 }
@@ -453,6 +471,8 @@ void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw)
 		o->has_answer = r->ok && r->has_answer;
 		o->value = o->has_answer ? r->value : NAN;
 		o->estimate = o->has_answer ? r->estimate : NAN;
+		o->integrals = r->ok ? r->integrals : 0;
+		o->integrals_converged = r->ok ? r->integrals_converged : 0;
 	}
 }
 
@@ -486,11 +506,16 @@ static void fmt_rate(char *buf, size_t len, double per_s)
 	snprintf(buf, len, k ? "%.3g %c/s" : "%.3g /s", per_s, prefix[k]);
 }
 
-/* Writes the answer of sweep row r, "V ± E" (ASCII: "V +- E"; "V" without an estimate) into
- * buf, "" for a row without one; returns its width in cells. */
+/* Writes the answer of sweep row r, "V ± E" (ASCII: "V +- E"; "V" without an estimate; a
+ * batch: "997/1000 converged") into buf, "" for a row without one; returns its width in
+ * cells. */
 static int fmt_answer(char *buf, size_t len, const struct dash_sweep_row *r, int utf8)
 {
 	buf[0] = '\0';
+	if (r->ok && r->integrals > 0) {
+		snprintf(buf, len, "%lld/%lld converged", r->integrals_converged, r->integrals);
+		return (int)strlen(buf);
+	}
 	if (!r->ok || !r->has_answer)
 		return 0;
 	int n = snprintf(buf, len, "%.10g", r->value);

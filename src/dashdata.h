@@ -43,6 +43,8 @@ struct dash_sweep_row {
 	char error[64];         /* when !ok */
 	int has_answer;         /* a run of one value: its value and error estimate (NaN: none) */
 	double value, estimate;
+	long long integrals, integrals_converged; /* a batch's run (integrals > 0): how many
+	                                           * integrals, how many converged */
 };
 struct dash_sweep {
 	int present;            /* 0 before the session's first sweep */
@@ -146,8 +148,9 @@ void dash_compile_line(char *buf, size_t len, enum qx_backend b, const struct qx
  * else (no run, a count of known total) makes c inactive. Returns 1 when c changed. */
 int dash_converge_add(struct dash_converge *c, const struct qx_progress *p);
 
-/* Writes the extras (a problem's own figures of a run) as "name value  name value" into buf;
- * "" when there are none. */
+/* Writes the extras (a problem's own figures of a run) as "name value  name value" into buf,
+ * a batch's figures integrals and converged as one piece first, "integrals 997/1000
+ * converged"; "" when there are none. */
 void dash_extras_line(char *buf, size_t len, const struct qx_figure *extra, size_t n);
 
 /* Takes in the sweep sw (NULL: none yet) for the sweep panel; the rows past DASH_SWEEP_ROWS
@@ -159,7 +162,8 @@ void dash_take_sweep(struct dash_sweep *d, const struct sweep *sw);
 void dash_sweep_header(char *buf, size_t len, const struct dash_sweep *sw);
 
 /* Row i of the sweep's bar chart, width cells wide: '*' on the best row, the label, the answer
- * of a run of one value ("0.6321205588 ± 9e-16", when a bar of 8 cells still fits beside it),
+ * of a run of one value ("0.6321205588 ± 9e-16"; a batch's "997/1000 converged"; when a bar of
+ * 8 cells still fits beside it),
  * a bar of its throughput on the scale of the fastest row, and the throughput ("1.07 G/s"); a
  * failed row shows its error. */
 void dash_sweep_line(char *buf, size_t len, const struct dash_sweep *sw, int i, int width,

@@ -184,6 +184,12 @@ void fmt_progress_adaptive(char *buf, size_t len, double err, double target, lon
 	         done, el);
 }
 
+/* Writes how many items converged of the total. */
+void fmt_items(char *buf, size_t len, const char *unit, long long converged, long long total)
+{
+	snprintf(buf, len, "%s %lld/%lld converged", unit, converged, total);
+}
+
 /* Counts log10 relative errors into bins. */
 void hist_log10_rel(const double *ref, const void *vals, enum qx_precision prec, size_t count,
                     struct log_hist *h)
@@ -400,11 +406,18 @@ void fmt_status_run(char *buf, size_t len, int width, const struct status_run *r
 	} else {
 		fmt_progress(prog, sizeof prog, r->done, r->total, r->elapsed_ms, r->phase_ms);
 	}
-	char *gap = r->total > 0 ? strstr(prog, "  ") : NULL;
+	char *gap = r->total > 0 ? strstr(prog, "  ") : NULL, items[96];
 	if (gap) { /* "45% of N" goes with the bar, the times on their own */
 		*gap = '\0';
 		pct = prog;
 		times = gap + 2;
+	}
+	if (gap && r->unit) { /* items that converge: "45%, integrals 412/1000 converged" */
+		const int n =
+		    snprintf(items, sizeof items, "%lld%%, ",
+		             r->done * 100 / r->total > 100 ? 100 : r->done * 100 / r->total);
+		fmt_items(items + n, sizeof items - (size_t)n, r->unit, r->converged, r->total);
+		pct = items;
 	}
 	struct fit_piece p[5] = {
 	    {cmd, 2}, {where, 1}, {times, 3}, {"Esc cancels", 0}, {"F10 leave", 0}};

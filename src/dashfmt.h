@@ -98,8 +98,14 @@ struct status_run {
 	const char *phase;     /* "cpu", "kernel"..., NULL before the first */
 	long long done, total; /* the progress counter */
 	double elapsed_ms, phase_ms;
-	double err, target; /* an adaptive run's error estimate and where it stops (target > 0) */
+	double err, target;  /* an adaptive run's error estimate and where it stops (target > 0) */
+	const char *unit;    /* a count of items that converge ("integrals"), or NULL */
+	long long converged; /* with unit: how many of those done converged */
 };
+
+/* Writes a count of items that converge: "integrals 412/1000 converged" (converged of total,
+ * unit the items' name). */
+void fmt_items(char *buf, size_t len, const char *unit, long long converged, long long total);
 
 /* Writes an adaptive run's progress: "error 3.2e-05, stops at 5.8e-08  3107340 evaluations
  * 12 s elapsed" (its time left is not known). */
@@ -107,7 +113,8 @@ void fmt_progress_adaptive(char *buf, size_t len, double err, double target, lon
                            double elapsed_ms);
 
 /* The status line of a command in progress, width cells wide: "running `line`", the sweep's
- * place, the phase, a progress bar of 20 cells, the progress (fmt_progress), "Esc cancels" and
+ * place, the phase, a progress bar of 20 cells, the progress (fmt_progress; a count of items
+ * that converge: "45%, integrals 412/1000 converged"), "Esc cancels" and
  * always "F10 leave" at the end. What gives way on a narrow line: the times first, then cells
  * of the bar (down to 5), then "Esc cancels" (the bar growing back), then the command, then the
  * progress. */

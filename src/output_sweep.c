@@ -51,6 +51,11 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 	}
 	if (r->has_answer && r->converged >= 0)
 		cJSON_AddBoolToObject(obj, "converged", r->converged);
+	if (r->ok && r->integrals > 0) { /* a batch: the figures of its run */
+		cJSON_AddNumberToObject(obj, "integrals", (double)r->integrals);
+		cJSON_AddNumberToObject(obj, "integrals_converged", (double)r->integrals_converged);
+		output_json_num(obj, "worst_error_estimate", r->worst_estimate);
+	}
 	if (r->ok && r->note)
 		cJSON_AddStringToObject(obj, "note", r->note);
 	if (sweep_block_axis(sw) >= 0) {
@@ -145,6 +150,17 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 		}
 		output_csv_text(header, len, acols[5]);
 		output_csv_text(row, len, r->ok && r->note ? r->note : "");
+	}
+	if (sweep_has_batches(sw)) { /* a batch's figures */
+		static const char *const bcols[] = {"integrals", "integrals_converged",
+		                                    "worst_error_estimate"};
+		const double b = r->ok && r->integrals > 0 ? 0 : NAN;
+		const double bv[] = {b + (double)r->integrals, b + (double)r->integrals_converged,
+		                     b + r->worst_estimate};
+		for (size_t i = 0; i < sizeof bv / sizeof bv[0]; i++) {
+			output_csv_text(header, len, bcols[i]);
+			output_csv_num(row, len, bv[i]);
+		}
 	}
 	output_csv_text(header, len, "error");
 	output_csv_text(row, len, r->ok ? "" : r->error);
@@ -472,7 +488,8 @@ static void answer_cells(const struct sweep_row *r, char (*cell)[GRID_CELL])
 		snprintf(cell[3], GRID_CELL, "%s", r->converged ? "yes" : "no");
 }
 
-/* Prints the table of sw: per row the totals, the problem's table phases, the throughput, the
+/* Prints the table of sw: per row the answer (a batch: converged of its integrals and the
+ * worst estimate), the totals, the problem's table phases, the throughput, the
  * occupancy, the speedup and the largest relative error, then the runs' notes. */
 static void table_main(const struct sweep *sw, int cols, FILE *out)
 {
@@ -491,6 +508,7 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 	grid_col(&g, "estimate", 0, 0);
 	grid_col(&g, "true err", 0, 0);
 	grid_col(&g, "converged", 0, 1);
+	const int worst = grid_col(&g, "worst est", 0, 0);
 	const int total = grid_col(&g, "total ms", 10, 0);
 	grid_col(&g, "min", 10, 0);
 	grid_col(&g, "max", 10, 0);
@@ -516,6 +534,12 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 		}
 		if (r->has_answer)
 			answer_cells(r, cell + value);
+		if (r->integrals > 0) { /* a batch: converged of all, the largest estimate */
+			snprintf(cell[value + 3], GRID_CELL, "%lld/%lld", r->integrals_converged,
+			         r->integrals);
+			if (isfinite(r->worst_estimate))
+				snprintf(cell[worst], GRID_CELL, "%.2g", r->worst_estimate);
+		}
 		snprintf(cell[total], GRID_CELL, "%.4g", r->summary.med.total);
 		snprintf(cell[total + 1], GRID_CELL, "%.4g", r->summary.min.total);
 		snprintf(cell[total + 2], GRID_CELL, "%.4g", r->summary.max.total);
@@ -642,13 +666,18 @@ void output_sweep(struct output_ctx *io, const struct sweep *sw)
 	fflush(io->out);
 }
 
-/* Prints the progress line of row (configuration config) of sw to stderr. */
+/* Prints the progress line of row (configuration config) of sw to stderr: its time, and of a
+ * batch how many integrals converged. */
 void output_sweep_progress(const struct sweep *sw, size_t config, const struct sweep_row *row)
 {
 	fprintf(stderr, "sweep %zu/%zu:", config + 1, sw->nconfigs);
 	for (int a = 0; a < sw->naxes; a++)
 		fprintf(stderr, " %s=%s", sw->axes[a].name, row->values[a]);
-	if (row->ok)
+	if (row->ok && row->integrals > 0) /* a batch: how many of its integrals converged */
+		fprintf(stderr, " %s %.4g ms, integrals %lld/%lld converged\n",
+		        qx_backend_name(row->summary.backend), row->summary.med.total,
+		        row->integrals_converged, row->integrals);
+	else if (row->ok)
 		fprintf(stderr, " %s %.4g ms\n", qx_backend_name(row->summary.backend),
 		        row->summary.med.total);
 	else

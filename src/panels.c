@@ -523,9 +523,10 @@ void panels_draw_status(WINDOW *w, const struct panel_ctx *c)
 	wattron(w, A_REVERSE);
 	if (l->busy) {
 		dash_sweep_progress(sweep, sizeof sweep, &c->data->sweep);
-		const struct status_run run = {l->line,      sweep,         l->prog.phase,
-		                               l->prog.done, l->prog.total, l->elapsed_ms,
-		                               l->phase_ms,  l->prog.err,   l->prog.target};
+		const struct status_run run = {
+		    l->line,        sweep,         l->prog.phase,    l->prog.done,
+		    l->prog.total,  l->elapsed_ms, l->phase_ms,      l->prog.err,
+		    l->prog.target, l->prog.unit,  l->prog.converged};
 		fmt_status_run(line, sizeof line, getmaxx(w), &run, c->utf8);
 	} else {
 		fmt_status_keys(line, sizeof line, getmaxx(w), "quadx dashboard ", c->keys,

@@ -12,6 +12,8 @@ static _Atomic double progress_start_ms;
 static _Atomic double progress_err = NAN, progress_target = NAN;
 static _Atomic(const char *) progress_phase = "";
 static _Atomic(const char *) progress_then;
+static _Atomic(const char *) progress_unit;
+static atomic_llong progress_converged;
 
 /* Sets the cancel flag (async-signal-safe: a lock-free atomic store). */
 void qx_cancel_request(void)
@@ -40,7 +42,22 @@ void qx_progress_start(long long total, const char *phase)
 	atomic_store(&progress_start_ms, qx_now_ms());
 	atomic_store(&progress_err, NAN);
 	atomic_store(&progress_target, NAN);
+	atomic_store(&progress_unit, NULL);
+	atomic_store(&progress_converged, 0);
 	atomic_fetch_add(&progress_gen, 1);
+}
+
+/* Names the count's items and clears their converged count. */
+void qx_progress_items(const char *unit)
+{
+	atomic_store(&progress_converged, 0);
+	atomic_store(&progress_unit, unit);
+}
+
+/* Adds n converged items. */
+void qx_progress_converged(long long n)
+{
+	atomic_fetch_add_explicit(&progress_converged, n, memory_order_relaxed);
 }
 
 /* Names what runs after the counts that follow. */
@@ -79,4 +96,6 @@ void qx_progress_get(struct qx_progress *p)
 	p->then = atomic_load(&progress_then);
 	p->err = atomic_load(&progress_err);
 	p->target = atomic_load(&progress_target);
+	p->unit = atomic_load(&progress_unit);
+	p->converged = atomic_load(&progress_converged);
 }

@@ -90,13 +90,16 @@ int qx_cancelled(void);
 struct qx_progress {
 	long long done, total;
 	const char *phase;
-	double start_ms;    /* when the count started (qx_now_ms) */
-	long long gen;      /* how many counts have started: a new one has a larger gen */
-	const char *then;   /* what runs after this count, a static string ("the reference"), or
-	                     * NULL: announced with it, as its time is not in this one's */
-	double err, target; /* an adaptive run's error estimate so far and the error it stops
-	                     * at (target > 0; NaN for a count of known total): done counts its
-	                     * work */
+	double start_ms;     /* when the count started (qx_now_ms) */
+	long long gen;       /* how many counts have started: a new one has a larger gen */
+	const char *then;    /* what runs after this count, a static string ("the reference"), or
+	                      * NULL: announced with it, as its time is not in this one's */
+	double err, target;  /* an adaptive run's error estimate so far and the error it stops
+	                      * at (target > 0; NaN for a count of known total): done counts its
+	                      * work */
+	const char *unit;    /* a count of items that converge or not ("integrals": a batch), a
+	                      * static string; NULL for a plain count */
+	long long converged; /* with unit: of the items done, those that converged */
 };
 
 /* Starts a new count of total units in phase; done goes back to 0. */
@@ -108,6 +111,13 @@ void qx_progress_add(long long n);
 /* An adaptive run's state: its error estimate so far and the error it stops at; its work so
  * far is the count's done (qx_progress_add), its total the most it may do. */
 void qx_progress_adaptive(double err, double target);
+
+/* Makes the current count one of items that converge or not, named unit ("integrals", a
+ * static string), none converged yet: the dashboard shows how many converged of the total. */
+void qx_progress_items(const char *unit);
+
+/* Adds n items of the count that converged (qx_progress_items). */
+void qx_progress_converged(long long n);
 
 /* Names what runs after the counts that follow (a static string), NULL for nothing. */
 void qx_progress_then(const char *then);

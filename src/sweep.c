@@ -150,6 +150,20 @@ static int gpus_all(const struct session *s, struct sweep_axis *axis, struct qx_
 	return 0;
 }
 
+/* Refuses an axis that is one of the user's batch parameters (set param k RANGE): a sweep sets
+ * one value, which would end the batch. Returns 0, or -1 with e saying what to do instead. */
+static int batch_axis(const struct session *s, const char *name, struct qx_err *e)
+{
+	const int j = user_param_find(&s->user, name);
+	const int b = j >= 0 ? user_batch_slot(&s->user, j) : -1;
+	if (b < 0)
+		return 0;
+	return qx_fail(e,
+	               "sweep: %s is a batch parameter (%lld values): set param %s VALUE to sweep "
+	               "it, or run the batch",
+	               name, s->user.batch[b].spec.n, name);
+}
+
 /* Parses the command's words into plan. */
 int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *plan, struct qx_err *e)
 {
@@ -177,6 +191,8 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 			return qx_fail(e, "sweep: unknown axis '%.64s' for %s: axes are %s",
 			               argv[i], s->prob->name, list);
 		}
+		if (batch_axis(s, def.name, e))
+			return -1;
 		if (plan->naxes == SWEEP_MAX_AXES)
 			return qx_fail(e, "sweep: at most %d axes (got a third, '%.64s')",
 			               SWEEP_MAX_AXES, argv[i]);
@@ -266,6 +282,34 @@ int sweep_has_answers(const struct sweep *sw)
 	return 0;
 }
 
+/* Whether a successful row ran a batch. */
+int sweep_has_batches(const struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->nrows; i++)
+		if (sw->rows[i].ok && sw->rows[i].integrals > 0)
+			return 1;
+	return 0;
+}
+
+/* Fills row's batch figures from the figures of run r: integrals (0 when r has none), those
+ * converged and the worst estimate. */
+static void row_batch(const struct run_result *r, struct sweep_row *row)
+{
+	double n = 0, conv = 0;
+	row->worst_estimate = NAN;
+	for (size_t i = 0; i < r->nfigures; i++) {
+		const struct qx_figure *f = &r->figure[i];
+		if (!strcmp(f->name, "integrals"))
+			n = f->value;
+		else if (!strcmp(f->name, "converged"))
+			conv = f->value;
+		else if (!strcmp(f->name, "worst_error_estimate"))
+			row->worst_estimate = f->value;
+	}
+	row->integrals = n > 0 ? (long long)n : 0;
+	row->integrals_converged = row->integrals ? (long long)conv : 0;
+}
+
 /* Fills row from the session's last run (backend b). */
 static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row *row)
 {
@@ -287,6 +331,7 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	for (size_t i = 0; i < r->nfigures; i++)
 		if (!strcmp(r->figure[i].name, "converged"))
 			row->converged = r->figure[i].value != 0;
+	row_batch(r, row);
 	if (b == QX_GPU && s->prob->occupancy) {
 		const struct run_request rq = session_request(s);
 		struct qx_err ignore;
@@ -351,6 +396,7 @@ static int sweep_configs(struct session *s, struct sweep *plan, sweep_progress_f
 				snprintf(row->values[a], SWEEP_WORD, "%s", argv[2 * a + 1]);
 			row->summary.backend = (enum qx_backend)b;
 			row->speedup = row->value = row->estimate = row->exact = NAN;
+			row->worst_estimate = NAN;
 			row->converged = -1;
 			if (session_run(s, (enum qx_backend)b, &why)) {
 				if (qx_cancelled()) {
@@ -386,6 +432,7 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 	struct param_value params[QX_MAX_PARAMS], settings[S_COUNT];
 	struct param_value psettings[QX_MAX_PROBLEM_SETTINGS];
 	const int variant = s->variant[s->prob_index];
+	const struct user_defs user = s->user; /* a user parameter axis changes it */
 	const size_t n = config_count(plan);
 	struct sweep *sw;
 	struct gpu_info info;
@@ -418,6 +465,7 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 	memcpy(s->settings, settings, sizeof settings);
 	memcpy(s->psettings[s->prob_index], psettings, sizeof psettings);
 	s->variant[s->prob_index] = variant;
+	s->user = user;
 	if (rc)
 		return -1;
 	if (sw->cancelled)

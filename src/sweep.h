@@ -43,7 +43,12 @@ struct sweep_row {
 	double value, estimate, exact;
 	int converged; /* with has_answer: the run's "converged" figure (cubature), 1 or 0; -1
 	                * when it has none */
-	int best;      /* 1 on the best row */
+	/* A batch's run (set param k RANGE; its figures integrals, converged and
+	 * worst_error_estimate): how many integrals, how many converged, the largest estimate
+	 * (NaN: none); integrals 0 for a run of one integral. */
+	long long integrals, integrals_converged;
+	double worst_estimate;
+	int best; /* 1 on the best row */
 };
 
 /* A sweep: its plan (axes, backends) and its rows. From the start of sweep_run it is the
@@ -76,13 +81,19 @@ int sweep_parse_values(const char *spec, char (*words)[SWEEP_WORD], int max, str
 
 /* Parses the words after `sweep` ("block 32..1024", "size n 1000..8000:x2", "variant block
  * 64,256 on gpu") for session s into plan, checking every configuration against the current
- * problem with `set`'s rules. Returns 0 or -1 with e filled; s is not changed. */
+ * problem with `set`'s rules; a batch parameter (set param k RANGE) is no axis: the batch runs
+ * whole in each configuration of the other axes. Returns 0 or -1 with e filled; s is not
+ * changed. */
 int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *plan,
                struct qx_err *e);
 
 /* Whether a row of sw that succeeded carries the answer of a run of one value: the sweep's
  * text, JSON and CSV rows then have its value, estimate, true error and converged columns. */
 int sweep_has_answers(const struct sweep *sw);
+
+/* Whether a row of sw that succeeded ran a batch of integrals: the rows then have its
+ * integrals, converged count and worst estimate. */
+int sweep_has_batches(const struct sweep *sw);
 
 /* Marks and returns the best row: the highest throughput (evaluations per second of the median
  * total; for configurations of the same size, the fastest) among the rows that succeeded with
@@ -114,7 +125,7 @@ typedef void (*sweep_progress_fn)(const struct sweep *sw, size_t config,
                                   const struct sweep_row *row);
 
 /* Runs plan (from sweep_plan) on session s, calling progress (when not NULL) after each row;
- * the session's parameters and settings are restored afterwards.
+ * the session's parameters, settings and user definitions (a batch too) are restored afterwards.
  * s->sweep_observer (when set) sees the sweep as it starts, after every row, as every
  * configuration finishes and as it ends (running back to 0), on the thread that runs it.
  * The sweep becomes s->sweep as it starts (it takes plan's contents) and stays when cancelled,

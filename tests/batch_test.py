@@ -2,8 +2,10 @@
 """Script tests of cubature's batch of integrals on the CPU (`set param k RANGE|LIST`, `set exact
 "EXPR"`): sessions piped through quadx's stdin. 1000 values of a 1-D closed form each within its
 estimate and converged, on both CPU variants; a 3-D batch and one over an infinite box with exact
-expressions; a 2-parameter grid's coordinates and order; every refusal; values, export (CSV and
-JSON) and plot. The closed forms are checked against mpmath by tests/gen_cubature_batch_ref.py,
+expressions; a 2-parameter grid's coordinates and order; every refusal; a batch too large for
+the memory available (an address-space limit) refused before it runs; a sweep of another
+setting running the whole batch at each value, and of the batch parameter refused; values,
+export (CSV and JSON) and plot. The closed forms are checked against mpmath by tests/gen_cubature_batch_ref.py,
 whose rows (tests/data/cubature_batch_ref.csv) quadx's references are compared with here.
 
 Run from the repository root: python3 tests/batch_test.py"""
@@ -167,18 +169,73 @@ class BatchTest(unittest.TestCase):
             self.assertEqual(params[-1]["integrals"], 1, (objs, err))
             self.assertEqual(params[-1]["k"], 1)
 
+    LIMIT = 1200 << 20  # an address space (ulimit -v) far below 1e8 integrals' arrays
+
+    def limited(self, text):
+        """Runs the script text under an address-space limit of LIMIT (what quadx counts as
+        available); returns (rc, stderr), or skips when this build cannot start under it."""
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (self.LIMIT, self.LIMIT))
+        if qxtest.run(["-e", "show params"], preexec_fn=limit).returncode != 0:
+            self.skipTest("this build cannot start under the address-space limit (a "
+                          "sanitizer's shadow memory)")
+        p = qxtest.script(text, preexec_fn=limit)
+        return p.returncode, p.stderr
+
     def test_memory_refused(self):
-        """A batch whose results do not fit the host's memory is refused before it runs, naming
-        what it needs and what is available."""
-        with open("/proc/meminfo") as f:
-            avail = [int(l.split()[1]) * 1024 for l in f if l.startswith("MemAvailable")][0]
-        if avail > 1e8 * 60:
-            self.skipTest("this host has room for 1e8 integrals' results")
-        rc, objs, err = session(ONE_D + "set param k 1..1e4:1\nset param q 1..1e4:1\n"
-                                "set integrand \"exp(-k*q*x)\"\nrun cpu\n")
+        """A batch whose results do not fit the memory available is refused before it runs,
+        naming what it needs and what is available: 10^8 integrals (about 5.6 GiB of arrays);
+        and a batch whose results fit but not beside a region-list budget set larger than what
+        they leave, naming both parts."""
+        rc, err = self.limited(ONE_D + "set param q 1\nset integrand \"exp(-k*q*x)\"\n"
+                               "set param k 1..1e4:1\nset param q 1..1e4:1\nrun cpu\n")
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(err, r"run refused: it needs 5\.\d GiB of host memory and [\d.]+ MiB "
+                         r"is available\n$")
+        rc, err = self.limited(ONE_D + "set param k 1..1e6:1\nset budget 900\nrun cpu\n")
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(err, r"run refused: the batch of 1000000 integrals needs [\d.]+ MiB "
+                         r"\(4\d\.\d MiB for its results, 900\.0 MiB for the region lists: "
+                         r"budget 900 MiB\) and [\d.]+ MiB is available\n$")
+
+    def test_sweep_runs_the_batch(self):
+        """sweep of another setting runs the whole batch at each value, each row with the
+        batch's integrals, how many converged and the worst estimate (JSON, CSV, the table);
+        the batch is still set afterwards. A sweep of the batch parameter itself is refused,
+        saying what to do instead, and changes nothing."""
+        csv_path = os.path.join(self.dir, "s.csv")
+        rc, objs, err = session(ONE_D + "set param k 1..200:1\nset exact \"(1-exp(-k))/k\"\n"
+                                f"sweep rel 1e-4,1e-10 on cpu\nexport last {csv_path}\n"
+                                "show params\n")
+        self.assertEqual(rc, 0, err)
+        rows = of_type(objs, "sweep")
+        self.assertEqual([r["config"]["rel"] for r in rows], [1e-4, 1e-10])
+        for r in rows:
+            self.assertEqual(r["integrals"], 200, r)
+            self.assertEqual(r["integrals_converged"], 200, r)
+            self.assertIn("converged: 200 of 200 integrals", r["note"])
+        self.assertGreater(rows[0]["worst_error_estimate"], rows[1]["worst_error_estimate"])
+        self.assertLess(rows[1]["worst_error_estimate"], 1e-10)
+        self.assertIn("integrals 200/200 converged", err)  # the progress lines
+        with open(csv_path) as f:
+            table = list(csv.DictReader(f))
+        self.assertEqual([int(r["integrals_converged"]) for r in table], [200, 200])
+        params = of_type(objs, "params")[0]
+        self.assertEqual((params["k"], params["integrals"]), ("1..200:1", 200))
+        p = qxtest.script(ONE_D + "set param k 1..200:1\nset maxeval 200\nset rel 1e-12\n"
+                          "sweep rel 1e-12 on cpu\n")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"converged +worst est")
+        self.assertRegex(p.stdout, r"1e-12 cpu +\d+/200 +\d")
+        rc, objs, err = session(ONE_D + "set param k 1..1000:1\nsweep k 1,2 on cpu\n"
+                                "show params\n", "--keep-going")
         self.assertNotEqual(rc, 0)
-        self.assertIn("run refused: it needs", err)
-        self.assertIn("is available", err)
+        self.assertIn("sweep: k is a batch parameter (1000 values): set param k VALUE to sweep "
+                      "it, or run the batch", err)
+        self.assertEqual(of_type(objs, "sweep"), [])
+        self.assertEqual(of_type(objs, "params")[0]["integrals"], 1000)
 
     def test_export_and_plot(self):
         """export values writes every integral as CSV and JSON with its parameter; plot draws

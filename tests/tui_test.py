@@ -4,7 +4,7 @@ commands typed with send-keys, the panels read back with capture-pane. Checks th
 Speedup and Error panels show the figures of the runs just made, that the layout reflows on
 resize (and says so when too small), that Esc cancels a long CPU run and the session goes on,
 that a sweep appears in the Sweep panel (best marked) as soon as it ends and a long one is
-cancelled keeping its rows, that longman's runs are not marked as of other parameters and show
+cancelled keeping its rows, that a batch's run counts its converged integrals live and after, that longman's runs are not marked as of other parameters and show
 their remainder bound, that the function keys change the settings within their range, that the
 borders and bars are Unicode box drawing in a UTF-8 locale and plain ASCII otherwise, and that
 F10, quit and a fatal signal restore the terminal. Every wait polls with a timeout, and every
@@ -268,6 +268,30 @@ class DashboardTest(Dashboard):
         self.idle(sweep_shown)
         self.until(lambda styled: self.assertRegex(  # reverse video
             styled, rf"\x1b\[[0-9;]*7m(\x1b\[\d+m)*\* {best} cpu"), styled=True)
+        self.keys("F10")
+        self.screen("EXITED 0")
+
+    def test_batch_progress_and_result(self):
+        """A batch's run: while it runs the status line counts its integrals that converged of
+        all ("integrals 412/1000000 converged"); Esc ends it. A batch that finishes shows
+        "integrals 300/300 converged" in the Error panel, and a sweep of rel over it each row's
+        count in the Sweep panel."""
+        self.start(rows=50)
+        self.type('use cubature; set precision double dim 1 rel 1e-9 repeat 1 warmup 0 threads 1; '
+                  'set param k 1; '
+                  'set integrand "exp(-k*x)"; set param k 1..1e6:1')
+        self.screen("integrand=exp(-k*x)")
+        self.type("run cpu")  # about a minute of integrals: Esc ends it long before
+        self.screen(re.compile(r"cpu \[.*\] \d+%, integrals \d+/1000000 converged"))
+        self.keys("Escape")
+        self.screen("error: run cancelled")
+        self.idle()
+        self.type('set param k 1..300:1; set exact "(1-exp(-k))/k"; run cpu')
+        self.idle(lambda text: self.assertRegex(
+            text, rf"{SIDE} integrals 300/300 converged  "))
+        self.type("sweep rel 1e-4,1e-8 on cpu")
+        self.idle(lambda text: self.assertRegex(
+            text, r"(?s)1e-4 cpu +300/300 converged .*1e-8 cpu +300/300 converged"))
         self.keys("F10")
         self.screen("EXITED 0")
 

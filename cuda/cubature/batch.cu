@@ -77,7 +77,7 @@ static __global__ void cub_batch_sum_kernel(long long m, const int *tag, const d
  * first iteration); maxeval where splitting every live region would pass it; else its split
  * threshold, CUB_BREADTH_KEEP of the tolerance over its live regions (every region splits in
  * the first iteration: threshold -1). A finished integral's answer is its sums now; *done
- * counts the integrals that finish here. */
+ * counts the integrals that finish here, done[1] those of them that converged. */
 static __global__ void cub_batch_decide_kernel(long long n, int first, double rel, double abs_tol,
                                                long long maxeval, int npts, const double *sum_est,
                                                const double *sum_err, const long long *live,
@@ -102,6 +102,8 @@ static __global__ void cub_batch_decide_kernel(long long n, int first, double re
 	error[i] = sum_err[i];
 	live_out[i] = live[i];
 	atomicAdd(done, 1ULL);
+	if (why == CUB_CONVERGED)
+		atomicAdd(done + 1, 1ULL);
 }
 
 /* Per live region: split (its integral active and its error over the threshold: its pair of
@@ -247,7 +249,7 @@ static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
 	if (cub_realloc(data, n * CUB_USER_DATA, e) || cub_realloc(sum_est, n, e) ||
 	    cub_realloc(sum_err, n, e) || cub_realloc(thr, n, e) || cub_realloc(value, n, e) ||
 	    cub_realloc(error, n, e) || cub_realloc(live, n, e) || cub_realloc(evals, n, e) ||
-	    cub_realloc(live_out, n, e) || cub_realloc(state, n, e) || cub_realloc(done, 1, e))
+	    cub_realloc(live_out, n, e) || cub_realloc(state, n, e) || cub_realloc(done, 2, e))
 		return -1;
 	for (int q = 0; q < 2; q++)
 		if (cub_realloc(list[q].c, cap * dim, e) || cub_realloc(list[q].h, cap * dim, e) ||
@@ -269,11 +271,11 @@ static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
 	GPU_LAUNCH((cub_batch_init_kernel<T><<<cub_batch_blocks(n), ELEM_BLOCK>>>(
 	                n, dim, g, cap, list[0].tag.ptr, state.ptr, evals.ptr, npts),
 	            cudaGetLastError()));
-	GPU_TRY(cudaMemset(done.ptr, 0, sizeof(unsigned long long)));
+	GPU_TRY(cudaMemset(done.ptr, 0, 2 * sizeof(unsigned long long)));
 	GPU_TRY(cudaDeviceSynchronize());
 	qx_timing_add(t, "alloc", qx_now_ms() - t_start, 0);
 	long long m = n, fresh = n, regions = n, peak = n;
-	unsigned long long finished = 0;
+	unsigned long long finished = 0, converged = 0;
 	for (int it = 0;; it++) {
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
@@ -324,7 +326,7 @@ static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
 		bytes = tmp_bytes;
 		GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp.ptr, bytes, keep.ptr, kpos.ptr, (int)m));
 		int last[4];
-		unsigned long long now_done;
+		unsigned long long now_done[2];
 		GPU_TRY(
 		    cudaMemcpy(&last[0], spos.ptr + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
 		GPU_TRY(
@@ -333,10 +335,12 @@ static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
 		    cudaMemcpy(&last[2], kpos.ptr + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
 		GPU_TRY(
 		    cudaMemcpy(&last[3], keep.ptr + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
-		GPU_TRY(cudaMemcpy(&now_done, done.ptr, sizeof now_done, cudaMemcpyDeviceToHost));
+		GPU_TRY(cudaMemcpy(now_done, done.ptr, sizeof now_done, cudaMemcpyDeviceToHost));
 		qx_timing_add(t, "classify", qx_now_ms() - t0, 0);
-		qx_progress_add((long long)(now_done - finished));
-		finished = now_done;
+		qx_progress_converged((long long)(now_done[1] - converged));
+		qx_progress_add((long long)(now_done[0] - finished));
+		finished = now_done[0];
+		converged = now_done[1];
 		const long long nsplit = (long long)last[0] + last[1],
 		                nkeep = (long long)last[2] + last[3];
 		out->iterations = it + 1;

@@ -53,7 +53,8 @@ int bench_expint(struct session *s, struct qx_err *e);
 int bench_longman(struct session *s, struct qx_err *e);
 int bench_cubature(struct session *s, struct qx_err *e);
 int bench_kde(struct session *s, struct qx_err *e);
-/* The batch table of the cubature section (src/bench/cubature_batch.c; GPU builds). */
+/* The batch tables of the cubature section (src/bench/cubature_batch.c): the CPU's beside
+ * SciPy's cubature, and in GPU builds the GPU's. */
 int bench_cubature_batch(struct session *s, struct qx_err *e);
 
 /* 1 when QUADX_BENCH_ONLY is "gpus": each section runs its GPU scaling table alone (a lent

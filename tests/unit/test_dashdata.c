@@ -236,10 +236,10 @@ static void test_sweep_lines(void **state)
 	                          .configs_done = 3,
 	                          .nrows = 3,
 	                          .best = 1};
-	sw->rows[0] = (struct dash_sweep_row){"32 gpu", 1, 0, 5e9, 1, "", 0, NAN, NAN};
-	sw->rows[1] = (struct dash_sweep_row){"64 gpu", 1, 1, 1.25e10, 1, "", 0, NAN, NAN};
+	sw->rows[0] = (struct dash_sweep_row){"32 gpu", 1, 0, 5e9, 1, "", 0, NAN, NAN, 0, 0};
+	sw->rows[1] = (struct dash_sweep_row){"64 gpu", 1, 1, 1.25e10, 1, "", 0, NAN, NAN, 0, 0};
 	sw->rows[2] = (struct dash_sweep_row){
-	    "2048 gpu", 0, 0, NAN, NAN, "invalid configuration", 0, NAN, NAN};
+	    "2048 gpu", 0, 0, NAN, NAN, "invalid configuration", 0, NAN, NAN, 0, 0};
 	/* width 50: label 8 cells, bar 50 - 2 - 8 - 2 - 10 = 28 cells */
 	dash_sweep_line(line, sizeof line, sw, 1, 50, 0);
 	assert_string_equal(line, "* 64 gpu   ############################ 12.5 G/s");
@@ -272,6 +272,15 @@ static void test_sweep_lines(void **state)
 	assert_string_equal(line, "  32 gpu   0.6321205588 ± 9e-16 ███▋      5 G/s");
 	dash_sweep_line(line, sizeof line, sw, 2, 52, 0);
 	assert_string_equal(line, "  2048 gpu failed: invalid configuration");
+	/* a batch's row: how many of its integrals converged, in the answer's place */
+	sw->rows[0].has_answer = sw->rows[1].has_answer = 0;
+	sw->rows[0].integrals = sw->rows[1].integrals = 1000;
+	sw->rows[0].integrals_converged = 997;
+	sw->rows[1].integrals_converged = 1000;
+	dash_sweep_line(line, sizeof line, sw, 0, 60, 0);
+	assert_string_equal(line, "  32 gpu    997/1000 converged #######            5 G/s");
+	dash_sweep_line(line, sizeof line, sw, 1, 60, 0);
+	assert_string_equal(line, "* 64 gpu   1000/1000 converged ################## 12.5 G/s");
 	free(sw);
 }
 
@@ -388,7 +397,8 @@ static void test_use_clears_the_other_problem(void **state)
 	free(dd);
 }
 
-/* The extras line: name and value pairs two blanks apart, "" for none. */
+/* The extras line: name and value pairs two blanks apart, "" for none; a batch's integrals and
+ * converged as "integrals 997/1000 converged". */
 static void test_extras_line(void **state)
 {
 	const struct qx_figure x[3] = {{"bound_max", 3.4812e-15, QX_FIG_NUMBER},
@@ -407,6 +417,16 @@ static void test_extras_line(void **state)
 	assert_string_equal(line, "");
 	dash_extras_line(line, sizeof line, y, 4);
 	assert_string_equal(line, "regions 26301  peak 13.0 GiB  small 512.0 KiB");
+	/* a batch: its integrals and how many converged, one piece first */
+	const struct qx_figure b[4] = {{"integrals", 1000, QX_FIG_COUNT},
+	                               {"converged", 997, QX_FIG_COUNT},
+	                               {"worst_error_estimate", 2e-8, QX_FIG_NUMBER},
+	                               {"regions", 4000, QX_FIG_COUNT}};
+	dash_extras_line(line, sizeof line, b, 4);
+	assert_string_equal(
+	    line, "integrals 997/1000 converged  worst_error_estimate 2e-08  regions 4000");
+	dash_extras_line(line, sizeof line, b + 1, 3); /* converged alone: a figure as any */
+	assert_string_equal(line, "converged 997  worst_error_estimate 2e-08  regions 4000");
 }
 
 /* The answer of a run of one value: the value and its estimate, then the true error or that

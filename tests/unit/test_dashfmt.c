@@ -245,8 +245,8 @@ static void test_status_keys(void **state)
 static void test_status_adaptive(void **state)
 {
 	char buf[1024];
-	const struct status_run run = {"run cpu", "",    "cpu",  3107340, 100000000,
-	                               12000,     12000, 3.2e-5, 5.8e-8};
+	const struct status_run run = {"run cpu", "",     "cpu",  3107340, 100000000, 12000,
+	                               12000,     3.2e-5, 5.8e-8, NULL,    0};
 	(void)state;
 	fmt_status_run(buf, sizeof buf, 200, &run, 0);
 	assert_string_equal(buf, " running `run cpu`  cpu [....................]  error 3.2e-05, "
@@ -262,7 +262,8 @@ static void test_status_adaptive(void **state)
 static void test_status_run(void **state)
 {
 	char buf[1024];
-	const struct status_run run = {"run cpu", "", "cpu", 45, 100, 1200, 1000, NAN, NAN};
+	const struct status_run run = {"run cpu", "",  "cpu", 45,   100, 1200,
+	                               1000,      NAN, NAN,   NULL, 0};
 	const struct status_run sweep = {"sweep m 10000..200000:10000 on cpu",
 	                                 "configuration 2 of 20",
 	                                 "reference",
@@ -271,7 +272,9 @@ static void test_status_run(void **state)
 	                                 1200,
 	                                 1000,
 	                                 NAN,
-	                                 NAN};
+	                                 NAN,
+	                                 NULL,
+	                                 0};
 	(void)state;
 	fmt_status_run(buf, sizeof buf, 200, &run, 0);
 	assert_string_equal(buf, " running `run cpu`  cpu [#########...........] 45% of 100  1.2 s "
@@ -292,6 +295,28 @@ static void test_status_run(void **state)
 		fmt_status_run(buf, sizeof buf, width, &sweep, 1);
 		assert_true(cells(buf) <= width);
 		assert_true(ends_with(buf, " F10 leave"));
+	}
+}
+
+/* A batch's count of integrals: how many converged of the total ("integrals 412/1000
+ * converged") beside the percent done, in place of "of N"; the line never wider. */
+static void test_status_items(void **state)
+{
+	char buf[1024];
+	const struct status_run run = {"run cpu", "",  "cpu", 450,         1000, 1200,
+	                               1000,      NAN, NAN,   "integrals", 412};
+	(void)state;
+	fmt_items(buf, sizeof buf, "integrals", 997, 1000);
+	assert_string_equal(buf, "integrals 997/1000 converged");
+	fmt_status_run(buf, sizeof buf, 200, &run, 0);
+	assert_string_equal(buf, " running `run cpu`  cpu [#########...........] 45%, integrals "
+	                         "412/1000 converged  1.2 s elapsed  ~1.222 s left  Esc cancels  "
+	                         "F10 leave");
+	fmt_status_run(buf, sizeof buf, 60, &run, 0); /* the count stays longest */
+	assert_non_null(strstr(buf, "45%, integrals 412/1000 converged"));
+	for (int width = 12; width <= 200; width++) {
+		fmt_status_run(buf, sizeof buf, width, &run, 1);
+		assert_true(cells(buf) <= width);
 	}
 }
 
@@ -576,6 +601,7 @@ int main(void)
 	    cmocka_unit_test(test_log_long_lines),
 	    cmocka_unit_test(test_status_keys),
 	    cmocka_unit_test(test_status_run),
+	    cmocka_unit_test(test_status_items),
 	    cmocka_unit_test(test_status_adaptive),
 	    cmocka_unit_test(test_wrap_indent),
 	    cmocka_unit_test(test_too_small),

@@ -289,8 +289,8 @@ static void test_sweep_best(void **state)
 	*sw = (struct dash_sweep){
 	    .present = 1, .axes = "block on gpu", .nconfigs = 2, .configs_done = 2, .nrows = 2};
 	sw->best = 1;
-	sw->rows[0] = (struct dash_sweep_row){"128 gpu", 1, 0, 5e9, 1, "", 0, NAN, NAN};
-	sw->rows[1] = (struct dash_sweep_row){"256 gpu", 1, 1, 1e10, 0.5, "", 0, NAN, NAN};
+	sw->rows[0] = (struct dash_sweep_row){"128 gpu", 1, 0, 5e9, 1, "", 0, NAN, NAN, 0, 0};
+	sw->rows[1] = (struct dash_sweep_row){"256 gpu", 1, 1, 1e10, 0.5, "", 0, NAN, NAN, 0, 0};
 	WINDOW *w = draw("Sweep", 6, 80);
 	assert_true(find_row(w, "block on gpu: 2 of 2 configurations; best 256 gpu") == 1);
 	const int y0 = find_row(w, "  128 gpu"), y1 = find_row(w, "* 256 gpu");
@@ -480,7 +480,7 @@ static void test_sweep_keeps_best(void **state)
 	for (int i = 0; i < 5; i++) {
 		snprintf(label, sizeof label, "%d000 cpu", i + 1);
 		sw->rows[i] = (struct dash_sweep_row){
-		    "", 1, i == 1, 1e5 * (i == 1 ? 9 : 5 - i), 1, "", 0, NAN, NAN};
+		    "", 1, i == 1, 1e5 * (i == 1 ? 9 : 5 - i), 1, "", 0, NAN, NAN, 0, 0};
 		snprintf(sw->rows[i].label, sizeof sw->rows[i].label, "%s", label);
 	}
 	sw->best = 1;

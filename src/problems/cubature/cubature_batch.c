@@ -11,6 +11,8 @@
 
 #include "../../expr/expr.h"
 #include "../../problem.h"
+#include "../../stats.h"
+#include "cubature_cpu.h"
 #include "cubature_output.h"
 #include "cubature_rules.h"
 
@@ -68,10 +70,44 @@ static void cub_batch_free(struct cub_batch *b)
 		free((void *)b->list[k]);
 }
 
+#define CUB_BATCH_PER (2 * sizeof(double) + 2 * sizeof(long long) + sizeof(int))
+
+/* Refuses a CPU batch of n integrals whose memory does not fit the host's: its result arrays
+ * and lists (bytes) and, for the queue (queue 1) with a budget set, the region lists, which
+ * the threads' lists together may grow to. A default budget becomes a quarter of what the
+ * arrays leave, into job->budget (the lists then fit beside them). Returns 0 or -1 with e
+ * naming what it needs and what is available. */
+static int cub_batch_memory(struct cub_job *job, long long n, double bytes, int queue,
+                            struct qx_err *e)
+{
+	const double avail = (double)qx_host_mem_available();
+	const double lists = queue && job->budget_mib > 0 ? (double)job->budget : 0;
+	char needs[32], results[32], budget[32], has[32];
+	if (avail > 0 && bytes + lists > avail) {
+		format_mib((bytes + lists) / 1048576.0, needs, sizeof needs);
+		format_mib(bytes / 1048576.0, results, sizeof results);
+		format_mib(lists / 1048576.0, budget, sizeof budget);
+		format_mib(avail / 1048576.0, has, sizeof has);
+		if (lists > 0)
+			return qx_fail(e,
+			               "run refused: the batch of %lld integrals needs %s (%s for "
+			               "its results, %s for the region lists: budget %.6g MiB) and "
+			               "%s is available",
+			               n, needs, results, budget, job->budget_mib, has);
+		return qx_fail(e,
+		               "run refused: the batch of %lld integrals needs %s for its results "
+		               "and %s is available",
+		               n, needs, has);
+	}
+	if (job->budget_mib <= 0 && avail > 0 && (avail - bytes) / 4 < (double)job->budget)
+		job->budget = (size_t)((avail - bytes) / 4);
+	return 0;
+}
+
 /* The per-integral arrays of a batch result of n integrals (one allocation, at value). */
 static int cub_batch_result_alloc(long long n, struct cub_batch_result *r, struct qx_err *e)
 {
-	const size_t per = 2 * sizeof(double) + 2 * sizeof(long long) + sizeof(int);
+	const size_t per = CUB_BATCH_PER;
 	char *block = malloc((size_t)n * per);
 	*r = (struct cub_batch_result){0};
 	if (!block)
@@ -126,8 +162,9 @@ int cub_batch_point(const struct user_defs *u, size_t i, const char **names, dou
 	return n;
 }
 
-/* A batch's run (cubature_batch.h): its lists and the result arrays made, the CPU's or the
- * GPU's batch, the answers into o, everything freed. */
+/* A batch's run (cubature_batch.h): on the CPU its memory checked first (cub_batch_memory),
+ * its lists and the result arrays made, the CPU's or the GPU's batch, the answers into o,
+ * everything freed. */
 int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_backend b,
                   int (*cpu_run)(const struct cub_job *job, struct cub_result *res,
                                  struct qx_err *e),
@@ -135,6 +172,15 @@ int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_
 {
 	struct cub_batch batch;
 	struct cub_batch_result out;
+	struct cub_job cpu = *job; /* the CPU's, its budget beside the batch's arrays */
+	if (b == QX_CPU) {
+		double bytes = (double)user_batch_count(u) * (double)CUB_BATCH_PER;
+		for (int k = 0; k < u->nbatch; k++)
+			bytes += (double)u->batch[k].spec.n * sizeof(double);
+		if (cub_batch_memory(&cpu, user_batch_count(u), bytes, cpu_run == cub_cpu_adaptive,
+		                     e))
+			return -1;
+	}
 	if (cub_batch_make(u, &batch, e))
 		return -1;
 	if (cub_batch_result_alloc(batch.n, &out, e)) {
@@ -144,10 +190,11 @@ int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_
 	const double t0 = qx_now_ms();
 	int rc;
 	if (b == QX_CPU) {
-		rc = cub_cpu_batch(job, &batch, cpu_run, &out, e);
+		rc = cub_cpu_batch(&cpu, &batch, cpu_run, &out, e);
 	} else {
 #ifdef QX_HAVE_CUDA
 		cub_progress_begin(batch.n);
+		qx_progress_items("integrals");
 		rc = cub_gpu_batch_run(job, &batch, &out, &o->time, e);
 #else
 		rc = qx_fail(e, "cubature: no GPU in this build");

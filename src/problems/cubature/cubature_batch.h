@@ -92,8 +92,10 @@ int cub_exact_expression(const struct user_defs *u, size_t count, double *ref, s
 int cub_batch_point(const struct user_defs *u, size_t i, const char **names, double *vals, int cap);
 
 /* Runs u's batch of job on backend b (QX_CPU: cub_cpu_batch with cpu_run; QX_GPU:
- * cub_gpu_batch_run), its answers into o (cub_output_batch). Returns 0 or
- * -1 with e. */
+ * cub_gpu_batch_run), its answers into o (cub_output_batch). On the CPU a batch whose result
+ * arrays and region lists (a budget set: all of it; else a quarter of what the arrays leave)
+ * do not fit the host's memory is refused before anything is allocated. Returns 0 or -1 with
+ * e. */
 int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_backend b,
                   int (*cpu_run)(const struct cub_job *job, struct cub_result *res,
                                  struct qx_err *e),

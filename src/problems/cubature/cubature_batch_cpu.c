@@ -10,8 +10,8 @@
 
 /* Integrates every integral of b with run (one thread each, job->threads of them at once, the
  * next integral to the first thread free), each into out's arrays at its index; the progress
- * counts finished integrals. A failed integral stops the others from starting; the first
- * failure is the run's error. Returns 0 or -1 with e. */
+ * counts finished integrals and those that converged. A failed integral stops the others from
+ * starting; the first failure is the run's error. Returns 0 or -1 with e. */
 int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
                   int (*run)(const struct cub_job *job, struct cub_result *res, struct qx_err *e),
                   struct cub_batch_result *out, struct qx_err *e)
@@ -27,6 +27,7 @@ int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
 	one.in_batch = 1;
 	one.budget = job->budget / (size_t)threads; /* the threads' lists share the budget */
 	cub_progress_begin(b->n);
+	qx_progress_items("integrals");
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)                               \
     reduction(+ : evals, iterations, regions) reduction(max : peak, peak_regions)
 	for (long long i = 0; i < b->n; i++) {
@@ -57,6 +58,7 @@ int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
 		regions += res.regions;
 		peak = res.peak_bytes > peak ? res.peak_bytes : peak;
 		peak_regions = res.live > peak_regions ? res.live : peak_regions;
+		qx_progress_converged(res.reason == CUB_CONVERGED);
 		qx_progress_add(1);
 	}
 	if (qx_cancelled())
