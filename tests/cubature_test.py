@@ -88,7 +88,8 @@ class CubatureTest(unittest.TestCase):
 
     def test_bad_input(self):
         """Each bad value: one error naming what is allowed (a script stops there)."""
-        for cmd, words in (("set dim 0", "dim"), ("set dim 17", "dim"),
+        for cmd, words in (("set dim 0", "dim"), ("set dim 65", "dim"),
+                           ("set dim 17\nrun cpu", "vegas and qmc take dim 1..64"),
                            ("set rel 0", "rel"), ("set rel 1", "rel"),
                            ("set maxeval 0", "maxeval"), ("set integrand f9", "integrand"),
                            ("set a 2", "a < b")):
