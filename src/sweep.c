@@ -292,7 +292,8 @@ int sweep_has_batches(const struct sweep *sw)
 }
 
 /* Fills row's batch figures from the figures of run r: integrals (0 when r has none), those
- * converged and the worst estimate. */
+ * converged and the worst estimate; a batch's row converged only when all of them did (its
+ * "converged" figure is a count). */
 static void row_batch(const struct run_result *r, struct sweep_row *row)
 {
 	double n = 0, conv = 0;
@@ -308,6 +309,8 @@ static void row_batch(const struct run_result *r, struct sweep_row *row)
 	}
 	row->integrals = n > 0 ? (long long)n : 0;
 	row->integrals_converged = row->integrals ? (long long)conv : 0;
+	if (row->integrals > 0)
+		row->converged = row->integrals_converged == row->integrals;
 }
 
 /* Fills row from the session's last run (backend b). */
