@@ -38,6 +38,10 @@ class McGpuTest(unittest.TestCase):
                     print(f"\n  {case[:40]:40} {variant:5} {prec:6} cpu {cpu['value']:.10g} "
                           f"gpu {gpu['value']:.10g} ± {sigma:.2g}", end="")
                     self.assertEqual(gpu["error_kind"], "standard error", what)
+                    # the run is timed: its total holds its phases
+                    phases = sum(v for k, v in gpu["time_ms"].items() if k != "total")
+                    self.assertGreater(gpu["time_ms"]["total"], 0, what)
+                    self.assertGreaterEqual(gpu["time_ms"]["total"], 0.999 * phases, what)
                     self.assertLess(abs(cpu["value"] - gpu["value"]), 6 * sigma, what)
                     if math.isfinite(gpu.get("exact") or math.nan):
                         self.assertLess(abs(gpu["value"] - gpu["exact"]),
