@@ -19,6 +19,7 @@
 #include "messages.h"
 #include "output.h"
 #include "plot.h"
+#include "plot_conv.h"
 #include "promptline.h"
 #include "run.h"
 #include "script.h"
@@ -296,10 +297,28 @@ static int cmd_export(struct shell *sh, int argc, char **argv, struct qx_err *e)
 	return 0;
 }
 
+/* plot convergence [FILE.png|FILE.svg|-]: error against evaluations of the last sweep or run. */
+static int plot_convergence_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
+{
+	const char *path = argc > 2 ? argv[2] : "-";
+	const int rc =
+	    plot_convergence(&sh->s, path, sh->io.cols - 1, sh->io.rows - 1, sh->io.out, e);
+	if (rc == 0 && strcmp(path, "-") && sh->io.format == FORMAT_TEXT)
+		fprintf(sh->io.out, "plotted the convergence into %s\n", path);
+	return rc < 0 ? -1 : 0;
+}
+
 /* plot FILE.png|FILE.svg: draws the last sweep; plot or plot -: in the terminal, as text. */
 static int plot_print(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
 	const struct run_result *last = sh->s.last;
+	if (argc > 1 && strcmp(argv[1], "convergence") == 0)
+		return plot_convergence_print(sh, argc, argv, e);
+	if (argc > 2)
+		return qx_fail(e,
+		               "plot: bad word '%.64s' (usage: plot [convergence] "
+		               "[FILE.png|FILE.svg|-])",
+		               argv[1]);
 	if (last && last->user.nbatch == 1 && last->prob->point) { /* the last run's batch */
 		const char *path = argc == 1 ? "-" : argv[1];
 		const char *names[QX_MAX_COORDS];
@@ -357,7 +376,8 @@ static int eval_args_representable(const struct problem *p, const double *args, 
 /* plot: plot_print, whose words (gnuplot missing) are one object in format json. */
 static int cmd_plot(struct shell *sh, int argc, char **argv, struct qx_err *e)
 {
-	return messages_text(sh, "plot", argc > 1 ? argv[1] : "-", plot_print, argc, argv, e);
+	return messages_text(sh, "plot", argc > 1 ? argv[argc - 1] : "-", plot_print, argc, argv,
+	                     e);
 }
 
 /* eval ARGS...: one instance on every backend and precision there is; a precision that cannot
@@ -597,9 +617,10 @@ const struct cmd_entry cmd_table[] = {
     {.name = "export", .usage = "export [last|values] FILE.csv|FILE.json",
      .help = "write every run (or the last sweep, or the last run's values) to a file",
      .min_args = 1, .max_args = 2, .arg = ARG_FILE, .exec = cmd_export},
-    {.name = "plot", .usage = "plot [FILE.png|FILE.svg|-]",
-     .help = "draw the last sweep with gnuplot (no file or -: in the terminal)", .min_args = 0,
-     .max_args = 1, .arg = ARG_FILE, .exec = cmd_plot},
+    {.name = "plot", .usage = "plot [convergence] [FILE.png|FILE.svg|-]",
+     .help = "draw the last sweep with gnuplot (no file or -: in the terminal); plot "
+             "convergence: error against evaluations",
+     .min_args = 0, .max_args = 2, .arg = ARG_FILE, .exec = cmd_plot},
     {.name = "eval", .usage = "eval ARGS...",
      .help = "evaluate one instance on every backend and precision", .min_args = 0,
      .max_args = QX_MAX_EVAL_ARGS, .arg = ARG_NONE, .exec = cmd_eval},

@@ -51,6 +51,8 @@ cJSON *output_sweep_row_json(const struct sweep *sw, const struct sweep_row *r)
 	}
 	if (r->has_answer && r->converged >= 0)
 		cJSON_AddBoolToObject(obj, "converged", r->converged);
+	if (r->has_answer)
+		cJSON_AddNumberToObject(obj, "work", r->work);
 	if (r->ok && r->integrals > 0) { /* a batch: the figures of its run */
 		cJSON_AddNumberToObject(obj, "integrals", (double)r->integrals);
 		cJSON_AddNumberToObject(obj, "integrals_converged", (double)r->integrals_converged);
@@ -138,17 +140,21 @@ void output_sweep_row_csv(const struct sweep *sw, const struct sweep_row *r, cha
 		output_csv_num(row, len, v[i]);
 	}
 	if (sweep_has_answers(sw)) { /* the answer of a run of one value, as a run's CSV */
-		static const char *const acols[] = {"value",      "error_estimate", "exact",
-		                                    "true_error", "converged",      "note"};
+		static const char *const acols[] = {
+		    "value", "error_estimate", "exact", "true_error", "converged", "work", "note"};
 		const double a = r->ok && r->has_answer ? 0 : NAN;
-		const double av[] = {
-		    a + r->value, a + r->estimate, a + r->exact, a + fabs(r->value - r->exact),
-		    r->ok && r->has_answer && r->converged >= 0 ? r->converged : NAN};
+		const double av[] = {a + r->value,
+		                     a + r->estimate,
+		                     a + r->exact,
+		                     a + fabs(r->value - r->exact),
+		                     r->ok && r->has_answer && r->converged >= 0 ? r->converged
+		                                                                 : NAN,
+		                     a + r->work};
 		for (size_t i = 0; i < sizeof av / sizeof av[0]; i++) {
 			output_csv_text(header, len, acols[i]);
 			output_csv_num(row, len, av[i]);
 		}
-		output_csv_text(header, len, acols[5]);
+		output_csv_text(header, len, acols[6]);
 		output_csv_text(row, len, r->ok && r->note ? r->note : "");
 	}
 	if (sweep_has_batches(sw)) { /* a batch's figures */
@@ -205,7 +211,7 @@ static int has_speedup(const struct sweep *sw)
 }
 
 #define GRID_CELL 48
-#define GRID_MAX_COLS (2 + SWEEP_MAX_AXES + QX_MAX_PHASES + 16)
+#define GRID_MAX_COLS (2 + SWEEP_MAX_AXES + QX_MAX_PHASES + 18)
 
 /* A table of text cells: nkey key columns, repeated in every block of columns when the table is
  * split to fit a width, then the others; a row with a note prints it after its key columns (in
@@ -488,9 +494,9 @@ static void answer_cells(const struct sweep_row *r, char (*cell)[GRID_CELL])
 		snprintf(cell[3], GRID_CELL, "%s", r->converged ? "yes" : "no");
 }
 
-/* Prints the table of sw: per row the answer (a batch: converged of its integrals and the
- * worst estimate), the totals, the problem's table phases, the throughput, the
- * occupancy, the speedup and the largest relative error, then the runs' notes. */
+/* Prints the table of sw: per row the answer and its work (a batch: converged of its integrals and
+ * the worst estimate), the totals, the problem's table phases, the throughput, the occupancy, the
+ * speedup and the largest relative error, then the runs' notes. */
 static void table_main(const struct sweep *sw, int cols, FILE *out)
 {
 	const char *const *ph = sw->prob->table_phases;
@@ -508,6 +514,7 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 	grid_col(&g, "estimate", 0, 0);
 	grid_col(&g, "true err", 0, 0);
 	grid_col(&g, "converged", 0, 1);
+	const int work = grid_col(&g, sw->prob->work_unit, 0, 0);
 	const int worst = grid_col(&g, "worst est", 0, 0);
 	const int total = grid_col(&g, "total ms", 10, 0);
 	grid_col(&g, "min", 10, 0);
@@ -532,8 +539,10 @@ static void table_main(const struct sweep *sw, int cols, FILE *out)
 			g.note[i] = r->error;
 			continue;
 		}
-		if (r->has_answer)
+		if (r->has_answer) {
 			answer_cells(r, cell + value);
+			snprintf(cell[work], GRID_CELL, "%.4g", r->work);
+		}
 		if (r->integrals > 0) { /* a batch: converged of all, the largest estimate */
 			snprintf(cell[value + 3], GRID_CELL, "%lld/%lld", r->integrals_converged,
 			         r->integrals);

@@ -14,18 +14,6 @@
 #include "export.h"
 #include "fault.h"
 
-enum { PLOT_PNG, PLOT_SVG, PLOT_DUMB };
-
-/* What a plot draws: its data and its script for gnuplot terminal kind (cols x rows a panel for
- * PLOT_DUMB) from data (a datablock name or a quoted file name) into image; arg is the sweep or
- * the batch. */
-struct plot_src {
-	void (*data)(const void *arg, FILE *f);
-	void (*script)(const void *arg, const char *data, const char *image, int kind, int cols,
-	               int rows, FILE *f);
-	const void *arg;
-};
-
 /* Index of the axis drawn along x: the first numeric one, or -1 when both are words. */
 static int x_axis(const struct sweep *sw)
 {
@@ -670,18 +658,25 @@ static void batch_script(const void *arg, const char *data, const char *image, i
 	fprintf(f, "unset output\n");
 }
 
+/* Draws src into path, or into out as text (path "-"). */
+int plot_draw(const struct plot_src *src, const char *path, int cols, int rows, FILE *out,
+              struct qx_err *e)
+{
+	if (!strcmp(path, "-"))
+		return plot_src_terminal(src, cols, rows, out, e);
+	if (plot_path_check(path, e))
+		return -1;
+	if (!have_gnuplot())
+		return plot_files(src, path, out, e);
+	return plot_render(src, path, e);
+}
+
 /* Draws a batch into path, or into out as text (path "-"). */
 int plot_batch(const struct plot_batch *b, const char *path, int cols, int rows, FILE *out,
                struct qx_err *e)
 {
 	const struct plot_src src = {batch_data, batch_script, b};
-	if (!strcmp(path, "-"))
-		return plot_src_terminal(&src, cols, rows, out, e);
-	if (plot_path_check(path, e))
-		return -1;
-	if (!have_gnuplot())
-		return plot_files(&src, path, out, e);
-	return plot_render(&src, path, e);
+	return plot_draw(&src, path, cols, rows, out, e);
 }
 
 /* Checks the path, then renders or writes the script and data. */

@@ -9,6 +9,25 @@
 
 #include "sweep.h"
 
+/* The terminals a plot's script writes for: PNG, SVG, or gnuplot's dumb one (text). */
+enum { PLOT_PNG, PLOT_SVG, PLOT_DUMB };
+
+/* What a plot draws: its data and its script for gnuplot terminal kind (cols x rows a panel for
+ * PLOT_DUMB) from data (a datablock name or a quoted file name) into image; arg is what it
+ * draws (a sweep, a batch, a convergence). */
+struct plot_src {
+	void (*data)(const void *arg, FILE *f);
+	void (*script)(const void *arg, const char *data, const char *image, int kind, int cols,
+	               int rows, FILE *f);
+	const void *arg;
+};
+
+/* Draws src into path (.png or .svg) as plot_sweep does (gnuplot, or without it the script
+ * and data beside path), or with path "-" into out as text (cols x rows), as plot_terminal
+ * does. Returns 0, 1 (no gnuplot: script and data written) or -1 with e filled. */
+int plot_draw(const struct plot_src *src, const char *path, int cols, int rows, FILE *out,
+              struct qx_err *e);
+
 /* Writes the gnuplot data of sw to f: one block per series (the other axis's value and the
  * backend), separated by two blank lines, with columns x, label, median, min, max total ms,
  * speedup and efficiency (NaN where not measured). Returns the number of series. */

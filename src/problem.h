@@ -97,6 +97,17 @@ struct qx_chart {
 	struct qx_series series[QX_CHART_SERIES];
 };
 
+/* A run's convergence (optional): after each of up to QX_CONV_POINTS of its iterations, the
+ * evaluations spent so far, the estimate of its one answer and the estimate's error estimate
+ * (an adaptive run's; a Monte Carlo run's standard error). What `plot convergence` draws
+ * against evaluations; stored inline, copied by assignment. */
+#define QX_CONV_POINTS 128
+
+struct qx_convergence {
+	int n; /* 0: the run left none */
+	double evals[QX_CONV_POINTS], est[QX_CONV_POINTS], err[QX_CONV_POINTS];
+};
+
 /* What one run returns. The caller sets values (count values of the request's precision)
  * and, for a problem with estimates, estimates (count doubles); the run fills the rest. */
 struct run_output {
@@ -113,10 +124,11 @@ struct run_output {
 	const char *error_kind; /* NULL, or a static word of what the error estimate is ("standard
 	                         * error" for a Monte Carlo run): JSON has it as "error_kind" */
 	struct qx_chart chart;  /* optional: nseries 0 (as the caller clears it) leaves none */
-	double untimed_ms;      /* CPU runs: ms inside run_cpu that are not the run's own (compiling
-	                         * the user's integrand, its own phase): taken off the total */
-	int ngpus; /* a GPU run over several devices (rq->gpus > 1): how many, with each
-	            * one's phases and total in gpu_time[]; time is then the slowest's */
+	struct qx_convergence conv; /* optional: n 0 (as the caller clears it) leaves none */
+	double untimed_ms; /* CPU runs: ms inside run_cpu that are not the run's own (compiling
+	                    * the user's integrand, its own phase): taken off the total */
+	int ngpus;         /* a GPU run over several devices (rq->gpus > 1): how many, with each
+	                    * one's phases and total in gpu_time[]; time is then the slowest's */
 	struct qx_timing gpu_time[QX_MAX_GPUS];
 };
 

@@ -272,6 +272,7 @@ static int run_discard(struct session *s, enum qx_backend b, struct run_result *
 		s->last = NULL;
 	free(r->samples);
 	free(r->chart);
+	free(r->conv);
 	free(r->gpu_med);
 	free(r);
 	return -1;
@@ -410,6 +411,13 @@ int session_run(struct session *s, enum qx_backend b, struct qx_err *e)
 			return run_discard(s, b, r);
 		}
 		*r->chart = o.chart;
+	}
+	if (o.conv.n > 0) {
+		if (!(r->conv = malloc(sizeof *r->conv))) {
+			qx_fail(e, "out of memory for the run's convergence");
+			return run_discard(s, b, r);
+		}
+		*r->conv = o.conv;
 	}
 	if (qx_cancelled()) { /* a Ctrl-C during the analysis: never a success */
 		qx_fail(e, "run cancelled");

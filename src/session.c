@@ -104,6 +104,7 @@ void session_free(struct session *s)
 	for (size_t i = 0; i < s->nruns; i++) {
 		free(s->runs[i]->samples);
 		free(s->runs[i]->chart);
+		free(s->runs[i]->conv);
 		free(s->runs[i]->gpu_med);
 		free(s->runs[i]);
 	}

@@ -78,8 +78,10 @@ struct run_result {
 	                   * its over-threshold flag's threshold; NaN: the session's threshold */
 	struct qx_chart *chart; /* a copy of the run's chart (malloc'd, freed with the result), or
 	                         * NULL when the run left none */
-	struct qx_timing *gpu_med; /* gpus > 1: each GPU's median phases and total (malloc'd,
-	                            * gpus of them, freed with the result); med is the slowest's */
+	struct qx_convergence *conv; /* a copy of the run's convergence (malloc'd, freed with the
+	                              * result), or NULL when it left none */
+	struct qx_timing *gpu_med;   /* gpus > 1: each GPU's median phases and total (malloc'd,
+	                              * gpus of them, freed with the result); med is the slowest's */
 };
 
 /* Latest CPU timing for a configuration, kept to compute the GPU's speedup. */

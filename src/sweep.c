@@ -255,17 +255,34 @@ int sweep_plan(const struct session *s, int argc, char **argv, struct sweep *pla
 	return 0;
 }
 
+/* Whether row a beats row b (b < 0: none yet): the faster, for runs of one value (answers),
+ * else the higher throughput. */
+static int row_beats(const struct sweep_row *rows, size_t a, int b, int answers)
+{
+	if (b < 0)
+		return 1;
+	return answers ? rows[a].summary.med.total < rows[b].summary.med.total
+	               : rows[a].summary.work_per_s > rows[b].summary.work_per_s;
+}
+
 /* Marks the row with the highest throughput that succeeded (first among those with no point
- * over the threshold). */
+ * over the threshold); of runs of one value the fastest (first among those that converged). */
 int sweep_pick_best(struct sweep_row *rows, size_t n)
 {
-	int best = -1;
+	int best = -1, answers = 0, others = 0;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].ok) {
+			answers += rows[i].has_answer && rows[i].integrals == 0;
+			others += !rows[i].has_answer || rows[i].integrals > 0;
+		}
+	answers = answers > 0 && others == 0;
 	for (int pass = 0; pass < 2 && best < 0; pass++)
 		for (size_t i = 0; i < n; i++) {
 			const struct sweep_row *r = &rows[i];
-			if (!r->ok || (pass == 0 && r->has_error && r->over > 0))
+			if (!r->ok || (pass == 0 && r->has_error && r->over > 0) ||
+			    (pass == 0 && answers && r->converged == 0))
 				continue;
-			if (best < 0 || r->summary.work_per_s > rows[best].summary.work_per_s)
+			if (row_beats(rows, i, best, answers))
 				best = (int)i;
 		}
 	for (size_t i = 0; i < n; i++)
@@ -330,6 +347,9 @@ static void row_from_run(struct session *s, enum qx_backend b, struct sweep_row 
 	row->value = r->value;
 	row->estimate = r->estimate;
 	row->exact = r->exact;
+	row->work = r->work;
+	if (r->conv)
+		row->conv = *r->conv;
 	row->converged = -1;
 	for (size_t i = 0; i < r->nfigures; i++)
 		if (!strcmp(r->figure[i].name, "converged"))
@@ -463,6 +483,7 @@ int sweep_run(struct session *s, struct sweep *plan, sweep_progress_fn progress,
 	sweep_notify(s, sw);
 	rc = sweep_configs(s, sw, progress, e);
 	sw->running = 0;
+	sw->runs_end = s->nruns;
 	sweep_notify(s, sw);
 	memcpy(s->params[s->prob_index], params, sizeof params);
 	memcpy(s->settings, settings, sizeof settings);

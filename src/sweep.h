@@ -43,6 +43,9 @@ struct sweep_row {
 	double value, estimate, exact;
 	int converged; /* with has_answer: the run's "converged" figure (cubature), 1 or 0; -1
 	                * when it has none */
+	double work;   /* the run's units of the problem's work_unit (cubature: evaluations) */
+	struct qx_convergence conv; /* the run's convergence (n 0: it left none), for `plot
+	                             * convergence` */
 	/* A batch's run (set param k RANGE; its figures integrals, converged and
 	 * worst_error_estimate): how many integrals, how many converged, the largest estimate
 	 * (NaN: none); integrals 0 for a run of one integral. */
@@ -72,6 +75,7 @@ struct sweep {
 	                         * size sweep compares sizes and names no best */
 	int cancelled;          /* 1 when it stopped early; the rows done are kept */
 	int running;            /* 1 while sweep_run fills it */
+	size_t runs_end; /* the session's count of runs when it ended: a run after it is newer */
 };
 
 /* Parses a value spec into words: "A..B" the powers of two in [A, B]; "A..B:S" A, A+S, A+2S ...
@@ -97,7 +101,10 @@ int sweep_has_batches(const struct sweep *sw);
 
 /* Marks and returns the best row: the highest throughput (evaluations per second of the median
  * total; for configurations of the same size, the fastest) among the rows that succeeded with
- * no point over the threshold, else among those that succeeded; -1 when none succeeded. */
+ * no point over the threshold, else among those that succeeded; -1 when none succeeded. When
+ * every row that succeeded carries an answer (runs of one value, which differ in the work they
+ * do: variants compared), the fastest instead, among those that converged with no point over
+ * the threshold, else among those that succeeded. */
 int sweep_pick_best(struct sweep_row *rows, size_t n);
 
 /* The index of sw's axis named "block", or -1: a sweep over block widths also reports each

@@ -241,6 +241,7 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 		res->evals += 2LL * m * r->npts;
 		res->regions += 2 * m;
 		res->iterations = it + 1;
+		cub_history_record(res, it + 1, est, err, (double)n, (double)res->evals);
 		if (!job->in_batch) {
 			qx_progress_add(2LL * m * r->npts);
 			cub_progress_error(est, err, rel, abs_tol);

@@ -60,8 +60,8 @@ enum cub_reason {
 	CUB_UNTRUSTED = 6, /* vegas: its iterations disagree (chi^2/dof over CUB_VEGAS_CHI2_MAX) */
 };
 
-/* Iterations of a GPU run whose convergence a result keeps (the first ones; a run rarely
- * takes more than 40). */
+/* Points of a run's convergence history a result keeps (struct cub_result's hist_...): a run
+ * of more iterations keeps every 2nd, 4th, ... of them (cub_history_record), and its last. */
 #define CUB_HISTORY 128
 
 /* What a run found. */
@@ -76,10 +76,21 @@ struct cub_result {
 	 * estimate), vegas's chi^2 per degree of freedom of its iterations (NaN with one) */
 	int mc;
 	double chi2_dof;
-	/* GPU runs: per iteration i < nhist, the estimate and error estimate of the integral
-	 * after it and the live regions (every one evaluated, in this or an earlier iteration) */
-	int nhist;
+	/* The run's convergence history, point i < nhist after iteration hist_iter[i] (1, 2, ...):
+	 *   hist_est    the estimate of the integral then;
+	 *   hist_err    its error estimate (the rules': the sum of the regions' errors; vegas: the
+	 *               standard error of the weighted mean of the iterations in the result so
+	 *               far, or in a warm-up iteration that iteration's own; qmc: the standard
+	 *               error of the shifts' mean after a doubling);
+	 *   hist_regions the live regions (a Monte Carlo run: 1);
+	 *   hist_evals  the evaluations spent so far, every earlier iteration's included (0: not
+	 *               recorded, as a GPU driver that leaves it leaves it).
+	 * Filled by cub_history_record (CPU runs) or cub_history_add (cuda/cubature/common.cuh);
+	 * past CUB_HISTORY iterations only every hist_stride-th is kept, and the last one. */
+	int nhist, hist_stride, hist_tail; /* hist_tail 1: the last point is off the stride */
+	long long hist_iter[CUB_HISTORY];
 	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
+	double hist_evals[CUB_HISTORY];
 };
 
 /* The progress of an adaptive run (cubature_output.c): the count of evaluations up to maxeval
@@ -87,6 +98,15 @@ struct cub_result {
  * max(abs_tol, rel |est|). The evaluations are added with qx_progress_add. */
 void cub_progress_begin(long long maxeval);
 void cub_progress_error(double est, double err, double rel, double abs_tol);
+
+/* Records the state after iteration iter (1, 2, ... in order) in res's history: estimate est,
+ * error estimate err, live regions and the evaluations spent so far (cubature_output.c). While
+ * there is room every iteration is kept; a full history keeps every other of its points (those
+ * at multiples of twice the stride) and takes only every hist_stride-th iteration from then
+ * on, the latest iteration always kept as its last point, so that a run of any length keeps
+ * its start, its end and points evenly spread between them. */
+void cub_history_record(struct cub_result *res, long long iter, double est, double err,
+                        double regions, double evals);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,38 @@ void cub_progress_error(double est, double err, double rel, double abs_tol)
 	qx_progress_adaptive(err, fmax(abs_tol, rel * fabs(est)));
 }
 
+/* Records an iteration in the history (cubature_job.h): the last point dropped when it lay off
+ * the stride, the history thinned to every other point when full, then iter appended. */
+void cub_history_record(struct cub_result *res, long long iter, double est, double err,
+                        double regions, double evals)
+{
+	if (res->hist_stride < 1)
+		res->hist_stride = 1;
+	if (res->hist_tail && res->nhist > 0)
+		res->nhist--;
+	if (res->nhist == CUB_HISTORY) {
+		const long long keep = 2LL * res->hist_stride;
+		int n = 0;
+		for (int i = 0; i < res->nhist; i++)
+			if (res->hist_iter[i] % keep == 0) {
+				res->hist_iter[n] = res->hist_iter[i];
+				res->hist_est[n] = res->hist_est[i];
+				res->hist_err[n] = res->hist_err[i];
+				res->hist_regions[n] = res->hist_regions[i];
+				res->hist_evals[n++] = res->hist_evals[i];
+			}
+		res->nhist = n;
+		res->hist_stride *= 2;
+	}
+	const int i = res->nhist++;
+	res->hist_iter[i] = iter;
+	res->hist_est[i] = est;
+	res->hist_err[i] = err;
+	res->hist_regions[i] = regions;
+	res->hist_evals[i] = evals;
+	res->hist_tail = iter % res->hist_stride != 0;
+}
+
 /* The note of a run that stopped for reason, in words; unverified: the error estimate is
  * libcubature's own, which quadx does not check. */
 static const char *cub_reason_note(int reason, int unverified)
@@ -116,7 +148,20 @@ int cub_output_value(const struct cub_job *job, double value, double err, int re
 	return reason;
 }
 
-/* Stores a result into o (cubature_output.h): its one value by cub_output_value. */
+/* The history of res as the run's convergence: its points that counted their evaluations. */
+static void cub_convergence(const struct cub_result *res, struct qx_convergence *cv)
+{
+	cv->n = 0;
+	for (int i = 0; i < res->nhist && cv->n < QX_CONV_POINTS; i++)
+		if (res->hist_evals[i] > 0) {
+			cv->evals[cv->n] = res->hist_evals[i];
+			cv->est[cv->n] = res->hist_est[i];
+			cv->err[cv->n++] = res->hist_err[i];
+		}
+}
+
+/* Stores a result into o (cubature_output.h): its one value by cub_output_value, its history
+ * as the chart and the convergence. */
 void cub_output(const struct cub_job *job, const struct cub_result *res, struct run_output *o)
 {
 	double err;
@@ -127,6 +172,8 @@ void cub_output(const struct cub_job *job, const struct cub_result *res, struct 
 	o->work = (double)res->evals;
 	run_output_figure_as(o, "converged", reason == CUB_CONVERGED, QX_FIG_CODE);
 	run_output_figure_as(o, "reason", reason, QX_FIG_CODE);
+	cub_chart(res, &o->chart);
+	cub_convergence(res, &o->conv);
 	if (res->mc) {
 		cub_output_mc(res, reason, o);
 		return;
@@ -144,27 +191,37 @@ void cub_output(const struct cub_job *job, const struct cub_result *res, struct 
 	o->note = cub_reason_note(reason, res->unverified);
 }
 
-/* The convergence chart of a GPU run into o: per iteration the digits its error estimate
- * claims, -log10(error / |estimate|) (within 0..16), as a line and
- * log10 of the regions it evaluated as bars. */
+/* The convergence chart of a run's history into c (cubature_output.h): per point the digits its
+ * error estimate claims, -log10(error / |estimate|) (within 0..16), as a line, and as bars
+ * log10 of the live regions (a rule's run) or of the evaluations so far (a Monte Carlo run,
+ * or a run whose history counts no regions), x its iteration (qmc: its doubling). */
 void cub_chart(const struct cub_result *res, struct qx_chart *c)
 {
-	struct qx_series *digits = &c->series[0], *regions = &c->series[1];
+	struct qx_series *digits = &c->series[0], *bars = &c->series[1];
 	const int n = res->nhist < QX_CHART_POINTS ? res->nhist : QX_CHART_POINTS;
+	const int evals = res->mc || (n > 0 && !(res->hist_regions[0] > 0));
 	if (n < 1)
 		return;
 	*c = (struct qx_chart){.nseries = 2};
-	snprintf(c->title, sizeof c->title, "convergence per iteration");
-	snprintf(c->xlabel, sizeof c->xlabel, "iteration");
+	snprintf(c->title, sizeof c->title, "convergence per %s%s",
+	         res->mc == CUB_MC_QMC ? "doubling of the lattice" : "iteration",
+	         res->mc == CUB_MC_VEGAS ? " (vegas)"
+	         : res->mc               ? " (qmc)"
+	                                 : "");
+	snprintf(c->xlabel, sizeof c->xlabel, "%s",
+	         res->mc == CUB_MC_QMC ? "doubling" : "iteration");
 	*digits = (struct qx_series){.kind = QX_SERIES_LINE, .npoints = n};
-	*regions = (struct qx_series){.kind = QX_SERIES_BARS, .npoints = n};
-	snprintf(digits->name, sizeof digits->name, "digits: -log10(error est / |estimate|)");
-	snprintf(regions->name, sizeof regions->name, "log10 live regions");
+	*bars = (struct qx_series){.kind = QX_SERIES_BARS, .npoints = n};
+	snprintf(digits->name, sizeof digits->name, "digits: -log10(%s / |estimate|)",
+	         res->mc ? "std error" : "error est");
+	snprintf(bars->name, sizeof bars->name, "%s",
+	         evals ? "log10 evaluations" : "log10 live regions");
 	for (int i = 0; i < n; i++) {
 		const double scale = fabs(res->hist_est[i]) > 0 ? fabs(res->hist_est[i]) : 1;
-		digits->x[i] = regions->x[i] = i + 1;
+		digits->x[i] = bars->x[i] =
+		    res->hist_iter[i] > 0 ? (double)res->hist_iter[i] : i + 1;
 		digits->y[i] = fmin(16, fmax(0, -log10(res->hist_err[i] / scale)));
-		regions->y[i] = log10(res->hist_regions[i]);
+		bars->y[i] = log10(evals ? res->hist_evals[i] : res->hist_regions[i]);
 	}
 }
 

@@ -11,7 +11,8 @@
  * o has room for it (with the rounding of the regions' sum and, for float, of the value;
  * infinite where samples that were not finite were left out), the work, the figures and the
  * note of why it stopped (not converged where the rounding takes the estimate over the
- * tolerance). */
+ * tolerance), the history as the chart (cub_chart) and as the run's convergence (its points
+ * with their evaluations counted). */
 void cub_output(const struct cub_job *job, const struct cub_result *res, struct run_output *o);
 
 /* Stores one integral's answer, value with the rule's error estimate err after a run that
@@ -26,7 +27,9 @@ int cub_output_value(const struct cub_job *job, double value, double err, int re
  * batch's note. */
 const char *cub_reason_words(int reason);
 
-/* The convergence chart of a GPU run's history into c (none without iterations). */
+/* The convergence chart of a run's history into c (none without iterations): per point the
+ * digits of its error estimate as a line and, as bars, log10 of the live regions of a rule's
+ * run or of the evaluations so far of a Monte Carlo run. cub_output draws it too. */
 void cub_chart(const struct cub_result *res, struct qx_chart *c);
 
 #endif

@@ -161,9 +161,12 @@ int cub_cpu_vegas(const struct cub_job *job, struct cub_result *res, struct qx_e
 			                 CUB_VEGAS_BINS, CUB_VEGAS_ALPHA);
 		if (!job->in_batch)
 			qx_progress_add(calls);
-		if ((int)it < job->adapt)
+		if ((int)it < job->adapt) { /* the warm-up: the iteration's own estimate */
+			cub_history_record(res, it + 1, est, sqrt(var), 1, (double)res->evals);
 			continue;
+		}
 		cub_vegas_add(&acc, est, var, &res->value, &res->err, &res->chi2_dof);
+		cub_history_record(res, it + 1, res->value, res->err, 1, (double)res->evals);
 		if (!job->in_batch)
 			cub_progress_error(res->value, res->err, job->rel, job->abs);
 		if (acc.used >= job->iters &&
