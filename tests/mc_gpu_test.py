@@ -58,6 +58,27 @@ class McGpuTest(unittest.TestCase):
                                  variant)
             self.assertNotEqual(a["value"], c["value"], variant)
 
+    def test_chart_has_evaluations_rising(self):
+        """A GPU vegas and qmc run leave their convergence as the CPU's do: a chart (--json
+        "chart") of a point per iteration (qmc: per doubling), the digits of the standard error
+        as a line and log10 of the evaluations so far as bars, rising to the run's own work,
+        and the digits within 0..16."""
+        for variant, xlabel in (("vegas", "iteration"), ("qmc", "doubling")):
+            r = self.runs("use cubature; set repeat 1 warmup 0 rel 1e-4 precision double "
+                          f"integrand gaussian dim 8 variant {variant}; run gpu")[0]
+            self.assertIn("chart", r, variant)
+            chart = r["chart"]
+            self.assertEqual(chart["xlabel"], xlabel, variant)
+            digits, bars = chart["series"]
+            self.assertEqual((digits["kind"], bars["kind"]), ("line", "bars"), variant)
+            self.assertEqual(bars["name"], "log10 evaluations", variant)
+            self.assertIn("std error", digits["name"], variant)
+            self.assertGreaterEqual(len(bars["y"]), 2, variant)
+            self.assertEqual(bars["x"], digits["x"], variant)
+            self.assertTrue(all(b > a for a, b in zip(bars["y"], bars["y"][1:])), bars["y"])
+            self.assertAlmostEqual(10 ** bars["y"][-1], r["work"], delta=1e-6 * r["work"])
+            self.assertTrue(all(0 <= d <= 16 for d in digits["y"]), digits["y"])
+
     def test_dim_64(self):
         """dim 64 on the GPU, both variants, within 6 standard errors of the exact value."""
         for variant in ("vegas", "qmc"):
