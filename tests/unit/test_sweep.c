@@ -368,6 +368,7 @@ static void test_rows_answer(void **state)
 		rows[i].value = 0.25 + i;
 		rows[i].estimate = 1e-9;
 		rows[i].converged = i;
+		rows[i].work = 1500 + 1000 * i;
 		rows[i].note = i ? "converged (tolerance met)" : "not converged: maxeval reached";
 	}
 	rows[0].exact = 0.25 + 3e-10; /* compared: a true error of 3e-10 */
@@ -375,7 +376,10 @@ static void test_rows_answer(void **state)
 	rows[1].has_error = 0;
 	rows[1].no_exact = 1;
 	text = text_of(&sw, 0);
-	assert_non_null(strstr(text, " value estimate true err converged "));
+	char head[96];
+	snprintf(head, sizeof head, " value estimate true err converged %s ", sw.prob->work_unit);
+	assert_non_null(strstr(text, head));
+	assert_non_null(strstr(text, "no         1500 "));
 	assert_non_null(strstr(text, "\n  64    gpu   0.25    1e-09    3e-10 no  "));
 	assert_non_null(strstr(text, "\n* 128   gpu   1.25    1e-09 no exact yes "));
 	assert_non_null(strstr(text, "\nnote: block=128 gpu: converged (tolerance met)\n"));
@@ -395,11 +399,11 @@ static void test_rows_answer(void **state)
 	cJSON_Delete(obj);
 	output_sweep_row_csv(&sw, &rows[1], header, line, sizeof line);
 	assert_non_null(strstr(header, ",over_threshold,value,error_estimate,exact,true_error,"
-	                               "converged,note,error,"));
-	assert_non_null(strstr(line, ",1.25,1e-09,,,1,converged (tolerance met),,"));
+	                               "converged,work,note,error,"));
+	assert_non_null(strstr(line, ",1.25,1e-09,,,1,2500,converged (tolerance met),,"));
 	output_sweep_row_csv(&sw, &rows[2], header, line, sizeof line); /* failed: all empty */
 	assert_non_null(strstr(header, ",value,error_estimate,"));
-	assert_non_null(strstr(line, ",,,,,,,\"too many resources requested, for launch\""));
+	assert_non_null(strstr(line, ",,,,,,,,\"too many resources requested, for launch\""));
 }
 
 /* The gnuplot data holds the successful rows only, with x, label, median, min and max; the
