@@ -239,16 +239,18 @@ void plot_conv_write_script(const struct plot_conv *pc, const char *data, const 
 		any_true |= has_true(&pc->line[k]);
 	if (kind == PLOT_DUMB)
 		fprintf(f, "set terminal dumb nofeed size %d,%d\n", cols, rows);
-	else
-		fprintf(f, "set terminal %s size 900,600\n", kind == PLOT_SVG ? "svg" : "pngcairo");
+	else /* noenhanced: N^-1/2 and the names as written */
+		fprintf(f, "set terminal %s noenhanced size 900,600\n",
+		        kind == PLOT_SVG ? "svg" : "pngcairo");
 	fprintf(f, "set output '%s'\n", image);
 	fprintf(f, "set grid\nset key outside right top\nset datafile missing 'NaN'\n");
 	fprintf(f, "set logscale xy\nset format x '%%.0e'\nset format y '%%.0e'\n");
-	fprintf(f, "set title '%s: error against evaluations (%s%s)%s'\n", pc->prob,
-	        pc->per_run ? "a line a run, per iteration; solid: error estimate"
-	                    : "a point a run, at its end; solid: error estimate",
-	        any_true ? ", dashed: true error" : "",
-	        pc->dropped ? ", the first lines only" : "");
+	fprintf(f,
+	        "set title \"%s: error against evaluations%s\\n(%s; solid: error estimate%s)\"\n",
+	        pc->prob, pc->dropped ? " (the first lines)" : "",
+	        pc->per_run ? "a line a run, a point an iteration"
+	                    : "a line a series, a point a run's end",
+	        any_true ? ", dashed: true error" : "");
 	fprintf(f, "set xlabel 'evaluations'\nset ylabel 'error'\n");
 	fprintf(f, "plot ");
 	for (int k = 0; k < pc->nlines; k++) {

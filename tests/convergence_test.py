@@ -79,15 +79,16 @@ class ChartTest(unittest.TestCase):
         self.assertIn("vegas", runs[1]["chart"]["title"])
 
     def test_long_run_keeps_its_start_and_end(self):
-        """A queue run of thousands of iterations keeps at most 128 points, evenly spread, from
-        the start to its last iteration."""
+        """A queue run of thousands of iterations keeps at most 128 points: its first 32
+        iterations, then points evenly spread, and its last iteration."""
         r = objects(SETUP + "set rel 1e-7\nrun cpu\n", "run")[0]
         x = r["chart"]["series"][0]["x"]
         self.assertGreater(r["error"]["iterations"], 256)
         self.assertLessEqual(len(x), 128)
         self.assertGreaterEqual(len(x), 64)
+        self.assertEqual(x[:32], list(range(1, 33)))
         self.assertEqual(x[-1], r["error"]["iterations"])
-        steps = {b - a for a, b in zip(x[:-2], x[1:-1])}
+        steps = {b - a for a, b in zip(x[32:-2], x[33:-1])}
         self.assertEqual(len(steps), 1, steps)  # one stride, the last point apart
 
 

@@ -38,9 +38,9 @@ static void test_history_short(void **state)
 	}
 }
 
-/* Many iterations: never more than CUB_HISTORY points, the first kept point at the stride, the
- * points evenly spread (iterations at multiples of the stride) and the last iteration always
- * the last point, whatever the count. */
+/* Many iterations: never more than CUB_HISTORY points, the first CUB_HISTORY_HEAD iterations
+ * all kept, the others evenly spread (consecutive multiples of the stride) and the last
+ * iteration always the last point, whatever the count. */
 static void test_history_thinned(void **state)
 {
 	(void)state;
@@ -53,18 +53,22 @@ static void test_history_thinned(void **state)
 			assert_true(res.nhist <= CUB_HISTORY);
 			assert_int_equal(res.hist_iter[res.nhist - 1], it);
 		}
-		const int stride = res.hist_stride;
-		assert_true(res.nhist >= CUB_HISTORY / 2 || counts[c] < CUB_HISTORY);
-		for (int i = 0; i + 1 < res.nhist; i++) {
-			assert_int_equal(res.hist_iter[i], (long long)(i + 1) * stride);
+		const int stride = res.hist_stride, n = res.nhist;
+		for (int i = 0; i < n; i++) {
 			assert_true(res.hist_evals[i] == 10.0 * res.hist_iter[i]);
 			assert_true(res.hist_est[i] == (double)res.hist_iter[i]);
+			if (i < CUB_HISTORY_HEAD)
+				assert_int_equal(res.hist_iter[i], i + 1);
+			else if (i + 1 < n)
+				assert_int_equal(res.hist_iter[i] % stride, 0);
+			if (i > CUB_HISTORY_HEAD && i + 1 < n)
+				assert_int_equal(res.hist_iter[i] - res.hist_iter[i - 1], stride);
 		}
-		assert_int_equal(res.hist_iter[res.nhist - 1], counts[c]);
-		assert_true(res.hist_evals[res.nhist - 1] == 10.0 * counts[c]);
-		/* the spread: the stride is the least power of two that fits them */
-		assert_true((counts[c] + stride - 1) / stride <= CUB_HISTORY);
-		assert_true(stride == 1 || counts[c] / (stride / 2) > CUB_HISTORY - 1);
+		assert_int_equal(res.hist_iter[n - 1], counts[c]);
+		assert_true(res.hist_evals[n - 1] == 10.0 * counts[c]);
+		/* the spread: past the head, at least half the room holds points */
+		assert_true(n >= CUB_HISTORY_HEAD + (CUB_HISTORY - CUB_HISTORY_HEAD) / 2 - 1);
+		assert_true(stride == 1 || counts[c] > CUB_HISTORY);
 	}
 }
 

@@ -61,8 +61,10 @@ enum cub_reason {
 };
 
 /* Points of a run's convergence history a result keeps (struct cub_result's hist_...): a run
- * of more iterations keeps every 2nd, 4th, ... of them (cub_history_record), and its last. */
+ * of more iterations keeps its first CUB_HISTORY_HEAD, then every 2nd, 4th, ... of the others
+ * (cub_history_record), and its last; on a log axis of evaluations its start stays drawn. */
 #define CUB_HISTORY 128
+#define CUB_HISTORY_HEAD 32
 
 /* What a run found. */
 struct cub_result {
@@ -86,7 +88,8 @@ struct cub_result {
 	 *   hist_evals  the evaluations spent so far, every earlier iteration's included (0: not
 	 *               recorded, as a GPU driver that leaves it leaves it).
 	 * Filled by cub_history_record (CPU runs) or cub_history_add (cuda/cubature/common.cuh);
-	 * past CUB_HISTORY iterations only every hist_stride-th is kept, and the last one. */
+	 * past CUB_HISTORY iterations the first CUB_HISTORY_HEAD stay, then only every
+	 * hist_stride-th, and the last one. */
 	int nhist, hist_stride, hist_tail; /* hist_tail 1: the last point is off the stride */
 	long long hist_iter[CUB_HISTORY];
 	double hist_est[CUB_HISTORY], hist_err[CUB_HISTORY], hist_regions[CUB_HISTORY];
@@ -101,10 +104,11 @@ void cub_progress_error(double est, double err, double rel, double abs_tol);
 
 /* Records the state after iteration iter (1, 2, ... in order) in res's history: estimate est,
  * error estimate err, live regions and the evaluations spent so far (cubature_output.c). While
- * there is room every iteration is kept; a full history keeps every other of its points (those
- * at multiples of twice the stride) and takes only every hist_stride-th iteration from then
- * on, the latest iteration always kept as its last point, so that a run of any length keeps
- * its start, its end and points evenly spread between them. */
+ * there is room every iteration is kept; a full history keeps its first CUB_HISTORY_HEAD
+ * points and every other of the rest (those at multiples of twice the stride) and takes only
+ * every hist_stride-th iteration from then on, the latest iteration always kept as its last
+ * point, so that a run of any length keeps its start, its end and points evenly spread
+ * between them. */
 void cub_history_record(struct cub_result *res, long long iter, double est, double err,
                         double regions, double evals);
 

@@ -26,7 +26,8 @@ void cub_progress_error(double est, double err, double rel, double abs_tol)
 }
 
 /* Records an iteration in the history (cubature_job.h): the last point dropped when it lay off
- * the stride, the history thinned to every other point when full, then iter appended. */
+ * the stride, the history past its head thinned to every other point when full, then iter
+ * appended. */
 void cub_history_record(struct cub_result *res, long long iter, double est, double err,
                         double regions, double evals)
 {
@@ -38,7 +39,7 @@ void cub_history_record(struct cub_result *res, long long iter, double est, doub
 		const long long keep = 2LL * res->hist_stride;
 		int n = 0;
 		for (int i = 0; i < res->nhist; i++)
-			if (res->hist_iter[i] % keep == 0) {
+			if (i < CUB_HISTORY_HEAD || res->hist_iter[i] % keep == 0) {
 				res->hist_iter[n] = res->hist_iter[i];
 				res->hist_est[n] = res->hist_est[i];
 				res->hist_err[n] = res->hist_err[i];
