@@ -22,7 +22,8 @@ template <typename T, int KIND> __device__ __forceinline__ T cub_mc_f(const cub_
 		return cub_f_t<T>(fn, x);
 }
 
-/* Sums of one block into out[0..3): the weights, their squares, the samples not finite. */
+/* Sums of one block into out[0..3): the weights, their squares (vegas: its cubes' variance
+ * parts), the samples not finite. */
 static __device__ void cub_mc_block_sums(double sw, double sw2, double bad, double *out)
 {
 	typedef cub::BlockReduce<double, MC_BLOCK> reduce_t;
@@ -39,41 +40,47 @@ static __device__ void cub_mc_block_sums(double sw, double sw2, double bad, doub
 	}
 }
 
-/* VEGAS's iteration it: samples 0..calls-1 (a thread every gridDim * MC_BLOCK) through grid
- * (dim axes of CUB_VEGAS_BINS + 1 edges) on [a, b]^dim of volume vol; block k's sums into
- * blk[3k..3k+3), the squared weights of each axis's bins added into bins (dim *
- * CUB_VEGAS_BINS; in shared memory first, dynamic, that many doubles). */
+/* VEGAS's iteration it: the cubes of st (a thread every gridDim * MC_BLOCK cubes, its npg
+ * samples in order) through grid (dim axes of nb + 1 edges) on [a, b]^dim of volume vol; block
+ * k's sums (weights, cubes' cub_vegas_cube_var, samples not finite) into blk[3k..3k+3), the
+ * squared weights of each axis's bins added into bins (dim * nb; in shared memory first,
+ * dynamic, that many doubles). */
 template <typename T, int KIND>
-__device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const double *grid,
-                               long long calls, unsigned it, unsigned long long seed, double vol,
-                               double *blk, double *bins)
+__device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const double *grid, int nb,
+                               cub_vegas_strata st, unsigned it, unsigned long long seed,
+                               double vol, double *blk, double *bins)
 {
 	extern __shared__ double mc_bins[];
-	const int dim = fn.dim, nd = dim * CUB_VEGAS_BINS;
+	const int dim = fn.dim, nd = dim * nb;
 	for (int j = threadIdx.x; j < nd; j += blockDim.x)
 		mc_bins[j] = 0;
 	__syncthreads();
-	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], sw = 0, sw2 = 0, bad = 0;
+	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], sw = 0, sv = 0, bad = 0;
 	T x[CUB_FN_MAX_DIM];
 	int bin[CUB_FN_MAX_DIM];
 	const long long stride = (long long)gridDim.x * blockDim.x;
-	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < calls;
-	     i += stride) {
-		cub_mc_uniforms(seed, it, (unsigned long long)i, dim, u);
-		const double jac = cub_vegas_map(grid, dim, u, y, bin);
-		for (int k = 0; k < dim; k++)
-			x[k] = (T)(a + y[k] * (b - a));
-		const double w = (double)cub_mc_f<T, KIND>(fn, x) * jac * vol;
-		if (!isfinite(w)) {
-			bad += 1;
-			continue;
+	for (long long cube = blockIdx.x * (long long)blockDim.x + threadIdx.x; cube < st.cubes;
+	     cube += stride) {
+		double s1 = 0, s2 = 0;
+		for (long long i = cube * st.npg; i < (cube + 1) * st.npg; i++) {
+			cub_vegas_uniforms(seed, it, (unsigned long long)i, dim, &st, u);
+			const double jac = cub_vegas_map(grid, dim, nb, u, y, bin);
+			for (int k = 0; k < dim; k++)
+				x[k] = (T)(a + y[k] * (b - a));
+			const double w = (double)cub_mc_f<T, KIND>(fn, x) * jac * vol;
+			if (!isfinite(w)) {
+				bad += 1;
+				continue;
+			}
+			s1 += w;
+			s2 += w * w;
+			for (int k = 0; k < dim; k++)
+				atomicAdd(&mc_bins[k * nb + bin[k]], w * w);
 		}
-		sw += w;
-		sw2 += w * w;
-		for (int k = 0; k < dim; k++)
-			atomicAdd(&mc_bins[k * CUB_VEGAS_BINS + bin[k]], w * w);
+		sw += s1;
+		sv += cub_vegas_cube_var(s1, s2, st.npg);
 	}
-	cub_mc_block_sums(sw, sw2, bad, blk + 3 * blockIdx.x);
+	cub_mc_block_sums(sw, sv, bad, blk + 3 * blockIdx.x);
 	__syncthreads();
 	for (int j = threadIdx.x; j < nd; j += blockDim.x)
 		if (mc_bins[j] != 0)

@@ -11,30 +11,30 @@
 /* vegas's kernel for the built-in integrands (mc_kernels.cuh). */
 template <typename T>
 __global__ void __launch_bounds__(MC_BLOCK)
-    cub_vegas_kernel(cub_fn fn, double a, double b, const double *grid, long long calls,
+    cub_vegas_kernel(cub_fn fn, double a, double b, const double *grid, int nb, cub_vegas_strata st,
                      unsigned it, unsigned long long seed, double vol, double *blk, double *bins)
 {
-	cub_vegas_body<T, 0>(fn, a, b, grid, calls, it, seed, vol, blk, bins);
+	cub_vegas_body<T, 0>(fn, a, b, grid, nb, st, it, seed, vol, blk, bins);
 }
 
-/* Launches iteration it on blocks blocks with shared bytes shm: the user's kernel where the
- * job has one, else the built-ins' in precision T; returns the launch's error. */
+/* Launches iteration it (grid of nb bins an axis, strata st) on blocks blocks with shared
+ * bytes shm: the user's kernel where the job has one, else the built-ins' in precision T;
+ * returns the launch's error. */
 template <typename T>
 static cudaError_t cub_vegas_launch(const struct cub_job *job, unsigned blocks, size_t shm,
-                                    const double *grid, unsigned it, double vol, double *blk,
-                                    double *bins)
+                                    const double *grid, int nb, cub_vegas_strata st, unsigned it,
+                                    double vol, double *blk, double *bins)
 {
 	cub_fn fn = job->fn;
 	double a = job->a, b = job->b;
-	long long calls = job->calls;
 	unsigned long long seed = job->seed;
 	if (job->user) {
-		void *args[] = {&fn, &a, &b, &grid, &calls, &it, &seed, &vol, &blk, &bins};
+		void *args[] = {&fn, &a, &b, &grid, &nb, &st, &it, &seed, &vol, &blk, &bins};
 		return cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_RULE], dim3(blocks),
 		                        dim3(MC_BLOCK), args, shm, 0);
 	}
 	cub_vegas_kernel<T>
-	    <<<blocks, MC_BLOCK, shm>>>(fn, a, b, grid, calls, it, seed, vol, blk, bins);
+	    <<<blocks, MC_BLOCK, shm>>>(fn, a, b, grid, nb, st, it, seed, vol, blk, bins);
 	return cudaGetLastError();
 }
 
@@ -44,15 +44,15 @@ template <typename T>
 static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,
                          struct qx_err *e)
 {
-	const int dim = job->fn.dim, nd = dim * CUB_VEGAS_BINS, ng = dim * (CUB_VEGAS_BINS + 1);
+	const int dim = job->fn.dim, nb = cub_vegas_bins(dim, job->calls), nd = dim * nb,
+	          ng = dim * (nb + 1);
+	const cub_vegas_strata st = cub_vegas_strata_of(job->calls, dim);
+	const long long calls = st.cubes * st.npg; /* the samples an iteration draws */
 	const size_t shm = (size_t)nd * sizeof(double);
 	const double t0 = qx_now_ms();
 	int sms = 0;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-	if (!job->user && shm > 48 * 1024)
-		GPU_TRY(cudaFuncSetAttribute(
-		    cub_vegas_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-	const long long want = (job->calls + MC_BLOCK - 1) / MC_BLOCK;
+	const long long want = (st.cubes + MC_BLOCK - 1) / MC_BLOCK;
 	const unsigned blocks = (unsigned)std::max(1LL, std::min<long long>(want, 8LL * sms));
 	cudaEvent_t *ev = gpu_events(2, e);
 	if (!ev)
@@ -65,8 +65,8 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	double vol = 1;
 	for (int i = 0; i < dim; i++) {
 		vol *= job->b - job->a;
-		for (int k = 0; k <= CUB_VEGAS_BINS; k++)
-			grid[i * (CUB_VEGAS_BINS + 1) + k] = (double)k / CUB_VEGAS_BINS;
+		for (int k = 0; k <= nb; k++)
+			grid[i * (nb + 1) + k] = (double)k / nb;
 	}
 	qx_timing_add(t, "alloc", qx_now_ms() - t0, 0);
 	*res = (struct cub_result){};
@@ -75,7 +75,7 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	res->reason = CUB_MAXEVAL;
 	res->live = 1;
 	struct cub_vegas_acc acc = {};
-	for (unsigned it = 0; res->evals + job->calls <= job->maxeval; it++) {
+	for (unsigned it = 0; res->evals + calls <= job->maxeval; it++) {
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
 		const double c0 = qx_now_ms();
@@ -83,8 +83,8 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 		                   cudaMemcpyHostToDevice));
 		GPU_TRY(cudaMemset(bins_d.ptr, 0, (size_t)nd * sizeof(double)));
 		GPU_TRY(cudaEventRecord(ev[0]));
-		GPU_LAUNCH(cub_vegas_launch<T>(job, blocks, shm, grid_d.ptr, it, vol, blk_d.ptr,
-		                               bins_d.ptr));
+		GPU_LAUNCH(cub_vegas_launch<T>(job, blocks, shm, grid_d.ptr, nb, st, it, vol,
+		                               blk_d.ptr, bins_d.ptr));
 		GPU_TRY(cudaEventRecord(ev[1]));
 		GPU_TRY(cudaMemcpy(blk.data(), blk_d.ptr, blk.size() * sizeof(double),
 		                   cudaMemcpyDeviceToHost));
@@ -93,19 +93,18 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 		const double ms = gpu_elapsed(ev[0], ev[1]);
 		qx_timing_add(t, "samples", ms, 0);
 		qx_timing_add(t, "copies", qx_now_ms() - c0 - ms, 0);
-		double sw = 0, sw2 = 0, est, var;
+		double sw = 0, sv = 0, est, var;
 		for (unsigned k = 0; k < blocks; k++) {
 			sw += blk[3 * k];
-			sw2 += blk[3 * k + 1];
+			sv += blk[3 * k + 1];
 			res->nonfinite += (long long)blk[3 * k + 2];
 		}
-		cub_vegas_estimate(sw, sw2, job->calls, &est, &var);
-		res->evals += job->calls;
+		cub_vegas_estimate(sw, sv, &st, &est, &var);
+		res->evals += calls;
 		res->iterations++;
-		qx_progress_add(job->calls);
+		qx_progress_add(calls);
 		for (int i = 0; i < dim; i++)
-			cub_vegas_refine(&grid[i * (CUB_VEGAS_BINS + 1)], &bins[i * CUB_VEGAS_BINS],
-			                 CUB_VEGAS_BINS, CUB_VEGAS_ALPHA);
+			cub_vegas_refine(&grid[i * (nb + 1)], &bins[i * nb], nb, CUB_VEGAS_ALPHA);
 		if ((int)it < job->adapt)
 			continue;
 		cub_vegas_add(&acc, est, var, &res->value, &res->err, &res->chi2_dof);

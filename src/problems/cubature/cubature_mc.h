@@ -21,11 +21,14 @@ extern "C" {
 #define CUB_MC_VEGAS 1
 #define CUB_MC_QMC 2
 
-/* VEGAS: bins per axis, the damping exponent of the refinement, the chunks an iteration's
+/* VEGAS: the most bins per axis (cub_vegas_bins: fewer in high dims), the bins' sums a GPU
+ * block keeps in shared memory (48 KiB of doubles, so that every kernel launches without
+ * asking for more), the damping exponent of the refinement, the chunks an iteration's
  * samples are summed in (each in order, then the chunks in order: the same sums whatever the
  * threads), and the chi^2 per degree of freedom (with at least 2) over which the iterations
  * disagree too much for the estimate to be trusted. */
-#define CUB_VEGAS_BINS 50
+#define CUB_VEGAS_BINS 500
+#define CUB_VEGAS_SHARED_BINS 6144
 #define CUB_VEGAS_ALPHA 1.5
 #define CUB_MC_CHUNKS 64
 #define CUB_VEGAS_CHI2_MAX 5.0
@@ -53,21 +56,86 @@ CUB_HD void cub_mc_uniforms(unsigned long long seed, unsigned stream, unsigned l
 	}
 }
 
-/* VEGAS's map of the uniforms u[0..dim) through the grid (dim axes of CUB_VEGAS_BINS + 1
- * edges, 0 .. 1) into y in the unit cube and bin[i] each axis's bin; returns the Jacobian, the
- * product of CUB_VEGAS_BINS times each bin's width. */
-CUB_HD double cub_vegas_map(const double *grid, int dim, const double *u, double *y, int *bin)
+/* VEGAS's bins per axis in dim for iterations of calls samples: a bin for every
+ * CUB_VEGAS_BIN_SAMPLES samples (a grid refined from fewer follows the noise and its weights'
+ * variance is underestimated), from 50 up to CUB_VEGAS_BINS (Lepage's and m-Cubes' 500, which
+ * resolve peaks a fiftieth of the box wide), fewer where dim axes of them would pass
+ * CUB_VEGAS_SHARED_BINS. */
+#define CUB_VEGAS_BIN_SAMPLES 100
+CUB_HD int cub_vegas_bins(int dim, long long calls)
+{
+	const long long fit = CUB_VEGAS_SHARED_BINS / (dim > 0 ? dim : 1),
+	                want = calls / CUB_VEGAS_BIN_SAMPLES;
+	const long long nb = want < 50 ? 50 : want < CUB_VEGAS_BINS ? want : CUB_VEGAS_BINS;
+	return (int)(nb < fit ? nb : fit);
+}
+
+/* VEGAS's stratification of an iteration of at most calls samples in dim (Lepage's classic
+ * VEGAS): each axis cut into ng equal strata of the uniforms (ng^dim cubes), npg >= 2 samples
+ * a cube, ng the largest with that; ng = 1 (one cube of every sample) when calls < 2^(dim+1).
+ * The iteration draws cubes * npg samples. */
+struct cub_vegas_strata {
+	long long ng, cubes, npg;
+};
+
+/* ng^dim, or most + 1 once it passes most. */
+static inline long long cub_vegas_cubes(long long ng, int dim, long long most)
+{
+	long long cubes = 1;
+	for (int i = 0; i < dim; i++) {
+		if (cubes > most / ng)
+			return most + 1;
+		cubes *= ng;
+	}
+	return cubes;
+}
+
+static inline struct cub_vegas_strata cub_vegas_strata_of(long long calls, int dim)
+{
+	const long long most = calls / 2; /* cubes of 2 samples each */
+	long long ng = (long long)pow((double)most, 1.0 / dim);
+	ng = ng > 1 ? ng : 1;
+	while (ng > 1 && cub_vegas_cubes(ng, dim, most) > most)
+		ng--;
+	while (cub_vegas_cubes(ng + 1, dim, most) <= most)
+		ng++;
+	if (ng < 2)
+		return (struct cub_vegas_strata){1, 1, calls};
+	const long long cubes = cub_vegas_cubes(ng, dim, most);
+	return (struct cub_vegas_strata){ng, cubes, calls / cubes};
+}
+
+/* The uniforms of VEGAS's sample index: Philox's (cub_mc_uniforms) moved into the stratum of
+ * its cube, index / st->npg, whose digits in base ng are the cube's strata axis by axis. */
+CUB_HD void cub_vegas_uniforms(unsigned long long seed, unsigned it, unsigned long long index,
+                               int dim, const struct cub_vegas_strata *st, double *u)
+{
+	cub_mc_uniforms(seed, it, index, dim, u);
+	if (st->ng < 2)
+		return;
+	unsigned long long cube = index / (unsigned long long)st->npg;
+	const unsigned long long ng = (unsigned long long)st->ng;
+	for (int i = 0; i < dim; i++) {
+		u[i] = ((double)(cube % ng) + u[i]) / (double)ng;
+		cube /= ng;
+	}
+}
+
+/* VEGAS's map of the uniforms u[0..dim) through the grid (dim axes of nb + 1 edges, 0 .. 1)
+ * into y in the unit cube and bin[i] each axis's bin; returns the Jacobian, the product of nb
+ * times each bin's width. */
+CUB_HD double cub_vegas_map(const double *grid, int dim, int nb, const double *u, double *y,
+                            int *bin)
 {
 	double jac = 1;
 	for (int i = 0; i < dim; i++) {
-		const double *g = grid + (size_t)i * (CUB_VEGAS_BINS + 1),
-		             t = u[i] * CUB_VEGAS_BINS;
+		const double *g = grid + (size_t)i * (nb + 1), t = u[i] * nb;
 		int k = (int)t;
-		k = k < CUB_VEGAS_BINS ? k : CUB_VEGAS_BINS - 1;
+		k = k < nb ? k : nb - 1;
 		const double w = g[k + 1] - g[k];
 		y[i] = g[k] + (t - k) * w;
 		bin[i] = k;
-		jac *= CUB_VEGAS_BINS * w;
+		jac *= nb * w;
 	}
 	return jac;
 }
@@ -112,14 +180,24 @@ static inline void cub_vegas_add(struct cub_vegas_acc *acc, double est, double v
 	                : NAN;
 }
 
-/* The estimate (sw/n) and its variance of an iteration of n samples whose weights sum to sw
- * and their squares to sw2. */
-static inline void cub_vegas_estimate(double sw, double sw2, long long n, double *est, double *var)
+/* A cube's part of its iteration's variance: s2 / npg - (s1 / npg)^2 of its npg samples'
+ * weights summing to s1 and their squares to s2 (npg times the variance of the cube's mean,
+ * times npg - 1). */
+CUB_HD double cub_vegas_cube_var(double s1, double s2, long long npg)
 {
-	const double mean = sw / (double)n;
-	const double v = (sw2 / (double)n - mean * mean) / (double)(n > 1 ? n - 1 : 1);
-	*est = mean;
-	*var = v > 0 ? v : 0;
+	const double m = s1 / (double)npg, v = s2 / (double)npg - m * m;
+	return v > 0 ? v : 0;
+}
+
+/* The estimate and its variance of an iteration stratified as st whose weights sum to sw and
+ * whose cubes' cub_vegas_cube_var sum to sv: the mean of the cubes' means, and the sum of
+ * their means' variances over cubes^2. */
+static inline void cub_vegas_estimate(double sw, double sv, const struct cub_vegas_strata *st,
+                                      double *est, double *var)
+{
+	const double cubes = (double)st->cubes, npg = (double)st->npg;
+	*est = sw / (cubes * npg);
+	*var = sv / ((npg > 1 ? npg - 1 : 1) * cubes * cubes);
 }
 
 /* qmc's estimate: the mean over the R shifts of sum[r] / n and its standard error. */
@@ -161,8 +239,9 @@ static inline int cub_qmc_level_end(const struct cub_job *job, struct cub_result
 	       (double)res->evals + (double)R * (double)(1ULL << m) > (double)job->maxeval;
 }
 
-/* Refines one axis's edges[0..nb] (0 .. 1, increasing) from the sums d[0..nb) of the squared
- * weights in its bins, as Lepage's VEGAS: d smoothed over neighbours, each bin's importance
+/* Refines one axis's edges[0..nb] (0 .. 1, increasing; nb <= CUB_VEGAS_BINS) from the sums
+ * d[0..nb) of the squared weights in its bins, as Lepage's VEGAS: d smoothed over neighbours, each
+ * bin's importance
  * ((1 - d/sum) / ln(sum/d))^alpha, the edges moved so that every new bin holds an equal share
  * of it. Leaves the edges alone when d is all zero (or not finite). */
 void cub_vegas_refine(double *edges, const double *d, int nb, double alpha);
