@@ -22,13 +22,13 @@ extern "C" {
 #define CUB_MC_QMC 2
 
 /* VEGAS: the most bins per axis (cub_vegas_bins: fewer in high dims), the bins' sums a GPU
- * block keeps in shared memory (48 KiB of doubles, so that every kernel launches without
- * asking for more), the damping exponent of the refinement, the chunks an iteration's
- * samples are summed in (each in order, then the chunks in order: the same sums whatever the
- * threads), and the chi^2 per degree of freedom (with at least 2) over which the iterations
- * disagree too much for the estimate to be trusted. */
+ * block keeps in shared memory (46 KiB of doubles: with the kernel's own, within the 48 KiB
+ * every kernel launches with unasked), the damping exponent of the refinement, the chunks an
+ * iteration's samples are summed in (each in order, then the chunks in order: the same sums
+ * whatever the threads), and the chi^2 per degree of freedom (with at least 2) over which the
+ * iterations disagree too much for the estimate to be trusted. */
 #define CUB_VEGAS_BINS 500
-#define CUB_VEGAS_SHARED_BINS 6144
+#define CUB_VEGAS_SHARED_BINS 5888
 #define CUB_VEGAS_ALPHA 1.5
 #define CUB_MC_CHUNKS 64
 #define CUB_VEGAS_CHI2_MAX 5.0
@@ -105,20 +105,30 @@ static inline struct cub_vegas_strata cub_vegas_strata_of(long long calls, int d
 	return (struct cub_vegas_strata){ng, cubes, calls / cubes};
 }
 
-/* The uniforms of VEGAS's sample index: Philox's (cub_mc_uniforms) moved into the stratum of
- * its cube, index / st->npg, whose digits in base ng are the cube's strata axis by axis. */
+/* The strata of VEGAS's cube under st into digits[0..dim): the cube's digits in base ng, axis
+ * by axis (once a cube: integer division is dear on a GPU). */
+CUB_HD void cub_vegas_cube_digits(unsigned long long cube, const struct cub_vegas_strata *st,
+                                  int dim, double *digits)
+{
+	const unsigned long long ng = (unsigned long long)st->ng;
+	for (int i = 0; i < dim; i++) {
+		digits[i] = (double)(cube % ng);
+		cube /= ng;
+	}
+}
+
+/* The uniforms of VEGAS's sample index of the cube whose cub_vegas_cube_digits are digits:
+ * Philox's (cub_mc_uniforms) moved into the cube's strata. */
 CUB_HD void cub_vegas_uniforms(unsigned long long seed, unsigned it, unsigned long long index,
-                               int dim, const struct cub_vegas_strata *st, double *u)
+                               int dim, const struct cub_vegas_strata *st, const double *digits,
+                               double *u)
 {
 	cub_mc_uniforms(seed, it, index, dim, u);
 	if (st->ng < 2)
 		return;
-	unsigned long long cube = index / (unsigned long long)st->npg;
-	const unsigned long long ng = (unsigned long long)st->ng;
-	for (int i = 0; i < dim; i++) {
-		u[i] = ((double)(cube % ng) + u[i]) / (double)ng;
-		cube /= ng;
-	}
+	const double ng = (double)st->ng;
+	for (int i = 0; i < dim; i++)
+		u[i] = (digits[i] + u[i]) / ng;
 }
 
 /* VEGAS's map of the uniforms u[0..dim) through the grid (dim axes of nb + 1 edges, 0 .. 1)
@@ -245,6 +255,11 @@ static inline int cub_qmc_level_end(const struct cub_job *job, struct cub_result
  * ((1 - d/sum) / ln(sum/d))^alpha, the edges moved so that every new bin holds an equal share
  * of it. Leaves the edges alone when d is all zero (or not finite). */
 void cub_vegas_refine(double *edges, const double *d, int nb, double alpha);
+
+/* cub_vegas_refine on each of grid's dim axes (nb + 1 edges each) from d (nb sums each), on
+ * threads threads (0: OpenMP's default) once they hold many bins. */
+void cub_vegas_refine_grid(double *grid, const double *d, int dim, int nb, double alpha,
+                           int threads);
 
 /* The Korobov generating vector z[0..dim) (z_i = a^i mod 2^64, used modulo the lattice's 2^m)
  * with the multiplier a chosen at run time among odd candidates by the smallest weighted

@@ -7,6 +7,7 @@
 #include "cubature_cpu.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,8 @@ void cub_vegas_refine(double *edges, const double *d, int nb, double alpha)
 		return;
 	for (int k = 0; k < nb; k++) {
 		const double f = s[k] / sum;
-		r[k] = f <= 0 ? 0 : f >= 1 ? 1 : pow((1 - f) / -log(f), alpha);
+		const double t = (1 - f) / -log(f); /* alpha 1.5 by sqrt: pow is dear a bin */
+		r[k] = f <= 0 ? 0 : f >= 1 ? 1 : alpha == 1.5 ? t * sqrt(t) : pow(t, alpha);
 		rsum += r[k];
 	}
 	if (!(rsum > 0))
@@ -50,6 +52,16 @@ void cub_vegas_refine(double *edges, const double *d, int nb, double alpha)
 	edges[nb] = 1;
 }
 
+/* Refines every axis (cubature_mc.h), the axes over threads once they hold many bins. */
+void cub_vegas_refine_grid(double *grid, const double *d, int dim, int nb, double alpha,
+                           int threads)
+{
+	const int n = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(n) if (dim * nb >= 2048)
+	for (int a = 0; a < dim; a++)
+		cub_vegas_refine(grid + (size_t)a * (nb + 1), d + (size_t)a * nb, nb, alpha);
+}
+
 /* One chunk's sums: of the weights, of its cubes' cub_vegas_cube_var, the samples not finite
  * (left out: weight 0). */
 struct vegas_chunk {
@@ -65,13 +77,15 @@ static void vegas_chunk(const struct cub_job *job, const double *grid, int nb,
                         long long last, double vol, struct vegas_chunk *c, double *d)
 {
 	const int dim = job->fn.dim;
-	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], x[CUB_FN_MAX_DIM];
+	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], x[CUB_FN_MAX_DIM], digits[CUB_FN_MAX_DIM];
 	int bin[CUB_FN_MAX_DIM];
 	*c = (struct vegas_chunk){0};
 	for (long long cube = first; cube < last; cube++) {
 		double s1 = 0, s2 = 0;
+		cub_vegas_cube_digits((unsigned long long)cube, st, dim, digits);
 		for (long long i = cube * st->npg; i < (cube + 1) * st->npg; i++) {
-			cub_vegas_uniforms(job->seed, it, (unsigned long long)i, dim, st, u);
+			cub_vegas_uniforms(job->seed, it, (unsigned long long)i, dim, st, digits,
+			                   u);
 			const double jac = cub_vegas_map(grid, dim, nb, u, y, bin);
 			for (int a = 0; a < dim; a++)
 				x[a] = job->lo[a] + y[a] * (job->hi[a] - job->lo[a]);
@@ -168,8 +182,7 @@ int cub_cpu_vegas(const struct cub_job *job, struct cub_result *res, struct qx_e
 		res->nonfinite += vegas_iteration(job, grid, nb, &st, it, vol, dd, d, &est, &var);
 		res->evals += calls;
 		res->iterations++;
-		for (int a = 0; a < dim; a++)
-			cub_vegas_refine(grid + a * (nb + 1), d + a * nb, nb, CUB_VEGAS_ALPHA);
+		cub_vegas_refine_grid(grid, d, dim, nb, CUB_VEGAS_ALPHA, job->threads);
 		if (!job->in_batch)
 			qx_progress_add(calls);
 		if ((int)it < job->adapt)
