@@ -37,6 +37,19 @@ extern "C" {
  * from CUB_MC_QMC_STREAM. */
 #define CUB_MC_QMC_STREAM 0x80000000u
 
+/* What a CPU sample loop (cubature_vegas.c's vegas_chunk, cubature_qmc.c's qmc_sum) is marked
+ * with: with GCC on x86-64 a second copy built for FMA, chosen at load time where the host has
+ * it (target_clones), with everything it calls inlined (flatten), so that the integrands'
+ * explicit fma()s (qx_asin_reduced's, the qx_rm_rsqrt step) are instructions, not calls into
+ * libm; ISO C mode (-std=c11) contracts nothing else, so both copies compute the same bits.
+ * f4 in dim 8 on one thread: 3.4e6 -> 5.3e6 evaluations/s. Empty elsewhere (clang refuses
+ * flatten beside target_clones). */
+#if !defined(__CUDACC__) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CUB_MC_CPU_LOOP __attribute__((target_clones("default", "fma"), flatten))
+#else
+#define CUB_MC_CPU_LOOP
+#endif
+
 /* The host's Philox4x32-10 in SSE2 (every x86-64): a block's counter in one vector, a round
  * one 32 x 32 -> 64 bit multiply of words 0 and 2 (Random123's two mulhilo32), a shuffle and
  * two xors, where the scalar round takes a dozen instructions; the same integers, and the same
