@@ -85,7 +85,7 @@ static int mcc_peer(struct mcc_peer_row rows[][MCC_MODES], char *why, size_t len
 			struct mcc_peer_row r = {.have = 1};
 			char name[32], mode[16];
 			line[strcspn(line, "\n")] = '\0';
-			if (!*first)
+			if (!*first || !strncmp(line, "unavailable: ", 13)) /* what says why */
 				snprintf(first, sizeof first, "%s", line);
 			if (sscanf(line,
 			           "vegas %31s integrand %31s mode %15s ms %lf evals %lf value %lf "
