@@ -67,9 +67,9 @@ void cub_qmc_vector(int dim, uint64_t *z)
 
 /* The sum of the weights at lattice points k = first + j * step, j in [j0, j1), of 2^m points
  * shifted by s; the samples not finite are left out and counted in *bad. */
-static double qmc_sum(const struct cub_job *job, const uint64_t *z, int m, const double *s,
-                      uint64_t first, uint64_t step, uint64_t j0, uint64_t j1, double vol,
-                      long long *bad)
+CUB_MC_CPU_LOOP static double qmc_sum(const struct cub_job *job, const uint64_t *z, int m,
+                                      const double *s, uint64_t first, uint64_t step, uint64_t j0,
+                                      uint64_t j1, double vol, long long *bad)
 {
 	const int dim = job->fn.dim;
 	double y[CUB_FN_MAX_DIM], x[CUB_FN_MAX_DIM], sum = 0;

@@ -72,14 +72,16 @@ struct vegas_chunk {
 /* Cubes first..last-1 of iteration it (Philox's stream it, stratified as st) through grid of
  * nb bins an axis: their sums into *c, each sample's squared weight added into its bins,
  * d[axis * nb + bin]. */
-static void vegas_chunk(const struct cub_job *job, const double *grid, int nb,
-                        const struct cub_vegas_strata *st, unsigned it, long long first,
-                        long long last, double vol, struct vegas_chunk *c, double *d)
+CUB_MC_CPU_LOOP static void vegas_chunk(const struct cub_job *job, const double *grid, int nb,
+                                        const struct cub_vegas_strata *st, unsigned it,
+                                        long long first, long long last, double vol,
+                                        struct vegas_chunk *c, double *d)
 {
 	const int dim = job->fn.dim;
 	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], x[CUB_FN_MAX_DIM], digits[CUB_FN_MAX_DIM];
 	int bin[CUB_FN_MAX_DIM];
-	*c = (struct vegas_chunk){0};
+	double sw = 0, sv = 0; /* kept here, not in *c: the chunks' sums sit side by side */
+	long long nonfinite = 0;
 	for (long long cube = first; cube < last; cube++) {
 		double s1 = 0, s2 = 0;
 		cub_vegas_cube_digits((unsigned long long)cube, st, dim, digits);
@@ -91,7 +93,7 @@ static void vegas_chunk(const struct cub_job *job, const double *grid, int nb,
 				x[a] = job->lo[a] + y[a] * (job->hi[a] - job->lo[a]);
 			const double w = cub_f_d(&job->fn, x) * jac * vol;
 			if (!isfinite(w)) {
-				c->nonfinite++;
+				nonfinite++;
 				continue;
 			}
 			s1 += w;
@@ -99,9 +101,10 @@ static void vegas_chunk(const struct cub_job *job, const double *grid, int nb,
 			for (int a = 0; a < dim; a++)
 				d[a * nb + bin[a]] += w * w;
 		}
-		c->sw += s1;
-		c->sv += cub_vegas_cube_var(s1, s2, st->npg);
+		sw += s1;
+		sv += cub_vegas_cube_var(s1, s2, st->npg);
 	}
+	*c = (struct vegas_chunk){sw, sv, nonfinite};
 }
 
 /* One iteration (stream it) of st's cubes: its estimate *est and variance of the estimate
