@@ -463,6 +463,8 @@ int bench_cubature(struct session *s, struct qx_err *e)
 #else
 	if (getenv("QUADX_BENCH_BATCH")) /* the batch's table alone */
 		return bench_cubature_batch(s, e);
-	return cb_table(s, e) || bench_cubature_batch(s, e) ? -1 : 0;
+	if (getenv("QUADX_BENCH_MC")) /* the Monte Carlo tables alone */
+		return bench_cubature_mc(s, e);
+	return cb_table(s, e) || bench_cubature_batch(s, e) || bench_cubature_mc(s, e) ? -1 : 0;
 #endif
 }

@@ -2,7 +2,8 @@
  * builds): vegas and qmc on the GPU beside m-Cubes (the GPU VEGAS of the two-phase adaptive
  * cubature study's group, built outside the project; $QUADX_MCUBES names its driver, see
  * shared/anchors) and beside breadth, on the m-Cubes demos' integrands; then vegas's
- * evaluations/s against a kernel that only draws the points and evaluates the integrand. */
+ * evaluations/s against a kernel that only draws the points and evaluates the integrand; then
+ * the CPU's tables (src/bench/mc_cpu.c), in CPU-only builds too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,10 +248,8 @@ static int cbm_floor(struct session *s, struct qx_err *e)
 int bench_cubature_mc(struct session *s, struct qx_err *e)
 {
 #ifdef QX_HAVE_CUDA
-	return cbm_table(s, e) || cbm_floor(s, e) ? -1 : 0;
-#else
-	(void)s;
-	(void)e;
-	return 0;
+	if (cbm_table(s, e) || cbm_floor(s, e))
+		return -1;
 #endif
+	return bench_mc_cpu(s, e);
 }

@@ -53,8 +53,9 @@ int bench_expint(struct session *s, struct qx_err *e);
 int bench_longman(struct session *s, struct qx_err *e);
 int bench_cubature(struct session *s, struct qx_err *e);
 int bench_kde(struct session *s, struct qx_err *e);
-/* The Monte Carlo tables of the cubature section (src/bench/cubature_mc.c, GPU builds): vegas and
- * qmc beside m-Cubes ($QUADX_MCUBES) and breadth, and vegas against its floor. */
+/* The Monte Carlo tables of the cubature section (src/bench/cubature_mc.c): on the GPU vegas and
+ * qmc beside m-Cubes ($QUADX_MCUBES) and breadth, and vegas against its floor; then the CPU's
+ * (bench_mc_cpu). */
 int bench_cubature_mc(struct session *s, struct qx_err *e);
 /* The batch tables of the cubature section (src/bench/cubature_batch.c): the CPU's beside
  * SciPy's cubature, and in GPU builds the GPU's. */
