@@ -42,6 +42,11 @@ class McGpuTest(unittest.TestCase):
                     phases = sum(v for k, v in gpu["time_ms"].items() if k != "total")
                     self.assertGreater(gpu["time_ms"]["total"], 0, what)
                     self.assertGreaterEqual(gpu["time_ms"]["total"], 0.999 * phases, what)
+                    # its history: a chart point an iteration, the evaluations rising
+                    digits, evals = gpu["chart"]["series"]
+                    self.assertEqual(len(evals["y"]), gpu["error"]["iterations"], what)
+                    self.assertEqual(evals["y"], sorted(set(evals["y"])), what)
+                    self.assertEqual(len(digits["y"]), len(evals["y"]), what)
                     self.assertLess(abs(cpu["value"] - gpu["value"]), 6 * sigma, what)
                     if math.isfinite(gpu.get("exact") or math.nan):
                         self.assertLess(abs(gpu["value"] - gpu["exact"]),

@@ -144,9 +144,10 @@ void cub_output(const struct cub_job *job, const struct cub_result *res, struct 
 	o->note = cub_reason_note(reason, res->unverified);
 }
 
-/* The convergence chart of a GPU run into o: per iteration the digits its error estimate
- * claims, -log10(error / |estimate|) (within 0..16), as a line and
- * log10 of the regions it evaluated as bars. */
+/* The convergence chart of a run with a history (the GPU's rule variants, vegas and qmc on
+ * either backend) into o: per iteration the digits its error estimate claims,
+ * -log10(error / |estimate|) (within 0..16), as a line and log10 of the regions it evaluated
+ * (Monte Carlo: of the evaluations so far) as bars. */
 void cub_chart(const struct cub_result *res, struct qx_chart *c)
 {
 	struct qx_series *digits = &c->series[0], *regions = &c->series[1];
@@ -159,7 +160,8 @@ void cub_chart(const struct cub_result *res, struct qx_chart *c)
 	*digits = (struct qx_series){.kind = QX_SERIES_LINE, .npoints = n};
 	*regions = (struct qx_series){.kind = QX_SERIES_BARS, .npoints = n};
 	snprintf(digits->name, sizeof digits->name, "digits: -log10(error est / |estimate|)");
-	snprintf(regions->name, sizeof regions->name, "log10 live regions");
+	snprintf(regions->name, sizeof regions->name,
+	         res->mc ? "log10 evaluations so far" : "log10 live regions");
 	for (int i = 0; i < n; i++) {
 		const double scale = fabs(res->hist_est[i]) > 0 ? fabs(res->hist_est[i]) : 1;
 		digits->x[i] = regions->x[i] = i + 1;

@@ -149,6 +149,7 @@ int cub_cpu_qmc(const struct cub_job *job, struct cub_result *res, struct qx_err
 				res->nonfinite += bad[r * CUB_MC_CHUNKS + c];
 			}
 		const int stop = cub_qmc_level_end(job, res, sum, R, m, count, level);
+		cub_mc_history(res, res->value, res->err);
 		if (!job->in_batch) {
 			qx_progress_add((long long)(R * count));
 			cub_progress_error(res->value, res->err, job->rel, job->abs);

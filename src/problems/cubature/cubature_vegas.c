@@ -188,9 +188,12 @@ int cub_cpu_vegas(const struct cub_job *job, struct cub_result *res, struct qx_e
 		cub_vegas_refine_grid(grid, d, dim, nb, CUB_VEGAS_ALPHA, job->threads);
 		if (!job->in_batch)
 			qx_progress_add(calls);
-		if ((int)it < job->adapt)
+		if ((int)it < job->adapt) {
+			cub_mc_history(res, est, sqrt(var));
 			continue;
+		}
 		cub_vegas_add(&acc, est, var, &res->value, &res->err, &res->chi2_dof);
+		cub_mc_history(res, res->value, res->err);
 		if (!job->in_batch)
 			cub_progress_error(res->value, res->err, job->rel, job->abs);
 		if (acc.used >= job->iters &&
