@@ -44,7 +44,7 @@ class McGpuTest(unittest.TestCase):
                     self.assertGreaterEqual(gpu["time_ms"]["total"], 0.999 * phases, what)
                     # its history: a chart point an iteration, the evaluations rising
                     digits, evals = gpu["chart"]["series"]
-                    self.assertEqual(len(evals["y"]), gpu["error"]["iterations"], what)
+                    self.assertEqual(len(evals["y"]), min(gpu["error"]["iterations"], 128), what)
                     self.assertEqual(evals["y"], sorted(set(evals["y"])), what)
                     self.assertEqual(len(digits["y"]), len(evals["y"]), what)
                     self.assertLess(abs(cpu["value"] - gpu["value"]), 6 * sigma, what)
