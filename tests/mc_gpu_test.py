@@ -42,6 +42,11 @@ class McGpuTest(unittest.TestCase):
                     phases = sum(v for k, v in gpu["time_ms"].items() if k != "total")
                     self.assertGreater(gpu["time_ms"]["total"], 0, what)
                     self.assertGreaterEqual(gpu["time_ms"]["total"], 0.999 * phases, what)
+                    # its history: a chart point an iteration, the evaluations rising
+                    digits, evals = gpu["chart"]["series"]
+                    self.assertEqual(len(evals["y"]), min(gpu["error"]["iterations"], 128), what)
+                    self.assertEqual(evals["y"], sorted(set(evals["y"])), what)
+                    self.assertEqual(len(digits["y"]), len(evals["y"]), what)
                     self.assertLess(abs(cpu["value"] - gpu["value"]), 6 * sigma, what)
                     if math.isfinite(gpu.get("exact") or math.nan):
                         self.assertLess(abs(gpu["value"] - gpu["exact"]),
@@ -71,7 +76,7 @@ class McGpuTest(unittest.TestCase):
             self.assertEqual(chart["xlabel"], xlabel, variant)
             digits, bars = chart["series"]
             self.assertEqual((digits["kind"], bars["kind"]), ("line", "bars"), variant)
-            self.assertEqual(bars["name"], "log10 evaluations", variant)
+            self.assertEqual(bars["name"], "log10 evaluations so far", variant)
             self.assertIn("std error", digits["name"], variant)
             self.assertGreaterEqual(len(bars["y"]), 2, variant)
             self.assertEqual(bars["x"], digits["x"], variant)

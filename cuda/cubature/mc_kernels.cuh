@@ -22,7 +22,8 @@ template <typename T, int KIND> __device__ __forceinline__ T cub_mc_f(const cub_
 		return cub_f_t<T>(fn, x);
 }
 
-/* Sums of one block into out[0..3): the weights, their squares, the samples not finite. */
+/* Sums of one block into out[0..3): the weights, their squares (vegas: its cubes' variance
+ * parts), the samples not finite. */
 static __device__ void cub_mc_block_sums(double sw, double sw2, double bad, double *out)
 {
 	typedef cub::BlockReduce<double, MC_BLOCK> reduce_t;
@@ -39,45 +40,78 @@ static __device__ void cub_mc_block_sums(double sw, double sw2, double bad, doub
 	}
 }
 
-/* VEGAS's iteration it: samples 0..calls-1 (a thread every gridDim * MC_BLOCK) through grid
- * (dim axes of CUB_VEGAS_BINS + 1 edges) on [a, b]^dim of volume vol; block k's sums into
- * blk[3k..3k+3), the squared weights of each axis's bins added into bins (dim *
- * CUB_VEGAS_BINS; in shared memory first, dynamic, that many doubles). */
+/* VEGAS's iteration it: the cubes of st through grid (dim axes of nb + 1 edges) on [a, b]^dim
+ * of volume vol, lanes (1, 2, 4 .. 32) threads of a warp a cube, each taking its samples j =
+ * lane, lane + lanes, .. < npg (so that iterations of few cubes of many samples fill the GPU
+ * too), the cube's sums gathered over its lanes by shuffles; block k's sums (weights, cubes'
+ * cub_vegas_cube_var, samples not finite) into blk[3k..3k+3), the squared weights of each
+ * axis's bins added into bins (dim * nb; in shared memory first, dynamic, that many
+ * doubles). */
 template <typename T, int KIND>
-__device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const double *grid,
-                               long long calls, unsigned it, unsigned long long seed, double vol,
-                               double *blk, double *bins)
+__device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const double *grid, int nb,
+                               cub_vegas_strata st, int lanes, unsigned it, unsigned long long seed,
+                               double vol, double *blk, double *bins)
 {
 	extern __shared__ double mc_bins[];
-	const int dim = fn.dim, nd = dim * CUB_VEGAS_BINS;
+	const int dim = fn.dim, nd = dim * nb, lane = threadIdx.x & (lanes - 1);
 	for (int j = threadIdx.x; j < nd; j += blockDim.x)
 		mc_bins[j] = 0;
 	__syncthreads();
-	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], sw = 0, sw2 = 0, bad = 0;
+	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], digits[CUB_FN_MAX_DIM], sw = 0, sv = 0,
+	                                                                     bad = 0;
 	T x[CUB_FN_MAX_DIM];
 	int bin[CUB_FN_MAX_DIM];
-	const long long stride = (long long)gridDim.x * blockDim.x;
-	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < calls;
-	     i += stride) {
-		cub_mc_uniforms(seed, it, (unsigned long long)i, dim, u);
-		const double jac = cub_vegas_map(grid, dim, u, y, bin);
-		for (int k = 0; k < dim; k++)
-			x[k] = (T)(a + y[k] * (b - a));
-		const double w = (double)cub_mc_f<T, KIND>(fn, x) * jac * vol;
-		if (!isfinite(w)) {
-			bad += 1;
-			continue;
+	/* every lane of a warp takes the same trips (the bound a whole number of warps), so that
+	 * the shuffles find all of them */
+	const long long stride = (long long)gridDim.x * blockDim.x,
+	                slots = (st.cubes * lanes + 31) / 32 * 32;
+	for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < slots;
+	     g += stride) {
+		const long long cube = g / lanes;
+		double s1 = 0, s2 = 0;
+		if (cube < st.cubes)
+			cub_vegas_cube_digits((unsigned long long)cube, &st, dim, digits);
+		for (long long j = lane; cube < st.cubes && j < st.npg; j += lanes) {
+			const long long i = cube * st.npg + j;
+			cub_vegas_uniforms(seed, it, (unsigned long long)i, dim, &st, digits, u);
+			const double jac = cub_vegas_map(grid, dim, nb, u, y, bin);
+			for (int k = 0; k < dim; k++)
+				x[k] = (T)(a + y[k] * (b - a));
+			const double w = (double)cub_mc_f<T, KIND>(fn, x) * jac * vol;
+			if (!isfinite(w)) {
+				bad += 1;
+				continue;
+			}
+			s1 += w;
+			s2 += w * w;
+			for (int k = 0; k < dim; k++)
+				atomicAdd(&mc_bins[k * nb + bin[k]], w * w);
 		}
-		sw += w;
-		sw2 += w * w;
-		for (int k = 0; k < dim; k++)
-			atomicAdd(&mc_bins[k * CUB_VEGAS_BINS + bin[k]], w * w);
+		for (int off = lanes / 2; off > 0; off /= 2) {
+			s1 += __shfl_xor_sync(0xffffffffu, s1, off);
+			s2 += __shfl_xor_sync(0xffffffffu, s2, off);
+		}
+		if (lane == 0 && cube < st.cubes) {
+			sw += s1;
+			sv += cub_vegas_cube_var(s1, s2, st.npg);
+		}
 	}
-	cub_mc_block_sums(sw, sw2, bad, blk + 3 * blockIdx.x);
+	cub_mc_block_sums(sw, sv, bad, blk + 3 * blockIdx.x);
 	__syncthreads();
 	for (int j = threadIdx.x; j < nd; j += blockDim.x)
 		if (mc_bins[j] != 0)
 			atomicAdd(&bins[j], mc_bins[j]);
+}
+
+/* The lanes of a cube (cub_vegas_body) for st on a device of sms multiprocessors: doubled
+ * from 1 while a lane keeps 2 samples or more and the cubes' lanes are fewer than the
+ * threads of 8 blocks a multiprocessor. */
+static inline int cub_vegas_lanes(const cub_vegas_strata &st, int sms)
+{
+	int lanes = 1;
+	while (lanes < 32 && 2LL * lanes * 2 <= st.npg && st.cubes * lanes < 8LL * sms * MC_BLOCK)
+		lanes *= 2;
+	return lanes;
 }
 
 /* qmc's level: for shift r = blockIdx.y (shifts[r * CUB_FN_MAX_DIM ..]) the lattice points

@@ -11,30 +11,32 @@
 /* vegas's kernel for the built-in integrands (mc_kernels.cuh). */
 template <typename T>
 __global__ void __launch_bounds__(MC_BLOCK)
-    cub_vegas_kernel(cub_fn fn, double a, double b, const double *grid, long long calls,
-                     unsigned it, unsigned long long seed, double vol, double *blk, double *bins)
+    cub_vegas_kernel(cub_fn fn, double a, double b, const double *grid, int nb, cub_vegas_strata st,
+                     int lanes, unsigned it, unsigned long long seed, double vol, double *blk,
+                     double *bins)
 {
-	cub_vegas_body<T, 0>(fn, a, b, grid, calls, it, seed, vol, blk, bins);
+	cub_vegas_body<T, 0>(fn, a, b, grid, nb, st, lanes, it, seed, vol, blk, bins);
 }
 
-/* Launches iteration it on blocks blocks with shared bytes shm: the user's kernel where the
- * job has one, else the built-ins' in precision T; returns the launch's error. */
+/* Launches iteration it (grid of nb bins an axis, strata st) on blocks blocks with shared
+ * bytes shm: the user's kernel where the job has one, else the built-ins' in precision T;
+ * returns the launch's error. */
 template <typename T>
 static cudaError_t cub_vegas_launch(const struct cub_job *job, unsigned blocks, size_t shm,
-                                    const double *grid, unsigned it, double vol, double *blk,
-                                    double *bins)
+                                    const double *grid, int nb, cub_vegas_strata st, int lanes,
+                                    unsigned it, double vol, double *blk, double *bins)
 {
 	cub_fn fn = job->fn;
 	double a = job->a, b = job->b;
-	long long calls = job->calls;
 	unsigned long long seed = job->seed;
 	if (job->user) {
-		void *args[] = {&fn, &a, &b, &grid, &calls, &it, &seed, &vol, &blk, &bins};
+		void *args[] = {&fn,    &a,  &b,    &grid, &nb,  &st,
+		                &lanes, &it, &seed, &vol,  &blk, &bins};
 		return cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_RULE], dim3(blocks),
 		                        dim3(MC_BLOCK), args, shm, 0);
 	}
 	cub_vegas_kernel<T>
-	    <<<blocks, MC_BLOCK, shm>>>(fn, a, b, grid, calls, it, seed, vol, blk, bins);
+	    <<<blocks, MC_BLOCK, shm>>>(fn, a, b, grid, nb, st, lanes, it, seed, vol, blk, bins);
 	return cudaGetLastError();
 }
 
@@ -44,29 +46,33 @@ template <typename T>
 static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,
                          struct qx_err *e)
 {
-	const int dim = job->fn.dim, nd = dim * CUB_VEGAS_BINS, ng = dim * (CUB_VEGAS_BINS + 1);
+	const int dim = job->fn.dim, nb = cub_vegas_bins(dim, job->calls), nd = dim * nb,
+	          ng = dim * (nb + 1);
+	const cub_vegas_strata st = cub_vegas_strata_of(job->calls, dim);
+	const long long calls = st.cubes * st.npg; /* the samples an iteration draws */
 	const size_t shm = (size_t)nd * sizeof(double);
 	const double t0 = qx_now_ms();
 	int sms = 0;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-	if (!job->user && shm > 48 * 1024)
-		GPU_TRY(cudaFuncSetAttribute(
-		    cub_vegas_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-	const long long want = (job->calls + MC_BLOCK - 1) / MC_BLOCK;
+	const int lanes = cub_vegas_lanes(st, sms);
+	const long long want = (st.cubes * lanes + MC_BLOCK - 1) / MC_BLOCK;
 	const unsigned blocks = (unsigned)std::max(1LL, std::min<long long>(want, 8LL * sms));
 	cudaEvent_t *ev = gpu_events(2, e);
 	if (!ev)
 		return -1;
-	gpu_owned<double> grid_d, blk_d, bins_d;
-	GPU_TRY(cudaMalloc(&grid_d.ptr, (size_t)ng * sizeof(double)));
-	GPU_TRY(cudaMalloc(&blk_d.ptr, (size_t)3 * blocks * sizeof(double)));
-	GPU_TRY(cudaMalloc(&bins_d.ptr, (size_t)nd * sizeof(double)));
-	std::vector<double> grid(ng), bins(nd), blk(3 * (size_t)blocks);
+	/* one allocation: the grid, then the bins' sums and the blocks' sums, which come back in
+	 * one copy an iteration */
+	const size_t back = (size_t)nd + 3 * (size_t)blocks;
+	gpu_owned<double> buf;
+	GPU_TRY(cudaMalloc(&buf.ptr, ((size_t)ng + back) * sizeof(double)));
+	double *const grid_d = buf.ptr, *const bins_d = buf.ptr + ng, *const blk_d = bins_d + nd;
+	std::vector<double> grid(ng), sums(back);
+	const double *const bins = sums.data(), *const blk = bins + nd;
 	double vol = 1;
 	for (int i = 0; i < dim; i++) {
 		vol *= job->b - job->a;
-		for (int k = 0; k <= CUB_VEGAS_BINS; k++)
-			grid[i * (CUB_VEGAS_BINS + 1) + k] = (double)k / CUB_VEGAS_BINS;
+		for (int k = 0; k <= nb; k++)
+			grid[i * (nb + 1) + k] = (double)k / nb;
 	}
 	qx_timing_add(t, "alloc", qx_now_ms() - t0, 0);
 	*res = (struct cub_result){};
@@ -75,40 +81,39 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	res->reason = CUB_MAXEVAL;
 	res->live = 1;
 	struct cub_vegas_acc acc = {};
-	for (unsigned it = 0; res->evals + job->calls <= job->maxeval; it++) {
+	for (unsigned it = 0; res->evals + calls <= job->maxeval; it++) {
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
 		const double c0 = qx_now_ms();
-		GPU_TRY(cudaMemcpy(grid_d.ptr, grid.data(), (size_t)ng * sizeof(double),
+		GPU_TRY(cudaMemcpy(grid_d, grid.data(), (size_t)ng * sizeof(double),
 		                   cudaMemcpyHostToDevice));
-		GPU_TRY(cudaMemset(bins_d.ptr, 0, (size_t)nd * sizeof(double)));
+		GPU_TRY(cudaMemset(bins_d, 0, (size_t)nd * sizeof(double)));
 		GPU_TRY(cudaEventRecord(ev[0]));
-		GPU_LAUNCH(cub_vegas_launch<T>(job, blocks, shm, grid_d.ptr, it, vol, blk_d.ptr,
-		                               bins_d.ptr));
+		GPU_LAUNCH(cub_vegas_launch<T>(job, blocks, shm, grid_d, nb, st, lanes, it, vol,
+		                               blk_d, bins_d));
 		GPU_TRY(cudaEventRecord(ev[1]));
-		GPU_TRY(cudaMemcpy(blk.data(), blk_d.ptr, blk.size() * sizeof(double),
-		                   cudaMemcpyDeviceToHost));
-		GPU_TRY(cudaMemcpy(bins.data(), bins_d.ptr, (size_t)nd * sizeof(double),
-		                   cudaMemcpyDeviceToHost));
+		GPU_TRY(
+		    cudaMemcpy(sums.data(), bins_d, back * sizeof(double), cudaMemcpyDeviceToHost));
 		const double ms = gpu_elapsed(ev[0], ev[1]);
 		qx_timing_add(t, "samples", ms, 0);
 		qx_timing_add(t, "copies", qx_now_ms() - c0 - ms, 0);
-		double sw = 0, sw2 = 0, est, var;
+		double sw = 0, sv = 0, est, var;
 		for (unsigned k = 0; k < blocks; k++) {
 			sw += blk[3 * k];
-			sw2 += blk[3 * k + 1];
+			sv += blk[3 * k + 1];
 			res->nonfinite += (long long)blk[3 * k + 2];
 		}
-		cub_vegas_estimate(sw, sw2, job->calls, &est, &var);
-		res->evals += job->calls;
+		cub_vegas_estimate(sw, sv, &st, &est, &var);
+		res->evals += calls;
 		res->iterations++;
-		qx_progress_add(job->calls);
-		for (int i = 0; i < dim; i++)
-			cub_vegas_refine(&grid[i * (CUB_VEGAS_BINS + 1)], &bins[i * CUB_VEGAS_BINS],
-			                 CUB_VEGAS_BINS, CUB_VEGAS_ALPHA);
-		if ((int)it < job->adapt)
+		qx_progress_add(calls);
+		cub_vegas_refine_grid(grid.data(), bins, dim, nb, CUB_VEGAS_ALPHA, 0);
+		if ((int)it < job->adapt) {
+			cub_mc_history(res, est, sqrt(var));
 			continue;
+		}
 		cub_vegas_add(&acc, est, var, &res->value, &res->err, &res->chi2_dof);
+		cub_mc_history(res, res->value, res->err);
 		cub_progress_error(res->value, res->err, job->rel, job->abs);
 		if (acc.used >= job->iters &&
 		    res->err <= fmax(job->abs, job->rel * fabs(res->value))) {
@@ -125,9 +130,7 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	} else if (acc.used > 2 && res->chi2_dof > CUB_VEGAS_CHI2_MAX)
 		res->reason = CUB_UNTRUSTED;
 	const double f0 = qx_now_ms();
-	GPU_TRY(cudaFree(grid_d.release()));
-	GPU_TRY(cudaFree(blk_d.release()));
-	GPU_TRY(cudaFree(bins_d.release()));
+	GPU_TRY(cudaFree(buf.release()));
 	qx_timing_add(t, "free", qx_now_ms() - f0, 0);
 	t->total = qx_now_ms() - t0;
 	res->peak_bytes = (double)((size_t)(ng + nd + 3 * blocks) * sizeof(double));

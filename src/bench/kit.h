@@ -53,9 +53,17 @@ int bench_expint(struct session *s, struct qx_err *e);
 int bench_longman(struct session *s, struct qx_err *e);
 int bench_cubature(struct session *s, struct qx_err *e);
 int bench_kde(struct session *s, struct qx_err *e);
+/* The Monte Carlo tables of the cubature section (src/bench/cubature_mc.c): on the GPU vegas and
+ * qmc beside m-Cubes ($QUADX_MCUBES) and breadth, and vegas against its floor; then the CPU's
+ * (bench_mc_cpu). */
+int bench_cubature_mc(struct session *s, struct qx_err *e);
 /* The batch tables of the cubature section (src/bench/cubature_batch.c): the CPU's beside
  * SciPy's cubature, and in GPU builds the GPU's. */
 int bench_cubature_batch(struct session *s, struct qx_err *e);
+/* The CPU tables of cubature's Monte Carlo variants (src/bench/mc_cpu.c): vegas on one thread
+ * beside the vegas Python package (a line saying why where python3 cannot import it), and
+ * vegas's and qmc's scaling over the CPU's threads; leaves variant qmc, threads 1. */
+int bench_mc_cpu(struct session *s, struct qx_err *e);
 
 /* 1 when QUADX_BENCH_ONLY is "gpus": each section runs its GPU scaling table alone (a lent
  * machine with several GPUs and little time). */

@@ -189,7 +189,7 @@ static void test_chart_and_convergence(void **state)
 	o.values = &value;
 	cub_output(&job, &r, &o);
 	assert_int_equal(o.chart.nseries, 2);
-	assert_string_equal(o.chart.series[1].name, "log10 evaluations");
+	assert_string_equal(o.chart.series[1].name, "log10 evaluations so far");
 	assert_non_null(strstr(o.chart.series[0].name, "std error"));
 	assert_non_null(strstr(o.chart.title, "vegas"));
 	assert_int_equal(o.chart.series[1].npoints, 3);

@@ -1,7 +1,8 @@
 /* test_mc.c - cubature's Monte Carlo pieces (cubature_mc.h): Philox4x32-10 gives Random123's
- * known-answer vectors and the uniforms are its words in (0, 1); VEGAS's refinement keeps the
- * edges increasing from 0 to 1 and moves its bins towards a peak; the Korobov vector starts at
- * 1 and is odd; vegas and qmc give the same answer whatever the threads, and a seed reproduces. */
+ * known-answer vectors and the uniforms are its words in (0, 1), on the host as Random123
+ * computes them (the GPU's); VEGAS's refinement keeps the edges increasing from 0 to 1 and
+ * moves its bins towards a peak; the Korobov vector starts at 1 and is odd; vegas and qmc give
+ * the same answer whatever the threads, and a seed reproduces. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,6 +47,35 @@ static void test_philox_known_answers(void **state)
 		sum += u[0];
 	}
 	assert_true(fabs(sum / 100000 - 0.5) < 5 * sqrt(1.0 / 12 / 100000));
+}
+
+/* cub_mc_uniforms (the host's SSE2 Philox where it has one) against Random123's philox4x32_R,
+ * the GPU's: every dim 1..64, counters and keys with their high words set, the same doubles,
+ * and nothing written past u[dim). */
+static void test_uniforms_are_random123s(void **state)
+{
+	(void)state;
+	static const unsigned long long seeds[] = {0, 1, 0xdeadbeefcafef00dULL, ~0ULL};
+	static const unsigned long long index[] = {0, 12345, 0x1234567890abcdefULL, ~0ULL};
+	static const unsigned stream[] = {0, 7, CUB_MC_QMC_STREAM + 3, 0xffffffffu};
+	for (int t = 0; t < 4; t++)
+		for (int dim = 1; dim <= CUB_FN_MAX_DIM; dim++) {
+			double u[CUB_FN_MAX_DIM + 4];
+			for (int i = 0; i < CUB_FN_MAX_DIM + 4; i++)
+				u[i] = -1;
+			cub_mc_uniforms(seeds[t], stream[t], index[t], dim, u);
+			const philox4x32_key_t k = {
+			    {(uint32_t)seeds[t], (uint32_t)(seeds[t] >> 32)}};
+			for (int i = 0; i < dim; i++) {
+				const philox4x32_ctr_t c = {{(uint32_t)index[t],
+				                             (uint32_t)(index[t] >> 32),
+				                             (uint32_t)(i / 4), stream[t]}};
+				const philox4x32_ctr_t r = philox4x32_R(10, c, k);
+				assert_true(u[i] == ((double)r.v[i % 4] + 0.5) * 0x1p-32);
+			}
+			for (int i = dim; i < CUB_FN_MAX_DIM + 4; i++)
+				assert_true(u[i] == -1);
+		}
 }
 
 /* Edges 0 = e[0] < e[1] < ... < e[nb] = 1. */
@@ -159,7 +189,8 @@ static void test_mc_threads_and_seed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_philox_known_answers), cmocka_unit_test(test_vegas_refine),
+	    cmocka_unit_test(test_philox_known_answers),
+	    cmocka_unit_test(test_uniforms_are_random123s), cmocka_unit_test(test_vegas_refine),
 	    cmocka_unit_test(test_qmc_vector), cmocka_unit_test(test_mc_threads_and_seed)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

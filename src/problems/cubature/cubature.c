@@ -402,6 +402,7 @@ static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struc
 	if (v->run_cpu(&job, &res, e))
 		return -1;
 	cub_output(&job, &res, o);
+	cub_chart(&res, &o->chart); /* vegas and qmc keep a history on the CPU too */
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* cubature_gpu.h - the C interface of problem cubature's GPU code (cuda/cubature/): each
  * variant's run of a job (cubature_job.h) on one device or over several, the budgets, and the
- * bench's rule-only floor. Every function returns 0, or -1 with the CUDA call and its message
- * in e; none of them exits. */
+ * bench's floors (the rule alone; Monte Carlo's draws and evaluations alone). Every function
+ * returns 0, or -1 with the CUDA call and its message in e; none of them exits. */
 #ifndef QUADX_CUBATURE_H
 #define QUADX_CUBATURE_H
 
@@ -59,6 +59,11 @@ int cub_gpu_qmc_run(const struct cub_job *job, struct cub_result *res, struct qx
  * launches after a warm-up, into *ms. */
 int cub_gpu_rule_floor(const struct cub_job *job, long long nregions, int reps, double *ms,
                        struct qx_err *e);
+/* The Monte Carlo floor (cuda/cubature/mc_floor.cu): calls of vegas's Philox points drawn
+ * uniformly and the job's built-in integrand evaluated at them, nothing else; median of reps
+ * timed launches after a warm-up, into *ms. */
+int cub_gpu_mc_floor(const struct cub_job *job, long long calls, int reps, double *ms,
+                     struct qx_err *e);
 
 #ifdef __cplusplus
 }

@@ -149,13 +149,20 @@ int cub_output_value(const struct cub_job *job, double value, double err, int re
 	return reason;
 }
 
+/* The evaluations spent by point i of res's history: hist_evals, or in a Monte Carlo history
+ * that left it 0 hist_regions (where cub_mc_history keeps them); 0 when not recorded. */
+static double cub_hist_evals(const struct cub_result *res, int i)
+{
+	return res->hist_evals[i] > 0 ? res->hist_evals[i] : res->mc ? res->hist_regions[i] : 0;
+}
+
 /* The history of res as the run's convergence: its points that counted their evaluations. */
 static void cub_convergence(const struct cub_result *res, struct qx_convergence *cv)
 {
 	cv->n = 0;
 	for (int i = 0; i < res->nhist && cv->n < QX_CONV_POINTS; i++)
-		if (res->hist_evals[i] > 0) {
-			cv->evals[cv->n] = res->hist_evals[i];
+		if (cub_hist_evals(res, i) > 0) {
+			cv->evals[cv->n] = cub_hist_evals(res, i);
 			cv->est[cv->n] = res->hist_est[i];
 			cv->err[cv->n++] = res->hist_err[i];
 		}
@@ -216,13 +223,13 @@ void cub_chart(const struct cub_result *res, struct qx_chart *c)
 	snprintf(digits->name, sizeof digits->name, "digits: -log10(%s / |estimate|)",
 	         res->mc ? "std error" : "error est");
 	snprintf(bars->name, sizeof bars->name, "%s",
-	         evals ? "log10 evaluations" : "log10 live regions");
+	         evals ? "log10 evaluations so far" : "log10 live regions");
 	for (int i = 0; i < n; i++) {
 		const double scale = fabs(res->hist_est[i]) > 0 ? fabs(res->hist_est[i]) : 1;
 		digits->x[i] = bars->x[i] =
 		    res->hist_iter[i] > 0 ? (double)res->hist_iter[i] : i + 1;
 		digits->y[i] = fmin(16, fmax(0, -log10(res->hist_err[i] / scale)));
-		bars->y[i] = log10(evals ? res->hist_evals[i] : res->hist_regions[i]);
+		bars->y[i] = log10(evals ? cub_hist_evals(res, i) : res->hist_regions[i]);
 	}
 }
 

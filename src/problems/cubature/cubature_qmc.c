@@ -14,50 +14,62 @@
 #include "cubature_mc.h"
 
 /* The squared weighted worst-case error of the lattice of 2^m points with vector z in dim
- * dimensions (periodic Sobolev space of smoothness 1, product weights 1/(i+1)^2). */
-static double qmc_criterion(const uint64_t *z, int dim, int m)
+ * dimensions (periodic Sobolev space of smoothness 1, product weights 1/(i+1)^2); b2[r] holds
+ * 2 pi^2 B2(r / 2^m), the Bernoulli polynomial's part of each factor. */
+static double qmc_criterion(const uint64_t *z, int dim, int m, const double *b2)
 {
 	const uint64_t n = 1ULL << m;
 	double sum = 0;
 	for (uint64_t k = 0; k < n; k++) {
 		double prod = 1;
-		for (int i = 0; i < dim; i++) {
-			const double x = (double)((k * z[i]) & (n - 1)) / (double)n;
-			prod *=
-			    1 + 2 * CUB_PI * CUB_PI * (x * x - x + 1.0 / 6) / ((i + 1.0) * (i + 1));
-		}
+		for (int i = 0; i < dim; i++)
+			prod *= 1 + b2[(k * z[i]) & (n - 1)] / ((i + 1.0) * (i + 1));
 		sum += prod;
 	}
 	return sum / (double)n - 1;
 }
 
 /* The Korobov vector (cubature_mc.h): 64 odd candidates a from a fixed hash, each scored by the
- * sum of the logs of its criterion at 2^8, 2^10 and 2^12 points; the best kept. */
+ * sum of the logs of its criterion at 2^8, 2^10 and 2^12 points (the candidates over the
+ * cores: a few milliseconds of one core in dim 8); the best kept, the first of equals, so
+ * that the choice is the same on any threads. */
 void cub_qmc_vector(int dim, uint64_t *z)
 {
-	double best = INFINITY;
-	uint64_t cand[CUB_FN_MAX_DIM];
-	for (int c = 0; c < 64; c++) {
+	enum { CANDIDATES = 64, M_MAX = 12 };
+	static const int sizes[] = {8, 10, 12};
+	double b2[3][1 << M_MAX], score[CANDIDATES];
+	for (int s = 0; s < 3; s++) {
+		const uint64_t n = 1ULL << sizes[s];
+		for (uint64_t r = 0; r < n; r++) {
+			const double x = (double)r / (double)n;
+			b2[s][r] = 2 * CUB_PI * CUB_PI * (x * x - x + 1.0 / 6);
+		}
+	}
+#pragma omp parallel for schedule(dynamic, 1)
+	for (int c = 0; c < CANDIDATES; c++) {
 		const uint64_t a = cub_hash(0x51ed27, (unsigned long long)c) | 1;
+		uint64_t cand[CUB_FN_MAX_DIM];
 		cand[0] = 1;
 		for (int i = 1; i < dim; i++)
 			cand[i] = cand[i - 1] * a;
-		double score = 0;
-		for (int m = 8; m <= 12; m += 2)
-			score += log(fmax(qmc_criterion(cand, dim, m), 1e-300));
-		if (score < best) {
-			best = score;
-			for (int i = 0; i < dim; i++)
-				z[i] = cand[i];
-		}
+		score[c] = 0;
+		for (int s = 0; s < 3; s++)
+			score[c] += log(fmax(qmc_criterion(cand, dim, sizes[s], b2[s]), 1e-300));
 	}
+	int best = 0;
+	for (int c = 1; c < CANDIDATES; c++)
+		best = score[c] < score[best] ? c : best;
+	const uint64_t a = cub_hash(0x51ed27, (unsigned long long)best) | 1;
+	z[0] = 1;
+	for (int i = 1; i < dim; i++)
+		z[i] = z[i - 1] * a;
 }
 
 /* The sum of the weights at lattice points k = first + j * step, j in [j0, j1), of 2^m points
  * shifted by s; the samples not finite are left out and counted in *bad. */
-static double qmc_sum(const struct cub_job *job, const uint64_t *z, int m, const double *s,
-                      uint64_t first, uint64_t step, uint64_t j0, uint64_t j1, double vol,
-                      long long *bad)
+CUB_MC_CPU_LOOP static double qmc_sum(const struct cub_job *job, const uint64_t *z, int m,
+                                      const double *s, uint64_t first, uint64_t step, uint64_t j0,
+                                      uint64_t j1, double vol, long long *bad)
 {
 	const int dim = job->fn.dim;
 	double y[CUB_FN_MAX_DIM], x[CUB_FN_MAX_DIM], sum = 0;
