@@ -95,8 +95,8 @@ class ChartTest(unittest.TestCase):
 class SweepVariantsTest(unittest.TestCase):
     def test_sweep_compares_variants(self):
         """sweep variant breadth,vegas,qmc on cpu: a row a variant with value, error estimate,
-        true error, work (evaluations) and time; the best row is the fastest that converged;
-        the table has an evaluations column."""
+        true error, work (evaluations) and time; the best row is the fastest that converged
+        (its true error within the tolerance); the table has an evaluations column."""
         text = SETUP + "sweep variant breadth,vegas,qmc on cpu\n"
         rows = objects(text, "sweep")
         self.assertEqual([r["config"]["variant"] for r in rows], ["breadth", "vegas", "qmc"])
@@ -107,7 +107,9 @@ class SweepVariantsTest(unittest.TestCase):
             self.assertGreater(r["work"], 0)
             self.assertGreater(r["time_ms"]["total"], 0)
         self.assertEqual(sum(r["best"] for r in rows), 1)
-        conv = [r for r in rows if r["converged"]]
+        # the fastest that converged with its true error within the tolerance (a standard
+        # error may have a true error past it), else the fastest
+        conv = [r for r in rows if r["converged"] and r["over_threshold"] == 0] or rows
         best = min(conv, key=lambda r: r["time_ms"]["total"])
         self.assertTrue(best["best"])
         out = script(text).stdout

@@ -115,15 +115,15 @@ static void test_vegas_history(void **state)
 	struct qx_err e;
 	const struct cub_job job = mc_job(6, 1e-9, 20000);
 	assert_int_equal(cub_cpu_vegas(&job, &r, &e), 0);
-	assert_int_equal(r.iterations, 10);
-	assert_int_equal(r.nhist, 10);
+	assert_true(r.iterations > job.adapt + 1);
+	assert_int_equal(r.nhist, r.iterations);
 	assert_history_ends_at(&r);
-	for (int i = 0; i < r.nhist; i++) {
-		assert_true(r.hist_evals[i] == 2000.0 * (i + 1));
+	for (int i = 0; i < r.nhist; i++) { /* the same samples every iteration */
+		assert_true(r.hist_evals[i] == r.hist_evals[0] * (i + 1));
 		assert_true(r.hist_err[i] > 0 && isfinite(r.hist_err[i]));
 	}
 	assert_true(r.hist_est[r.nhist - 1] == r.value && r.hist_err[r.nhist - 1] == r.err);
-	/* the combined estimate's error falls as iterations join it (8 of them here) */
+	/* the combined estimate's error falls as iterations join it */
 	assert_true(r.hist_err[r.nhist - 1] < r.hist_err[job.adapt]);
 }
 
