@@ -62,13 +62,13 @@ ifneq ($(strip $(NVCC)),)
   CUDA_PTX   ?= $(lastword $(CUDA_ARCHS))
   CUDA_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
                 $(if $(strip $(CUDA_PTX)),-gencode arch=compute_$(CUDA_PTX)$(comma)code=compute_$(CUDA_PTX))
-  # The objects' architectures, in $(CUDA_STAMP), rewritten as make starts only when
-  # CUDA_GENCODE changes, which then makes the objects again; written first as of 1970 (objects
-  # older than the file were made for the default architectures, all there was).
+  # The objects' architectures, in $(CUDA_STAMP), rewritten as make starts (not by make -n)
+  # only when CUDA_GENCODE changes, which then makes the objects again; written first as of 1970
+  # (objects older than the file were made for the default architectures, all there was).
   CUDA_STAMP := $(BUILD)/.cuda-gencode
-  $(shell mkdir -p $(BUILD) && { [ -e $(CUDA_STAMP) ] || { echo '$(CUDA_GENCODE)' > $(CUDA_STAMP) \
+  $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(shell mkdir -p $(BUILD) && { [ -e $(CUDA_STAMP) ] || { echo '$(CUDA_GENCODE)' > $(CUDA_STAMP) \
     && touch -d @0 $(CUDA_STAMP); }; } && { echo '$(CUDA_GENCODE)' | cmp -s - $(CUDA_STAMP) || \
-    echo '$(CUDA_GENCODE)' > $(CUDA_STAMP); })
+    echo '$(CUDA_GENCODE)' > $(CUDA_STAMP); }))
   # LTO-IR for sm_80 and sm_90 (nvJitLink also links it for later GPUs); code=lto_XX is what
   # asks for LTO-IR (nvcc refuses -dlto beside -gencode).
   LTO_NVCCFLAGS := $(NVCCFLAGS) -rdc=true -fatbin -gencode arch=compute_80,code=lto_80 \
@@ -81,7 +81,9 @@ else
   CU_OBJ     :=
 endif
 
-# The CUDA objects first: make -j starts their long compiles first, the C ones fill the gaps.
+# The CUDA objects first: make -j starts their long compiles first (the rule's kernels, most of
+# the build's time, before all), the C ones fill the gaps.
+CU_OBJ   := $(filter %/rule_launch.o,$(CU_OBJ)) $(filter-out %/rule_launch.o,$(CU_OBJ))
 LIB_OBJ  := $(CU_OBJ) $(patsubst %,$(BUILD)/%.o,$(basename $(LIB_SRC)))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -186,24 +188,29 @@ SCRIPT_TESTS := tests/script_test.py tests/sweep_test.py tests/repl_test.py test
 OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_test.py,\
 	$(sort $(wildcard tests/*_test.py)))
 
-# make test: the builds the tests need all start at once, each a make -j$(TEST_JOBS) of its own
-# (tests/runner.py --build): the release build with the unit tests, and the ASan, valgrind and
+# make test: the builds the tests need start at once, each a make of its own (tests/runner.py
+# --build): the release binary (then its unit tests, build unit), and the ASan, valgrind and
 # fuzzing builds. Every step below starts as soon as the build it needs has passed (the ASan,
 # valgrind and fuzzing tests while the release build's CUDA objects still compile), TEST_JOBS
 # at a time, in the order of TEST_STEPS (the longest first); each runs to its end though
-# another failed; a failed build fails with its steps, which do not run. At the end each
+# another failed; a failed build fails with what needs it, which does not run. At the end each
 # failure is shown again, then `make test: N passed, N failed`; any failure fails make test.
 # TEST_JOBS is one more than the processors by default: several steps spend most of their time
 # waiting (on a terminal under tmux, a timer, a child), and one more keeps the processors busy.
+# The release build, the longest, on which most steps wait, runs twice as many jobs as the
+# others: on a machine shared with other work it gets the larger part of the processors.
 TEST_JOBS  ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+RELEASE_JOBS ?= $(shell echo $$(( $(TEST_JOBS) * 2 )))
 TEST_BUILDS = --build release "$(MAKE) --no-print-directory --output-sync=target -k \
-	  -j$(TEST_JOBS) all $(UNIT_BIN)" \
+	  -j$(RELEASE_JOBS) all" \
+	--build unit "@release $(MAKE) --no-print-directory --output-sync=target -k \
+	  -j$(RELEASE_JOBS) $(UNIT_BIN)" \
 	$(foreach b,asan valgrind fuzz,--build $(b) "$(MAKE) --no-print-directory -k -j$(TEST_JOBS) \
 	  $(b)-build")
 # The steps, `@BUILD COMMAND` for one that needs BUILD: first those that need no build, then the
 # longest of the short builds' (ASan, valgrind, fuzzing), the longest of the release build's,
 # then the rest of each (the runner starts the first in this order whose build has passed).
-NOBUILD_TESTS := tests/includes_test.py tests/runner_test.py tests/qxtest_test.py
+NOBUILD_TESTS := tests/includes_test.py tests/runner_test.py
 LONG_ASAN     := tests/reliability_test.py unit/test_problems tests/repl_test.py tests/tui_test.py
 LONG_RELEASE  := tests/reliability_test.py tests/repl_test.py unit/test_problems \
 	tests/longman_user_test.py tests/tui_test.py tests/script_test.py
@@ -214,7 +221,7 @@ ASAN_TESTS    := $(SCRIPT_TESTS) tests/nogpu_test.py $(UNIT_SRC:tests/unit/%.c=u
 in_order      = $(foreach t,$(1),$(filter $(t),$(2)))
 asan_step     = $(if $(filter unit/%,$(1)),"@asan $(ASAN_DIR)/tests/$(1:unit/%=%)",\
 	"@asan $(MAKE) --no-print-directory asan-step/$(1)")
-release_step  = $(if $(filter unit/%,$(1)),"@release $(BUILD)/tests/$(1:unit/%=%)",\
+release_step  = $(if $(filter unit/%,$(1)),"@unit $(BUILD)/tests/$(1:unit/%=%)",\
 	$(if $(filter tests/nogpu_test.py,$(1)),"@release CUDA_VISIBLE_DEVICES= $(PYTHON) $(1)",\
 	"@release $(PYTHON) $(1)"))
 TEST_STEPS  = "$(MAKE) --no-print-directory format-check" $(NOBUILD_TESTS:%="$(PYTHON) %") \

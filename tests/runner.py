@@ -15,9 +15,10 @@ else 0. Standard library only.
 `--build NAME COMMAND` (any number) is a build the steps may need: the builds all start at
 once, side by side with each other and with the steps that need none, outside the N (each is
 a make with its own -j); a step `@NAME COMMAND` starts only when build NAME has passed, so the
-tests of a short build run while a long one is still compiling. A build is reported as a step
-is (`build NAME`); when it fails, each step that needs it fails without running. With -j 1 the
-builds run first, one after another, then the steps.
+tests of a short build run while a long one is still compiling. A build's COMMAND may be
+`@NAME COMMAND` too, NAME a build before it: it starts when that one has passed. A build is
+reported as a step is (`build NAME`); when it fails, each step or build that needs it fails
+without running. With -j 1 the builds run first, one after another, then the steps.
 
     python3 tests/runner.py -j 2 "python3 tests/script_test.py" build/tests/test_stats ...
     python3 tests/runner.py -j 3 --build asan "make asan-build" "@asan build/asan/tests/test_x\""""
@@ -81,8 +82,8 @@ def summary(results, seconds):
 
 
 def parse(argv):
-    """(jobs, [(build name, command)], [(build name or None, command)]) from argv, or exits
-    with argparse's message."""
+    """(jobs, [(build name, build it needs or None, command)], [(build name or None, command)])
+    from argv, or exits with argparse's message."""
     parser = argparse.ArgumentParser(description="Runs every step and reports them all.")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="steps side by side")
     parser.add_argument("--build", nargs=2, action="append", default=[],
@@ -94,15 +95,18 @@ def parse(argv):
     names = [name for name, _ in args.build]
     if len(set(names)) != len(names):
         parser.error(f"--build: a name given twice in {' '.join(names)}")
-    steps = []
-    for step in args.steps:
-        need = None
-        if step.startswith("@"):
-            need, _, step = step[1:].partition(" ")
-            if need not in names:
-                parser.error(f"@{need}: no --build {need} (builds: {' '.join(names) or 'none'})")
-        steps.append((need, step))
-    return args.jobs, args.build, steps
+
+    def needs(step, before):
+        """(the build that step needs or None, its command); before: the builds it may need."""
+        if not step.startswith("@"):
+            return None, step
+        need, _, step = step[1:].partition(" ")
+        if need not in before:
+            parser.error(f"@{need}: no --build {need} before it (builds: "
+                         f"{' '.join(before) or 'none'})")
+        return need, step
+    builds = [(name, *needs(command, names[:k])) for k, (name, command) in enumerate(args.build)]
+    return args.jobs, builds, [needs(step, names) for step in args.steps]
 
 
 def main(argv):
@@ -139,8 +143,9 @@ def main(argv):
         # one at a time, as they come: the builds, then the steps
         state = {}
         results = []
-        for name, command in builds:
-            results.append(one(f"build {name}", command))
+        for name, need, command in builds:
+            results.append(one(f"build {name}", command) if need is None or state[need] else
+                           not_run(f"build {name}", need))
             state[name] = results[-1][1] == 0
         for need, step in steps:
             results.append(one(step) if need is None or state[need] else not_run(step, need))
@@ -151,17 +156,22 @@ def main(argv):
 
 
 def schedule(jobs, builds, steps, one, not_run):
-    """Runs every build at once and the steps jobs at a time, each in the order given as soon
-    as the build it needs has passed (one of a failed build's steps: not_run); returns the
-    results, the builds' first, then the steps' in their order."""
+    """Runs every build at once (one that needs another once that has passed) and the steps
+    jobs at a time, each in the order given as soon as the build it needs has passed (a step
+    or build that needs a failed build: not_run); returns the results, the builds' first, then
+    the steps' in their order."""
     results = [None] * (len(builds) + len(steps))
-    state = {name: None for name, _ in builds}  # None while building, then passed or not
+    state = {name: None for name, _, _ in builds}  # None while building, then passed or not
     waiting = list(range(len(steps)))
     running = [0]
     changed = threading.Condition()
 
-    def build(k, name, command):
-        results[k] = one(f"build {name}", command)
+    def build(k, name, need, command):
+        if need is not None:
+            with changed:
+                changed.wait_for(lambda: state[need] is not None)
+        results[k] = (one(f"build {name}", command) if need is None or state[need] else
+                      not_run(f"build {name}", need))
         with changed:
             state[name] = results[k][1] == 0
             changed.notify_all()
@@ -172,8 +182,7 @@ def schedule(jobs, builds, steps, one, not_run):
             running[0] -= 1
             changed.notify_all()
 
-    threads = [threading.Thread(target=build, args=(k, name, command))
-               for k, (name, command) in enumerate(builds)]
+    threads = [threading.Thread(target=build, args=(k, *b)) for k, b in enumerate(builds)]
     for t in threads:
         t.start()
     with changed:

@@ -120,11 +120,33 @@ class RunnerTest(unittest.TestCase):
                           tail)
             self.assertIn("make test: 3 passed, 2 failed (5 steps", p.stdout.splitlines()[-1])
 
+    def test_a_build_after_another(self):
+        """A build `@NAME COMMAND` starts after build NAME has passed (it finds its file), and
+        fails unrun when that one failed, with the steps that need it."""
+        with tempfile.TemporaryDirectory() as tmp:
+            first = os.path.join(tmp, "first")
+            p = runner("-j", "2", "--build", "a", f"sleep 0.3; touch {first}", "--build", "b",
+                       f"@a test -e {first} && echo second-built", f"@b echo step-ran")
+            self.assertEqual(p.returncode, 0, p.stdout)
+            self.assertIn("second-built", p.stdout)
+            self.assertIn("step-ran", p.stdout)
+        for jobs in ("1", "2"):
+            p = runner("-j", jobs, "--build", "a", "false", "--build", "b",
+                       "@a echo b-$((6 * 7))", "@b true")
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertNotIn("b-42", p.stdout)
+            self.assertIn("FAILED: build b\nnot run: the build a failed", p.stdout)
+            self.assertIn("make test: 0 passed, 3 failed", p.stdout.splitlines()[-1])
+
     def test_a_step_of_an_unknown_build_refused(self):
-        """@NAME without --build NAME is refused, naming the builds there are."""
+        """@NAME without --build NAME is refused, naming the builds there are; so is a build
+        that needs one given after it."""
         p = runner("--build", "a", "true", "@b true")
         self.assertEqual(p.returncode, 2)
-        self.assertIn("no --build b (builds: a)", p.stderr)
+        self.assertIn("no --build b before it (builds: a)", p.stderr)
+        p = runner("--build", "a", "@b true", "--build", "b", "true")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no --build b before it (builds: none)", p.stderr)
 
     def test_jobs_below_one_refused(self):
         """-j 0 is refused with a message naming what is allowed."""
