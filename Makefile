@@ -12,6 +12,7 @@
 #   make install PREFIX=/usr/local
 
 PREFIX   ?= /usr/local
+comma    := ,
 .DEFAULT_GOAL := all
 CC       ?= gcc
 CUDA_HOME ?= /usr/local/cuda
@@ -54,12 +55,25 @@ ifneq ($(strip $(NVCC)),)
   LIB_SRC    := $(filter-out $(MAIN_SRC) src/gpu_none.c src/gpujit/gpujit_none.c,$(SRC))
   CU_OBJ     := $(CU_SRC:%.cu=$(BUILD)/%.o) $(LTO_SRC:%.lto.cu=$(BUILD)/%.fatbin.o) $(CU_OWN_OBJ)
   NVCCFLAGS  ?= -O3 -std=c++17 -lineinfo
+  # The kernels' machine code for each of CUDA_ARCHS and PTX for CUDA_PTX (none when empty),
+  # which the driver compiles for later GPUs. .ci/run builds for sm_80 alone where there is no
+  # GPU (what runs there is the host code; the kernels compile all the same).
+  CUDA_ARCHS ?= 80 90
+  CUDA_PTX   ?= $(lastword $(CUDA_ARCHS))
+  CUDA_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+                $(if $(strip $(CUDA_PTX)),-gencode arch=compute_$(CUDA_PTX)$(comma)code=compute_$(CUDA_PTX))
+  # The objects' architectures, in $(CUDA_STAMP), rewritten as make starts (not by make -n)
+  # only when CUDA_GENCODE changes, which then makes the objects again; written first as of 1970
+  # (objects older than the file were made for the default architectures, all there was).
+  CUDA_STAMP := $(BUILD)/.cuda-gencode
+  $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(shell mkdir -p $(BUILD) && { [ -e $(CUDA_STAMP) ] || { echo '$(CUDA_GENCODE)' > $(CUDA_STAMP) \
+    && touch -d @0 $(CUDA_STAMP); }; } && { echo '$(CUDA_GENCODE)' | cmp -s - $(CUDA_STAMP) || \
+    echo '$(CUDA_GENCODE)' > $(CUDA_STAMP); }))
   # LTO-IR for sm_80 and sm_90 (nvJitLink also links it for later GPUs); code=lto_XX is what
   # asks for LTO-IR (nvcc refuses -dlto beside -gencode).
   LTO_NVCCFLAGS := $(NVCCFLAGS) -rdc=true -fatbin -gencode arch=compute_80,code=lto_80 \
                 -gencode arch=compute_90,code=lto_90 -Xcompiler -Wall,-Wextra,-Werror
-  NVCCFLAGS  += -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-                -gencode arch=compute_90,code=compute_90 -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
+  NVCCFLAGS  += $(CUDA_GENCODE) -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
   LDLIBS     += -L$(CUDA_HOME)/lib64 -lcufft -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -ldl -lrt -lpthread
 else
   GPU_BUILD  := no
@@ -67,7 +81,9 @@ else
   CU_OBJ     :=
 endif
 
-# The CUDA objects first: make -j starts their long compiles first, the C ones fill the gaps.
+# The CUDA objects first: make -j starts their long compiles first (the rule's kernels, most of
+# the build's time, before all), the C ones fill the gaps.
+CU_OBJ   := $(filter %/rule_launch.o,$(CU_OBJ)) $(filter-out %/rule_launch.o,$(CU_OBJ))
 LIB_OBJ  := $(CU_OBJ) $(patsubst %,$(BUILD)/%.o,$(basename $(LIB_SRC)))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -81,7 +97,8 @@ all: announce $(BIN)
 
 announce:
 ifeq ($(GPU_BUILD),yes)
-	@echo "quadx: GPU build with $(NVCC) (sm_80, sm_90 + PTX, static cudart)"
+	@echo "quadx: GPU build with $(NVCC) ($(foreach a,$(CUDA_ARCHS),sm_$(a))$(if $(strip \
+	  $(CUDA_PTX)), + PTX $(CUDA_PTX)), static cudart)"
 else
 	@echo "quadx: CPU-only build: nvcc was not found (set NVCC=/path/to/nvcc for the GPU backend)"
 endif
@@ -121,7 +138,7 @@ $(BUILD)/src/expr/reduced_math_text.o: src/expr/reduced_math.h
 
 # A .cu file may ask for flags of its own in a line `// nvccflags: FLAGS` (e.g. -fmad=false: no
 # contraction into fmas, where the GPU must do the CPU's arithmetic).
-$(BUILD)/%.o: %.cu | $(BUILD)/.deps-ok
+$(BUILD)/%.o: %.cu $(CUDA_STAMP) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(shell sed -n 's|^// nvccflags: ||p' $<) -c -o $@ $<
 
@@ -171,28 +188,55 @@ SCRIPT_TESTS := tests/script_test.py tests/sweep_test.py tests/repl_test.py test
 OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_test.py,\
 	$(sort $(wildcard tests/*_test.py)))
 
-# make test: first every build the tests need, side by side (make -j$(TEST_JOBS)): the release
-# build, the unit tests, and the ASan, valgrind and fuzzing builds. Then every step below runs to
-# its end though another failed (tests/runner.py), TEST_JOBS at a time, the longest first; at the
-# end each failure is shown again, then `make test: N passed, N failed`; any failure fails make
-# test. TEST_JOBS is one more than the processors by default: several steps spend most of their
-# time waiting (on a terminal under tmux, a timer, a child), and one more keeps the processors busy.
+# make test: the builds the tests need start at once, each a make of its own (tests/runner.py
+# --build): the release binary (then its unit tests, build unit), and the ASan, valgrind and
+# fuzzing builds. Every step below starts as soon as the build it needs has passed (the ASan,
+# valgrind and fuzzing tests while the release build's CUDA objects still compile), TEST_JOBS
+# at a time, in the order of TEST_STEPS (the longest first); each runs to its end though
+# another failed; a failed build fails with what needs it, which does not run. At the end each
+# failure is shown again, then `make test: N passed, N failed`; any failure fails make test.
+# TEST_JOBS is one more than the processors by default: several steps spend most of their time
+# waiting (on a terminal under tmux, a timer, a child), and one more keeps the processors busy.
+# The release build, the longest, on which most steps wait, runs twice as many jobs as the
+# others: on a machine shared with other work it gets the larger part of the processors.
 TEST_JOBS  ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
-TEST_STEPS  = $(VG_TESTS:%="$(MAKE) --no-print-directory valgrind-step/%") \
-	$(ASAN_STEPS:%="$(MAKE) --no-print-directory %") "$(MAKE) --no-print-directory fuzz" \
-	"$(MAKE) --no-print-directory format-check" $(UNIT_BIN) \
-	$(foreach t,tests/qxtest_test.py $(SCRIPT_TESTS),"$(PYTHON) $(t)") \
-	"CUDA_VISIBLE_DEVICES= $(PYTHON) tests/nogpu_test.py" \
-	$(foreach t,$(OTHER_TESTS),"$(PYTHON) $(t)")
-# The packages are installed first, once; a failing ASan, valgrind or fuzzing build fails its
-# own step below, not make test before the steps, while a failing release build stops it.
+RELEASE_JOBS ?= $(shell echo $$(( $(TEST_JOBS) * 2 )))
+TEST_BUILDS = --build release "$(MAKE) --no-print-directory --output-sync=target -k \
+	  -j$(RELEASE_JOBS) all" \
+	--build unit "@release $(MAKE) --no-print-directory --output-sync=target -k \
+	  -j$(RELEASE_JOBS) $(UNIT_BIN)" \
+	$(foreach b,asan valgrind fuzz,--build $(b) "$(MAKE) --no-print-directory -k -j$(TEST_JOBS) \
+	  $(b)-build")
+# The steps, `@BUILD COMMAND` for one that needs BUILD: first those that need no build, then the
+# longest of the short builds' (ASan, valgrind, fuzzing), the longest of the release build's,
+# then the rest of each (the runner starts the first in this order whose build has passed).
+NOBUILD_TESTS := tests/includes_test.py tests/runner_test.py
+LONG_ASAN     := tests/reliability_test.py unit/test_problems tests/repl_test.py tests/tui_test.py
+LONG_RELEASE  := tests/reliability_test.py tests/repl_test.py unit/test_problems \
+	tests/longman_user_test.py tests/tui_test.py tests/script_test.py
+RELEASE_TESTS := $(filter-out $(NOBUILD_TESTS),tests/qxtest_test.py $(SCRIPT_TESTS) \
+	tests/nogpu_test.py $(OTHER_TESTS)) $(UNIT_SRC:tests/unit/%.c=unit/%)
+ASAN_TESTS    := $(SCRIPT_TESTS) tests/nogpu_test.py $(UNIT_SRC:tests/unit/%.c=unit/%)
+# the words of $(1) that are in $(2), in $(1)'s order
+in_order      = $(foreach t,$(1),$(filter $(t),$(2)))
+asan_step     = $(if $(filter unit/%,$(1)),"@asan $(ASAN_DIR)/tests/$(1:unit/%=%)",\
+	"@asan $(MAKE) --no-print-directory asan-step/$(1)")
+release_step  = $(if $(filter unit/%,$(1)),"@unit $(BUILD)/tests/$(1:unit/%=%)",\
+	$(if $(filter tests/nogpu_test.py,$(1)),"@release CUDA_VISIBLE_DEVICES= $(PYTHON) $(1)",\
+	"@release $(PYTHON) $(1)"))
+TEST_STEPS  = "$(MAKE) --no-print-directory format-check" $(NOBUILD_TESTS:%="$(PYTHON) %") \
+	$(VG_TESTS:%="@valgrind $(MAKE) --no-print-directory valgrind-step/%") \
+	$(foreach t,$(call in_order,$(LONG_ASAN),$(ASAN_TESTS)),$(call asan_step,$(t))) \
+	"@fuzz $(MAKE) --no-print-directory fuzz" \
+	$(foreach t,$(call in_order,$(LONG_RELEASE),$(RELEASE_TESTS)),$(call release_step,$(t))) \
+	$(foreach t,$(filter-out $(LONG_ASAN),$(ASAN_TESTS)),$(call asan_step,$(t))) \
+	$(foreach t,$(filter-out $(LONG_RELEASE),$(RELEASE_TESTS)),$(call release_step,$(t)))
+# The packages are installed first, once.
 # OpenMP's threads wait passively: on a loaded machine a thread spinning for a descheduled peer
 # burns the processor time the other steps need (a unit test took ten times its CPU so).
 test: export OMP_WAIT_POLICY := passive
 test: deps
-	@$(MAKE) --no-print-directory --output-sync=target -k -j$(TEST_JOBS) all $(UNIT_BIN) \
-	  asan-build valgrind-build fuzz-build || $(MAKE) --no-print-directory all $(UNIT_BIN)
-	@$(PYTHON) tests/runner.py -j $(TEST_JOBS) $(TEST_STEPS)
+	@$(PYTHON) tests/runner.py -j $(TEST_JOBS) $(TEST_BUILDS) $(TEST_STEPS)
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
 FORMAT_SRC := $(wildcard src/*.[ch] src/*/*.[ch] src/*/*/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \
@@ -346,4 +390,11 @@ install: all
 clean:
 	rm -rf $(BUILD) quadx
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Each make reads its build's dependency files, not those of the builds inside build/ (their own
+# make reads them); the ASan, valgrind and fuzzing builds and make test's steps read none of the
+# release build's, which its make may be writing as they start.
+SIDE_GOALS := asan-build valgrind-build fuzz-build asan-step/% valgrind-step/% fuzz format-check
+ifneq ($(if $(MAKECMDGOALS),$(filter-out $(SIDE_GOALS),$(MAKECMDGOALS)),all),)
+-include $(shell find $(BUILD) $(foreach d,$(filter-out $(BUILD),$(ASAN_DIR) $(VG_DIR) $(FUZZ_DIR) \
+	$(GCOV_DIR) $(dir $(FAULT_BIN))),-path $(d:%/=%) -prune -o) -name '*.d' -print 2>/dev/null)
+endif

@@ -12,9 +12,17 @@ last lines of its output), then the slowest steps with their times, then one lin
 `N passed, N failed` and the time it all took. The exit status is 1 when any step failed,
 else 0. Standard library only.
 
-    python3 tests/runner.py -j 2 "python3 tests/script_test.py" build/tests/test_stats ..."""
+`--build NAME COMMAND` (any number) is a build the steps may need: the builds all start at
+once, side by side with each other and with the steps that need none, outside the N (each is
+a make with its own -j); a step `@NAME COMMAND` starts only when build NAME has passed, so the
+tests of a short build run while a long one is still compiling. A build's COMMAND may be
+`@NAME COMMAND` too, NAME a build before it: it starts when that one has passed. A build is
+reported as a step is (`build NAME`); when it fails, each step or build that needs it fails
+without running. With -j 1 the builds run first, one after another, then the steps.
+
+    python3 tests/runner.py -j 2 "python3 tests/script_test.py" build/tests/test_stats ...
+    python3 tests/runner.py -j 3 --build asan "make asan-build" "@asan build/asan/tests/test_x\""""
 import argparse
-import concurrent.futures
 import os
 import subprocess
 import sys
@@ -73,23 +81,47 @@ def summary(results, seconds):
     return "\n".join(lines) + "\n"
 
 
-def main(argv):
+def parse(argv):
+    """(jobs, [(build name, build it needs or None, command)], [(build name or None, command)])
+    from argv, or exits with argparse's message."""
     parser = argparse.ArgumentParser(description="Runs every step and reports them all.")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="steps side by side")
+    parser.add_argument("--build", nargs=2, action="append", default=[],
+                        metavar=("NAME", "COMMAND"), help="a build that @NAME steps wait for")
     parser.add_argument("steps", nargs="*")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"-j {args.jobs}: the number of steps side by side is 1 or more")
-    echo = args.jobs == 1
+    names = [name for name, _ in args.build]
+    if len(set(names)) != len(names):
+        parser.error(f"--build: a name given twice in {' '.join(names)}")
+
+    def needs(step, before):
+        """(the build that step needs or None, its command); before: the builds it may need."""
+        if not step.startswith("@"):
+            return None, step
+        need, _, step = step[1:].partition(" ")
+        if need not in before:
+            parser.error(f"@{need}: no --build {need} before it (builds: "
+                         f"{' '.join(before) or 'none'})")
+        return need, step
+    builds = [(name, *needs(command, names[:k])) for k, (name, command) in enumerate(args.build)]
+    return args.jobs, builds, [needs(step, names) for step in args.steps]
+
+
+def main(argv):
+    jobs, builds, steps = parse(argv)
+    echo = jobs == 1
     printing = threading.Lock()
     start = time.monotonic()
 
-    def one(step):
-        """Runs one step and prints its block; returns (step, status, output, seconds)."""
+    def one(step, command=None):
+        """Runs one step (command, the step itself when None) and prints its block; returns
+        (step, status, output, seconds)."""
         with printing:
             print(f"== {step}" if echo else f".. started: {step}", flush=True)
         began = time.monotonic()
-        rc, out, cpu = run_step(step, echo)
+        rc, out, cpu = run_step(command or step, echo)
         took = time.monotonic() - began
         with printing:
             if not echo:
@@ -99,10 +131,78 @@ def main(argv):
             print(f"-- {duration(took)}, cpu {duration(cpu)}: {step}", flush=True)
         return step, rc, out, took
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(one, args.steps))
+    def not_run(step, need):
+        """The result of a step whose build failed."""
+        out = f"not run: the build {need} failed\n"
+        with printing:
+            sys.stdout.write(f"== {step}\n{out}-- not run: {step}\n")
+            sys.stdout.flush()
+        return step, 1, out, 0.0
+
+    if echo:
+        # one at a time, as they come: the builds, then the steps
+        state = {}
+        results = []
+        for name, need, command in builds:
+            results.append(one(f"build {name}", command) if need is None or state[need] else
+                           not_run(f"build {name}", need))
+            state[name] = results[-1][1] == 0
+        for need, step in steps:
+            results.append(one(step) if need is None or state[need] else not_run(step, need))
+    else:
+        results = schedule(jobs, builds, steps, one, not_run)
     sys.stdout.write(summary(results, time.monotonic() - start))
     return 1 if any(rc != 0 for _, rc, _, _ in results) else 0
+
+
+def schedule(jobs, builds, steps, one, not_run):
+    """Runs every build at once (one that needs another once that has passed) and the steps
+    jobs at a time, each in the order given as soon as the build it needs has passed (a step
+    or build that needs a failed build: not_run); returns the results, the builds' first, then
+    the steps' in their order."""
+    results = [None] * (len(builds) + len(steps))
+    state = {name: None for name, _, _ in builds}  # None while building, then passed or not
+    waiting = list(range(len(steps)))
+    running = [0]
+    changed = threading.Condition()
+
+    def build(k, name, need, command):
+        if need is not None:
+            with changed:
+                changed.wait_for(lambda: state[need] is not None)
+        results[k] = (one(f"build {name}", command) if need is None or state[need] else
+                      not_run(f"build {name}", need))
+        with changed:
+            state[name] = results[k][1] == 0
+            changed.notify_all()
+
+    def step(k, command):
+        results[k] = one(command)
+        with changed:
+            running[0] -= 1
+            changed.notify_all()
+
+    threads = [threading.Thread(target=build, args=(k, *b)) for k, b in enumerate(builds)]
+    for t in threads:
+        t.start()
+    with changed:
+        while waiting:
+            for i in list(waiting):
+                need, command = steps[i]
+                if need is not None and state[need] is False:
+                    waiting.remove(i)
+                    results[len(builds) + i] = not_run(command, need)
+                elif running[0] < jobs and (need is None or state[need]):
+                    waiting.remove(i)
+                    running[0] += 1
+                    t = threading.Thread(target=step, args=(len(builds) + i, command))
+                    threads.append(t)
+                    t.start()
+            if waiting:
+                changed.wait()
+    for t in threads:
+        t.join()
+    return results
 
 
 if __name__ == "__main__":

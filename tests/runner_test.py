@@ -86,6 +86,68 @@ class RunnerTest(unittest.TestCase):
             self.assertEqual(lines[i + 1], f"{name}-2", p.stdout)
         self.assertIn("make test: 2 passed, 0 failed", lines[-1])
 
+    def test_a_step_waits_for_its_build_and_the_others_do_not(self):
+        """--build: the build waits for a file that a step needing no build makes (so they run
+        side by side), then makes its own; the step that needs the build finds that one, and
+        starts only after the build (its block comes after the build's)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            free, built = os.path.join(tmp, "free"), os.path.join(tmp, "built")
+            build = (f"for i in $(seq 400); do [ -e {free} ] && break; sleep 0.05; done; "
+                     f"[ -e {free} ] && echo build-ran && touch {built}")
+            p = runner("-j", "2", "--build", "b", build, f"@b test -e {built} && echo after-ran",
+                       f"touch {free}")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        lines = p.stdout.splitlines()
+        self.assertLess(lines.index("build-ran"), lines.index("after-ran"), p.stdout)
+        self.assertIn("-- 0 s, cpu 0 s: build b", lines)
+        self.assertIn("make test: 3 passed, 0 failed", lines[-1])
+
+    def test_a_failed_build_fails_its_steps_unrun(self):
+        """A failing build: its steps fail without running, naming the build; a step of another
+        build and one needing none still run; the status is 1. -j 1 runs the builds first."""
+        for jobs in ("1", "2"):
+            p = runner("-j", jobs, "--build", "bad", "echo broken; exit 2", "--build", "good",
+                       "true", "@bad echo bad-ran-$((6 * 7))", "@good echo good-ran",
+                       "echo free-ran")
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertNotIn("bad-ran-42", p.stdout)
+            self.assertIn("good-ran", p.stdout)
+            self.assertIn("free-ran", p.stdout)
+            tail = p.stdout[p.stdout.index("FAILED: "):]
+            self.assertIn("FAILED: build bad", tail)
+            self.assertIn("broken", tail)
+            self.assertIn("FAILED: echo bad-ran-$((6 * 7))\nnot run: the build bad failed",
+                          tail)
+            self.assertIn("make test: 3 passed, 2 failed (5 steps", p.stdout.splitlines()[-1])
+
+    def test_a_build_after_another(self):
+        """A build `@NAME COMMAND` starts after build NAME has passed (it finds its file), and
+        fails unrun when that one failed, with the steps that need it."""
+        with tempfile.TemporaryDirectory() as tmp:
+            first = os.path.join(tmp, "first")
+            p = runner("-j", "2", "--build", "a", f"sleep 0.3; touch {first}", "--build", "b",
+                       f"@a test -e {first} && echo second-built", f"@b echo step-ran")
+            self.assertEqual(p.returncode, 0, p.stdout)
+            self.assertIn("second-built", p.stdout)
+            self.assertIn("step-ran", p.stdout)
+        for jobs in ("1", "2"):
+            p = runner("-j", jobs, "--build", "a", "false", "--build", "b",
+                       "@a echo b-$((6 * 7))", "@b true")
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertNotIn("b-42", p.stdout)
+            self.assertIn("FAILED: build b\nnot run: the build a failed", p.stdout)
+            self.assertIn("make test: 0 passed, 3 failed", p.stdout.splitlines()[-1])
+
+    def test_a_step_of_an_unknown_build_refused(self):
+        """@NAME without --build NAME is refused, naming the builds there are; so is a build
+        that needs one given after it."""
+        p = runner("--build", "a", "true", "@b true")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no --build b before it (builds: a)", p.stderr)
+        p = runner("--build", "a", "@b true", "--build", "b", "true")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no --build b before it (builds: none)", p.stderr)
+
     def test_jobs_below_one_refused(self):
         """-j 0 is refused with a message naming what is allowed."""
         p = runner("-j", "0", "true")
