@@ -100,7 +100,7 @@ static int cub_run_qmc(const struct cub_job *job, struct cub_result *res, struct
 				res->nonfinite += (long long)blk[3 * ((size_t)r * blocks + k) + 2];
 			}
 		const int stop = cub_qmc_level_end(job, res, sum.data(), R, m, count, level);
-		cub_mc_history(res, res->value, res->err);
+		cub_history_record(res, level + 1, res->value, res->err, 1, (double)res->evals);
 		qx_progress_add((long long)(R * count));
 		cub_progress_error(res->value, res->err, job->rel, job->abs);
 		if (stop)

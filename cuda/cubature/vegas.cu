@@ -109,11 +109,11 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 		qx_progress_add(calls);
 		cub_vegas_refine_grid(grid.data(), bins, dim, nb, CUB_VEGAS_ALPHA, 0);
 		if ((int)it < job->adapt) {
-			cub_mc_history(res, est, sqrt(var));
+			cub_history_record(res, it + 1, est, sqrt(var), 1, (double)res->evals);
 			continue;
 		}
 		cub_vegas_add(&acc, est, var, &res->value, &res->err, &res->chi2_dof);
-		cub_mc_history(res, res->value, res->err);
+		cub_history_record(res, it + 1, res->value, res->err, 1, (double)res->evals);
 		cub_progress_error(res->value, res->err, job->rel, job->abs);
 		if (acc.used >= job->iters &&
 		    res->err <= fmax(job->abs, job->rel * fabs(res->value))) {

@@ -84,11 +84,11 @@ struct cub_result {
 	 *               standard error of the weighted mean of the iterations in the result so
 	 *               far, or in a warm-up iteration that iteration's own; qmc: the standard
 	 *               error of the shifts' mean after a doubling);
-	 *   hist_regions the live regions (a Monte Carlo run: 1, or the evaluations where its
-	 *               driver records with cub_mc_history, cubature_mc.h, and leaves hist_evals
-	 * 0); hist_evals  the evaluations spent so far, every earlier iteration's included (0: not
-	 *               recorded, as a GPU driver that leaves it leaves it).
-	 * Filled by cub_history_record (CPU runs) or cub_history_add (cuda/cubature/common.cuh);
+	 *   hist_regions the live regions (a Monte Carlo run: 1);
+	 *   hist_evals  the evaluations spent so far, every earlier iteration's included (0: not
+	 *               recorded, as the GPU's rule drivers leave it).
+	 * Filled by cub_history_record (CPU runs, and vegas and qmc on the GPU) or cub_history_add
+	 * (the GPU's rule drivers, cuda/cubature/common.cuh);
 	 * past CUB_HISTORY iterations the first CUB_HISTORY_HEAD stay, then only every
 	 * hist_stride-th, and the last one. */
 	int nhist, hist_stride, hist_tail; /* hist_tail 1: the last point is off the stride */

@@ -257,18 +257,6 @@ CUB_HD void cub_qmc_point(const uint64_t *z, int m, uint64_t k, const double *s,
 	}
 }
 
-/* Records a Monte Carlo iteration (vegas's, a warm-up one with its own estimate; qmc's level)
- * in res's history while it has room: the estimate and standard error after it, and in
- * hist_regions the evaluations spent so far. */
-static inline void cub_mc_history(struct cub_result *res, double est, double err)
-{
-	if (res->nhist < CUB_HISTORY) {
-		res->hist_est[res->nhist] = est;
-		res->hist_err[res->nhist] = err;
-		res->hist_regions[res->nhist++] = (double)res->evals;
-	}
-}
-
 /* VEGAS's combination of its iterations: sums of 1/var, est/var and est^2/var, and how many. */
 struct cub_vegas_acc {
 	double sw, swi, swi2;

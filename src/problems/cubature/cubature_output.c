@@ -149,11 +149,10 @@ int cub_output_value(const struct cub_job *job, double value, double err, int re
 	return reason;
 }
 
-/* The evaluations spent by point i of res's history: hist_evals, or in a Monte Carlo history
- * that left it 0 hist_regions (where cub_mc_history keeps them); 0 when not recorded. */
+/* The evaluations spent by point i of res's history, 0 when not recorded. */
 static double cub_hist_evals(const struct cub_result *res, int i)
 {
-	return res->hist_evals[i] > 0 ? res->hist_evals[i] : res->mc ? res->hist_regions[i] : 0;
+	return res->hist_evals[i];
 }
 
 /* The history of res as the run's convergence: its points that counted their evaluations. */
