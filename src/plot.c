@@ -14,8 +14,8 @@
 #include "export.h"
 #include "fault.h"
 
-/* Index of the axis drawn along x: the first numeric one, or -1 when both are words. */
-static int x_axis(const struct sweep *sw)
+/* The axis drawn along x (plot.h). */
+int plot_x_axis(const struct sweep *sw)
 {
 	for (int a = 0; a < sw->naxes; a++) {
 		double v;
@@ -64,7 +64,7 @@ static void data_num(FILE *f, double v)
  * names, pointed to by titles; returns how many. */
 static int series_titles(const struct sweep *sw, char (*names)[96], const char **titles)
 {
-	const int xa = x_axis(sw);
+	const int xa = plot_x_axis(sw);
 	int n = 0;
 	for (size_t i = 0; i < sw->nrows && n < 2 * SWEEP_MAX_VALUES; i++) {
 		char name[96];
@@ -152,7 +152,7 @@ static int plot_block_data(const struct sweep *sw, FILE *f, int nseries)
 /* One block per series, in order of appearance. */
 int plot_write_data(const struct sweep *sw, FILE *f)
 {
-	const int xa = x_axis(sw);
+	const int xa = plot_x_axis(sw);
 	char names[2 * SWEEP_MAX_VALUES][96];
 	const char *titles[2 * SWEEP_MAX_VALUES];
 	const int nseries = series_titles(sw, names, titles);
@@ -238,7 +238,7 @@ static void script_plot(FILE *f, const char *data, const char **titles, int nser
 static void series_with_speedup(const struct sweep *sw, char (*names)[96], int nseries,
                                 int *has_speedup)
 {
-	const int xa = x_axis(sw);
+	const int xa = plot_x_axis(sw);
 	for (size_t i = 0; i < sw->nrows; i++) {
 		char name[96];
 		if (!sw->rows[i].ok || !isfinite(sw->rows[i].speedup))
@@ -307,7 +307,7 @@ static void script_block_panels(const struct sweep *sw, const char *data, int ns
 static void script_write(const struct sweep *sw, const char *data, const char *image, int kind,
                          int cols, int rows, FILE *f)
 {
-	const int xa = x_axis(sw);
+	const int xa = plot_x_axis(sw);
 	char names[2 * SWEEP_MAX_VALUES][96];
 	const char *titles[2 * SWEEP_MAX_VALUES];
 	const int nseries = series_titles(sw, names, titles);

@@ -33,6 +33,9 @@ int plot_draw(const struct plot_src *src, const char *path, int cols, int rows, 
  * speedup and efficiency (NaN where not measured). Returns the number of series. */
 int plot_write_data(const struct sweep *sw, FILE *f);
 
+/* Index of sw's axis drawn along x: its first numeric one, or -1 when every axis is words. */
+int plot_x_axis(const struct sweep *sw);
+
 /* Writes a gnuplot script to f that draws sw from data (a datablock name such as $sweep, or a
  * quoted file name) into image, as SVG when svg is 1, else PNG. */
 void plot_write_script(const struct sweep *sw, const char *data, const char *image, int svg,

@@ -104,17 +104,6 @@ int plot_conv_from_run(const struct run_result *r, struct plot_conv *pc, struct 
 	return any_drawable(pc, "the last run", e) ? 0 : -1;
 }
 
-/* Index of sw's first numeric axis, or -1 when every axis is words. */
-static int numeric_axis(const struct sweep *sw)
-{
-	for (int a = 0; a < sw->naxes; a++) {
-		double v;
-		if (parse_real(sw->axes[a].values[0], &v) == 0)
-			return a;
-	}
-	return -1;
-}
-
 /* The name of row r's line: every axis but skip (-1: none) as NAME=VALUE (variant: its
  * value), then the backend; without such an axis its variant and backend. */
 static void row_name(const struct sweep *sw, const struct sweep_row *r, int skip, char *buf,
@@ -138,7 +127,7 @@ static void row_name(const struct sweep *sw, const struct sweep_row *r, int skip
 /* The sweep's lines. */
 int plot_conv_from_sweep(const struct sweep *sw, struct plot_conv *pc, struct qx_err *e)
 {
-	const int xa = numeric_axis(sw);
+	const int xa = plot_x_axis(sw);
 	memset(pc, 0, sizeof *pc);
 	pc->prob = sw->prob->name;
 	pc->per_run = xa < 0;

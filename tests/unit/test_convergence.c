@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "mc_fixture.h"
+
 #include "../../src/plot_conv.h"
 #include "../../src/problems/cubature/cubature_cpu.h"
 #include "../../src/problems/cubature/cubature_integrands.h"
@@ -72,25 +74,10 @@ static void test_history_thinned(void **state)
 	}
 }
 
-/* A Monte Carlo job on Genz's gaussian (test_mc.c's). */
+/* A Monte Carlo job on Genz's gaussian. */
 static struct cub_job mc_job(int dim, double rel, long long maxeval)
 {
-	struct cub_job job = {.fn = cub_fn_make(CUB_GAUSSIAN, dim, 3),
-	                      .a = 0,
-	                      .b = 1,
-	                      .rel = rel,
-	                      .maxeval = maxeval,
-	                      .threads = 1,
-	                      .prec = QX_DOUBLE,
-	                      .seed = 3,
-	                      .calls = 2000,
-	                      .iters = 3,
-	                      .adapt = 2,
-	                      .shifts = 8,
-	                      .in_batch = 1};
-	for (int i = 0; i < dim; i++)
-		job.hi[i] = 1;
-	return job;
+	return mc_fixture_job(CUB_GAUSSIAN, dim, 1, 3, rel, maxeval, 2000, 2);
 }
 
 /* The history ends at the result: its last point the run's evaluations (and, the Monte Carlo

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "mc_fixture.h"
+
 #include "../../src/problems/cubature/cubature_cpu.h"
 #include "../../src/problems/cubature/cubature_integrands.h"
 #include "../../src/problems/cubature/cubature_mc.h"
@@ -140,22 +142,7 @@ static void test_qmc_vector(void **state)
 /* A job of integrand kind on the unit cube in dim for a Monte Carlo run. */
 static struct cub_job mc_job(int kind, int dim, int threads, unsigned long long seed)
 {
-	struct cub_job job = {.fn = cub_fn_make(kind, dim, seed),
-	                      .a = 0,
-	                      .b = 1,
-	                      .rel = 1e-3,
-	                      .maxeval = 2000000,
-	                      .threads = threads,
-	                      .prec = QX_DOUBLE,
-	                      .seed = seed,
-	                      .calls = 5000,
-	                      .iters = 3,
-	                      .adapt = 3,
-	                      .shifts = 8,
-	                      .in_batch = 1};
-	for (int i = 0; i < dim; i++)
-		job.hi[i] = 1;
-	return job;
+	return mc_fixture_job(kind, dim, threads, seed, 1e-3, 2000000, 5000, 3);
 }
 
 /* vegas and qmc on Genz's gaussian in dim 10: the same bits with 1 and 2 threads, the same
