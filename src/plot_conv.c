@@ -79,8 +79,7 @@ static int any_drawable(const struct plot_conv *pc, const char *what, struct qx_
 			return 1;
 	qx_fail(e,
 	        "plot convergence: %s has no run with an error estimate and its evaluations "
-	        "(a cubature run has them: try use cubature; sweep variant breadth,vegas,qmc on "
-	        "cpu)",
+	        "(a problem's iterative runs record them; `help plot` names them)",
 	        what);
 	return 0;
 }
@@ -96,7 +95,7 @@ int plot_conv_from_run(const struct run_result *r, struct plot_conv *pc, struct 
 		return qx_fail(
 		    e,
 		    "plot convergence: the last run (%s) has no answer of one value with "
-		    "an error estimate (try: use cubature; set variant vegas; run cpu)",
+		    "an error estimate (`help plot` says which runs have one)",
 		    r->prob->name);
 	snprintf(name, sizeof name, "%s %s", r->prob->variants[r->summary.variant].name,
 	         qx_backend_name(r->summary.backend));
@@ -292,8 +291,8 @@ int plot_convergence(const struct session *s, const char *path, int cols, int ro
 	else if (s->last)
 		rc = plot_conv_from_run(s->last, pc, e);
 	else
-		rc = qx_fail(e, "plot convergence: no run or sweep yet (try: use cubature; sweep "
-		                "variant breadth,vegas,qmc on cpu)");
+		rc = qx_fail(e, "plot convergence: no run or sweep yet (run or sweep first; "
+		                "`help plot` shows an example)");
 	if (rc == 0) {
 		const struct plot_src src = {conv_data, conv_script, pc};
 		rc = plot_draw(&src, path, cols, rows, out, e);
