@@ -10,7 +10,6 @@ GPU a failure). Run from the repository root: `python3 tests/expint_kde_multigpu
 """
 import csv
 import io
-import os
 import re
 import shutil
 import unittest
@@ -57,14 +56,8 @@ quadx = qxtest.json_run
 class ExpintKdeMultiGpuTest(qxtest.TempDirCase):
     def values_on(self, problem, config, gpus):
         """Runs problem's config on gpus GPUs; returns (the values file's text, the run)."""
-        path = os.path.join(self.tmp, f"v{gpus}.csv")
-        rc, out, err = quadx(f"use {problem}; set {config} {SMALL} gpus {gpus}; run gpu; "
-                             f"export values {path}")
-        self.assertEqual(rc, 0, err)
-        runs = [o for o in out if o.get("type") == "run"]
-        self.assertEqual(len(runs), 1, out)
-        with open(path) as f:
-            return f.read(), runs[0]
+        return self.exported_values(f"use {problem}; set {config} {SMALL} gpus {gpus}; run gpu",
+                                    f"v{gpus}.csv")
 
     def assert_fast_equal(self, many, one):
         """kde fast: its double sums of sample slices are added atomically in the order the

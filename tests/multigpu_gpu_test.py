@@ -8,7 +8,6 @@ leak check) finds nothing on the multi-GPU paths, fault paths included.
 
 Skipped with fewer than 2 GPUs (and without one, unless QUADX_REQUIRE_GPU=1, which makes no
 GPU a failure). Run from the repository root: `python3 tests/multigpu_gpu_test.py`."""
-import os
 import re
 import shutil
 import unittest
@@ -31,14 +30,8 @@ quadx = qxtest.json_run
 class LongmanMultiGpuTest(qxtest.TempDirCase):
     def values_on(self, config, gpus):
         """Runs longman's config on gpus GPUs; returns (the values file's text, the run)."""
-        path = os.path.join(self.tmp, f"v{gpus}.csv")
-        rc, out, err = quadx(f"use longman; set {config} {SMALL} gpus {gpus}; run gpu; "
-                             f"export values {path}")
-        self.assertEqual(rc, 0, err)
-        runs = [o for o in out if o.get("type") == "run"]
-        self.assertEqual(len(runs), 1, out)
-        with open(path) as f:
-            return f.read(), runs[0]
+        return self.exported_values(f"use longman; set {config} {SMALL} gpus {gpus}; run gpu",
+                                    f"v{gpus}.csv")
 
     def test_values_equal_one_gpu_bit_for_bit(self):
         """Every value on 2, 4 and all GPUs is the 1-GPU value to the last bit (17 digits in

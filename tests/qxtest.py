@@ -104,6 +104,17 @@ class TempDirCase(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
+    def exported_values(self, cmds, name):
+        """Runs quadx --json -e "cmds; export values TMP/name", which must exit 0 with one run;
+        returns (the values file's text, that run's object)."""
+        path = os.path.join(self.tmp, name)
+        rc, out, err = json_run(f"{cmds}; export values {path}")
+        self.assertEqual(rc, 0, err)
+        runs = [o for o in out if o.get("type") == "run"]
+        self.assertEqual(len(runs), 1, out)
+        with open(path) as f:
+            return f.read(), runs[0]
+
 
 def gpu_quadx(cmds, timeout=600):
     """json_commands with a GPU test's bound (a GPU file's runs are long): (exit code, parsed

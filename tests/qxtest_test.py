@@ -78,6 +78,18 @@ class JsonCommandsTest(unittest.TestCase):
         self.assertRegex(err, r"^quadx: command \d+ of -e: bad value '0' for n")
 
 
+class ExportedValuesTest(qxtest.TempDirCase):
+    def test_the_file_and_the_one_run(self):
+        """exported_values gives the values file the commands wrote and their one run's object,
+        and fails a test whose commands do not run exactly once."""
+        text, run = self.exported_values("use expint; set n 3 m 4 repeat 1 warmup 0; run cpu",
+                                         "v.csv")
+        self.assertEqual(run["problem"], "expint")
+        self.assertEqual(len(text.strip().splitlines()), 1 + 3 * 4, text)
+        with self.assertRaises(AssertionError):
+            self.exported_values("use expint; set n 3 m 4", "none.csv")
+
+
 class PollTest(unittest.TestCase):
     def test_poll_returns_the_value_or_fails_naming_the_state(self):
         values = iter([None, 0, "got it"])
