@@ -40,25 +40,102 @@ static __device__ void cub_mc_block_sums(double sw, double sw2, double bad, doub
 	}
 }
 
+/* The strata of cube into digits[0..dim) as cub_vegas_cube_digits, in 32-bit arithmetic where
+ * the cube's index fits (a 64-bit division is dearer still). */
+static __device__ __forceinline__ void
+cub_vegas_digits32(unsigned long long cube, const cub_vegas_strata &st, int dim, double *digits)
+{
+	if (cube > 0xffffffffull || st.ng > 0xffffffffll) {
+		cub_vegas_cube_digits(cube, &st, dim, digits);
+		return;
+	}
+	unsigned c = (unsigned)cube;
+	const unsigned ng = (unsigned)st.ng;
+	for (int i = 0; i < dim; i++) {
+		const unsigned q = c / ng;
+		digits[i] = (double)(c - q * ng);
+		c = q;
+	}
+}
+
+/* VEGAS's point of sample index of iteration it in the cube of digits, on [a, b]^dim into x
+ * and each axis's bin: cub_vegas_uniforms and cub_vegas_map fused axis by axis, the same
+ * operations in the same order, with no arrays of uniforms or of the unit cube's point (local
+ * memory, which a runtime dim puts them in); returns the Jacobian. */
+template <typename T>
+static __device__ __forceinline__ double
+cub_vegas_point(unsigned long long seed, unsigned it, unsigned long long index, int dim,
+                const cub_vegas_strata &st, const double *digits, const double *grid, int nb,
+                double a, double b, T *x, int *bin)
+{
+	const philox4x32_key_t key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+	const double ng = (double)st.ng;
+	double jac = 1;
+	for (int j = 0; 4 * j < dim; j++) {
+		const philox4x32_ctr_t ctr = {
+		    {(uint32_t)index, (uint32_t)(index >> 32), (uint32_t)j, (uint32_t)it}};
+		const philox4x32_ctr_t r = philox4x32_R(10, ctr, key);
+		for (int c = 0; c < 4 && 4 * j + c < dim; c++) {
+			const int i = 4 * j + c;
+			double u = ((double)r.v[c] + 0.5) * 0x1p-32;
+			if (st.ng >= 2)
+				u = (digits[i] + u) / ng;
+			const double *g = grid + (size_t)i * (nb + 1), t = u * nb;
+			int k = (int)t;
+			k = k < nb ? k : nb - 1;
+			const double w = g[k + 1] - g[k];
+			x[i] = (T)(a + (g[k] + (t - k) * w) * (b - a));
+			bin[i] = k;
+			jac *= nb * w;
+		}
+	}
+	return jac;
+}
+
+/* The fixed point of a squared weight w2 in the bins, scale > 0: w2 scale truncated, at most
+ * 2^62. */
+static __device__ __forceinline__ unsigned long long cub_vegas_fixed(double w2, double scale)
+{
+	return (unsigned long long)fmin(w2 * scale, 0x1p62);
+}
+
+/* Adds the fixed point q to the 64-bit sum in words lo[j] (low) and hi[j] (high) of shared
+ * memory with 32-bit atomics, which are native there (a 64-bit add is a compare-and-swap
+ * loop): the thread whose low add wraps adds the carry. Returns 1 where the sum passed 2^64
+ * (it wrapped), else 0. */
+static __device__ __forceinline__ int cub_vegas_bin_add(unsigned *lo, unsigned *hi, int j,
+                                                        unsigned long long q)
+{
+	const unsigned l = (unsigned)q, old = atomicAdd(&lo[j], l);
+	const unsigned h = (unsigned)(q >> 32) + (old + l < old ? 1u : 0u);
+	if (h == 0)
+		return 0;
+	const unsigned old_h = atomicAdd(&hi[j], h);
+	return old_h + h < old_h;
+}
+
 /* VEGAS's iteration it: the cubes of st through grid (dim axes of nb + 1 edges) on [a, b]^dim
  * of volume vol, lanes (1, 2, 4 .. 32) threads of a warp a cube, each taking its samples j =
  * lane, lane + lanes, .. < npg (so that iterations of few cubes of many samples fill the GPU
  * too), the cube's sums gathered over its lanes by shuffles; block k's sums (weights, cubes'
- * cub_vegas_cube_var, samples not finite) into blk[3k..3k+3), the squared weights of each
- * axis's bins added into bins (dim * nb; in shared memory first, dynamic, that many
- * doubles). */
+ * cub_vegas_cube_var, samples not finite) into blk[3k..3k+3). Each sample's squared weight
+ * w^2 goes to its bin on every axis (bins, dim * nb sums, a block's in shared memory first:
+ * 8 bytes a bin, dynamic): as the fixed point cub_vegas_fixed(w^2, scale) when scale > 0,
+ * bins then 64-bit unsigned sums (exact in any order, and far cheaper than doubles' atomics),
+ * bins[dim * nb] counting the sums that passed 2^64; as doubles when scale is 0. */
 template <typename T, int KIND>
 __device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const double *grid, int nb,
                                cub_vegas_strata st, int lanes, unsigned it, unsigned long long seed,
-                               double vol, double *blk, double *bins)
+                               double vol, double scale, double *blk, void *bins)
 {
 	extern __shared__ double mc_bins[];
 	const int dim = fn.dim, nd = dim * nb, lane = threadIdx.x & (lanes - 1);
+	unsigned *const lo = (unsigned *)mc_bins, *const hi = lo + nd;
 	for (int j = threadIdx.x; j < nd; j += blockDim.x)
 		mc_bins[j] = 0;
 	__syncthreads();
-	double u[CUB_FN_MAX_DIM], y[CUB_FN_MAX_DIM], digits[CUB_FN_MAX_DIM], sw = 0, sv = 0,
-	                                                                     bad = 0;
+	double digits[CUB_FN_MAX_DIM], sw = 0, sv = 0, bad = 0;
+	int wrapped = 0;
 	T x[CUB_FN_MAX_DIM];
 	int bin[CUB_FN_MAX_DIM];
 	/* every lane of a warp takes the same trips (the bound a whole number of warps), so that
@@ -69,14 +146,12 @@ __device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const doubl
 	     g += stride) {
 		const long long cube = g / lanes;
 		double s1 = 0, s2 = 0;
-		if (cube < st.cubes)
-			cub_vegas_cube_digits((unsigned long long)cube, &st, dim, digits);
+		if (cube < st.cubes && st.ng >= 2)
+			cub_vegas_digits32((unsigned long long)cube, st, dim, digits);
 		for (long long j = lane; cube < st.cubes && j < st.npg; j += lanes) {
 			const long long i = cube * st.npg + j;
-			cub_vegas_uniforms(seed, it, (unsigned long long)i, dim, &st, digits, u);
-			const double jac = cub_vegas_map(grid, dim, nb, u, y, bin);
-			for (int k = 0; k < dim; k++)
-				x[k] = (T)(a + y[k] * (b - a));
+			const double jac = cub_vegas_point<T>(seed, it, (unsigned long long)i, dim,
+			                                      st, digits, grid, nb, a, b, x, bin);
 			const double w = (double)cub_mc_f<T, KIND>(fn, x) * jac * vol;
 			if (!isfinite(w)) {
 				bad += 1;
@@ -84,8 +159,13 @@ __device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const doubl
 			}
 			s1 += w;
 			s2 += w * w;
-			for (int k = 0; k < dim; k++)
-				atomicAdd(&mc_bins[k * nb + bin[k]], w * w);
+			if (scale > 0) {
+				const unsigned long long q = cub_vegas_fixed(w * w, scale);
+				for (int k = 0; k < dim; k++)
+					wrapped |= cub_vegas_bin_add(lo, hi, k * nb + bin[k], q);
+			} else
+				for (int k = 0; k < dim; k++)
+					atomicAdd(&mc_bins[k * nb + bin[k]], w * w);
 		}
 		for (int off = lanes / 2; off > 0; off /= 2) {
 			s1 += __shfl_xor_sync(0xffffffffu, s1, off);
@@ -98,9 +178,18 @@ __device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const doubl
 	}
 	cub_mc_block_sums(sw, sv, bad, blk + 3 * blockIdx.x);
 	__syncthreads();
+	unsigned long long *const fixed = (unsigned long long *)bins;
 	for (int j = threadIdx.x; j < nd; j += blockDim.x)
-		if (mc_bins[j] != 0)
-			atomicAdd(&bins[j], mc_bins[j]);
+		if (scale > 0) {
+			const unsigned long long q = (unsigned long long)hi[j] << 32 | lo[j];
+			if (q != 0) {
+				const unsigned long long old = atomicAdd(fixed + j, q);
+				wrapped |= old + q < old;
+			}
+		} else if (mc_bins[j] != 0)
+			atomicAdd((double *)bins + j, mc_bins[j]);
+	if (wrapped)
+		atomicAdd(fixed + nd, 1ull);
 }
 
 /* The lanes of a cube (cub_vegas_body) for st on a device of sms multiprocessors: doubled

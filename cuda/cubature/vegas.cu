@@ -2,7 +2,7 @@
  * (cubature_vegas.c) with each iteration's samples drawn on the device, the same Philox points;
  * the host adds the blocks' sums in block order, refines the grid (cub_vegas_refine) and
  * combines the iterations (cub_vegas_add). */
-#include <vector>
+#include <cstring>
 
 #include "../../src/problems/cubature/cubature_gpu.h"
 #include "../gpu_util.cuh"
@@ -12,32 +12,56 @@
 template <typename T>
 __global__ void __launch_bounds__(MC_BLOCK)
     cub_vegas_kernel(cub_fn fn, double a, double b, const double *grid, int nb, cub_vegas_strata st,
-                     int lanes, unsigned it, unsigned long long seed, double vol, double *blk,
-                     double *bins)
+                     int lanes, unsigned it, unsigned long long seed, double vol, double scale,
+                     double *blk, void *bins)
 {
-	cub_vegas_body<T, 0>(fn, a, b, grid, nb, st, lanes, it, seed, vol, blk, bins);
+	cub_vegas_body<T, 0>(fn, a, b, grid, nb, st, lanes, it, seed, vol, scale, blk, bins);
 }
 
-/* Launches iteration it (grid of nb bins an axis, strata st) on blocks blocks with shared
- * bytes shm: the user's kernel where the job has one, else the built-ins' in precision T;
- * returns the launch's error. */
+/* Launches iteration it (grid of nb bins an axis, strata st, the bins' fixed-point scale) on
+ * blocks blocks with shared bytes shm: the user's kernel where the job has one, else the
+ * built-ins' in precision T; returns the launch's error. */
 template <typename T>
 static cudaError_t cub_vegas_launch(const struct cub_job *job, unsigned blocks, size_t shm,
                                     const double *grid, int nb, cub_vegas_strata st, int lanes,
-                                    unsigned it, double vol, double *blk, double *bins)
+                                    unsigned it, double vol, double scale, double *blk, void *bins)
 {
 	cub_fn fn = job->fn;
 	double a = job->a, b = job->b;
 	unsigned long long seed = job->seed;
 	if (job->user) {
-		void *args[] = {&fn,    &a,  &b,    &grid, &nb,  &st,
-		                &lanes, &it, &seed, &vol,  &blk, &bins};
+		void *args[] = {&fn, &a,    &b,   &grid,  &nb,  &st,  &lanes,
+		                &it, &seed, &vol, &scale, &blk, &bins};
 		return cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_RULE], dim3(blocks),
 		                        dim3(MC_BLOCK), args, shm, 0);
 	}
-	cub_vegas_kernel<T>
-	    <<<blocks, MC_BLOCK, shm>>>(fn, a, b, grid, nb, st, lanes, it, seed, vol, blk, bins);
+	cub_vegas_kernel<T><<<blocks, MC_BLOCK, shm>>>(fn, a, b, grid, nb, st, lanes, it, seed, vol,
+	                                               scale, blk, bins);
 	return cudaGetLastError();
+}
+
+/* The bins' sums of an iteration as doubles, in place: where scale > 0 they came as 64-bit
+ * fixed point (cub_vegas_body), bins[nd] counting the sums that wrapped. Returns the next
+ * iteration's scale, which maps this one's total of the squared weights (axis 0's bins) to
+ * 2^56, so that a bin holds 256 times it and a sample of 2^-56 of it still counts; 0 (doubles)
+ * where the total is 0 or not finite; minus the scale, 2^16 times smaller than this one's,
+ * where a sum wrapped (its bins then refine nothing). */
+static double cub_vegas_bins_from_fixed(double *bins, int nd, int nb, double scale)
+{
+	if (scale > 0) {
+		unsigned long long q, wrapped;
+		memcpy(&wrapped, bins + nd, sizeof wrapped);
+		if (wrapped)
+			return -scale * 0x1p-16;
+		for (int j = 0; j < nd; j++) {
+			memcpy(&q, bins + j, sizeof q);
+			bins[j] = (double)q / scale;
+		}
+	}
+	double total = 0;
+	for (int j = 0; j < nb; j++)
+		total += bins[j];
+	return total > 0 && isfinite(total) ? 0x1p56 / total : 0;
 }
 
 /* vegas in precision T: the iterations as cub_cpu_vegas's, phases "alloc", "samples",
@@ -60,15 +84,19 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	cudaEvent_t *ev = gpu_events(2, e);
 	if (!ev)
 		return -1;
-	/* one allocation: the grid, then the bins' sums and the blocks' sums, which come back in
-	 * one copy an iteration */
-	const size_t back = (size_t)nd + 3 * (size_t)blocks;
+	/* one allocation: the grid, then the bins' sums (and the count of those that wrapped) and
+	 * the blocks' sums, which come back in one copy an iteration; on the host, the same in the
+	 * pinned buffer, so that an iteration's copies and launch are queued at once */
+	const size_t back = (size_t)nd + 1 + 3 * (size_t)blocks;
 	gpu_owned<double> buf;
 	GPU_TRY(cudaMalloc(&buf.ptr, ((size_t)ng + back) * sizeof(double)));
-	double *const grid_d = buf.ptr, *const bins_d = buf.ptr + ng, *const blk_d = bins_d + nd;
-	std::vector<double> grid(ng), sums(back);
-	const double *const bins = sums.data(), *const blk = bins + nd;
-	double vol = 1;
+	double *const grid_d = buf.ptr, *const bins_d = buf.ptr + ng,
+	              *const blk_d = bins_d + nd + 1;
+	double *const grid = (double *)gpu_host_buffer(((size_t)ng + back) * sizeof(double), e);
+	if (!grid)
+		return -1;
+	double *const bins = grid + ng, *const blk = bins + nd + 1;
+	double vol = 1, scale = 0; /* the bins' fixed point (0: doubles) */
 	for (int i = 0; i < dim; i++) {
 		vol *= job->b - job->a;
 		for (int k = 0; k <= nb; k++)
@@ -85,15 +113,16 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
 		const double c0 = qx_now_ms();
-		GPU_TRY(cudaMemcpy(grid_d, grid.data(), (size_t)ng * sizeof(double),
-		                   cudaMemcpyHostToDevice));
-		GPU_TRY(cudaMemset(bins_d, 0, (size_t)nd * sizeof(double)));
+		GPU_TRY(cudaMemcpyAsync(grid_d, grid, (size_t)ng * sizeof(double),
+		                        cudaMemcpyHostToDevice));
+		GPU_TRY(cudaMemsetAsync(bins_d, 0, ((size_t)nd + 1) * sizeof(double)));
 		GPU_TRY(cudaEventRecord(ev[0]));
 		GPU_LAUNCH(cub_vegas_launch<T>(job, blocks, shm, grid_d, nb, st, lanes, it, vol,
-		                               blk_d, bins_d));
+		                               scale, blk_d, bins_d));
 		GPU_TRY(cudaEventRecord(ev[1]));
 		GPU_TRY(
-		    cudaMemcpy(sums.data(), bins_d, back * sizeof(double), cudaMemcpyDeviceToHost));
+		    cudaMemcpyAsync(bins, bins_d, back * sizeof(double), cudaMemcpyDeviceToHost));
+		GPU_TRY(cudaStreamSynchronize(0));
 		const double ms = gpu_elapsed(ev[0], ev[1]);
 		qx_timing_add(t, "samples", ms, 0);
 		qx_timing_add(t, "copies", qx_now_ms() - c0 - ms, 0);
@@ -107,7 +136,10 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 		res->evals += calls;
 		res->iterations++;
 		qx_progress_add(calls);
-		cub_vegas_refine_grid(grid.data(), bins, dim, nb, CUB_VEGAS_ALPHA, 0);
+		scale = cub_vegas_bins_from_fixed(bins, nd, nb, scale);
+		if (scale >= 0)
+			cub_vegas_refine_grid(grid, bins, dim, nb, CUB_VEGAS_ALPHA, 0);
+		scale = fabs(scale);
 		if ((int)it < job->adapt) {
 			cub_history_record(res, it + 1, est, sqrt(var), 1, (double)res->evals);
 			continue;
@@ -133,7 +165,7 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	GPU_TRY(cudaFree(buf.release()));
 	qx_timing_add(t, "free", qx_now_ms() - f0, 0);
 	t->total = qx_now_ms() - t0;
-	res->peak_bytes = (double)((size_t)(ng + nd + 3 * blocks) * sizeof(double));
+	res->peak_bytes = (double)(((size_t)ng + back) * sizeof(double));
 	return 0;
 }
 
