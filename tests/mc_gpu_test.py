@@ -52,9 +52,27 @@ class McGpuTest(unittest.TestCase):
                         self.assertLess(abs(gpu["value"] - gpu["exact"]),
                                         6 * gpu["error_estimate"], what)
 
+    def test_growing_runs_keep_their_values(self):
+        """vegas runs of 1e4, 1e5 and 1e6 calls an iteration in one process, the host buffers
+        growing between them, each followed by `values`: every run ends and its listed value
+        is its own (a run that freed the buffer the session keeps its values in crashed
+        here)."""
+        cmds = "use cubature; set variant vegas repeat 2 warmup 1 rel 1e-12 integrand f4 dim 8"
+        for calls in ("1e4", "1e5", "1e6"):
+            cmds += f"; set calls {calls} maxeval {10 * float(calls):g}; run gpu; values"
+        rc, out, err = qxtest.gpu_quadx(cmds)
+        self.assertEqual(rc, 0, err)
+        runs = [o for o in out if o.get("type") == "run"]
+        values = [o for o in out if o.get("type") == "value"]
+        self.assertEqual(len(runs), 3, out)
+        self.assertEqual(len(values), 3, out)
+        for run, value in zip(runs, values):
+            self.assertEqual(value["value"], run["value"], run["params"]["calls"])
+            self.assertTrue(math.isfinite(run["value"]), run)
+
     def test_seed_reproduces(self):
-        """The same seed twice gives the same GPU value (to 1e-12: vegas's bins are summed
-        with atomics, in any order); another seed another value."""
+        """The same seed twice gives the same GPU value (to 1e-12: vegas's first iteration sums
+        its bins with doubles' atomics, in any order); another seed another value."""
         for variant in ("vegas", "qmc"):
             a, b, c = self.runs("use cubature; set repeat 1 warmup 0 rel 1e-3 precision double "
                                 f"integrand gaussian dim 10 variant {variant}; set seed 3; "

@@ -40,6 +40,36 @@ static cudaError_t cub_vegas_launch(const struct cub_job *job, unsigned blocks, 
 	return cudaGetLastError();
 }
 
+static double *vegas_pinned;
+static size_t vegas_pinned_bytes;
+
+/* Frees vegas's pinned buffer (at gpu_release). */
+static void cub_vegas_host_free(void)
+{
+	cudaFreeHost(vegas_pinned);
+	vegas_pinned = NULL;
+	vegas_pinned_bytes = 0;
+}
+
+/* Returns vegas's pinned host buffer of at least bytes, kept for later runs (the session's
+ * pinned buffer holds the run's values, so it is not this one), or NULL with e filled. */
+static double *cub_vegas_host(size_t bytes, struct qx_err *e)
+{
+	if (bytes <= vegas_pinned_bytes)
+		return vegas_pinned;
+	if (!vegas_pinned)
+		gpu_at_release(cub_vegas_host_free);
+	cub_vegas_host_free();
+	const cudaError_t err = cudaMallocHost(&vegas_pinned, bytes);
+	if (err != cudaSuccess) {
+		vegas_pinned = NULL;
+		gpu_fail(e, "cudaMallocHost (vegas's grid and sums)", err);
+		return NULL;
+	}
+	vegas_pinned_bytes = bytes;
+	return vegas_pinned;
+}
+
 /* The bins' sums of an iteration as doubles, in place: where scale > 0 they came as 64-bit
  * fixed point (cub_vegas_body), bins[nd] counting the sums that wrapped. Returns the next
  * iteration's scale, which maps this one's total of the squared weights (axis 0's bins) to
@@ -85,14 +115,14 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	if (!ev)
 		return -1;
 	/* one allocation: the grid, then the bins' sums (and the count of those that wrapped) and
-	 * the blocks' sums, which come back in one copy an iteration; on the host, the same in the
-	 * pinned buffer, so that an iteration's copies and launch are queued at once */
+	 * the blocks' sums, which come back in one copy an iteration; on the host, the same in
+	 * pinned memory, so that an iteration's copies and launch are queued at once */
 	const size_t back = (size_t)nd + 1 + 3 * (size_t)blocks;
 	gpu_owned<double> buf;
 	GPU_TRY(cudaMalloc(&buf.ptr, ((size_t)ng + back) * sizeof(double)));
 	double *const grid_d = buf.ptr, *const bins_d = buf.ptr + ng,
 	              *const blk_d = bins_d + nd + 1;
-	double *const grid = (double *)gpu_host_buffer(((size_t)ng + back) * sizeof(double), e);
+	double *const grid = cub_vegas_host(((size_t)ng + back) * sizeof(double), e);
 	if (!grid)
 		return -1;
 	double *const bins = grid + ng, *const blk = bins + nd + 1;
