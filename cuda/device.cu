@@ -144,25 +144,31 @@ extern "C" int gpu_init(struct gpu_info *info, struct qx_err *e)
 static void *pinned_ptr;
 static size_t pinned_bytes;
 
+/* Grows a pinned host buffer (gpu_util.cuh). */
+void *gpu_pinned_grow(void **buf, size_t *cap, size_t bytes, const char *what, struct qx_err *e)
+{
+	if (bytes <= *cap)
+		return *buf;
+	if (*buf)
+		cudaFreeHost(*buf);
+	*buf = NULL;
+	*cap = 0;
+	const cudaError_t err = cudaMallocHost(buf, bytes ? bytes : 1);
+	if (err != cudaSuccess) {
+		*buf = NULL;
+		gpu_fail(e, what, err);
+		return NULL;
+	}
+	*cap = bytes;
+	return *buf;
+}
+
 /* Returns the session's pinned result buffer, grown to at least bytes (the old one is freed
  * first, so its values are lost), or NULL with e filled. */
 extern "C" void *gpu_host_buffer(size_t bytes, struct qx_err *e)
 {
-	cudaError_t err;
-	if (bytes <= pinned_bytes)
-		return pinned_ptr;
-	if (pinned_ptr)
-		cudaFreeHost(pinned_ptr);
-	pinned_ptr = NULL;
-	pinned_bytes = 0;
-	err = cudaMallocHost(&pinned_ptr, bytes ? bytes : 1);
-	if (err != cudaSuccess) {
-		pinned_ptr = NULL;
-		gpu_fail(e, "cudaMallocHost (pinned result buffer)", err);
-		return NULL;
-	}
-	pinned_bytes = bytes;
-	return pinned_ptr;
+	return gpu_pinned_grow(&pinned_ptr, &pinned_bytes, bytes,
+	                       "cudaMallocHost (pinned result buffer)", e);
 }
 
 /* What gpu_at_release registered, run by gpu_release. */

@@ -11,6 +11,11 @@
 /* Fills e with "WHAT: CUDA message (code name)" and returns -1. */
 int gpu_fail(struct qx_err *e, const char *what, cudaError_t err);
 
+/* Grows the pinned host buffer *buf of *cap bytes to at least bytes (the old one is freed
+ * first, so its contents are lost) and returns it; NULL with e filled ("WHAT: ...") when
+ * cudaMallocHost fails, *buf then NULL. */
+void *gpu_pinned_grow(void **buf, size_t *cap, size_t bytes, const char *what, struct qx_err *e);
+
 /* Evaluates a CUDA call; on failure reports it with its text and returns -1 from the caller.
  * The central fault hook: in test builds QUADX_FAULT can make the call fail without running. */
 #define GPU_TRY(call)                                                                              \

@@ -40,7 +40,7 @@ static cudaError_t cub_vegas_launch(const struct cub_job *job, unsigned blocks, 
 	return cudaGetLastError();
 }
 
-static double *vegas_pinned;
+static void *vegas_pinned;
 static size_t vegas_pinned_bytes;
 
 /* Frees vegas's pinned buffer (at gpu_release). */
@@ -55,19 +55,10 @@ static void cub_vegas_host_free(void)
  * pinned buffer holds the run's values, so it is not this one), or NULL with e filled. */
 static double *cub_vegas_host(size_t bytes, struct qx_err *e)
 {
-	if (bytes <= vegas_pinned_bytes)
-		return vegas_pinned;
 	if (!vegas_pinned)
 		gpu_at_release(cub_vegas_host_free);
-	cub_vegas_host_free();
-	const cudaError_t err = cudaMallocHost(&vegas_pinned, bytes);
-	if (err != cudaSuccess) {
-		vegas_pinned = NULL;
-		gpu_fail(e, "cudaMallocHost (vegas's grid and sums)", err);
-		return NULL;
-	}
-	vegas_pinned_bytes = bytes;
-	return vegas_pinned;
+	return (double *)gpu_pinned_grow(&vegas_pinned, &vegas_pinned_bytes, bytes,
+	                                 "cudaMallocHost (vegas's grid and sums)", e);
 }
 
 /* The bins' sums of an iteration as doubles, in place: where scale > 0 they came as 64-bit
