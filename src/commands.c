@@ -28,6 +28,8 @@
 static const char *const show_words[] = {"params", "device", "last", NULL};
 static const char *const run_words[] = {"cpu", "gpu", "both", NULL};
 static const char *const format_words[] = {"text", "json", "csv", NULL};
+static const char *const export_words[] = {"last", "values", NULL};
+static const char *const plot_words[] = {"convergence", NULL};
 
 /* Returns the index of word in the NULL-terminated list words (unique prefix allowed), or -1
  * with e naming the allowed words. */
@@ -616,11 +618,11 @@ const struct cmd_entry cmd_table[] = {
      .max_args = 8, .arg = ARG_SET, .exec = cmd_sweep},
     {.name = "export", .usage = "export [last|values] FILE.csv|FILE.json",
      .help = "write every run (or the last sweep, or the last run's values) to a file",
-     .min_args = 1, .max_args = 2, .arg = ARG_FILE, .exec = cmd_export},
+     .min_args = 1, .max_args = 2, .arg = ARG_FILE, .words = export_words, .exec = cmd_export},
     {.name = "plot", .usage = "plot [convergence] [FILE.png|FILE.svg|-]",
      .help = "draw the last sweep with gnuplot (no file or -: in the terminal); plot "
              "convergence: error against evaluations",
-     .min_args = 0, .max_args = 2, .arg = ARG_FILE, .exec = cmd_plot},
+     .min_args = 0, .max_args = 2, .arg = ARG_FILE, .words = plot_words, .exec = cmd_plot},
     {.name = "eval", .usage = "eval ARGS...",
      .help = "evaluate one instance on every backend and precision", .min_args = 0,
      .max_args = QX_MAX_EVAL_ARGS, .arg = ARG_NONE, .exec = cmd_eval},

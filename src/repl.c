@@ -79,9 +79,10 @@ static size_t set_candidates(struct shell *sh, int word, char **argv, const char
 	return n;
 }
 
-/* Builds the candidate list for the word at index `word`. */
-const char *const *repl_candidates(struct shell *sh, int word, char **argv, const char **buf,
-                                   size_t cap)
+/* Builds the candidate list for the word at index `word`, whose text so far is text; NULL where
+ * readline's file names complete it. */
+const char *const *repl_candidates(struct shell *sh, int word, char **argv, const char *text,
+                                   const char **buf, size_t cap)
 {
 	struct qx_err e;
 	const struct cmd_entry *c;
@@ -91,8 +92,13 @@ const char *const *repl_candidates(struct shell *sh, int word, char **argv, cons
 		n = add_commands(buf, 0, cap);
 	} else if ((c = cmd_find(argv[0], &e)) != NULL) {
 		switch (c->arg) {
-		case ARG_FILE:
-			return NULL;
+		case ARG_FILE: /* its first words where one begins with the text, else file names */
+			for (size_t i = 0; word == 1 && c->words && c->words[i] && n < cap; i++)
+				if (strncmp(c->words[i], text, strlen(text)) == 0)
+					buf[n++] = c->words[i];
+			if (n == 0)
+				return NULL;
+			break;
 		case ARG_PROBLEM:
 			if (word == 1)
 				n = add_problems(buf, 0, cap);
@@ -156,7 +162,8 @@ static char **completion_hook(const char *text, int start, int end)
 		return NULL;
 	seg = strrchr(before, ';'); /* complete within the last command of the line */
 	argc = cmd_split(seg ? seg + 1 : before, argv, QX_MAX_ARGS, &e);
-	if (argc < 0 || !repl_candidates(repl_shell, argc, argv, completion_list, MAX_CANDIDATES)) {
+	if (argc < 0 ||
+	    !repl_candidates(repl_shell, argc, argv, text, completion_list, MAX_CANDIDATES)) {
 		free(before);
 		return NULL; /* readline falls back to file names */
 	}

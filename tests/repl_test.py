@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The interactive prompt under tmux: the prompt names problem and precision, Tab completes
 commands, parameter names, enumerated values and help's topics and variants from the tables,
-a sweep prints its progress, and history is saved to $QUADX_HISTFILE only when interactive. Run from the repository root; skipped without tmux."""
+and `plot`'s and `export`'s first words or file names; a sweep prints its progress, and history
+is saved to $QUADX_HISTFILE only when interactive. Run from the repository root; skipped without
+tmux."""
 import os
 import re
 import signal
@@ -137,6 +139,19 @@ class ReplTest(qxtest.TmuxTestCase):
         self.screen("shared - variant of expint (gpu only)")
         self.keys("help qa", "Tab")
         self.screen("> help qawf ")
+
+    def test_file_arguments_complete_their_words_and_files(self):
+        """Tab after `plot` and `export` completes their first words (convergence; last,
+        values) where the text begins one, and file names otherwise (run from the root, which
+        holds README.md)."""
+        self.screen("quadx expint/float> ")
+        self.keys("plot conv", "Tab")
+        self.screen("> plot convergence ")
+        self.keys("C-u", "export val", "Tab")
+        self.screen("> export values ")
+        self.keys("C-u", "export READ", "Tab")
+        self.screen("> export README.md ")
+        self.keys("C-u")
 
     def test_ctrl_c_discards_the_line(self):
         """Ctrl-C at the prompt drops what was typed and gives a fresh prompt, as shells do;

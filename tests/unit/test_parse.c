@@ -178,31 +178,51 @@ static void test_completion(void **state)
 	(void)state;
 	session_init(&sh.s);
 	sh.io = output_ctx_of(stdout);
-	assert_true(has(repl_candidates(&sh, 0, argv, buf, 128), "errors"));
-	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "iters"));
-	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "threshold"));
-	assert_true(has(repl_candidates(&sh, 2, argv, buf, 128), "double"));
+	assert_true(has(repl_candidates(&sh, 0, argv, "", buf, 128), "errors"));
+	assert_true(has(repl_candidates(&sh, 1, argv, "", buf, 128), "iters"));
+	assert_true(has(repl_candidates(&sh, 1, argv, "", buf, 128), "threshold"));
+	assert_true(has(repl_candidates(&sh, 2, argv, "", buf, 128), "double"));
 	argv[1] = "variant";
-	assert_true(has(repl_candidates(&sh, 2, argv, buf, 128), "coursework"));
+	assert_true(has(repl_candidates(&sh, 2, argv, "", buf, 128), "coursework"));
 	argv[0] = "use";
-	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "expint"));
+	assert_true(has(repl_candidates(&sh, 1, argv, "", buf, 128), "expint"));
 	argv[0] = "run";
-	assert_true(has(repl_candidates(&sh, 1, argv, buf, 128), "both"));
+	assert_true(has(repl_candidates(&sh, 1, argv, "", buf, 128), "both"));
 	argv[0] = "help"; /* what help takes: commands, problems, topics and every variant */
-	const char *const *topics = repl_candidates(&sh, 1, argv, buf, 128);
+	const char *const *topics = repl_candidates(&sh, 1, argv, "", buf, 128);
 	assert_true(has(topics, "sweep") && has(topics, "longman") && has(topics, "variants"));
 	assert_true(has(topics, "shared") && has(topics, "streams") && has(topics, "qawf"));
 	assert_true(has(topics, "threads") && has(topics, "block")); /* settings */
 	argv[1] = "variant"; /* help variant NAME: the variants */
-	assert_true(has(repl_candidates(&sh, 2, argv, buf, 128), "packed"));
-	assert_false(has(repl_candidates(&sh, 2, argv, buf, 128), "threads"));
-	topics = repl_candidates(&sh, 1, argv, buf, 128);
+	assert_true(has(repl_candidates(&sh, 2, argv, "", buf, 128), "packed"));
+	assert_false(has(repl_candidates(&sh, 2, argv, "", buf, 128), "threads"));
+	topics = repl_candidates(&sh, 1, argv, "", buf, 128);
 	size_t coursework = 0;
 	for (size_t i = 0; topics[i]; i++)
 		coursework += strcmp(topics[i], "coursework") == 0;
 	assert_int_equal(coursework, 1); /* a topic and a variant: offered once */
 	argv[0] = "source";
-	assert_null(repl_candidates(&sh, 1, argv, buf, 128));
+	assert_null(repl_candidates(&sh, 1, argv, "", buf, 128));
+	/* a file argument whose command has first words: those where the text begins one, else
+	 * file names (NULL) */
+	static const struct {
+		const char *line[2], *text, *want;
+	} files[] = {
+	    {{"plot"}, "conv", "convergence"}, {{"plot"}, "", "convergence"},
+	    {{"plot"}, "out", NULL},           {{"plot", "convergence"}, "c", NULL},
+	    {{"export"}, "v", "values"},       {{"export"}, "runs.csv", NULL},
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char *line[3] = {(char *)files[i].line[0], (char *)files[i].line[1], NULL};
+		const char *const *got =
+		    repl_candidates(&sh, line[1] ? 2 : 1, line, files[i].text, buf, 128);
+		if (files[i].want)
+			assert_true(has(got, files[i].want));
+		else
+			assert_null(got);
+	}
+	argv[0] = "export";
+	assert_false(has(repl_candidates(&sh, 1, argv, "v", buf, 128), "last"));
 	session_free(&sh.s);
 }
 
