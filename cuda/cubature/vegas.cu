@@ -2,7 +2,6 @@
  * (cubature_vegas.c) with each iteration's samples drawn on the device, the same Philox points;
  * the host adds the blocks' sums in block order, refines the grid (cub_vegas_refine) and
  * combines the iterations (cub_vegas_add). */
-#include <cstring>
 
 #include "../../src/problems/cubature/cubature_gpu.h"
 #include "../gpu_util.cuh"
@@ -59,30 +58,6 @@ static double *cub_vegas_host(size_t bytes, struct qx_err *e)
 		gpu_at_release(cub_vegas_host_free);
 	return (double *)gpu_pinned_grow(&vegas_pinned, &vegas_pinned_bytes, bytes,
 	                                 "cudaMallocHost (vegas's grid and sums)", e);
-}
-
-/* The bins' sums of an iteration as doubles, in place: where scale > 0 they came as 64-bit
- * fixed point (cub_vegas_body), bins[nd] counting the sums that wrapped. Returns the next
- * iteration's scale, which maps this one's total of the squared weights (axis 0's bins) to
- * 2^56, so that a bin holds 256 times it and a sample of 2^-56 of it still counts; 0 (doubles)
- * where the total is 0 or not finite; minus the scale, 2^16 times smaller than this one's,
- * where a sum wrapped (its bins then refine nothing). */
-static double cub_vegas_bins_from_fixed(double *bins, int nd, int nb, double scale)
-{
-	if (scale > 0) {
-		unsigned long long q, wrapped;
-		memcpy(&wrapped, bins + nd, sizeof wrapped);
-		if (wrapped)
-			return -scale * 0x1p-16;
-		for (int j = 0; j < nd; j++) {
-			memcpy(&q, bins + j, sizeof q);
-			bins[j] = (double)q / scale;
-		}
-	}
-	double total = 0;
-	for (int j = 0; j < nb; j++)
-		total += bins[j];
-	return total > 0 && isfinite(total) ? 0x1p56 / total : 0;
 }
 
 /* vegas in precision T: the iterations as cub_cpu_vegas's, phases "alloc", "samples",
@@ -157,10 +132,10 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 		res->evals += calls;
 		res->iterations++;
 		qx_progress_add(calls);
-		scale = cub_vegas_bins_from_fixed(bins, nd, nb, scale);
-		if (scale >= 0)
+		const double next = cub_vegas_bins_from_fixed(bins, nd, nb, scale);
+		if (next >= 0)
 			cub_vegas_refine_grid(grid, bins, dim, nb, CUB_VEGAS_ALPHA, 0);
-		scale = fabs(scale);
+		scale = next > 0 ? next : 0;
 		if ((int)it < job->adapt) {
 			cub_history_record(res, it + 1, est, sqrt(var), 1, (double)res->evals);
 			continue;

@@ -125,6 +125,33 @@ static void test_vegas_refine(void **state)
 		assert_true(fabs(e[k] - (double)k / nb) < 1e-12);
 }
 
+/* The GPU's bins back as doubles: fixed point divided by its scale, the next scale mapping the
+ * total (axis 0) to 2^56; doubles left as they are; a wrapped sum loses the bins (-1); a total
+ * of 0, or one too small for a finite scale, sends the next iteration to doubles (0). */
+static void test_vegas_bins_from_fixed(void **state)
+{
+	(void)state;
+	const double w2[6] = {1.5, 2.25, 0.25, 3, 0.5, 0.5}, scale = 0x1p40;
+	double bins[7];
+	uint64_t word;
+	for (int j = 0; j < 6; j++) { /* 2 axes of 3 bins, as the kernel leaves them */
+		word = (uint64_t)(w2[j] * scale);
+		memcpy(bins + j, &word, sizeof word);
+	}
+	word = 0;
+	memcpy(bins + 6, &word, sizeof word);
+	assert_true(cub_vegas_bins_from_fixed(bins, 6, 3, scale) == 0x1p56 / 4);
+	assert_memory_equal(bins, w2, sizeof w2);
+	assert_true(cub_vegas_bins_from_fixed(bins, 6, 3, 0) == 0x1p56 / 4);
+	assert_memory_equal(bins, w2, sizeof w2);
+	word = 1;
+	memcpy(bins + 6, &word, sizeof word);
+	assert_true(cub_vegas_bins_from_fixed(bins, 6, 3, scale) == -1);
+	double none[7] = {0}, tiny[7] = {1e-300, 0, 0, 1e-300, 0, 0, 0};
+	assert_true(cub_vegas_bins_from_fixed(none, 6, 3, 0) == 0);
+	assert_true(cub_vegas_bins_from_fixed(tiny, 6, 3, 0) == 0); /* 2^56 / 1e-300 is inf */
+}
+
 /* The Korobov vector: z_0 = 1, every entry odd (a unit mod 2^m), the same every call. */
 static void test_qmc_vector(void **state)
 {
@@ -175,9 +202,11 @@ static void test_mc_threads_and_seed(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_philox_known_answers),
-	    cmocka_unit_test(test_uniforms_are_random123s), cmocka_unit_test(test_vegas_refine),
-	    cmocka_unit_test(test_qmc_vector), cmocka_unit_test(test_mc_threads_and_seed)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_philox_known_answers),
+	                                   cmocka_unit_test(test_uniforms_are_random123s),
+	                                   cmocka_unit_test(test_vegas_refine),
+	                                   cmocka_unit_test(test_vegas_bins_from_fixed),
+	                                   cmocka_unit_test(test_qmc_vector),
+	                                   cmocka_unit_test(test_mc_threads_and_seed)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -302,6 +302,32 @@ static inline void cub_vegas_estimate(double sw, double sv, const struct cub_veg
 	*var = sv / ((npg > 1 ? npg - 1 : 1) * cubes * cubes);
 }
 
+/* The GPU's vegas bins of an iteration as doubles, in place (cuda/cubature/vegas.cu): where
+ * scale > 0 they came as 64-bit fixed point, each sum scale times its squared weights, and
+ * bins[nd] the count of sums that wrapped. Returns the next iteration's scale, which maps this
+ * one's total of the squared weights (axis 0's nb bins) to 2^56, so that a bin holds 256 times
+ * it and a sample of 2^-56 of it still counts; 0 (the next sums doubles) where that total is 0
+ * or its scale is not finite; -1 where a sum wrapped, the bins lost: nothing to refine from,
+ * and the next iteration sums doubles. */
+static inline double cub_vegas_bins_from_fixed(double *bins, int nd, int nb, double scale)
+{
+	if (scale > 0) {
+		uint64_t q, wrapped;
+		memcpy(&wrapped, bins + nd, sizeof wrapped);
+		if (wrapped)
+			return -1;
+		for (int j = 0; j < nd; j++) {
+			memcpy(&q, bins + j, sizeof q);
+			bins[j] = (double)q / scale;
+		}
+	}
+	double total = 0;
+	for (int j = 0; j < nb; j++)
+		total += bins[j];
+	const double next = 0x1p56 / total;
+	return total > 0 && isfinite(next) ? next : 0;
+}
+
 /* qmc's estimate: the mean over the R shifts of sum[r] / n and its standard error. */
 static inline void cub_qmc_stats(const double *sum, int R, double n, double *mean, double *err)
 {
