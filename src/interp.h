@@ -19,7 +19,7 @@ struct cmd_entry {
 	const char *help;
 	int min_args, max_args;
 	enum cmd_arg arg;
-	const char *const *words; /* ARG_WORDS: the allowed words */
+	const char *const *words; /* ARG_WORDS: the allowed words; ARG_FILE: first words */
 	int full_screen;          /* 1: it takes the terminal over: no progress line around it */
 	int (*exec)(struct shell *sh, int argc, char **argv, struct qx_err *e);
 };

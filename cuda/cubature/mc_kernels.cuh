@@ -92,11 +92,18 @@ cub_vegas_point(unsigned long long seed, unsigned it, unsigned long long index, 
 	return jac;
 }
 
-/* The fixed point of a squared weight w2 in the bins, scale > 0: w2 scale truncated, at most
- * 2^62. */
-static __device__ __forceinline__ unsigned long long cub_vegas_fixed(double w2, double scale)
+/* The fixed point of a squared weight w2 in the bins, scale > 0: w2 scale truncated. Sets
+ * *wrapped where it would pass 2^62 (or is not finite): the sums could wrap, so the bins are
+ * not used; the value is then clamped to 2^62 only to keep the conversion defined. */
+static __device__ __forceinline__ unsigned long long cub_vegas_fixed(double w2, double scale,
+                                                                     int *wrapped)
 {
-	return (unsigned long long)fmin(w2 * scale, 0x1p62);
+	const double q = w2 * scale;
+	if (!(q < 0x1p62)) {
+		*wrapped = 1;
+		return 1ull << 62;
+	}
+	return (unsigned long long)q;
 }
 
 /* Adds the fixed point q to the 64-bit sum in words lo[j] (low) and hi[j] (high) of shared
@@ -122,7 +129,8 @@ static __device__ __forceinline__ int cub_vegas_bin_add(unsigned *lo, unsigned *
  * w^2 goes to its bin on every axis (bins, dim * nb sums, a block's in shared memory first:
  * 8 bytes a bin, dynamic): as the fixed point cub_vegas_fixed(w^2, scale) when scale > 0,
  * bins then 64-bit unsigned sums (exact in any order, and far cheaper than doubles' atomics),
- * bins[dim * nb] counting the sums that passed 2^64; as doubles when scale is 0. */
+ * bins[dim * nb] counting the blocks whose sums passed 2^64 or whose samples passed 2^62; as
+ * doubles when scale is 0. */
 template <typename T, int KIND>
 __device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const double *grid, int nb,
                                cub_vegas_strata st, int lanes, unsigned it, unsigned long long seed,
@@ -160,7 +168,8 @@ __device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const doubl
 			s1 += w;
 			s2 += w * w;
 			if (scale > 0) {
-				const unsigned long long q = cub_vegas_fixed(w * w, scale);
+				const unsigned long long q =
+				    cub_vegas_fixed(w * w, scale, &wrapped);
 				for (int k = 0; k < dim; k++)
 					wrapped |= cub_vegas_bin_add(lo, hi, k * nb + bin[k], q);
 			} else

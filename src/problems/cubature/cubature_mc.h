@@ -305,10 +305,11 @@ static inline void cub_vegas_estimate(double sw, double sv, const struct cub_veg
 /* The GPU's vegas bins of an iteration as doubles, in place (cuda/cubature/vegas.cu): where
  * scale > 0 they came as 64-bit fixed point, each sum scale times its squared weights, and
  * bins[nd] the count of sums that wrapped. Returns the next iteration's scale, which maps this
- * one's total of the squared weights (axis 0's nb bins) to 2^56, so that a bin holds 256 times
- * it and a sample of 2^-56 of it still counts; 0 (the next sums doubles) where that total is 0
- * or its scale is not finite; -1 where a sum wrapped, the bins lost: nothing to refine from,
- * and the next iteration sums doubles. */
+ * one's total of the squared weights (axis 0's nb bins) to 2^52, so that a bin holds 4096 times
+ * it (and one sample 1024 times it) and a sample of 2^-52 of it still counts: the truncation
+ * loses under n 2^-52 of the total over n samples, far below what refinement can resolve; 0 (the
+ * next sums doubles) where that total is 0 or its scale is not finite; -1 where a sum wrapped, the
+ * bins lost: nothing to refine from, and the next iteration sums doubles. */
 static inline double cub_vegas_bins_from_fixed(double *bins, int nd, int nb, double scale)
 {
 	if (scale > 0) {
@@ -324,7 +325,7 @@ static inline double cub_vegas_bins_from_fixed(double *bins, int nd, int nb, dou
 	double total = 0;
 	for (int j = 0; j < nb; j++)
 		total += bins[j];
-	const double next = 0x1p56 / total;
+	const double next = 0x1p52 / total;
 	return total > 0 && isfinite(next) ? next : 0;
 }
 
