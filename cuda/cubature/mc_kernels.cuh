@@ -121,22 +121,70 @@ static __device__ __forceinline__ int cub_vegas_bin_add(unsigned *lo, unsigned *
 	return old_h + h < old_h;
 }
 
+/* What vegas's iterations on the GPU keep on the device between them, so that they queue
+ * without the host (vegas_step.cu): the bins' fixed-point scale and the count of blocks whose
+ * sums wrapped, of the iterations of even and of odd index (each iteration's step writes the
+ * next's while the current's are still read), the combination of the iterations so far, and
+ * stop, set once the run has converged: every kernel queued after it returns at once. */
+struct cub_vegas_state {
+	double scale[2];
+	unsigned long long wraps[2];
+	struct cub_vegas_acc acc;
+	int stop;
+};
+
+/* One iteration's figures, from its step into a ring of CUB_VEGAS_RING (slot it modulo that),
+ * for the host to read back: the estimate and its variance, the point of the history
+ * (cub_vegas_step's value and err), chi^2/dof, the samples not finite; it + 1 (so that a slot
+ * not written in this run reads 0) and whether the run converged there. */
+struct cub_vegas_record {
+	double est, var, value, err, chi2_dof, nonfinite;
+	unsigned it1;
+	int converged;
+};
+#define CUB_VEGAS_RING 32
+
+/* The step between iterations it and it + 1 (vegas_step.cu), queued after iteration it's
+ * kernel: reads its blocks' sums blk (blocks of them) and bins, refines grid (dim axes of nb
+ * bins), zeroes the bins for the next, and records the iteration; returns the launch's
+ * error. */
+struct cub_vegas_step_args {
+	double *grid, *bins;
+	const double *blk;
+	unsigned blocks;
+	int dim, nb, adapt, iters;
+	double rel, abs, alpha;
+	cub_vegas_strata st;
+	cub_vegas_state *state;
+	cub_vegas_record *ring;
+};
+cudaError_t cub_vegas_step_launch(const cub_vegas_step_args &args, unsigned it);
+
+/* cub_vegas_refine_grid on the device, for the tests (vegas_step.cu): grid (dim axes of nb + 1
+ * edges) refined in place from d (nb sums an axis) as an iteration's step refines it; returns
+ * the first error. */
+cudaError_t cub_vegas_refine_device(double *grid, const double *d, int dim, int nb, double alpha);
+
 /* VEGAS's iteration it: the cubes of st through grid (dim axes of nb + 1 edges) on [a, b]^dim
  * of volume vol, lanes (1, 2, 4 .. 32) threads of a warp a cube, each taking its samples j =
  * lane, lane + lanes, .. < npg (so that iterations of few cubes of many samples fill the GPU
  * too), the cube's sums gathered over its lanes by shuffles; block k's sums (weights, cubes'
  * cub_vegas_cube_var, samples not finite) into blk[3k..3k+3). Each sample's squared weight
  * w^2 goes to its bin on every axis (bins, dim * nb sums, a block's in shared memory first:
- * 8 bytes a bin, dynamic): as the fixed point cub_vegas_fixed(w^2, scale) when scale > 0,
- * bins then 64-bit unsigned sums (exact in any order, and far cheaper than doubles' atomics),
- * bins[dim * nb] counting the blocks whose sums passed 2^64 or whose samples passed 2^62; as
- * doubles when scale is 0. */
+ * 8 bytes a bin, dynamic): as the fixed point cub_vegas_fixed(w^2, scale) when the state's
+ * scale of iteration it is > 0, bins then 64-bit unsigned sums (exact in any order, and far
+ * cheaper than doubles' atomics), the state's wraps[it & 1] counting the blocks whose sums
+ * passed 2^64 or whose samples passed 2^62; as doubles when that scale is 0. Returns at once
+ * where the state says the run has stopped. */
 template <typename T, int KIND>
 __device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const double *grid, int nb,
                                cub_vegas_strata st, int lanes, unsigned it, unsigned long long seed,
-                               double vol, double scale, double *blk, void *bins)
+                               double vol, cub_vegas_state *state, double *blk, void *bins)
 {
 	extern __shared__ double mc_bins[];
+	if (*(volatile int *)&state->stop)
+		return;
+	const double scale = state->scale[it & 1];
 	const int dim = fn.dim, nd = dim * nb, lane = threadIdx.x & (lanes - 1);
 	unsigned *const lo = (unsigned *)mc_bins, *const hi = lo + nd;
 	for (int j = threadIdx.x; j < nd; j += blockDim.x)
@@ -198,7 +246,7 @@ __device__ void cub_vegas_body(const cub_fn &fn, double a, double b, const doubl
 		} else if (mc_bins[j] != 0)
 			atomicAdd((double *)bins + j, mc_bins[j]);
 	if (wrapped)
-		atomicAdd(fixed + nd, 1ull);
+		atomicAdd(&state->wraps[it & 1], 1ull);
 }
 
 /* The lanes of a cube (cub_vegas_body) for st on a device of sms multiprocessors: doubled

@@ -11,9 +11,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "gpu_fixture.h"
 #include "mc_fixture.h"
 
 #include "../../src/problems/cubature/cubature_cpu.h"
+#include "../../src/problems/cubature/cubature_gpu.h"
 #include "../../src/problems/cubature/cubature_integrands.h"
 #include "../../src/problems/cubature/cubature_mc.h"
 
@@ -125,31 +127,85 @@ static void test_vegas_refine(void **state)
 		assert_true(fabs(e[k] - (double)k / nb) < 1e-12);
 }
 
-/* The GPU's bins back as doubles: fixed point divided by its scale, the next scale mapping the
- * total (axis 0) to 2^52; doubles left as they are; a wrapped sum loses the bins (-1); a total
- * of 0, or one too small for a finite scale, sends the next iteration to doubles (0). */
-static void test_vegas_bins_from_fixed(void **state)
+/* The GPU's refinement (a thread a bin, the importance's running sums by a scan) against the
+ * CPU's, the same edges to 1e-12: a peaked axis on a grid already refined, a flat one, one of
+ * zeros (left alone), one with empty bins; at the most bins an axis and at 50. */
+static void test_vegas_refine_on_gpu(void **state)
 {
 	(void)state;
-	const double w2[6] = {1.5, 2.25, 0.25, 3, 0.5, 0.5}, scale = 0x1p40;
-	double bins[7];
-	uint64_t word;
-	for (int j = 0; j < 6; j++) { /* 2 axes of 3 bins, as the kernel leaves them */
-		word = (uint64_t)(w2[j] * scale);
-		memcpy(bins + j, &word, sizeof word);
+#ifdef QX_HAVE_CUDA
+	if (!fixture_have_gpu)
+		skip();
+	enum { dim = 4 };
+	static double grid[dim * (CUB_VEGAS_BINS + 1)], cpu[dim * (CUB_VEGAS_BINS + 1)],
+	    d[dim * CUB_VEGAS_BINS];
+	const int sizes[2] = {CUB_VEGAS_BINS, 50};
+	for (int n = 0; n < 2; n++) {
+		const int nb = sizes[n];
+		for (int a = 0; a < dim; a++)
+			for (int k = 0; k <= nb; k++)
+				grid[a * (nb + 1) + k] = (double)k / nb;
+		for (int pass = 0; pass < 2; pass++) {
+			for (int k = 0; k < nb; k++) {
+				const double *e0 = grid, m = (e0[k] + e0[k + 1]) / 2;
+				d[k] = exp(-(m - 0.3) * (m - 0.3) / 8e-4) * (e0[k + 1] - e0[k]);
+				d[nb + k] = 1;
+				d[2 * nb + k] = 0;
+				d[3 * nb + k] = k % 7 == 0 ? 0 : 1 + 1e3 * sin(k) * sin(k);
+			}
+			memcpy(cpu, grid, sizeof grid);
+			cub_vegas_refine_grid(cpu, d, dim, nb, CUB_VEGAS_ALPHA, 1);
+			struct qx_err e;
+			assert_int_equal(cub_gpu_vegas_refine(grid, d, dim, nb, &e), 0);
+			double worst = 0;
+			for (int j = 0; j < dim * (nb + 1); j++)
+				worst = fmax(worst, fabs(grid[j] - cpu[j]));
+			print_message("nb %d pass %d: largest difference %.3g\n", nb, pass, worst);
+			assert_true(worst < 1e-12);
+			for (int k = 0; k <= nb; k++) /* the zeros' axis as it was */
+				assert_true(grid[2 * (nb + 1) + k] == (double)k / nb);
+			assert_grid(grid, nb);
+			assert_grid(grid + 3 * (nb + 1), nb);
+		}
 	}
-	word = 0;
-	memcpy(bins + 6, &word, sizeof word);
-	assert_true(cub_vegas_bins_from_fixed(bins, 6, 3, scale) == 0x1p52 / 4);
-	assert_memory_equal(bins, w2, sizeof w2);
-	assert_true(cub_vegas_bins_from_fixed(bins, 6, 3, 0) == 0x1p52 / 4);
-	assert_memory_equal(bins, w2, sizeof w2);
-	word = 1;
-	memcpy(bins + 6, &word, sizeof word);
-	assert_true(cub_vegas_bins_from_fixed(bins, 6, 3, scale) == -1);
-	double none[7] = {0}, tiny[7] = {1e-300, 0, 0, 1e-300, 0, 0, 0};
-	assert_true(cub_vegas_bins_from_fixed(none, 6, 3, 0) == 0);
-	assert_true(cub_vegas_bins_from_fixed(tiny, 6, 3, 0) == 0); /* 2^52 / 1e-300 is inf */
+#else
+	skip();
+#endif
+}
+
+/* The GPU's next fixed-point scale: this iteration's total to 2^52; doubles (0) after a sum
+ * wrapped, for a total of 0, or one too small (or not a number) for a finite scale. */
+static void test_vegas_next_scale(void **state)
+{
+	(void)state;
+	assert_true(cub_vegas_next_scale(4, 0) == 0x1p52 / 4);
+	assert_true(cub_vegas_next_scale(4, 1) == 0);
+	assert_true(cub_vegas_next_scale(0, 0) == 0);
+	assert_true(cub_vegas_next_scale(1e-300, 0) == 0); /* 2^52 / 1e-300 is inf */
+	assert_true(cub_vegas_next_scale(NAN, 0) == 0);
+}
+
+/* An iteration's step, the CPU's and the GPU's: a warm-up reports its own estimate and joins
+ * nothing; the rest join the weighted mean, converged once iters of them have and its error is
+ * within max(abs, rel |I|). */
+static void test_vegas_step(void **state)
+{
+	(void)state;
+	struct cub_vegas_acc acc = {0};
+	double v, e, chi2 = NAN;
+	assert_false(cub_vegas_step(&acc, 1, 2, 0.1, 0, 5, 4, &v, &e, &chi2));
+	assert_true(v == 5 && e == 2 && acc.used == 0 && isnan(chi2));
+	/* within the tolerance, but one iteration of the two asked for */
+	assert_false(cub_vegas_step(&acc, 0, 2, 0.1, 0, 1, 1e-6, &v, &e, &chi2));
+	assert_true(acc.used == 1 && v == 1 && fabs(e - 1e-3) < 1e-15 && isnan(chi2));
+	assert_true(cub_vegas_step(&acc, 0, 2, 0.1, 0, 1, 1e-6, &v, &e, &chi2));
+	assert_true(acc.used == 2 && v == 1 && fabs(e - sqrt(0.5e-6)) < 1e-15 && chi2 == 0);
+	/* an error over rel |I| converges only within abs */
+	struct cub_vegas_acc wide = {0};
+	assert_false(cub_vegas_step(&wide, 0, 1, 1e-3, 0, 2, 1, &v, &e, &chi2));
+	assert_false(cub_vegas_step(&wide, 0, 1, 1e-3, 0.5, 2, 1, &v, &e, &chi2));
+	assert_true(fabs(e - sqrt(0.5)) < 1e-15);
+	assert_true(cub_vegas_step(&wide, 0, 1, 1e-3, 0.6, 2, 1, &v, &e, &chi2));
 }
 
 /* The Korobov vector: z_0 = 1, every entry odd (a unit mod 2^m), the same every call. */
@@ -205,8 +261,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {cmocka_unit_test(test_philox_known_answers),
 	                                   cmocka_unit_test(test_uniforms_are_random123s),
 	                                   cmocka_unit_test(test_vegas_refine),
-	                                   cmocka_unit_test(test_vegas_bins_from_fixed),
+	                                   cmocka_unit_test(test_vegas_refine_on_gpu),
+	                                   cmocka_unit_test(test_vegas_next_scale),
+	                                   cmocka_unit_test(test_vegas_step),
 	                                   cmocka_unit_test(test_qmc_vector),
 	                                   cmocka_unit_test(test_mc_threads_and_seed)};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, fixture_open_gpu, NULL);
 }

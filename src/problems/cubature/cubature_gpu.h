@@ -47,10 +47,15 @@ int cub_gpu_breadth_run_multi(const struct cub_job *job, int ngpus, struct cub_r
  * them; 0 when one cannot be read. */
 size_t cub_gpu_default_budget_multi(int ngpus);
 /* Variant vegas on device 0 (cuda/cubature/vegas.cu): the CPU's iterations (cub_cpu_vegas), each
- * one kernel drawing the same Philox samples, its sums per block added on the host in block
- * order; phases "samples" and "copies" into *t. */
+ * one kernel drawing the same Philox samples and one step on the device refining the grid and
+ * combining the iterations, queued by the chunk; phases "alloc", "samples" and "free" into
+ * *t. */
 int cub_gpu_vegas_run(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,
                       struct qx_err *e);
+/* vegas's refinement of grid (dim axes of nb + 1 edges) from d (nb sums an axis) on device 0,
+ * in place, as each iteration's step refines it (cuda/cubature/vegas_step.cu): for the tests,
+ * against the CPU's cub_vegas_refine_grid. Returns 0, or -1 with e filled. */
+int cub_gpu_vegas_refine(double *grid, const double *d, int dim, int nb, struct qx_err *e);
 /* Variant qmc on device 0 (cuda/cubature/qmc.cu): the CPU's lattice, shifts and doublings
  * (cub_cpu_qmc), a kernel a level; phases into *t. */
 int cub_gpu_qmc_run(const struct cub_job *job, struct cub_result *res, struct qx_timing *t,

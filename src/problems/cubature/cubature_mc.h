@@ -266,8 +266,8 @@ struct cub_vegas_acc {
 /* Adds an iteration's estimate est of variance var to acc (a variance of 0, a constant weight,
  * floored at the estimate's rounding); stores the weighted mean, its standard error and chi^2
  * per degree of freedom (NaN with one iteration) into res. */
-static inline void cub_vegas_add(struct cub_vegas_acc *acc, double est, double var, double *value,
-                                 double *err, double *chi2_dof)
+CUB_HD void cub_vegas_add(struct cub_vegas_acc *acc, double est, double var, double *value,
+                          double *err, double *chi2_dof)
 {
 	const double r = 2.220446049250313e-16 * fabs(est);
 	const double wgt = 1 / fmax(var, fmax(r * r, 2.2250738585072014e-308));
@@ -278,7 +278,7 @@ static inline void cub_vegas_add(struct cub_vegas_acc *acc, double est, double v
 	*value = acc->swi / acc->sw;
 	*err = sqrt(1 / acc->sw);
 	*chi2_dof = acc->used > 1
-	                ? fmax(0, acc->swi2 - acc->swi * acc->swi / acc->sw) / (acc->used - 1)
+	                ? fmax(0.0, acc->swi2 - acc->swi * acc->swi / acc->sw) / (acc->used - 1)
 	                : NAN;
 }
 
@@ -294,39 +294,41 @@ CUB_HD double cub_vegas_cube_var(double s1, double s2, long long npg)
 /* The estimate and its variance of an iteration stratified as st whose weights sum to sw and
  * whose cubes' cub_vegas_cube_var sum to sv: the mean of the cubes' means, and the sum of
  * their means' variances over cubes^2. */
-static inline void cub_vegas_estimate(double sw, double sv, const struct cub_vegas_strata *st,
-                                      double *est, double *var)
+CUB_HD void cub_vegas_estimate(double sw, double sv, const struct cub_vegas_strata *st, double *est,
+                               double *var)
 {
 	const double cubes = (double)st->cubes, npg = (double)st->npg;
 	*est = sw / (cubes * npg);
 	*var = sv / ((npg > 1 ? npg - 1 : 1) * cubes * cubes);
 }
 
-/* The GPU's vegas bins of an iteration as doubles, in place (cuda/cubature/vegas.cu): where
- * scale > 0 they came as 64-bit fixed point, each sum scale times its squared weights, and
- * bins[nd] the count of sums that wrapped. Returns the next iteration's scale, which maps this
- * one's total of the squared weights (axis 0's nb bins) to 2^52, so that a bin holds 4096 times
- * it (and one sample 1024 times it) and a sample of 2^-52 of it still counts: the truncation
- * loses under n 2^-52 of the total over n samples, far below what refinement can resolve; 0 (the
- * next sums doubles) where that total is 0 or its scale is not finite; -1 where a sum wrapped, the
- * bins lost: nothing to refine from, and the next iteration sums doubles. */
-static inline double cub_vegas_bins_from_fixed(double *bins, int nd, int nb, double scale)
+/* VEGAS's iteration of estimate est and variance var, on the CPU (cubature_vegas.c) and the
+ * GPU (cuda/cubature/vegas_step.cu) alike: a warm-up one (warm) only adapted the grid, and its
+ * point of the history (*value, *err) is its own estimate; a later one joins acc's weighted
+ * mean (cub_vegas_add: *value, *err and *chi2_dof are the mean's). Returns 1 where the run has
+ * converged: iters iterations joined and the mean's standard error within max(abs, rel |I|). */
+CUB_HD int cub_vegas_step(struct cub_vegas_acc *acc, int warm, int iters, double rel, double abs,
+                          double est, double var, double *value, double *err, double *chi2_dof)
 {
-	if (scale > 0) {
-		uint64_t q, wrapped;
-		memcpy(&wrapped, bins + nd, sizeof wrapped);
-		if (wrapped)
-			return -1;
-		for (int j = 0; j < nd; j++) {
-			memcpy(&q, bins + j, sizeof q);
-			bins[j] = (double)q / scale;
-		}
+	if (warm) {
+		*value = est;
+		*err = sqrt(var);
+		return 0;
 	}
-	double total = 0;
-	for (int j = 0; j < nb; j++)
-		total += bins[j];
+	cub_vegas_add(acc, est, var, value, err, chi2_dof);
+	return acc->used >= iters && *err <= fmax(abs, rel * fabs(*value));
+}
+
+/* The GPU's fixed-point scale of vegas's next iteration (cuda/cubature/vegas_step.cu), from
+ * this one's total of the squared weights (an axis's bins): total to 2^52, so that a bin holds
+ * 4096 times it (one sample 1024 times it) and a sample of 2^-52 of it still counts (the
+ * truncation loses under n 2^-52 of the total over n samples, far below what refinement can
+ * resolve); 0 (the next iteration sums doubles) where this one's sums wrapped (its bins lost),
+ * the total is 0, or its scale would not be finite. */
+CUB_HD double cub_vegas_next_scale(double total, int wrapped)
+{
 	const double next = 0x1p52 / total;
-	return total > 0 && isfinite(next) ? next : 0;
+	return !wrapped && total > 0 && isfinite(next) ? next : 0;
 }
 
 /* qmc's estimate: the mean over the R shifts of sum[r] / n and its standard error. */

@@ -188,16 +188,18 @@ int cub_cpu_vegas(const struct cub_job *job, struct cub_result *res, struct qx_e
 		cub_vegas_refine_grid(grid, d, dim, nb, CUB_VEGAS_ALPHA, job->threads);
 		if (!job->in_batch)
 			qx_progress_add(calls);
-		if ((int)it < job->adapt) { /* the warm-up: the iteration's own estimate */
-			cub_history_record(res, it + 1, est, sqrt(var), 1, (double)res->evals);
+		const int warm = (int)it < job->adapt;
+		double value, err;
+		const int done = cub_vegas_step(&acc, warm, job->iters, job->rel, job->abs, est,
+		                                var, &value, &err, &res->chi2_dof);
+		cub_history_record(res, it + 1, value, err, 1, (double)res->evals);
+		if (warm)
 			continue;
-		}
-		cub_vegas_add(&acc, est, var, &res->value, &res->err, &res->chi2_dof);
-		cub_history_record(res, it + 1, res->value, res->err, 1, (double)res->evals);
+		res->value = value;
+		res->err = err;
 		if (!job->in_batch)
 			cub_progress_error(res->value, res->err, job->rel, job->abs);
-		if (acc.used >= job->iters &&
-		    res->err <= fmax(job->abs, job->rel * fabs(res->value))) {
+		if (done) {
 			res->reason = CUB_CONVERGED;
 			break;
 		}
