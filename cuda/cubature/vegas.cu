@@ -96,16 +96,16 @@ static double *cub_vegas_host(size_t bytes, struct qx_err *e)
 	                                 "cudaMallocHost (vegas's grid and sums)", e);
 }
 
-/* The iterations of a run's next chunk after one of n (0: the first): the warm-up and the
- * fewest that can converge first, then 2, 4, 8 .. up to half the ring, so that a short run
- * queues little past its stop and a long one keeps the device busy while the host reads. */
-static unsigned cub_vegas_chunk(const struct cub_job *job, unsigned n)
+/* The iterations of a run's chunk j: first the warm-up and the fewest that can converge,
+ * then 2, 4, 8 .. up to half the ring, so that a run queues little past its stop (a chunk
+ * queued after it costs two launches an iteration that return at once) and a long one keeps
+ * the device busy while the host reads. */
+static unsigned cub_vegas_chunk(const struct cub_job *job, int j)
 {
-	const unsigned most = CUB_VEGAS_RING / 2;
-	if (n == 0)
-		return (unsigned)std::min<long long>(
-		    most, std::max<long long>(1, (long long)job->adapt + job->iters));
-	return n == 1 ? 2 : std::min(most, 2 * n);
+	const long long most = CUB_VEGAS_RING / 2;
+	if (j == 0)
+		return (unsigned)std::min(most, std::max(1LL, (long long)job->adapt + job->iters));
+	return (unsigned)std::min(most, 1LL << std::min(j, 5));
 }
 
 /* vegas in precision T: the iterations as cub_cpu_vegas's, queued by the chunk (two in
@@ -188,22 +188,24 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	/* the iterations that fit in maxeval, each of calls samples */
 	const long long fit = calls > 0 ? job->maxeval / calls : 0;
 	const unsigned most = (unsigned)std::min<long long>(fit, 0x7fffffffLL);
-	unsigned first[2] = {0, 0}, count[2] = {0, 0}, queued = 0, last = 0;
+	unsigned first[2] = {0, 0}, count[2] = {0, 0}, queued = 0;
+	int chunks = 0;
 	GPU_TRY(cudaEventRecord(ev[0]));
 	for (int j = 0; j < 2 && queued < most; j++) {
-		count[j] = std::min(most - queued, cub_vegas_chunk(job, last));
+		count[j] = std::min(most - queued, cub_vegas_chunk(job, chunks++));
 		first[j] = queued;
 		if (cub_vegas_queue<T>(l, queued, count[j], ring[j], ev[2 + j], e))
 			return -1;
-		queued += last = count[j];
+		queued += count[j];
 	}
 	int used = 0, done = most == 0;
 	for (int j = 0; !done; j ^= 1) {
 		GPU_TRY(cudaEventSynchronize(ev[2 + j]));
 		for (unsigned it = first[j]; it < first[j] + count[j] && !done; it++) {
+			/* a record not of it: the device stopped before it (it decides as the
+			 * host reads, so this cannot be; were it so, the run ends there) */
 			const cub_vegas_record &r = ring[j][it % CUB_VEGAS_RING];
-			if (r.it1 !=
-			    it + 1) { /* the device stopped before it: cannot be, but say so */
+			if (r.it1 != it + 1) {
 				done = 1;
 				break;
 			}
@@ -230,11 +232,11 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 		if (qx_cancelled())
 			return qx_fail(e, "run cancelled");
 		if (queued < most) {
-			count[j] = std::min(most - queued, cub_vegas_chunk(job, last));
+			count[j] = std::min(most - queued, cub_vegas_chunk(job, chunks++));
 			first[j] = queued;
 			if (cub_vegas_queue<T>(l, queued, count[j], ring[j], ev[2 + j], e))
 				return -1;
-			queued += last = count[j];
+			queued += count[j];
 		}
 	}
 	GPU_TRY(cudaEventSynchronize(ev[1]));

@@ -210,8 +210,9 @@ static int cbm_floor(struct session *s, struct qx_err *e)
 	       "The floor draws the same Philox points uniformly and evaluates the integrand, "
 	       "nothing else (no grid, no bins, no copies). Ratio = floor evaluations/s / vegas "
 	       "evaluations/s (total).\n\n"
-	       "| integrand | calls | vegas total ms | vegas evaluations/s (total) | vegas samples "
-	       "kernels ms | floor ms a launch | floor evaluations/s | ratio |\n"
+	       "| integrand | calls | vegas total ms | vegas evaluations/s (total) | vegas "
+	       "iterations' kernels ms (samples and steps) | floor ms a launch | floor "
+	       "evaluations/s | ratio |\n"
 	       "|---|---|---|---|---|---|---|---|\n");
 	for (int f = 0; f < 2; f++)
 		for (int c = 0; c < 2; c++) {
