@@ -124,8 +124,17 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	int sms = 0;
 	GPU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	const int lanes = cub_vegas_lanes(st, sms);
-	const long long want = (st.cubes * lanes + MC_BLOCK - 1) / MC_BLOCK;
-	const unsigned blocks = (unsigned)std::max(1LL, std::min<long long>(want, 8LL * sms));
+	/* one wave of the blocks the built-ins' kernel keeps resident (the occupancy API), at most
+	 * a block per MC_BLOCK lanes' cubes: a second, partial wave would leave most of the
+	 * device idle at its end, and each block's flush of its dim * nb bins to the device's is
+	 * a fixed cost a block */
+	const size_t shm = (size_t)nd * sizeof(double);
+	struct gpu_occupancy occ;
+	if (gpu_occupancy_of((const void *)cub_vegas_kernel<T>, MC_BLOCK, shm, 0, &occ, e))
+		return -1;
+	const long long want = (st.cubes * lanes + MC_BLOCK - 1) / MC_BLOCK,
+	                wave = (long long)std::max(1, occ.blocks_per_sm) * sms;
+	const unsigned blocks = (unsigned)std::max(1LL, std::min(want, wave));
 	cudaEvent_t *ev = gpu_events(4, e);
 	if (!ev)
 		return -1;
@@ -164,7 +173,7 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	const vegas_launch l = {
 	    .job = job,
 	    .blocks = blocks,
-	    .shm = (size_t)nd * sizeof(double),
+	    .shm = shm,
 	    .lanes = lanes,
 	    .vol = vol,
 	    .blk = blk_d,
