@@ -149,8 +149,7 @@ struct cub_vegas_record {
  * bins), zeroes the bins for the next, and records the iteration; returns the launch's
  * error. */
 struct cub_vegas_step_args {
-	double *grid, *bins;
-	const double *blk;
+	double *grid, *bins, *blk;
 	unsigned blocks;
 	int dim, nb, adapt, iters;
 	double rel, abs, alpha;

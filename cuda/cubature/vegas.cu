@@ -25,8 +25,6 @@ struct vegas_launch {
 	size_t shm;
 	int lanes;
 	double vol;
-	double *blk;
-	void *bins;
 	cub_vegas_step_args step;
 	cudaEvent_t end; /* recorded after the last iteration queued */
 };
@@ -43,8 +41,8 @@ static int cub_vegas_queue_one(const vegas_launch &l, unsigned it, struct qx_err
 	int nb = l.step.nb, lanes = l.lanes;
 	cub_vegas_strata st = l.step.st;
 	cub_vegas_state *state = l.step.state;
-	double *blk = l.blk;
-	void *bins = l.bins;
+	double *blk = l.step.blk;
+	void *bins = l.step.bins;
 	if (l.job->user) {
 		void *args[] = {&fn, &a,    &b,   &grid,  &nb,  &st,  &lanes,
 		                &it, &seed, &vol, &state, &blk, &bins};
@@ -170,30 +168,26 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	res->chi2_dof = NAN;
 	res->reason = CUB_MAXEVAL;
 	res->live = 1;
-	const vegas_launch l = {
-	    .job = job,
-	    .blocks = blocks,
-	    .shm = shm,
-	    .lanes = lanes,
-	    .vol = vol,
-	    .blk = blk_d,
-	    .bins = bins_d,
-	    .step = {.grid = grid_d,
-	             .bins = bins_d,
-	             .blk = blk_d,
-	             .blocks = blocks,
-	             .dim = dim,
-	             .nb = nb,
-	             .adapt = job->adapt,
-	             .iters = job->iters,
-	             .rel = job->rel,
-	             .abs = job->abs,
-	             .alpha = CUB_VEGAS_ALPHA,
-	             .st = st,
-	             .state = state_d,
-	             .ring = ring_d},
-	    .end = ev[1],
-	};
+	const vegas_launch l = {.job = job,
+	                        .blocks = blocks,
+	                        .shm = shm,
+	                        .lanes = lanes,
+	                        .vol = vol,
+	                        .step = {.grid = grid_d,
+	                                 .bins = bins_d,
+	                                 .blk = blk_d,
+	                                 .blocks = blocks,
+	                                 .dim = dim,
+	                                 .nb = nb,
+	                                 .adapt = job->adapt,
+	                                 .iters = job->iters,
+	                                 .rel = job->rel,
+	                                 .abs = job->abs,
+	                                 .alpha = CUB_VEGAS_ALPHA,
+	                                 .st = st,
+	                                 .state = state_d,
+	                                 .ring = ring_d},
+	                        .end = ev[1]};
 	/* the iterations that fit in maxeval, each of calls samples */
 	const long long fit = calls > 0 ? job->maxeval / calls : 0;
 	const unsigned most = (unsigned)std::min<long long>(fit, 0x7fffffffLL);
@@ -250,14 +244,7 @@ static int cub_run_vegas(const struct cub_job *job, struct cub_result *res, stru
 	}
 	GPU_TRY(cudaEventSynchronize(ev[1]));
 	qx_timing_add(t, "samples", most > 0 ? gpu_elapsed(ev[0], ev[1]) : 0, 0);
-	res->regions = used;
-	if (used == 0)
-		res->value = res->err = NAN;
-	if (res->nonfinite > 0) {
-		res->reason = CUB_NONFINITE;
-		res->err = INFINITY;
-	} else if (used > 2 && res->chi2_dof > CUB_VEGAS_CHI2_MAX)
-		res->reason = CUB_UNTRUSTED;
+	cub_vegas_end(res, used);
 	const double f0 = qx_now_ms();
 	GPU_TRY(cudaFree(buf.release()));
 	qx_timing_add(t, "free", qx_now_ms() - f0, 0);

@@ -319,6 +319,22 @@ CUB_HD int cub_vegas_step(struct cub_vegas_acc *acc, int warm, int iters, double
 	return acc->used >= iters && *err <= fmax(abs, rel * fabs(*value));
 }
 
+/* Ends a vegas run on the CPU and the GPU alike, used iterations in its result: its regions
+ * are those iterations, and no estimate without one; a sample not finite makes the estimate's
+ * error infinite (reason CUB_NONFINITE: no more samples can mend the mean), and a chi^2/dof
+ * over CUB_VEGAS_CHI2_MAX with 2 degrees of freedom or more an untrustworthy one. */
+static inline void cub_vegas_end(struct cub_result *res, int used)
+{
+	res->regions = used;
+	if (used == 0)
+		res->value = res->err = NAN;
+	if (res->nonfinite > 0) {
+		res->reason = CUB_NONFINITE;
+		res->err = INFINITY;
+	} else if (used > 2 && res->chi2_dof > CUB_VEGAS_CHI2_MAX)
+		res->reason = CUB_UNTRUSTED;
+}
+
 /* The GPU's fixed-point scale of vegas's next iteration (cuda/cubature/vegas_step.cu), from
  * this one's total of the squared weights (an axis's bins): total to 2^52, so that a bin holds
  * 4096 times it (one sample 1024 times it) and a sample of 2^-52 of it still counts (the

@@ -204,15 +204,7 @@ int cub_cpu_vegas(const struct cub_job *job, struct cub_result *res, struct qx_e
 			break;
 		}
 	}
-	const int used = acc.used;
-	res->regions = used; /* a Monte Carlo run's regions: its iterations in the result */
-	if (used == 0)
-		res->value = res->err = NAN;
-	if (res->nonfinite > 0) {
-		res->reason = CUB_NONFINITE;
-		res->err = INFINITY;
-	} else if (used > 2 && res->chi2_dof > CUB_VEGAS_CHI2_MAX)
-		res->reason = CUB_UNTRUSTED;
+	cub_vegas_end(res, acc.used);
 	res->peak_bytes = (double)((size_t)(CUB_MC_CHUNKS + 2) * nd * sizeof(double));
 	free(grid);
 	free(d);
