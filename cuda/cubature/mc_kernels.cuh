@@ -122,7 +122,7 @@ static __device__ __forceinline__ int cub_vegas_bin_add(unsigned *lo, unsigned *
 }
 
 /* What vegas's iterations on the GPU keep on the device between them, so that they queue
- * without the host (vegas_step.cu): the bins' fixed-point scale and the count of blocks whose
+ * without the host (vegas_step.cu): the bins' fixed-point scale and the count of threads whose
  * sums wrapped, of the iterations of even and of odd index (each iteration's step writes the
  * next's while the current's are still read), the combination of the iterations so far, and
  * stop, set once the run has converged: every kernel queued after it returns at once. */
@@ -172,7 +172,7 @@ cudaError_t cub_vegas_refine_device(double *grid, const double *d, int dim, int 
  * w^2 goes to its bin on every axis (bins, dim * nb sums, a block's in shared memory first:
  * 8 bytes a bin, dynamic): as the fixed point cub_vegas_fixed(w^2, scale) when the state's
  * scale of iteration it is > 0, bins then 64-bit unsigned sums (exact in any order, and far
- * cheaper than doubles' atomics), the state's wraps[it & 1] counting the blocks whose sums
+ * cheaper than doubles' atomics), the state's wraps[it & 1] counting the threads whose sums
  * passed 2^64 or whose samples passed 2^62; as doubles when that scale is 0. Returns at once
  * where the state says the run has stopped. */
 template <typename T, int KIND>

@@ -114,8 +114,14 @@ __global__ void __launch_bounds__(STEP_BLOCK)
     cub_vegas_step_kernel(cub_vegas_step_args args, unsigned it)
 {
 	__shared__ step_shared sh;
+	__shared__ int stopped;
 	cub_vegas_state *const state = args.state;
-	if (*(volatile int *)&state->stop)
+	/* read once a block: block 0 of this launch may set stop while another block starts, and
+	 * every thread of a block must take the same way past the barriers below */
+	if (threadIdx.x == 0)
+		stopped = *(volatile int *)&state->stop;
+	__syncthreads();
+	if (stopped)
 		return;
 	const int nb = args.nb, axis = blockIdx.x, k = threadIdx.x;
 	const double scale = state->scale[it & 1];
