@@ -124,8 +124,10 @@ static int show_params(struct shell *sh)
 			        ? (struct kv){s->user.param_name[j], s->user.batch[b].spec.text, 0}
 			        : (struct kv){s->user.param_name[j], NULL, s->user.param_value[j]};
 		}
-		/* how many integrals a run does: the grid of the batch parameters */
-		kv[n++] = (struct kv){"integrals", NULL, (double)user_batch_count(&s->user)};
+		/* how many integrals a run does: the problem's count over the batch's grid */
+		kv[n++] = (struct kv){
+		    "integrals", NULL,
+		    (double)p->count(s->params[s->prob_index], session_state(s, p), &s->user)};
 	}
 	for (size_t k = 0; k < p->nsettings; k++, n++)
 		kv[n] = param_kv(&p->settings[k], s->psettings[s->prob_index][k], text[n],

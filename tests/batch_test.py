@@ -155,7 +155,8 @@ class BatchTest(unittest.TestCase):
             (ONE_D + "set param k 1,2\nset exact \"k+x\"\n", "uses x, an axis"),
             (ONE_D + "set param k 1,2\nset exact \"k+zz\"\n", "exact:"),
             (ONE_D + "set param k 1,a\n", "bad value 'a' in the list for parameter k"),
-            ("use longman\nset param k 1,2\n", "longman takes no batch"),
+            ("use longman\nset param k 1,2\n", "longman: a batch (k has 2 values) needs an "
+             "expression amplitude"),
         ]
         for text, want in cases:
             rc, objs, err = session(text)

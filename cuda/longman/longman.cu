@@ -20,6 +20,7 @@
 #include "user_kernel.cuh"
 
 static_assert(LM_USER_PARAMS == USER_MAX_PARAMS, "the job carries every user parameter");
+static_assert(LM_BATCH_PARAMS == USER_BATCH_PARAMS, "the job carries every batch parameter");
 
 /* Integrals below this count run as one chunk; above, NSTREAMS chunks whose copies overlap
  * the kernels of the following chunks. */
@@ -43,8 +44,9 @@ template <> __device__ const lm_tables<float> &lm_tab()
 	return lm_tab_f;
 }
 
-/* What every kernel needs to know about the batch: team lanes per integral (a power of two
- * <= 32, team = 1 << team_log2), each lane taking per of the (N+1) g evaluations. */
+/* What every kernel needs to know about the batch: m (lambda, omega) points, team lanes per
+ * integral (a power of two <= 32, team = 1 << team_log2), each lane taking per of the (N+1) g
+ * evaluations. */
 struct lm_args {
 	long long m;
 	int n, g, team, team_log2, per;
@@ -233,16 +235,33 @@ static lm_args lm_make_args(const struct longman_gpu_job *job, long long residen
 	int log2 = 0;
 	while ((1 << log2) < team)
 		log2++;
+	const long long points = job->batch.m > 0 ? job->batch.m : job->m;
 	return {
-	    job->m,         job->n,      job->g,     team,       log2,   (total + team - 1) / team,
+	    points,         job->n,      job->g,     team,       log2,   (total + team - 1) / team,
 	    job->lam_lo,    job->lam_hi, job->om_lo, job->om_hi, job->a, job->spread,
 	    job->integrand, job->method, job->seed};
 }
 
-/* Returns the device bytes a run allocates: the M results in the job's precision. */
+/* Returns the device bytes a run allocates: the results in the job's precision and the
+ * batch's lists. */
 extern "C" size_t longman_gpu_device_bytes(const struct longman_gpu_job *job)
 {
-	return (size_t)job->m * qx_precision_size(job->prec);
+	return (size_t)job->m * qx_precision_size(job->prec) +
+	       (size_t)job->batch_nvals * sizeof(double);
+}
+
+/* Copies the job's batch lists (none: nothing) into a buffer of device memory allocated on
+ * stream s into *dev (the caller frees it); returns 0 or -1 with e. */
+static int lm_batch_upload(const struct longman_gpu_job *job, cudaStream_t s, double **dev,
+                           struct qx_err *e)
+{
+	const size_t bytes = (size_t)job->batch_nvals * sizeof(double);
+	*dev = nullptr;
+	if (!job->batch.nb)
+		return 0;
+	GPU_TRY(cudaMallocAsync(dev, bytes, s));
+	GPU_TRY(cudaMemcpyAsync(*dev, job->batch_vals, bytes, cudaMemcpyHostToDevice, s));
+	return 0;
 }
 
 /* Checks the block layout against the device's limits before anything is allocated: N+1
@@ -307,14 +326,16 @@ static int lm_upload(const struct longman_gpu_job *job, cudaStream_t s, int *upl
 
 /* Launches the kernel linked with the user's amplitude (job->user_kernel, packed layout) for
  * integrals [first, first+count) into dev on stream s: the batch of p, the tables of precision
- * T by their device addresses and the user's parameters by value. */
+ * T by their device addresses, the user's parameters by value, and the job's batch of them
+ * with its lists at vals (device memory; unused without a batch). */
 template <typename T>
 static cudaError_t lm_launch_user(const struct longman_gpu_job *job, const lm_args &p,
-                                  long long first, long long count, T *dev, cudaStream_t s)
+                                  long long first, long long count, T *dev, const double *vals,
+                                  cudaStream_t s)
 {
-	lm_user_args a = {p.m,     p.n,     p.g,     p.team,   p.team_log2, p.lam_lo, p.lam_hi,
-	                  p.om_lo, p.om_hi, p.a,     p.spread, p.integrand, p.method, p.seed,
-	                  nullptr, nullptr, nullptr, nullptr,  {0}};
+	lm_user_args a = {p.m,     p.n,     p.g,     p.team,   p.team_log2, p.lam_lo,   p.lam_hi,
+	                  p.om_lo, p.om_hi, p.a,     p.spread, p.integrand, p.method,   p.seed,
+	                  nullptr, nullptr, nullptr, nullptr,  {0},         job->batch, vals};
 	lm_tables<T> *tab;
 	const cudaError_t err = cudaGetSymbolAddress(
 	    (void **)&tab, sizeof(T) == sizeof(double) ? (const void *)&lm_tab_d : &lm_tab_f);
@@ -332,13 +353,14 @@ static cudaError_t lm_launch_user(const struct longman_gpu_job *job, const lm_ar
 	return cudaLaunchKernel(job->user_kernel, grid, job->block, args, 0, s);
 }
 
-/* Launches the job's kernel for integrals [first, first+count) into dev on stream s. */
+/* Launches the job's kernel for integrals [first, first+count) into dev on stream s (vals: the
+ * batch's lists on the device, for the user's amplitude). */
 template <typename T, bool FAST>
 static cudaError_t lm_launch(const struct longman_gpu_job *job, const lm_args &p, long long first,
-                             long long count, T *dev, cudaStream_t s)
+                             long long count, T *dev, const double *vals, cudaStream_t s)
 {
 	if (job->user_kernel)
-		return lm_launch_user<T>(job, p, first, count, dev, s);
+		return lm_launch_user<T>(job, p, first, count, dev, vals, s);
 	if (job->layout == LONGMAN_GPU_BLOCK) {
 		const size_t shared = ((size_t)job->n * job->n + 1) * sizeof(T);
 		lm_block_kernel<T, FAST>
@@ -351,10 +373,11 @@ static cudaError_t lm_launch(const struct longman_gpu_job *job, const lm_args &p
 	return cudaGetLastError();
 }
 
-/* The run: the result buffer from the pool, the tables when changed, then the integrals in
- * one chunk (or NSTREAMS chunks on NSTREAMS streams, chunk c's copy overlapping the kernels
- * of the later chunks), copied to the pinned host array, and the buffer freed. The phases
- * partition the wall time: alloc; h2d (the table upload, 0 when cached); kernel = the span
+/* The run: the result buffer from the pool, the tables when changed and a batch's lists, then
+ * the integrals in one chunk (or NSTREAMS chunks on NSTREAMS streams, chunk c's copy
+ * overlapping the kernels of the later chunks), copied to the pinned host array, and the
+ * buffers freed. The phases partition the wall time: alloc; h2d (the table upload, 0 when
+ * cached, and the batch's lists); kernel = the span
  * from the first kernel's start to the last kernel's end (the earlier chunks' copies run
  * inside it); d2h = the copying left after the last kernel; free. */
 template <typename T, bool FAST>
@@ -369,6 +392,7 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_timing *
 	 */
 	cudaEvent_t *ev = gpu_events(5 + 3 * NSTREAMS, e);
 	gpu_owned<T> dev;
+	gpu_owned<double> vals;
 	int uploaded = 0, used = 0;
 	if (!ev || lm_check_limits(job, e))
 		return -1;
@@ -388,8 +412,10 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_timing *
 	GPU_TRY(cudaEventRecord(ev[0], streams[0]));
 	GPU_TRY(cudaMallocAsync(&dev.ptr, (size_t)job->m * sizeof(T), streams[0]));
 	GPU_TRY(cudaEventRecord(ev[1], streams[0]));
-	if (lm_upload(job, streams[0], &uploaded, e))
+	if (lm_upload(job, streams[0], &uploaded, e) ||
+	    lm_batch_upload(job, streams[0], &vals.ptr, e))
 		return -1;
+	uploaded |= job->batch.nb > 0;
 	GPU_TRY(cudaEventRecord(ev[2], streams[0]));
 	for (int c = 0; c < nchunks; c++) {
 		const long long first = c * chunk;
@@ -403,7 +429,8 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_timing *
 		if (c)
 			GPU_TRY(cudaStreamWaitEvent(s, ev[2], 0));
 		GPU_TRY(cudaEventRecord(mine[0], s));
-		GPU_LAUNCH((lm_launch<T, FAST>(job, p, first, count, dev.ptr + first, s)));
+		GPU_LAUNCH(
+		    (lm_launch<T, FAST>(job, p, first, count, dev.ptr + first, vals.ptr, s)));
 		GPU_TRY(cudaEventRecord(mine[1], s));
 		GPU_TRY(cudaMemcpyAsync(host + first, dev.ptr + first, (size_t)count * sizeof(T),
 		                        cudaMemcpyDeviceToHost, s));
@@ -414,6 +441,8 @@ static int lm_run(const struct longman_gpu_job *job, T *host, struct qx_timing *
 	}
 	GPU_TRY(cudaEventRecord(ev[3], streams[0]));
 	GPU_TRY(cudaFreeAsync(dev.release(), streams[0]));
+	if (vals.ptr)
+		GPU_TRY(cudaFreeAsync(vals.release(), streams[0]));
 	GPU_TRY(cudaEventRecord(ev[4], streams[0]));
 	qx_progress_phase("kernel+d2h");
 	GPU_TRY(cudaEventSynchronize(ev[4]));
@@ -454,6 +483,7 @@ struct lm_share_res {
 	cudaStream_t s[NSTREAMS] = {};
 	cudaEvent_t ev[5 + 3 * NSTREAMS] = {};
 	void *buf = nullptr;
+	double *vals = nullptr; /* the batch's lists */
 	lm_share_res() = default;
 	lm_share_res(const lm_share_res &) = delete;
 	lm_share_res &operator=(const lm_share_res &) = delete;
@@ -467,6 +497,8 @@ struct lm_share_res {
 				cudaStreamSynchronize(st);
 		if (buf)
 			cudaFree(buf);
+		if (vals)
+			cudaFree(vals);
 		for (cudaEvent_t e : ev)
 			if (e)
 				cudaEventDestroy(e);
@@ -480,7 +512,8 @@ struct lm_share_res {
  * kernels' arguments p fixed for every device (so each integral is computed as one GPU
  * computes it), into host[first...]. On a host thread of its own: sets dev current, then the
  * one-GPU run's steps on resources of its own (lm_share_res): the buffer, the tables (when
- * changed on this device), the kernels in one or NSTREAMS chunks with their copies, the free.
+ * changed on this device) and a batch's lists, the kernels in one or NSTREAMS chunks with
+ * their copies, the free.
  * Its phases and total go to *t, with lm_run's meaning. stop: set by a device that failed,
  * so the others stop between chunks. Returns 0 or -1 with e. */
 template <typename T, bool FAST>
@@ -506,8 +539,9 @@ static int lm_run_share(const struct longman_gpu_job *job, const lm_args &p, int
 	GPU_TRY(cudaEventRecord(ev[0], r.s[0]));
 	GPU_TRY(cudaMallocAsync(&r.buf, (size_t)(count > 0 ? count : 1) * sizeof(T), r.s[0]));
 	GPU_TRY(cudaEventRecord(ev[1], r.s[0]));
-	if (lm_upload(job, r.s[0], &uploaded, e, dev))
+	if (lm_upload(job, r.s[0], &uploaded, e, dev) || lm_batch_upload(job, r.s[0], &r.vals, e))
 		return -1;
+	uploaded |= job->batch.nb > 0;
 	GPU_TRY(cudaEventRecord(ev[2], r.s[0]));
 	T *dev_out = (T *)r.buf;
 	for (int c = 0; c < nchunks; c++) {
@@ -524,7 +558,7 @@ static int lm_run_share(const struct longman_gpu_job *job, const lm_args &p, int
 		if (c)
 			GPU_TRY(cudaStreamWaitEvent(s, ev[2], 0));
 		GPU_TRY(cudaEventRecord(mine[0], s));
-		GPU_LAUNCH((lm_launch<T, FAST>(job, p, first + off, n, dev_out + off, s)));
+		GPU_LAUNCH((lm_launch<T, FAST>(job, p, first + off, n, dev_out + off, r.vals, s)));
 		GPU_TRY(cudaEventRecord(mine[1], s));
 		GPU_TRY(cudaMemcpyAsync(host + first + off, dev_out + off, (size_t)n * sizeof(T),
 		                        cudaMemcpyDeviceToHost, s));
@@ -536,6 +570,10 @@ static int lm_run_share(const struct longman_gpu_job *job, const lm_args &p, int
 	GPU_TRY(cudaEventRecord(ev[3], r.s[0]));
 	GPU_TRY(cudaFreeAsync(r.buf, r.s[0]));
 	r.buf = nullptr;
+	double *vals = r.vals;
+	r.vals = nullptr;
+	if (vals)
+		GPU_TRY(cudaFreeAsync(vals, r.s[0]));
 	GPU_TRY(cudaEventRecord(ev[4], r.s[0]));
 	GPU_TRY(cudaEventSynchronize(ev[4]));
 	qx_progress_add(count);

@@ -11,10 +11,11 @@
 #include "../../src/problems/longman/longman_math.h"
 #include "../../src/problems/longman/longman_gpu.h"
 
-/* The kernel's argument: the batch as cuda/longman/longman.cu's lm_args (team lanes per integral,
- * team = 1 << team_log2), the tables of the kernel's precision (longman.cu's device globals,
- * by address: Gauss-Legendre nodes t and weights w, Euler weights c, J0 zeros z) and the
- * user's parameters. */
+/* The kernel's argument: the batch as cuda/longman/longman.cu's lm_args (m the (lambda, omega)
+ * points, team lanes per integral, team = 1 << team_log2), the tables of the kernel's precision
+ * (longman.cu's device globals, by address: Gauss-Legendre nodes t and weights w, Euler
+ * weights c, J0 zeros z), the user's parameters, and the user's batch parameters (batch.nb 0:
+ * none) with their lists in device memory (vals), which integral k's parameters come from. */
 struct lm_user_args {
 	long long m;
 	int n, g, team, team_log2;
@@ -23,6 +24,8 @@ struct lm_user_args {
 	unsigned long long seed;
 	const void *t, *w, *c, *z;
 	double p[LM_USER_PARAMS];
+	struct longman_batch batch;
+	const double *vals;
 };
 
 #endif
@@ -52,8 +55,8 @@ __device__ __forceinline__ double lm_user_j0(double x)
  * area j weighted by its Euler weight c[j] (or 1: the direct sum). cos and sin of omega x are
  * taken as cospi/sinpi of (omega/pi) x, as the built-in kernels' precise functions. */
 template <typename T, int F>
-__device__ __forceinline__ T lm_user_share(const lm_user_args &a, T lam, T om, T om_pi, T inv_om,
-                                           T th1, int euler, int lane)
+__device__ __forceinline__ T lm_user_share(const lm_user_args &a, const double *par, T lam, T om,
+                                           T om_pi, T inv_om, T th1, int euler, int lane)
 {
 	const T *t = (const T *)a.t, *w = (const T *)a.w, *c = (const T *)a.c, *z = (const T *)a.z;
 	T sum = 0;
@@ -69,7 +72,7 @@ __device__ __forceinline__ T lm_user_share(const lm_user_args &a, T lam, T om, T
 			const T osc = F == LM_J0    ? lm_user_j0(om * at[0])
 			              : F == LM_SIN ? sinpi(om_pi * at[0])
 			                            : cospi(om_pi * at[0]);
-			part += w[i] * (LM_USER_CAT(qx_user_, LM_USER_S)(at, a.p) * osc);
+			part += w[i] * (LM_USER_CAT(qx_user_, LM_USER_S)(at, par) * osc);
 		}
 		sum += (seg == 0 || !euler ? (T)1 : c[seg - 1]) * (part * hh);
 	}
@@ -78,7 +81,9 @@ __device__ __forceinline__ T lm_user_share(const lm_user_args &a, T lam, T om, T
 
 /* The packed layout for the user's amplitude: a team of a.team lanes per integral, each
  * taking every team-th segment, the team's sum finished by xor shuffles; out[i] gets
- * integral first + i for i < count. Blocks are whole warps. */
+ * integral first + i for i < count, at (lambda, omega) point (first + i) % m and, in a batch,
+ * with the parameters of its grid point (first + i) / m in a copy of the user's. Blocks are
+ * whole warps. */
 extern "C" __global__ void __launch_bounds__(LM_PACKED_MAX_BLOCK)
     LM_USER_CAT(qx_lm_user_, LM_USER_S)(lm_user_args a, long long first, long long count,
                                         LM_USER_T *out)
@@ -89,17 +94,25 @@ extern "C" __global__ void __launch_bounds__(LM_PACKED_MAX_BLOCK)
 	const int lane = (int)(tid & (a.team - 1));
 	T sum = 0;
 	if (local < count) {
-		double lam, om;
-		longman_params(first + local, a.m, a.lam_lo, a.lam_hi, a.om_lo, a.om_hi, a.spread,
-		               a.seed, &lam, &om);
+		const long long k = first + local;
+		double lam, om, mine[LM_USER_PARAMS];
+		const double *par = a.p;
+		if (a.batch.nb) {
+			for (int j = 0; j < LM_USER_PARAMS; j++)
+				mine[j] = a.p[j];
+			longman_batch_params(&a.batch, a.vals, k, mine);
+			par = mine;
+		}
+		longman_params(k % a.m, a.m, a.lam_lo, a.lam_hi, a.om_lo, a.om_hi, a.spread, a.seed,
+		               &lam, &om);
 		const T th1 = a.trig == LM_J0 ? (T)0 : (T)longman_first_phase(a.trig, om, a.a);
 		const int euler = longman_use_euler(a.method, lam, om);
 		const T tl = (T)lam, to = (T)om, op = (T)(om / LM_PI), io = (T)(1 / om);
 		sum = a.trig == LM_COS
-		          ? lm_user_share<T, LM_COS>(a, tl, to, op, io, th1, euler, lane)
+		          ? lm_user_share<T, LM_COS>(a, par, tl, to, op, io, th1, euler, lane)
 		      : a.trig == LM_SIN
-		          ? lm_user_share<T, LM_SIN>(a, tl, to, op, io, th1, euler, lane)
-		          : lm_user_share<T, LM_J0>(a, tl, to, op, io, th1, euler, lane);
+		          ? lm_user_share<T, LM_SIN>(a, par, tl, to, op, io, th1, euler, lane)
+		          : lm_user_share<T, LM_J0>(a, par, tl, to, op, io, th1, euler, lane);
 	}
 	for (int off = a.team / 2; off > 0; off >>= 1)
 		sum += __shfl_xor_sync(0xffffffffu, sum, off);

@@ -120,23 +120,45 @@ static int longman_check(const struct param_value *p, void **state, struct qx_er
 	return 0;
 }
 
+/* 1 when a run of p integrates u's batch (u's batch parameters with an expression amplitude). */
+static int lm_batched(const struct param_value *p, const struct user_defs *u)
+{
+	return u && u->nbatch && lm_is_user(p);
+}
+
+/* The integrals a run of p does: M, times the grid of u's batch (lm_batched). */
+static long long lm_total(const struct param_value *p, const struct user_defs *u)
+{
+	const long long m = (long long)p[P_M].num;
+	return lm_batched(p, u) ? m * user_batch_count(u) : m;
+}
+
 /* The user's expression amplitude of p checked against u: parsed in x and lambda with u's
- * parameters. The built-in integrands pass. */
+ * parameters, each batch parameter used by it, M times the batch's grid at most LM_BATCH_MAX.
+ * A batch needs an expression amplitude; the built-in integrands pass without one. */
 static int longman_user_check(const struct param_value *p, const struct user_defs *u,
                               struct qx_err *e)
 {
-	if (u->nbatch)
-		return qx_fail(e,
-		               "longman takes no batch of the amplitude's parameters (%s has %lld "
-		               "values): set param %s VALUE, or sweep %s; problem cubature takes a "
-		               "batch",
-		               u->param_name[u->batch[0].param], u->batch[0].spec.n,
-		               u->param_name[u->batch[0].param], u->param_name[u->batch[0].param]);
+	const long long m = (long long)p[P_M].num, grid = user_batch_count(u);
 	if (u->exact_expr)
 		return qx_fail(e, "longman: set exact takes no expression (problem cubature "
 		                  "does): expected a finite number or none");
+	if (u->nbatch && !lm_is_user(p))
+		return qx_fail(
+		    e,
+		    "longman: a batch (%s has %lld values) needs an expression amplitude "
+		    "in its parameters: set integrand \"EXPR\", or set param %s VALUE",
+		    u->param_name[u->batch[0].param], u->batch[0].spec.n,
+		    u->param_name[u->batch[0].param]);
 	if (!lm_is_user(p))
 		return 0;
+	if (u->nbatch && (double)m * (double)grid > (double)LM_BATCH_MAX)
+		return qx_fail(
+		    e,
+		    "longman: M = %lld (lambda, omega) points at each of the batch's %lld "
+		    "parameter points make %.4g integrals: at most %lld (10^9); lower M "
+		    "or the batch",
+		    m, grid, (double)m * (double)grid, LM_BATCH_MAX);
 	return longman_amp_check(p, u, e);
 }
 
@@ -153,20 +175,30 @@ static const char *longman_param_unused(const struct param_value *p, size_t k)
 	return NULL;
 }
 
-/* Returns M, the number of integrals. */
+/* Returns the number of integrals: M, times the grid of u's batch parameters with an
+ * expression amplitude. */
 static size_t longman_count(const struct param_value *p, void **state, const struct user_defs *u)
 {
-	(void)u;
 	(void)state;
-	return (size_t)p[P_M].num;
+	return (size_t)lm_total(p, u);
 }
 
-/* (lambda, omega) of integral k. */
+/* (lambda, omega) of integral k: of its point k % M (a batch repeats the M points at each of
+ * its parameter points). */
 static void longman_lo(const struct param_value *p, size_t k, double *lam, double *om)
 {
-	longman_params((long long)k, (long long)p[P_M].num, p[P_LAMBDA].num, p[P_LAMBDA].hi,
-	               p[P_OMEGA].num, p[P_OMEGA].hi, (int)p[P_SPREAD].num,
-	               (unsigned long long)p[P_SEED].num, lam, om);
+	const long long m = (long long)p[P_M].num;
+	longman_params((long long)k % m, m, p[P_LAMBDA].num, p[P_LAMBDA].hi, p[P_OMEGA].num,
+	               p[P_OMEGA].hi, (int)p[P_SPREAD].num, (unsigned long long)p[P_SEED].num, lam,
+	               om);
+}
+
+/* A thread's own copy of the compiled amplitude uf, its parameters' data its own (a batch
+ * writes each integral's parameters there: longman_batch_params). */
+static void lm_amp_copy(const struct lm_user_fn *uf, struct lm_user_fn *mine)
+{
+	*mine = *uf;
+	mine->amp.p = mine->data;
 }
 
 /* One integral in double or float (CPU, precise functions) by the parameters' method, of
@@ -249,23 +281,33 @@ static double longman_bound(const struct param_value *p, const struct longman_ta
 	return euler ? fabs(delta) : fabs(area);
 }
 
-/* Fills the coordinates (lambda, omega, bound) of integral i; returns 3 (2 for an expression
- * amplitude, whose compiled code a point has no access to: its bound is in the run's
- * figures). */
+/* Fills the coordinates of integral i: of a batch (lm_batched) its batch parameters by name
+ * first (the grid's point, as cubature's batch names them), then lambda and omega; of the
+ * built-in integrands (lambda, omega, bound). Returns how many (2 plus the batch parameters
+ * for an expression amplitude, whose compiled code a point has no access to: its bound is in
+ * the run's figures). */
 static int longman_point(const struct param_value *p, void **state, const struct user_defs *u,
                          size_t i, const char **names, double *vals, int cap)
 {
-	(void)u;
 	(void)state;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
+	const int nb = lm_batched(p, u) ? u->nbatch : 0;
 	double mag;
-	if (cap < 3)
+	if (cap < 3 + nb)
 		return 0;
-	names[0] = "lambda";
-	names[1] = "omega";
-	longman_lo(p, i, &vals[0], &vals[1]);
+	if (nb) {
+		double at[USER_BATCH_PARAMS];
+		user_batch_point(u, (long long)(i / (size_t)p[P_M].num), at);
+		for (int b = 0; b < nb; b++) {
+			names[b] = u->param_name[u->batch[b].param];
+			vals[b] = at[b];
+		}
+	}
+	names[nb] = "lambda";
+	names[nb + 1] = "omega";
+	longman_lo(p, i, &vals[nb], &vals[nb + 1]);
 	if (lm_is_user(p))
-		return 2;
+		return nb + 2;
 	names[2] = "bound";
 	vals[2] = longman_bound(p, tab, vals[0], vals[1], NULL, &mag);
 	return 3;
@@ -275,30 +317,57 @@ static int longman_point(const struct param_value *p, void **state, const struct
  * that computes a run's reference also adds its figures; a cached reference keeps them). */
 static _Thread_local struct lm_qawf_stats lm_qawf_last;
 
-/* longman_lo as a QAWF batch's lambda and omega of integral k (arg: the parameters). */
+/* What a QAWF batch reads of each integral: the parameters, and the user's batch (NULL or nb
+ * 0: none). */
+struct lm_qawf_ctx {
+	const struct param_value *p;
+	const struct lm_batch_lists *lists;
+};
+
+/* longman_lo as a QAWF batch's lambda and omega of integral k (arg: an lm_qawf_ctx). */
 static void lm_qawf_at(const void *arg, size_t k, double *lam, double *om)
 {
-	longman_lo(arg, k, lam, om);
+	longman_lo(((const struct lm_qawf_ctx *)arg)->p, k, lam, om);
 }
 
-/* The QAWF batch of parameters p with amplitude amp (NULL: e^{-lambda x}). */
-static struct lm_qawf_batch lm_qawf_of(const struct param_value *p, const struct longman_amp *amp)
+/* Integral k's batch parameters into the amplitude's data (arg: an lm_qawf_ctx). */
+static void lm_qawf_params(const void *arg, size_t k, double *data)
 {
-	return (struct lm_qawf_batch){lm_qawf_at, p, p[P_A].num, lm_trig(p), amp};
+	const struct lm_batch_lists *l = ((const struct lm_qawf_ctx *)arg)->lists;
+	longman_batch_params(&l->b, l->vals, (long long)k, data);
+}
+
+/* The QAWF batch of c with amplitude amp (NULL: e^{-lambda x}). */
+static struct lm_qawf_batch lm_qawf_of(const struct lm_qawf_ctx *c, const struct longman_amp *amp)
+{
+	const int nb = c->lists ? c->lists->b.nb : 0;
+	return (struct lm_qawf_batch){lm_qawf_at,    c,   c->p[P_A].num,
+	                              lm_trig(c->p), amp, nb ? lm_qawf_params : NULL};
+}
+
+/* Refuses a run of rq whose user batch longman cannot take (a session may carry one from
+ * problem cubature): a built-in integrand, a batch parameter the amplitude does not use, more
+ * than LM_BATCH_MAX integrals (longman_user_check). Returns 0 (also for no batch) or -1. */
+static int lm_batch_refuse(const struct run_request *rq, struct qx_err *e)
+{
+	return rq->user && rq->user->nbatch ? longman_user_check(rq->params, rq->user, e) : 0;
 }
 
 /* run_cpu: every integral by Longman's method (precise math; `math fast` is GPU-only) on
  * `threads` threads in blocks, polling the cancel flag; or through GSL for variant qawf. An
  * expression amplitude is compiled first (or found in the session's cache) and refused when it
- * does not decay (longman_amp_decay_check). */
+ * does not decay over its lambdas and batch parameters (longman_amp_decay_check); each thread
+ * then writes each integral's batch parameters into its own copy of the amplitude's data. */
 static int longman_run_cpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
 	void *out = o->values;
 	enum { BLOCK = 1024 };
 	const struct param_value *p = rq->params;
-	const long long m = (long long)p[P_M].num, nblocks = (m + BLOCK - 1) / BLOCK;
+	const long long m = lm_total(p, rq->user), nblocks = (m + BLOCK - 1) / BLOCK;
 	struct lm_user_fn uf;
-	const struct longman_amp *amp = NULL;
+	struct lm_batch_lists lists = {{0}, NULL, 0};
+	if (lm_batch_refuse(rq, e))
+		return -1;
 	if (rq->variant == V_QAWF) {
 		if (rq->prec == QX_FLOAT)
 			return qx_fail(e, "variant qawf computes in double only: set precision "
@@ -308,32 +377,42 @@ static int longman_run_cpu(const struct run_request *rq, struct run_output *o, s
 			               "variant qawf is the reference of an expression amplitude "
 			               "(its values would be compared with themselves): use "
 			               "variant packed");
-		const struct lm_qawf_batch batch = lm_qawf_of(p, NULL);
+		const struct lm_qawf_ctx c = {p, NULL};
+		const struct lm_qawf_batch batch = lm_qawf_of(&c, NULL);
 		return longman_qawf(&batch, rq->threads, NULL, m, NULL, out, e);
 	}
-	if (lm_is_user(p)) {
-		if (longman_amp_bind_cpu(p, rq->user, rq->jit, &uf, o, e) ||
-		    longman_amp_decay_check(p, &uf.amp, e))
-			return -1;
-		amp = &uf.amp;
-	}
+	const int user = lm_is_user(p);
+	if (user && (longman_amp_bind_cpu(p, rq->user, rq->jit, &uf, o, e) ||
+	             longman_amp_decay_check(p, rq->user, &uf.amp, e) ||
+	             longman_amp_batch(p, lm_batched(p, rq->user) ? rq->user : NULL, &lists, e)))
+		return -1;
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(rq->threads)
-	for (long long blk = 0; blk < nblocks; blk++) {
-		if (qx_cancelled())
-			continue;
-		const long long end = blk * BLOCK + BLOCK < m ? blk * BLOCK + BLOCK : m;
-		for (long long k = blk * BLOCK; k < end; k++) {
-			double lam, om;
-			longman_lo(p, (size_t)k, &lam, &om);
-			const double v = longman_one(p, tab, rq->prec, lam, om, amp);
-			if (rq->prec == QX_DOUBLE)
-				((double *)out)[k] = v;
-			else
-				((float *)out)[k] = (float)v;
+#pragma omp parallel num_threads(rq->threads)
+	{
+		struct lm_user_fn mine;
+		if (user)
+			lm_amp_copy(&uf, &mine);
+#pragma omp for schedule(dynamic, 1)
+		for (long long blk = 0; blk < nblocks; blk++) {
+			if (qx_cancelled())
+				continue;
+			const long long end = blk * BLOCK + BLOCK < m ? blk * BLOCK + BLOCK : m;
+			for (long long k = blk * BLOCK; k < end; k++) {
+				double lam, om;
+				longman_lo(p, (size_t)k, &lam, &om);
+				if (lists.b.nb)
+					longman_batch_params(&lists.b, lists.vals, k, mine.data);
+				const double v =
+				    longman_one(p, tab, rq->prec, lam, om, user ? &mine.amp : NULL);
+				if (rq->prec == QX_DOUBLE)
+					((double *)out)[k] = v;
+				else
+					((float *)out)[k] = (float)v;
+			}
+			qx_progress_add(end - blk * BLOCK);
 		}
-		qx_progress_add(end - blk * BLOCK);
 	}
+	longman_amp_batch_free(&lists);
 	if (qx_cancelled())
 		return qx_fail(e, "run cancelled");
 	return 0;
@@ -347,9 +426,10 @@ static int longman_reference(const struct param_value *p, void **state, const st
                              struct qx_err *e)
 {
 	(void)state;
-	const long long m = (long long)p[P_M].num;
+	const long long m = lm_total(p, u);
 	if (lm_is_user(p)) {
 		struct lm_user_fn uf;
+		struct lm_batch_lists lists = {{0}, NULL, 0};
 		void *jit = NULL;
 		lm_qawf_last = (struct lm_qawf_stats){0, 0};
 		if (lm_trig(p) == LM_J0) {
@@ -357,13 +437,16 @@ static int longman_reference(const struct param_value *p, void **state, const st
 				ref[k] = NAN;
 			return 0;
 		}
-		int rc = longman_amp_bind_cpu(p, u, &jit, &uf, NULL, e);
-		const struct lm_qawf_batch batch = lm_qawf_of(p, &uf.amp);
+		int rc = longman_amp_bind_cpu(p, u, &jit, &uf, NULL, e) ||
+		         longman_amp_batch(p, lm_batched(p, u) ? u : NULL, &lists, e);
+		const struct lm_qawf_ctx c = {p, &lists};
+		const struct lm_qawf_batch batch = lm_qawf_of(&c, &uf.amp);
 		if (!rc)
 			rc = longman_qawf(&batch, threads, idx, idx ? (long long)n : m,
 			                  &lm_qawf_last, ref, e);
+		longman_amp_batch_free(&lists);
 		problem_jit_free(jit);
-		return rc;
+		return rc ? -1 : 0;
 	}
 	const int f = (int)p[P_INTEGRAND].num;
 	(void)e;
@@ -444,38 +527,45 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 	if (rq->variant == V_QAWF)
 		return;
 	const struct param_value *p = rq->params;
-	const long long m = (long long)p[P_M].num;
+	const long long m = lm_total(p, rq->user);
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
 	const int user = lm_is_user(p), qawf = user && lm_trig(p) != LM_J0;
 	const double ref_err = qawf ? lm_qawf_last.err_max : 0;
 	struct lm_user_fn uf;
+	struct lm_batch_lists lists = {{0}, NULL, 0};
 	struct qx_err e;
-	const struct longman_amp *amp = NULL;
 	double worst = 0;
 	long long over = 0, euler = 0, unknown = 0;
-	if (user) {
-		if (longman_amp_bind_cpu(p, rq->user, rq->jit, &uf, NULL, &e))
-			return; /* the run compiled it: only memory can fail here */
-		amp = &uf.amp;
-	}
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : worst)                         \
-    reduction(+ : over, euler, unknown)
-	for (long long k = 0; k < m; k++) {
-		double lam, om, mag;
-		longman_lo(p, (size_t)k, &lam, &om);
-		const double bound = longman_bound(p, tab, lam, om, amp, &mag);
-		const double v =
-		    rq->prec == QX_DOUBLE ? ((const double *)vals)[k] : ((const float *)vals)[k];
-		euler += longman_use_euler(lm_method(p), lam, om);
-		if (isnan(bound)) {
-			unknown++;
-			continue;
+	if (user && (longman_amp_bind_cpu(p, rq->user, rq->jit, &uf, NULL, &e) ||
+	             longman_amp_batch(p, lm_batched(p, rq->user) ? rq->user : NULL, &lists, &e)))
+		return; /* the run compiled it and made its batch: only memory can fail here */
+#pragma omp parallel reduction(max : worst) reduction(+ : over, euler, unknown)
+	{
+		struct lm_user_fn mine;
+		if (user)
+			lm_amp_copy(&uf, &mine);
+#pragma omp for schedule(dynamic, 256)
+		for (long long k = 0; k < m; k++) {
+			double lam, om, mag;
+			longman_lo(p, (size_t)k, &lam, &om);
+			if (lists.b.nb)
+				longman_batch_params(&lists.b, lists.vals, k, mine.data);
+			const double bound =
+			    longman_bound(p, tab, lam, om, user ? &mine.amp : NULL, &mag);
+			const double v = rq->prec == QX_DOUBLE ? ((const double *)vals)[k]
+			                                       : ((const float *)vals)[k];
+			euler += longman_use_euler(lm_method(p), lam, om);
+			if (isnan(bound)) {
+				unknown++;
+				continue;
+			}
+			worst = bound > worst ? bound : worst;
+			if (!isnan(ref[k]))
+				over += !(fabs(v - ref[k]) <=
+				          bound + longman_rounding(p, rq->prec, om, mag) + ref_err);
 		}
-		worst = bound > worst ? bound : worst;
-		if (!isnan(ref[k]))
-			over += !(fabs(v - ref[k]) <=
-			          bound + longman_rounding(p, rq->prec, om, mag) + ref_err);
 	}
+	longman_amp_batch_free(&lists);
 	run_output_figure(o, "bound_max", unknown ? NAN : worst);
 	run_output_figure_as(o, "over_bound", (double)over, QX_FIG_COUNT);
 	run_output_figure_as(o, "euler", (double)euler, QX_FIG_COUNT);
@@ -507,11 +597,14 @@ static void longman_add_figures(const struct run_request *rq, const double *ref,
 		    "there";
 }
 
-/* Host memory besides results and reference: the cached tables. */
+/* Host memory besides results and reference: the cached tables, and a batch's lists of
+ * values. */
 static size_t longman_host_bytes(const struct run_request *rq)
 {
-	(void)rq;
-	return sizeof(struct longman_tables);
+	size_t lists = 0;
+	for (int b = 0; lm_batched(rq->params, rq->user) && b < rq->user->nbatch; b++)
+		lists += (size_t)rq->user->batch[b].spec.n * sizeof(double);
+	return sizeof(struct longman_tables) + lists;
 }
 
 /* gpu_block: packed launches the block setting, which must be whole warps up to its kernel's
@@ -533,13 +626,18 @@ static int longman_launch_block(const struct run_request *rq, struct qx_err *e)
 }
 
 #ifdef QX_HAVE_CUDA
-/* The GPU job matching parameters p in precision prec with variant v. */
-static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_precision prec,
-                                          int variant, int block)
+/* The GPU job matching parameters p and the user's definitions u (NULL: none) in precision
+ * prec with variant v: its integrals M times u's batch grid, the batch's lists counted
+ * (batch_nvals) but not yet made (the run makes them: batch, batch_vals). */
+static struct longman_gpu_job longman_job(const struct param_value *p, const struct user_defs *u,
+                                          enum qx_precision prec, int variant, int block)
 {
 	const struct longman_tables *tab = longman_tables((int)p[P_G].num, (int)p[P_N].num);
+	long long nvals = 0;
+	for (int b = 0; lm_batched(p, u) && b < u->nbatch; b++)
+		nvals += u->batch[b].spec.n;
 	struct longman_gpu_job job = {
-	    .m = (long long)p[P_M].num,
+	    .m = lm_total(p, u),
 	    .n = (int)p[P_N].num,
 	    .g = (int)p[P_G].num,
 	    .lam_lo = p[P_LAMBDA].num,
@@ -564,34 +662,52 @@ static struct longman_gpu_job longman_job(const struct param_value *p, enum qx_p
 	    .gl_wf = tab->wf,
 	    .euler_cf = tab->cf,
 	    .zeros_f = tab->zf,
+	    .batch = {.m = (long long)p[P_M].num},
+	    .batch_nvals = nvals,
 	};
 	return job;
 }
 
 /* run_gpu: every integral on the GPU (or over rq->gpus GPUs) into out, with phase times; an
- * expression amplitude is compiled for the CPU and checked to decay (longman_amp_decay_check), then
- * compiled and linked for the GPU (its time in figures, outside the phases). */
+ * expression amplitude is compiled for the CPU and checked to decay over its lambdas and batch
+ * parameters (longman_amp_decay_check), then compiled and linked for the GPU (its time in
+ * figures, outside the phases); a batch's lists go with the job, each integral's kernel thread
+ * reading its parameters from its index (longman_batch_params). */
 static int longman_run_gpu(const struct run_request *rq, struct run_output *o, struct qx_err *e)
 {
-	struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	const struct param_value *p = rq->params;
+	struct longman_gpu_job job = longman_job(p, rq->user, rq->prec, rq->variant, rq->block);
 	struct lm_user_fn uf;
-	if (lm_is_user(rq->params) &&
-	    (longman_amp_bind_cpu(rq->params, rq->user, rq->jit, &uf, NULL, e) ||
-	     longman_amp_decay_check(rq->params, &uf.amp, e) ||
-	     longman_amp_bind_gpu(rq, &job, o, e)))
+	struct lm_batch_lists lists = {{0}, NULL, 0};
+	if (lm_batch_refuse(rq, e))
 		return -1;
+	if (lm_is_user(p) &&
+	    (longman_amp_bind_cpu(p, rq->user, rq->jit, &uf, NULL, e) ||
+	     longman_amp_decay_check(p, rq->user, &uf.amp, e) ||
+	     longman_amp_bind_gpu(rq, &job, o, e) ||
+	     longman_amp_batch(p, lm_batched(p, rq->user) ? rq->user : NULL, &lists, e)))
+		return -1;
+	if (lists.b.nb) {
+		job.batch = lists.b;
+		job.batch_vals = lists.vals;
+		job.batch_nvals = lists.nvals;
+	}
+	int rc;
 	if (rq->gpus > 1) { /* the batch over several GPUs, each one's phases in gpu_time */
 		o->ngpus = rq->gpus;
-		return longman_gpu_run_multi(&job, rq->gpus, o->values, &o->time, o->gpu_time, e);
+		rc = longman_gpu_run_multi(&job, rq->gpus, o->values, &o->time, o->gpu_time, e);
+	} else {
+		rc = longman_gpu_run(&job, o->values, &o->time, e);
 	}
-	return longman_gpu_run(&job, o->values, &o->time, e);
+	longman_amp_batch_free(&lists);
+	return rc;
 }
 
 /* Device bytes the GPU run allocates. */
 static size_t longman_device_bytes(const struct run_request *rq)
 {
 	const struct longman_gpu_job job =
-	    longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	    longman_job(rq->params, rq->user, rq->prec, rq->variant, rq->block);
 	return longman_gpu_device_bytes(&job);
 }
 
@@ -599,7 +715,8 @@ static size_t longman_device_bytes(const struct run_request *rq)
 static int longman_occupancy(const struct run_request *rq, struct gpu_occupancy *o,
                              struct qx_err *e)
 {
-	struct longman_gpu_job job = longman_job(rq->params, rq->prec, rq->variant, rq->block);
+	struct longman_gpu_job job =
+	    longman_job(rq->params, rq->user, rq->prec, rq->variant, rq->block);
 	if (lm_is_user(rq->params) && longman_amp_bind_gpu(rq, &job, NULL, e))
 		return -1;
 	return longman_gpu_occupancy(&job, o, e);
@@ -609,7 +726,8 @@ static int longman_occupancy(const struct run_request *rq, struct gpu_occupancy 
 /* eval of an expression amplitude, CPU only (the GPU's kernel lives in a run's session
  * cache): the integral by Longman's method in prec, the remainder estimate, GSL QAWF's value
  * and error estimate as the reference, and the error against it; reference and error are NaN
- * where QAWF cannot give one (trig j0, or GSL failing), never 0. */
+ * where QAWF cannot give one (trig j0, or GSL failing), never 0. A batch parameter takes its
+ * one value there (its first: user_param_define), and the decay check that point alone. */
 static int longman_eval_user(const double *args, const struct param_value *q,
                              const struct user_defs *u, enum qx_backend b, enum qx_precision prec,
                              struct eval_result *out, struct qx_err *e)
@@ -622,13 +740,14 @@ static int longman_eval_user(const double *args, const struct param_value *q,
 	if (b == QX_GPU)
 		return 1;
 	if (longman_amp_bind_cpu(q, u, &jit, &uf, NULL, e) ||
-	    longman_amp_decay_check(q, &uf.amp, e)) {
+	    longman_amp_decay_check(q, NULL, &uf.amp, e)) {
 		problem_jit_free(jit);
 		return -1;
 	}
 	out->value = longman_one(q, tab, prec, args[0], args[1], &uf.amp);
 	const double bound = longman_bound(q, tab, args[0], args[1], &uf.amp, &mag);
-	const struct lm_qawf_batch batch = lm_qawf_of(q, &uf.amp);
+	const struct lm_qawf_ctx c = {q, NULL};
+	const struct lm_qawf_batch batch = lm_qawf_of(&c, &uf.amp);
 	if (lm_trig(q) != LM_J0 && longman_qawf(&batch, 1, NULL, 1, &st, &ref, e)) {
 		problem_jit_free(jit);
 		return -1;
@@ -663,7 +782,7 @@ static int longman_eval(const double *args, const struct param_value *p, void **
 	const struct longman_tables *tab = longman_tables((int)q[P_G].num, (int)q[P_N].num);
 	if (b == QX_GPU) {
 #ifdef QX_HAVE_CUDA
-		const struct longman_gpu_job job = longman_job(q, prec, V_PACKED, 256);
+		const struct longman_gpu_job job = longman_job(q, NULL, prec, V_PACKED, 256);
 		struct qx_timing t = {0};
 		double d = 0;
 		float f = 0;

@@ -8,6 +8,7 @@
 #include <gsl/gsl_integration.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef QX_HAVE_CUDA
@@ -43,14 +44,59 @@ static void lm_compile_figures(const struct user_compile_times *t, struct run_ou
 	run_output_figure_as(o, "compile_cached", t->cached, QX_FIG_COUNT);
 }
 
-/* Parses p's expression amplitude against u to check it; returns 0 or -1 with e. */
+/* Parses p's expression amplitude against u to check it, and that it uses every batch
+ * parameter of u; returns 0 or -1 with e. */
 int longman_amp_check(const struct param_value *p, const struct user_defs *u, struct qx_err *e)
 {
 	struct user_integrand ui;
 	if (lm_parse(p, u, &ui, e))
 		return -1;
+	for (int b = 0; b < u->nbatch; b++) {
+		const int j = u->batch[b].param;
+		if (!expr_uses_param(ui.tree, j)) {
+			user_integrand_free(&ui);
+			return qx_fail(
+			    e,
+			    "longman: batch parameter %s (%lld values) is not in the "
+			    "amplitude: use it there, or make it one value (set param %s "
+			    "VALUE)",
+			    u->param_name[j], u->batch[b].spec.n, u->param_name[j]);
+		}
+	}
 	user_integrand_free(&ui);
 	return 0;
+}
+
+/* The batch (longman_amp.h): every list's values, one after the other. */
+int longman_amp_batch(const struct param_value *p, const struct user_defs *u,
+                      struct lm_batch_lists *l, struct qx_err *e)
+{
+	const int nb = u ? u->nbatch : 0;
+	long long n = 0;
+	*l = (struct lm_batch_lists){.b = {.m = (long long)p[P_M].num, .nb = nb}};
+	for (int b = 0; b < nb; b++)
+		n += u->batch[b].spec.n;
+	if (nb == 0)
+		return 0;
+	if (!(l->vals = malloc((size_t)n * sizeof *l->vals)))
+		return qx_fail(e, "cannot allocate the %lld values of the batch parameters", n);
+	l->nvals = n;
+	n = 0;
+	for (int b = 0; b < nb; b++) {
+		l->b.slot[b] = u->batch[b].param;
+		l->b.len[b] = u->batch[b].spec.n;
+		l->b.off[b] = n;
+		param_spec_values(&u->batch[b].spec, l->vals + n);
+		n += u->batch[b].spec.n;
+	}
+	return 0;
+}
+
+/* Frees the batch's values. */
+void longman_amp_batch_free(struct lm_batch_lists *l)
+{
+	free(l->vals);
+	l->vals = NULL;
 }
 
 /* Compiles (or finds in *jit, the session's cache or a caller's own) p's amplitude for the CPU
@@ -84,8 +130,10 @@ int longman_amp_bind_cpu(const struct param_value *p, const struct user_defs *u,
 #define LM_DECAY_FAR_LO 28
 #define LM_DECAY_FAR_HI 30
 #define LM_DECAY_KEEP 0.97
-/* How many lambdas of the batch's range the decay check samples (ends included). */
+/* How many lambdas of the batch's range the decay check samples (ends included), and how many
+ * values of each batch parameter (its ends and points between). */
 #define LM_DECAY_LAMBDAS 33
+#define LM_DECAY_PER_PARAM 5
 
 /* The largest |g(x, lam)| over x - a = 10^(k/LM_DECAY_PER_DECADE) for decades d0..d1 (NaN
  * samples skipped, an infinite one kept), its x in *at; -1 when every sample is NaN. */
@@ -105,14 +153,11 @@ static double lm_decay_max(const struct longman_amp *amp, double lam, double a, 
 	return worst;
 }
 
-/* Refuses an amplitude amp of p that does not decay, before anything runs: the integral of
- * g(x) trig(omega x) converges only when g -> 0 (Dirichlet's test: g falling monotonically to
- * 0 suffices, 1/sqrt(x) and 1/x included), and Longman's Euler sum of areas that do not shrink
- * returns a finite (Abel) value with a tiny estimate. Checked at LM_DECAY_LAMBDAS lambdas of
- * the batch's range (an amplitude may use lambda). Where the far samples are all NaN the
- * check cannot decide and the run goes ahead. Returns 0, or -1 with e saying where |g| stays. */
-int longman_amp_decay_check(const struct param_value *p, const struct longman_amp *amp,
-                            struct qx_err *e)
+/* The decay check of amp (its parameters as they are) at LM_DECAY_LAMBDAS lambdas of p's range
+ * (ends included); where |g| stays, -1 with e saying where, with the batch parameters' values
+ * `params` ("k = 2, q = 0.5", or ""). Returns 0 or -1. */
+static int lm_decay_at(const struct param_value *p, const struct longman_amp *amp,
+                       const char *params, struct qx_err *e)
 {
 	const double lo = p[P_LAMBDA].num, hi = p[P_LAMBDA].hi, a = p[P_A].num;
 	const int nlam = lo == hi ? 1 : LM_DECAY_LAMBDAS;
@@ -126,15 +171,62 @@ int longman_amp_decay_check(const struct param_value *p, const struct longman_am
 		if (mid < 0 || far <= 0 || far < LM_DECAY_KEEP * mid)
 			continue;
 		const double near = lm_decay_max(amp, lam, a, 1, 1, &x_near);
-		char at_lambda[64] = "";
+		char at[320] = "";
 		if (lo != hi)
-			snprintf(at_lambda, sizeof at_lambda, "; at lambda = %g", lam);
+			snprintf(at, sizeof at, "; at lambda = %g%s%s", lam, *params ? ", " : "",
+			         params);
+		else if (*params)
+			snprintf(at, sizeof at, "; at %s", params);
 		return qx_fail(e,
 		               "not integrable: g does not decay (|g(x)| = %.3g at x = %.3g, %.3g "
 		               "at x = %.3g, %.3g at x = %.3g%s): the integral converges only "
 		               "when g(x) -> 0 as x -> inf; an amplitude that falls to 0, even "
 		               "as slowly as 1/sqrt(x) or 1/log(x), is taken (help longman)",
-		               near, x_near, mid, x_mid, far, x_far, at_lambda);
+		               near, x_near, mid, x_mid, far, x_far, at);
+	}
+	return 0;
+}
+
+/* Refuses an amplitude amp of p that does not decay, before anything runs: the integral of
+ * g(x) trig(omega x) converges only when g -> 0 (Dirichlet's test: g falling monotonically to
+ * 0 suffices, 1/sqrt(x) and 1/x included), and Longman's Euler sum of areas that do not shrink
+ * returns a finite (Abel) value with a tiny estimate. Checked at LM_DECAY_LAMBDAS lambdas of
+ * the batch's range (an amplitude may use lambda) and, for u's batch parameters (u NULL: the
+ * parameters as amp has them), at LM_DECAY_PER_PARAM values of each spread by index over its
+ * values, its ends included, at every point of their grid: an amplitude decays for some values
+ * only (exp(-k*x) at k = 0). Where the far samples are all NaN the check cannot decide and the
+ * run goes ahead. Returns 0, or -1 with e saying where |g| stays. */
+int longman_amp_decay_check(const struct param_value *p, const struct user_defs *u,
+                            const struct longman_amp *amp, struct qx_err *e)
+{
+	const int nb = u ? u->nbatch : 0;
+	double data[USER_DATA_COUNT];
+	struct longman_amp mine = *amp;
+	long long ns[LM_BATCH_PARAMS], points = 1;
+	memcpy(data, amp->p, sizeof data);
+	mine.p = data;
+	for (int b = 0; b < nb; b++) {
+		const long long n = u->batch[b].spec.n;
+		ns[b] = n < LM_DECAY_PER_PARAM ? n : LM_DECAY_PER_PARAM;
+		points *= ns[b];
+	}
+	for (long long t = 0; t < points; t++) {
+		char params[256] = "";
+		size_t used = 0;
+		long long r = t;
+		for (int b = 0; b < nb; b++) {
+			const struct user_batch *ub = &u->batch[b];
+			const long long i = r % ns[b],
+			                k = ns[b] > 1 ? (ub->spec.n - 1) * i / (ns[b] - 1) : 0;
+			r /= ns[b];
+			data[ub->param] = param_spec_value(&ub->spec, k);
+			if (used < sizeof params)
+				used += (size_t)snprintf(params + used, sizeof params - used,
+				                         "%s%s = %g", b ? ", " : "",
+				                         u->param_name[ub->param], data[ub->param]);
+		}
+		if (lm_decay_at(p, &mine, params, e))
+			return -1;
 	}
 	return 0;
 }

@@ -19,18 +19,34 @@ struct lm_user_fn {
 	double data[USER_DATA_COUNT];
 };
 
-/* Parses p's expression amplitude against u to check it; returns 0 or -1 with e. */
+/* Parses p's expression amplitude against u to check it, and that it uses every batch
+ * parameter of u; returns 0 or -1 with e. */
 int longman_amp_check(const struct param_value *p, const struct user_defs *u, struct qx_err *e);
+
+/* A run's batch of the user's parameters: the lookup (longman_math.h) and its lists' nvals
+ * values (malloc'd; NULL for no batch). */
+struct lm_batch_lists {
+	struct longman_batch b;
+	double *vals;
+	long long nvals;
+};
+
+/* Makes the batch of u (NULL or no batch parameter: none, nb 0) over p's M points into *l.
+ * Returns 0 or -1 with e; free it with longman_amp_batch_free. */
+int longman_amp_batch(const struct param_value *p, const struct user_defs *u,
+                      struct lm_batch_lists *l, struct qx_err *e);
+void longman_amp_batch_free(struct lm_batch_lists *l);
 
 /* Compiles (or finds in *jit) p's amplitude for the CPU into *uf, its compile times into o
  * when not NULL. Returns 0 or -1 with e. */
 int longman_amp_bind_cpu(const struct param_value *p, const struct user_defs *u, void **jit,
                          struct lm_user_fn *uf, struct run_output *o, struct qx_err *e);
 
-/* Refuses an amplitude amp of p that does not decay, before anything runs. Returns 0, or -1
- * with e saying where |g| stays. */
-int longman_amp_decay_check(const struct param_value *p, const struct longman_amp *amp,
-                            struct qx_err *e);
+/* Refuses an amplitude amp of p that does not decay, before anything runs: over p's lambdas
+ * and u's batch parameters (u NULL: amp's parameters as they are). Returns 0, or -1 with e
+ * saying where |g| stays. */
+int longman_amp_decay_check(const struct param_value *p, const struct user_defs *u,
+                            const struct longman_amp *amp, struct qx_err *e);
 
 /* The error of Gauss-Legendre's value `whole` of the first part [a, a + h] against GSL's QAGS,
  * plus QAGS's own estimate; NaN when QAGS cannot integrate the first part. */

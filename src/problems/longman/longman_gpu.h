@@ -4,6 +4,7 @@
 #define QUADX_LONGMAN_H
 
 #include "../../device.h"
+#include "longman_math.h"
 
 /* The user's parameters an expression amplitude may read (USER_MAX_PARAMS). */
 #define LM_USER_PARAMS 16
@@ -20,7 +21,7 @@ extern "C" {
  * difference table in shared memory). */
 enum longman_gpu_layout { LONGMAN_GPU_PACKED = 0, LONGMAN_GPU_BLOCK = 1 };
 struct longman_gpu_job {
-	long long m;
+	long long m; /* integrals: the M (lambda, omega) points times the batch's grid */
 	int n, g;
 	double lam_lo, lam_hi, om_lo, om_hi, a;
 	int spread;
@@ -40,8 +41,15 @@ struct longman_gpu_job {
 	 * method never auto, math unused). */
 	const void *user_kernel;
 	double user_p[LM_USER_PARAMS];
+	/* The user's batch parameters of that amplitude (batch.nb 0: none; batch.m is M, the
+	 * (lambda, omega) points, for the built-in kernels too): their lists on the host,
+	 * batch_nvals values, which the run copies to the device (in its h2d phase). */
+	struct longman_batch batch;
+	const double *batch_vals;
+	long long batch_nvals;
 };
-/* Device bytes the job allocates at once (checked against the free memory before a run). */
+/* Device bytes the job allocates at once (checked against the free memory before a run): the
+ * results and the batch's lists. */
 size_t longman_gpu_device_bytes(const struct longman_gpu_job *job);
 /* Runs the job into host_out (pinned, M values of prec) with its phases and total in *t. The
  * caller has checked the packed block (longman_packed_block_ok); refuses, before allocating,

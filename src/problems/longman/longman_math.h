@@ -107,6 +107,34 @@ static inline double longman_exact(int integrand, double lam, double om, double 
 	return exp(-lam * a) * (lam * cos(om * a) - om * sin(om * a)) / d;
 }
 
+/* Batch parameters a run takes at most (USER_BATCH_PARAMS), and integrals: M times their grid. */
+#define LM_BATCH_PARAMS 4
+#define LM_BATCH_MAX 1000000000LL
+
+/* The user's batch parameters of an expression amplitude (set param k RANGE|LIST): nb lists,
+ * list b (len[b] values at off[b] of one array of them all) for the user's parameter slot[b].
+ * Integral k of a batch run takes the (lambda, omega) point k % m of the m = M points and the
+ * grid point k / m, the first list varying fastest: every (lambda, omega) at every point. */
+struct longman_batch {
+	long long m;
+	int nb;
+	int slot[LM_BATCH_PARAMS];
+	long long len[LM_BATCH_PARAMS], off[LM_BATCH_PARAMS];
+};
+
+/* Writes integral k's batch parameter values from vals (the lists, b->off[b] each) into the
+ * user's parameters p; nothing for nb 0. Host and device, so that a kernel finds an integral's
+ * parameters from its index alone. */
+LM_HD void longman_batch_params(const struct longman_batch *b, const double *vals, long long k,
+                                double *p)
+{
+	long long g = k / b->m;
+	for (int j = 0; j < b->nb; j++) {
+		p[b->slot[j]] = vals[b->off[j] + g % b->len[j]];
+		g /= b->len[j];
+	}
+}
+
 #ifndef __CUDACC__
 /* A user's amplitude g(x) in place of e^{-lambda x} (CPU): the compiled expression in both
  * precisions, called at the point {x, lambda} with the user's parameters p. */

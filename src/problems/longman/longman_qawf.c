@@ -4,6 +4,9 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 #include <math.h>
+#include <string.h>
+
+#include "../user_integrand.h"
 
 /* The amplitude of one integral for GSL's QAWF: e^{-lambda x}, or the user's g at {x, lambda}. */
 struct lm_qawf_arg {
@@ -40,6 +43,13 @@ int longman_qawf(const struct lm_qawf_batch *b, int threads, const size_t *idx, 
 		gsl_integration_workspace *ws = gsl_integration_workspace_alloc(LIMIT);
 		gsl_integration_workspace *cyc = gsl_integration_workspace_alloc(LIMIT);
 		gsl_integration_qawo_table *tab = gsl_integration_qawo_table_alloc(1, 1, kind, 50);
+		double data[USER_DATA_COUNT]; /* this thread's parameters of the amplitude */
+		struct longman_amp mine;
+		if (b->amp && b->params) {
+			mine = *b->amp;
+			memcpy(data, b->amp->p, sizeof data);
+			mine.p = data;
+		}
 #pragma omp for schedule(dynamic, 1)
 		for (long long blk = 0; blk < nblocks; blk++) {
 			if (qx_cancelled() || !ws || !cyc || !tab)
@@ -49,9 +59,11 @@ int longman_qawf(const struct lm_qawf_batch *b, int threads, const size_t *idx, 
 			for (long long i = blk * BLOCK; i < end; i++) {
 				const long long k = idx ? (long long)idx[i] : i;
 				double om, abserr;
-				struct lm_qawf_arg arg = {b->amp, 0};
+				struct lm_qawf_arg arg = {b->amp && b->params ? &mine : b->amp, 0};
 				gsl_function fn = {longman_qawf_amp, &arg};
 				b->at(b->arg, (size_t)k, &arg.lam, &om);
+				if (b->amp && b->params)
+					b->params(b->arg, (size_t)k, data);
 				gsl_integration_qawo_table_set(tab, om, 1, kind);
 				const int status = gsl_integration_qawf(&fn, b->a, 1e-13, LIMIT, ws,
 				                                        cyc, tab, out + k, &abserr);

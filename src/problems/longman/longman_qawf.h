@@ -9,13 +9,16 @@
 #include "longman_math.h"
 
 /* A batch of integrals of amp(x) cos(omega x) or sin (trig: LM_COS or LM_SIN) over [a, inf):
- * integral k's lambda and omega come from at(arg, k, ...); amp NULL is e^{-lambda x}. */
+ * integral k's lambda and omega come from at(arg, k, ...); amp NULL is e^{-lambda x}. params
+ * (NULL: amp's parameters for every integral) writes integral k's parameters into a copy of
+ * amp's data (USER_DATA_COUNT values) that each thread owns. */
 struct lm_qawf_batch {
 	void (*at)(const void *arg, size_t k, double *lam, double *om);
 	const void *arg;
 	double a;
 	int trig;
 	const struct longman_amp *amp;
+	void (*params)(const void *arg, size_t k, double *data);
 };
 
 /* What a QAWF computation found: the largest error GSL estimated, and how many integrals GSL
