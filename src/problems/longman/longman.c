@@ -4,8 +4,9 @@
  * or directly. The reference is the exact closed form. The amplitude may instead be the
  * user's expression g(x) in x and lambda (`set integrand "EXPR"`, oscillator `trig`), compiled
  * for the CPU and the GPU like cubature's integrands (longman_amp.c); its reference is GSL's
- * QAWF (longman_qawf.c). The tables are longman_tables.c's, the parameters' enum and
- * definitions longman_params.[ch]'s. What stays here is one problem's C side around its
+ * QAWF (longman_qawf.c); the user's batch parameters (`set param k RANGE`) repeat the M
+ * integrals at every point of their grid. The tables are longman_tables.c's, the parameters'
+ * enum and definitions longman_params.[ch]'s. What stays here is one problem's C side around its
  * parameter enum: checks, CPU run, reference, error bounds, GPU binding and eval all read the
  * parameters by that enum, so they are kept in one file. */
 #include "../../problem.h"

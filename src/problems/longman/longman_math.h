@@ -1,7 +1,8 @@
 /* longman_math.h - what the CPU (C11) and the GPU (CUDA) share for problem `longman`: the
  * integrands' names, how the M integrals' (lambda, omega) are spread over their ranges, where
- * the first zero lies, which method an integral takes and the exact values. Everything here
- * is in double and does not depend on the run's precision. */
+ * the first zero lies, which method an integral takes, the exact values, and which values of
+ * the user's batch parameters an integral takes. Everything here is in double and does not
+ * depend on the run's precision. */
 #ifndef QX_LONGMAN_MATH_H
 #define QX_LONGMAN_MATH_H
 
