@@ -200,6 +200,10 @@ OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_te
 # The release build, the longest, on which most steps wait, runs twice as many jobs as the
 # others: on a machine shared with other work it gets the larger part of the processors.
 TEST_JOBS  ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# A step or build still running after TEST_TIMEOUT seconds (five times the longest, the
+# release build, on a loaded 2-core machine) is stopped with all it started and fails, naming
+# them: a hung test fails make test rather than keeping it from ending.
+TEST_TIMEOUT ?= 1500
 RELEASE_JOBS ?= $(shell echo $$(( $(TEST_JOBS) * 2 )))
 TEST_BUILDS = --build release "$(MAKE) --no-print-directory --output-sync=target -k \
 	  -j$(RELEASE_JOBS) all" \
@@ -236,7 +240,8 @@ TEST_STEPS  = "$(MAKE) --no-print-directory format-check" $(NOBUILD_TESTS:%="$(P
 # burns the processor time the other steps need (a unit test took ten times its CPU so).
 test: export OMP_WAIT_POLICY := passive
 test: deps
-	@$(PYTHON) tests/runner.py -j $(TEST_JOBS) $(TEST_BUILDS) $(TEST_STEPS)
+	@$(PYTHON) tests/runner.py -j $(TEST_JOBS) --timeout $(TEST_TIMEOUT) $(TEST_BUILDS) \
+	  $(TEST_STEPS)
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.
 FORMAT_SRC := $(wildcard src/*.[ch] src/*/*.[ch] src/*/*/*.[ch] cuda/*.cu cuda/*.cuh cuda/*.h cuda/*/*.cu \

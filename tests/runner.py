@@ -20,10 +20,17 @@ tests of a short build run while a long one is still compiling. A build's COMMAN
 reported as a step is (`build NAME`); when it fails, each step or build that needs it fails
 without running. With -j 1 the builds run first, one after another, then the steps.
 
+Each step runs in a session of its own. `--timeout SECONDS` stops a step or build still
+running after that long, with every process of its session, and fails it naming them; a step
+that exits while something it started still holds its output open fails `--grace` seconds
+later naming the holders (so a hung test fails make test instead of keeping it from ending).
+An interrupt (Ctrl-C, SIGTERM) stops every running step's session.
+
     python3 tests/runner.py -j 2 "python3 tests/script_test.py" build/tests/test_stats ...
     python3 tests/runner.py -j 3 --build asan "make asan-build" "@asan build/asan/tests/test_x\""""
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -31,6 +38,7 @@ import time
 
 TAIL_LINES = 40
 SLOWEST = 5  # steps named in the summary's line of the slowest
+RUNNING = set()  # the steps' shells (each its session's leader) while they run
 
 
 def failures(output):
@@ -43,22 +51,100 @@ def failures(output):
     return "\n".join(lines[-TAIL_LINES:])
 
 
-def run_step(command, echo):
-    """Runs command in a shell, its standard input empty (a step never waits on the
-    terminal), echoing its output as it comes when echo; returns (exit status, output, the CPU
-    seconds of the shell and every process it waited for)."""
+def session_processes(sid):
+    """[(pid, command line)] of every process of session sid (a step's: it runs in a session
+    of its own, so that what it started can be found and stopped with it)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) != sid:  # the fields after the name: state ppid pgrp session
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                args = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+        found.append((int(entry), args))
+    return found
+
+
+def pipe_holders(pipe):
+    """[(pid, command line)] of every process with the pipe of file object pipe open (a
+    step's output, held by what the step left running)."""
+    want = f"pipe:[{os.fstat(pipe.fileno()).st_ino}]"
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{entry}/fd")
+            if not any(os.readlink(f"/proc/{entry}/fd/{fd}") == want for fd in fds):
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                args = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        found.append((int(entry), args))
+    return found
+
+
+def stop(processes):
+    """Kills every (pid, _) of processes; returns lines naming them."""
+    for pid, _ in processes:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return [f"  {pid} {args}" for pid, args in processes]
+
+
+def run_step(command, echo, timeout=0, grace=30):
+    """Runs command in a shell in a session of its own, its standard input empty (a step
+    never waits on the terminal), echoing its output as it comes when echo; returns (exit
+    status, output, the CPU seconds of the shell and every process it waited for). A step
+    still running after timeout seconds is stopped with everything it started, and fails
+    naming them; so does one whose output stays open grace seconds after it exited (a process
+    it left behind holds it): a step never keeps the run from ending."""
     proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            errors="replace")
-    kept = []
-    for line in proc.stdout:
-        if echo:
-            sys.stdout.write(line)
-            sys.stdout.flush()
-        kept.append(line)
+                            errors="replace", start_new_session=True)
+    RUNNING.add(proc.pid)
+    kept, why = [], []
+
+    def read():
+        for line in proc.stdout:
+            if echo:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+            kept.append(line)
+
+    def expire():
+        left = session_processes(proc.pid)
+        why.append(f"runner: stopped after {timeout:g} s, still running:\n" +
+                   "\n".join(stop(left)) + "\n")
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    timer = threading.Timer(timeout, expire) if timeout else None
+    if timer:
+        timer.daemon = True
+        timer.start()
     _, status, usage = os.wait4(proc.pid, 0)
+    RUNNING.discard(proc.pid)
+    if timer:
+        timer.cancel()
+    reader.join(grace)
+    if reader.is_alive():
+        held = pipe_holders(proc.stdout)
+        why.append(f"runner: the step exited but its output was still open {grace:g} s later, "
+                   "held by:\n" + "\n".join(stop(sorted(dict(held + session_processes(proc.pid)).items()))) + "\n")
+        reader.join(grace)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, "".join(kept), usage.ru_utime + usage.ru_stime
+    if why and proc.returncode == 0:
+        proc.returncode = 124
+    return proc.returncode, "".join(kept) + "".join(why), usage.ru_utime + usage.ru_stime
 
 
 def duration(seconds):
@@ -82,16 +168,24 @@ def summary(results, seconds):
 
 
 def parse(argv):
-    """(jobs, [(build name, build it needs or None, command)], [(build name or None, command)])
-    from argv, or exits with argparse's message."""
+    """(jobs, (timeout, grace), [(build name, build it needs or None, command)], [(build name or None,
+    command)]) from argv, or exits with argparse's message."""
     parser = argparse.ArgumentParser(description="Runs every step and reports them all.")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="steps side by side")
     parser.add_argument("--build", nargs=2, action="append", default=[],
                         metavar=("NAME", "COMMAND"), help="a build that @NAME steps wait for")
+    parser.add_argument("--timeout", type=float, default=0, metavar="SECONDS",
+                        help="stop a step or build still running after SECONDS (0: never)")
+    parser.add_argument("--grace", type=float, default=30, metavar="SECONDS",
+                        help="how long a step's output may stay open after it exited")
     parser.add_argument("steps", nargs="*")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"-j {args.jobs}: the number of steps side by side is 1 or more")
+    if args.grace <= 0:
+        parser.error(f"--grace {args.grace:g}: seconds, more than 0")
+    if args.timeout < 0:
+        parser.error(f"--timeout {args.timeout:g}: seconds, 0 (never) or more")
     names = [name for name, _ in args.build]
     if len(set(names)) != len(names):
         parser.error(f"--build: a name given twice in {' '.join(names)}")
@@ -106,11 +200,11 @@ def parse(argv):
                          f"{' '.join(before) or 'none'})")
         return need, step
     builds = [(name, *needs(command, names[:k])) for k, (name, command) in enumerate(args.build)]
-    return args.jobs, builds, [needs(step, names) for step in args.steps]
+    return args.jobs, (args.timeout, args.grace), builds, [needs(step, names) for step in args.steps]
 
 
 def main(argv):
-    jobs, builds, steps = parse(argv)
+    jobs, limits, builds, steps = parse(argv)
     echo = jobs == 1
     printing = threading.Lock()
     start = time.monotonic()
@@ -121,7 +215,10 @@ def main(argv):
         with printing:
             print(f"== {step}" if echo else f".. started: {step}", flush=True)
         began = time.monotonic()
-        rc, out, cpu = run_step(command or step, echo)
+        try:
+            rc, out, cpu = run_step(command or step, echo, *limits)
+        except Exception as exc:  # the runner's own failure fails the step, never hangs it
+            rc, out, cpu = 1, f"runner: {exc!r}\n", 0.0
         took = time.monotonic() - began
         with printing:
             if not echo:
@@ -139,6 +236,24 @@ def main(argv):
             sys.stdout.flush()
         return step, 1, out, 0.0
 
+    def interrupted(*_):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupted)
+    try:
+        results = run_all(echo, builds, steps, jobs, one, not_run)
+    except KeyboardInterrupt:
+        # the steps run in sessions of their own, out of the terminal's reach: stop them here
+        for pid in list(RUNNING):
+            stop(session_processes(pid))
+        print("\nmake test: interrupted", flush=True)
+        return 130
+    sys.stdout.write(summary(results, time.monotonic() - start))
+    return 1 if any(rc != 0 for _, rc, _, _ in results) else 0
+
+
+def run_all(echo, builds, steps, jobs, one, not_run):
+    """Runs the builds and steps, one at a time when echo, else by schedule; returns their
+    results."""
     if echo:
         # one at a time, as they come: the builds, then the steps
         state = {}
@@ -149,10 +264,8 @@ def main(argv):
             state[name] = results[-1][1] == 0
         for need, step in steps:
             results.append(one(step) if need is None or state[need] else not_run(step, need))
-    else:
-        results = schedule(jobs, builds, steps, one, not_run)
-    sys.stdout.write(summary(results, time.monotonic() - start))
-    return 1 if any(rc != 0 for _, rc, _, _ in results) else 0
+        return results
+    return schedule(jobs, builds, steps, one, not_run)
 
 
 def schedule(jobs, builds, steps, one, not_run):
@@ -182,7 +295,8 @@ def schedule(jobs, builds, steps, one, not_run):
             running[0] -= 1
             changed.notify_all()
 
-    threads = [threading.Thread(target=build, args=(k, *b)) for k, b in enumerate(builds)]
+    threads = [threading.Thread(target=build, args=(k, *b), daemon=True)
+               for k, b in enumerate(builds)]
     for t in threads:
         t.start()
     with changed:
@@ -195,7 +309,8 @@ def schedule(jobs, builds, steps, one, not_run):
                 elif running[0] < jobs and (need is None or state[need]):
                     waiting.remove(i)
                     running[0] += 1
-                    t = threading.Thread(target=step, args=(len(builds) + i, command))
+                    t = threading.Thread(target=step, args=(len(builds) + i, command),
+                                         daemon=True)
                     threads.append(t)
                     t.start()
             if waiting:

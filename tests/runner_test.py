@@ -4,12 +4,35 @@ each failure is reported again at the end with what failed, then `N passed, N fa
 exit status says whether any step failed. Run from the repository root."""
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
+
+
+def running(marker):
+    """The pids of the processes whose command line starts with marker."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if f.read().replace(b"\0", b" ").startswith(marker.encode()):
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def wait_gone(marker, timeout=20.0):
+    """Waits until no process's command line starts with marker; returns whether none does."""
+    end = time.monotonic() + timeout
+    while running(marker) and time.monotonic() < end:
+        time.sleep(0.05)
+    return not running(marker)
 
 
 def runner(*steps):
@@ -153,6 +176,60 @@ class RunnerTest(unittest.TestCase):
         p = runner("-j", "0", "true")
         self.assertEqual(p.returncode, 2)
         self.assertIn("1 or more", p.stderr)
+
+    def test_a_hung_step_is_stopped_with_what_it_started(self):
+        """--timeout 1: a step still running then fails, naming every process of it (one it
+        put in the background too), which are gone; the step beside it still passes."""
+        marker = f"sleep 300.{os.getpid()}"  # this test's own: no other process matches
+        p = runner("-j", "2", "--timeout", "1", f"echo started; {marker}1 & {marker}2", "true")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        tail = p.stdout[p.stdout.index("FAILED: "):]
+        self.assertIn("started\nrunner: stopped after 1 s, still running:", tail)
+        self.assertIn(f"{marker}1", tail)
+        self.assertIn(f"{marker}2", tail)
+        self.assertIn("make test: 1 passed, 1 failed", p.stdout.splitlines()[-1])
+        self.assertTrue(wait_gone(marker), running(marker))
+
+    def test_output_held_open_after_the_step_exited(self):
+        """A step that exits leaving a process (in a session of its own) on its output fails
+        --grace seconds later, naming that process, which is stopped."""
+        marker = f"sleep 301.{os.getpid()}"
+        p = runner("--grace", "1", f"(setsid {marker} &); echo left")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        tail = p.stdout[p.stdout.index("FAILED: "):]
+        self.assertIn("runner: the step exited but its output was still open 1 s later, "
+                      "held by:", tail)
+        self.assertIn(marker, tail)
+        self.assertTrue(wait_gone(marker), running(marker))
+
+    def test_an_interrupt_stops_every_step(self):
+        """SIGTERM to the runner while two steps run: both are stopped, the status is 130."""
+        marker = f"sleep 302.{os.getpid()}"  # this test's own: no other process matches
+        proc = subprocess.Popen([sys.executable, RUNNER, "-j", "2", f"{marker}1; true",
+                                 f"{marker}2; true"], stdout=subprocess.PIPE, text=True)
+        try:
+            end = time.monotonic() + 20
+            while len(running(marker)) < 2 and time.monotonic() < end:
+                time.sleep(0.05)
+            self.assertEqual(len(running(marker)), 2)
+            proc.send_signal(signal.SIGTERM)
+            out, _ = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 130, out)
+        self.assertIn("make test: interrupted", out)
+        self.assertTrue(wait_gone(marker), running(marker))
+
+    def test_limits_below_zero_refused(self):
+        """A negative --timeout, a --grace of 0: refused naming what is allowed."""
+        p = runner("--timeout", "-1", "true")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("0 (never) or more", p.stderr)
+        p = runner("--grace", "0", "true")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("more than 0", p.stderr)
 
 
 if __name__ == "__main__":
