@@ -201,8 +201,9 @@ OTHER_TESTS  := $(filter-out $(SCRIPT_TESTS) tests/nogpu_test.py tests/qxtest_te
 # others: on a machine shared with other work it gets the larger part of the processors.
 TEST_JOBS  ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 # A step or build still running after TEST_TIMEOUT seconds (five times the longest, the
-# release build, on a loaded 2-core machine) is stopped with all it started and fails, naming
-# them: a hung test fails make test rather than keeping it from ending.
+# release build, on a loaded 2-core machine) is stopped with all it started and run once more:
+# failing again it fails, passing it is named in the summary with what was running. A hung
+# test never keeps make test from ending, and never goes unreported.
 TEST_TIMEOUT ?= 1500
 RELEASE_JOBS ?= $(shell echo $$(( $(TEST_JOBS) * 2 )))
 TEST_BUILDS = --build release "$(MAKE) --no-print-directory --output-sync=target -k \

@@ -23,7 +23,9 @@ without running. With -j 1 the builds run first, one after another, then the ste
 Each step runs in a session of its own. `--timeout SECONDS` stops a step or build still
 running after that long, with every process of its session, and fails it naming them; a step
 that exits while something it started still holds its output open fails `--grace` seconds
-later naming the holders (so a hung test fails make test instead of keeping it from ending).
+later naming the holders. Such a step runs once more, and fails when it fails again; one that
+then passes is named in the summary with what was running (so a hung test never keeps make test
+from ending, and is never silent).
 An interrupt (Ctrl-C, SIGTERM) stops every running step's session.
 
     python3 tests/runner.py -j 2 "python3 tests/script_test.py" build/tests/test_stats ...
@@ -104,7 +106,8 @@ def stop(processes):
 def run_step(command, echo, timeout=0, grace=30):
     """Runs command in a shell in a session of its own, its standard input empty (a step
     never waits on the terminal), echoing its output as it comes when echo; returns (exit
-    status, output, the CPU seconds of the shell and every process it waited for). A step
+    status, output, the CPU seconds of the shell and every process it waited for, the runner's
+    note when it stopped the step, else ""). A step
     still running after timeout seconds is stopped with everything it started, and fails
     naming them; so does one whose output stays open grace seconds after it exited (a process
     it left behind holds it): a step never keeps the run from ending."""
@@ -144,7 +147,11 @@ def run_step(command, echo, timeout=0, grace=30):
     proc.returncode = os.waitstatus_to_exitcode(status)
     if why and proc.returncode == 0:
         proc.returncode = 124
-    return proc.returncode, "".join(kept) + "".join(why), usage.ru_utime + usage.ru_stime
+    note = "".join(why)
+    if echo and note:
+        sys.stdout.write(note)
+        sys.stdout.flush()
+    return proc.returncode, "".join(kept) + note, usage.ru_utime + usage.ru_stime, note
 
 
 def duration(seconds):
@@ -153,13 +160,17 @@ def duration(seconds):
     return f"{minutes} min {secs} s" if minutes else f"{secs} s"
 
 
-def summary(results, seconds):
+def summary(results, seconds, hung=()):
     """The closing report of results, a list of (step, exit status, output, seconds): every
-    failure again, the slowest steps (where a loaded machine's time goes), the counts."""
+    failure again, each step of hung (the runner stopped it, then it passed when run again)
+    with what was running, the slowest steps (where a loaded machine's time goes), the
+    counts."""
     failed = [(step, out) for step, rc, out, _ in results if rc != 0]
     lines = []
     for step, out in failed:
         lines += ["", f"FAILED: {step}", failures(out)]
+    for step, why in hung:
+        lines += ["", f"HUNG, then passed when run again: {step}", why.rstrip("\n")]
     slow = sorted(results, key=lambda r: -r[3])[:SLOWEST]
     lines += ["", "slowest: " + "; ".join(f"{duration(t)} {step}" for step, _, _, t in slow)]
     lines += ["", f"make test: {len(results) - len(failed)} passed, {len(failed)} failed "
@@ -209,16 +220,33 @@ def main(argv):
     printing = threading.Lock()
     start = time.monotonic()
 
+    hung = []  # (step, what the runner said) of each step stopped once, passed the next time
+
+    def attempt(command):
+        """run_step(command), the runner's own failure a failed step (never a hung run)."""
+        try:
+            return run_step(command, echo, *limits)
+        except Exception as exc:
+            return 1, f"runner: {exc!r}\n", 0.0, ""
+
     def one(step, command=None):
         """Runs one step (command, the step itself when None) and prints its block; returns
-        (step, status, output, seconds)."""
+        (step, status, output, seconds). A step the runner stopped runs once more (a hang the
+        machine's load made, or one that comes and goes: the summary names it either way), its
+        result the second run's."""
         with printing:
             print(f"== {step}" if echo else f".. started: {step}", flush=True)
         began = time.monotonic()
-        try:
-            rc, out, cpu = run_step(command or step, echo, *limits)
-        except Exception as exc:  # the runner's own failure fails the step, never hangs it
-            rc, out, cpu = 1, f"runner: {exc!r}\n", 0.0
+        rc, out, cpu, stopped = attempt(command or step)
+        if stopped:
+            if echo:
+                print("runner: running it again", flush=True)
+            rc, again, cpu_again, _ = attempt(command or step)
+            out += f"runner: running it again\n{again}"
+            cpu += cpu_again
+            if rc == 0:
+                with printing:
+                    hung.append((step, stopped))
         took = time.monotonic() - began
         with printing:
             if not echo:
@@ -247,7 +275,7 @@ def main(argv):
             stop(session_processes(pid))
         print("\nmake test: interrupted", flush=True)
         return 130
-    sys.stdout.write(summary(results, time.monotonic() - start))
+    sys.stdout.write(summary(results, time.monotonic() - start, hung))
     return 1 if any(rc != 0 for _, rc, _, _ in results) else 0
 
 

@@ -178,8 +178,9 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("1 or more", p.stderr)
 
     def test_a_hung_step_is_stopped_with_what_it_started(self):
-        """--timeout 1: a step still running then fails, naming every process of it (one it
-        put in the background too), which are gone; the step beside it still passes."""
+        """--timeout 1: a step still running then is stopped, naming every process of it (one
+        it put in the background too), which are gone; it runs once more, hangs again and
+        fails; the step beside it still passes."""
         marker = f"sleep 300.{os.getpid()}"  # this test's own: no other process matches
         p = runner("-j", "2", "--timeout", "1", f"echo started; {marker}1 & {marker}2", "true")
         self.assertEqual(p.returncode, 1, p.stdout)
@@ -187,7 +188,26 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("started\nrunner: stopped after 1 s, still running:", tail)
         self.assertIn(f"{marker}1", tail)
         self.assertIn(f"{marker}2", tail)
+        self.assertEqual(tail.count("runner: stopped after 1 s"), 2, tail)
+        self.assertIn("runner: running it again\nstarted\n", tail)
+        self.assertNotIn("HUNG", p.stdout)
         self.assertIn("make test: 1 passed, 1 failed", p.stdout.splitlines()[-1])
+        self.assertTrue(wait_gone(marker), running(marker))
+
+    def test_a_step_that_hangs_once_passes_and_is_named(self):
+        """A step that hangs on its first run only (a file says it ran) passes on its second;
+        the summary names it with the process that was running then."""
+        marker = f"sleep 303.{os.getpid()}"
+        with tempfile.TemporaryDirectory() as tmp:
+            ran = os.path.join(tmp, "ran")
+            step = f"if [ -e {ran} ]; then echo second; else touch {ran}; {marker}; fi"
+            p = runner("-j", "2", "--timeout", "1", step)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        tail = p.stdout[p.stdout.index("HUNG, then passed when run again: "):]
+        self.assertIn(step, tail.splitlines()[0])
+        self.assertIn("runner: stopped after 1 s, still running:", tail)
+        self.assertIn(marker, tail)
+        self.assertIn("make test: 1 passed, 0 failed", p.stdout.splitlines()[-1])
         self.assertTrue(wait_gone(marker), running(marker))
 
     def test_output_held_open_after_the_step_exited(self):
@@ -200,6 +220,7 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("runner: the step exited but its output was still open 1 s later, "
                       "held by:", tail)
         self.assertIn(marker, tail)
+        self.assertEqual(tail.count("held by:"), 2, tail)  # it ran again: held again
         self.assertTrue(wait_gone(marker), running(marker))
 
     def test_an_interrupt_stops_every_step(self):
