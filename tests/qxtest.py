@@ -179,12 +179,23 @@ def proc_stat(pid):
         return f.read().rsplit(")", 1)[1].split()
 
 
-def alive(pid):
-    """True while process pid exists and is not a zombie."""
+def alive(pid, start=None):
+    """True while process pid exists and is not a zombie (and, start given, is the process
+    that started then: its pid may be another's once it has exited)."""
     try:
-        return proc_stat(pid)[0] != "Z"
+        f = proc_stat(pid)
     except (FileNotFoundError, ProcessLookupError):
         return False
+    return f[0] != "Z" and (start is None or f[19] == start)
+
+
+def identity(pid):
+    """(pid, its start time in clock ticks since boot, proc(5) field 22): one process, where a
+    pid alone may name a later one; None when pid is gone."""
+    try:
+        return pid, proc_stat(pid)[19]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
 
 
 def descendants(pid):
@@ -216,7 +227,7 @@ class Tmux:
 
     def __init__(self, name):
         self.socket = f"quadx-{name}-{os.getpid()}"
-        self.pids = set()  # the server and the pane's processes, waited for by close()
+        self.pids = set()  # (pid, start) of the server and the pane's processes: close() waits
 
     def __call__(self, *args):
         """Runs one tmux command on this server; returns its stdout."""
@@ -231,8 +242,7 @@ class Tmux:
         server = self("display-message", "-p", "-t", "t", "#{pid}").strip()
         if not server.isdigit():
             raise AssertionError(f"tmux did not start a session for {command!r}")
-        self.pids.add(int(server))
-        self.pids.add(self.pane_pid())
+        self.pids.update(filter(None, (identity(int(server)), identity(self.pane_pid()))))
 
     def pane_pid(self):
         """The pid of the pane's command (the shell running the test's line)."""
@@ -308,7 +318,8 @@ class Tmux:
 
     def wait_exit(self, pid, timeout=20.0):
         """Waits until process pid (quadx in the pane: child()) has exited."""
-        poll(lambda: not alive(pid), f"exit of process {pid}", timeout)
+        me = identity(pid)
+        poll(lambda: me is None or not alive(*me), f"exit of process {pid}", timeout)
 
     def close(self, timeout=20.0):
         """Kills the server and waits until it and every process of its pane have exited
@@ -316,13 +327,13 @@ class Tmux:
         timeout seconds is killed and reported."""
         shell = self("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
         if shell.isdigit():
-            self.pids.update(descendants(int(shell)))
+            self.pids.update(filter(None, map(identity, descendants(int(shell)))))
         self("kill-server")
         try:
-            poll(lambda: not any(alive(pid) for pid in self.pids),
+            poll(lambda: not any(alive(*p) for p in self.pids),
                  "exit of the tmux server and its pane's processes", timeout)
         except AssertionError:
-            left = [pid for pid in self.pids if alive(pid)]
+            left = [pid for pid, start in self.pids if alive(pid, start)]
             for pid in left:
                 os.kill(pid, signal.SIGKILL)
             raise AssertionError(f"processes {left} still ran {timeout} s after the tmux "
