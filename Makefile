@@ -203,8 +203,11 @@ TEST_JOBS  ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 # A step or build still running after TEST_TIMEOUT seconds (five times the longest, the
 # release build, on a loaded 2-core machine) is stopped with all it started and run once more:
 # failing again it fails, passing it is named in the summary with what was running. A hung
-# test never keeps make test from ending, and never goes unreported.
+# test never keeps make test from ending, and never goes unreported. TEST_DEADLINE seconds after
+# the steps began (CI's limit less the packages and a margin) every step still running is
+# stopped and none starts, and the summary comes.
 TEST_TIMEOUT ?= 1500
+TEST_DEADLINE ?= 4500
 RELEASE_JOBS ?= $(shell echo $$(( $(TEST_JOBS) * 2 )))
 TEST_BUILDS = --build release "$(MAKE) --no-print-directory --output-sync=target -k \
 	  -j$(RELEASE_JOBS) all" \
@@ -241,7 +244,8 @@ TEST_STEPS  = "$(MAKE) --no-print-directory format-check" $(NOBUILD_TESTS:%="$(P
 # burns the processor time the other steps need (a unit test took ten times its CPU so).
 test: export OMP_WAIT_POLICY := passive
 test: deps
-	@$(PYTHON) tests/runner.py -j $(TEST_JOBS) --timeout $(TEST_TIMEOUT) $(TEST_BUILDS) \
+	@$(PYTHON) tests/runner.py -j $(TEST_JOBS) --timeout $(TEST_TIMEOUT) \
+	  --deadline $(TEST_DEADLINE) $(TEST_BUILDS) \
 	  $(TEST_STEPS)
 
 # The C and CUDA sources against the repository's .clang-format; any difference fails.

@@ -335,7 +335,10 @@ class Tmux:
         except AssertionError:
             left = [pid for pid, start in self.pids if alive(pid, start)]
             for pid in left:
-                os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass  # it exited since
             raise AssertionError(f"processes {left} still ran {timeout} s after the tmux "
                                  "server was killed") from None
         finally:

@@ -26,11 +26,16 @@ that exits while something it started still holds its output open fails `--grace
 later naming the holders. Such a step runs once more, and fails when it fails again; one that
 then passes is named in the summary with what was running (so a hung test never keeps make test
 from ending, and is never silent).
-An interrupt (Ctrl-C, SIGTERM) stops every running step's session.
+An interrupt (Ctrl-C, SIGTERM, SIGHUP) stops every running step with what it started; so does
+`--deadline SECONDS` once the whole run has taken that long, and no step starts after it (each
+fails, named; the summary still comes). What a step started is what runs in its session and
+what carries its token (QUADX_RUNNER_STEP) in its environment: a daemon such as a tmux server
+leaves the session but keeps the token. Stopping is SIGTERM, then SIGKILL.
 
     python3 tests/runner.py -j 2 "python3 tests/script_test.py" build/tests/test_stats ...
     python3 tests/runner.py -j 3 --build asan "make asan-build" "@asan build/asan/tests/test_x\""""
 import argparse
+import itertools
 import os
 import signal
 import subprocess
@@ -40,7 +45,14 @@ import time
 
 TAIL_LINES = 40
 SLOWEST = 5  # steps named in the summary's line of the slowest
-RUNNING = set()  # the steps' shells (each its session's leader) while they run
+TOKEN_VAR = "QUADX_RUNNER_STEP"  # in each step's environment: a token that what it starts keeps
+TERM_WAIT = 5  # seconds a stopped process has to exit on SIGTERM before SIGKILL
+# The steps running: the shell's pid (its session's id) to (its token, the notes the runner adds
+# to its output); STOPPING once an interrupt or the deadline came: no step starts after it.
+RUNNING = {}
+LOCK = threading.Lock()
+STOPPING = []  # the reason, once there is one
+COUNTER = itertools.count()
 
 
 def failures(output):
@@ -53,104 +65,177 @@ def failures(output):
     return "\n".join(lines[-TAIL_LINES:])
 
 
-def session_processes(sid):
-    """[(pid, command line)] of every process of session sid (a step's: it runs in a session
-    of its own, so that what it started can be found and stopped with it)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[3]) != sid:  # the fields after the name: state ppid pgrp session
-                continue
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                args = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
-        except (OSError, IndexError, ValueError):
-            continue  # gone meanwhile, or not ours to read
-        found.append((int(entry), args))
-    return found
-
-
-def pipe_holders(pipe):
-    """[(pid, command line)] of every process with the pipe of file object pipe open (a
-    step's output, held by what the step left running)."""
-    want = f"pipe:[{os.fstat(pipe.fileno()).st_ino}]"
+def processes(match):
+    """[(pid, command line)] of every live process but this one for which match(pid, its
+    /proc/PID/stat fields after the name) is true: a zombie is done, and one that exits while
+    it is read is skipped."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
-            fds = os.listdir(f"/proc/{entry}/fd")
-            if not any(os.readlink(f"/proc/{entry}/fd/{fd}") == want for fd in fds):
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] == "Z" or not match(int(entry), fields):
                 continue
             with open(f"/proc/{entry}/cmdline", "rb") as f:
                 args = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
-        except OSError:
+        except (OSError, IndexError, ValueError):
             continue
         found.append((int(entry), args))
     return found
 
 
-def stop(processes):
-    """Kills every (pid, _) of processes; returns lines naming them."""
-    for pid, _ in processes:
+def of_step(sid, token):
+    """The processes of the step whose shell is sid: its session's, and any that left it (a
+    daemon, a tmux server and its panes) but keep its token in their environment."""
+    mark = f"{TOKEN_VAR}={token}\0".encode()
+
+    def match(pid, fields):
+        if int(fields[3]) == sid:  # fields: state ppid pgrp session ...
+            return True
         try:
-            os.kill(pid, signal.SIGKILL)
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                return mark in f.read() + b"\0"
         except OSError:
-            pass
-    return [f"  {pid} {args}" for pid, args in processes]
+            return False
+    return processes(match)
+
+
+def holding(pipe):
+    """The processes with the pipe of file object pipe open (a step's output)."""
+    want = f"pipe:[{os.fstat(pipe.fileno()).st_ino}]"
+
+    def match(pid, _):
+        try:
+            return any(os.readlink(f"/proc/{pid}/fd/{fd}") == want
+                       for fd in os.listdir(f"/proc/{pid}/fd"))
+        except OSError:
+            return False
+    return processes(match)
+
+
+def stop(find, group=None):
+    """Stops the processes find() returns (and process group group, atomically against a
+    fork): SIGTERM first (a make deletes the target it was writing), SIGKILL for what is
+    still there TERM_WAIT seconds later, until find() returns none. Returns lines naming
+    those found first."""
+    def send(sig, found):
+        if group is not None:
+            try:
+                os.killpg(group, sig)
+            except OSError:
+                pass
+        for pid, _ in found:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    first = find()
+    send(signal.SIGTERM, first)
+    end = time.monotonic() + TERM_WAIT
+    while find() and time.monotonic() < end:
+        time.sleep(0.05)
+    for _ in range(100):
+        left = find()
+        if not left:
+            break
+        send(signal.SIGKILL, left)
+        time.sleep(0.02)
+    return [f"  {pid} {args}" for pid, args in first]
+
+
+def stop_all(reason):
+    """Stops every running step for reason (an interrupt, the deadline), its note naming the
+    reason; no step starts after this."""
+    with LOCK:
+        STOPPING.append(reason)
+        running = dict(RUNNING)
+    for sid, (token, why) in running.items():
+        lines = stop(lambda: of_step(sid, token), sid)
+        why.append(f"runner: stopped ({reason}), still running:\n" + "\n".join(lines) + "\n")
 
 
 def run_step(command, echo, timeout=0, grace=30):
     """Runs command in a shell in a session of its own, its standard input empty (a step
     never waits on the terminal), echoing its output as it comes when echo; returns (exit
     status, output, the CPU seconds of the shell and every process it waited for, the runner's
-    note when it stopped the step, else ""). A step
-    still running after timeout seconds is stopped with everything it started, and fails
-    naming them; so does one whose output stays open grace seconds after it exited (a process
-    it left behind holds it): a step never keeps the run from ending."""
-    proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            errors="replace", start_new_session=True)
-    RUNNING.add(proc.pid)
-    kept, why = [], []
+    note when it stopped the step, else ""). A step still running after timeout seconds is
+    stopped with everything it started, and fails naming them; so does one whose output
+    stays open grace seconds after it exited (a process it left behind holds it): a step never
+    keeps the run from ending. What a passing step leaves running is stopped and named."""
+    token = f"{os.getpid()}.{next(COUNTER)}"
+    why = []
+    with LOCK:
+        if STOPPING:
+            return 1, f"runner: not started ({STOPPING[0]})\n", 0.0, ""
+        proc = subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                errors="replace", start_new_session=True,
+                                env={**os.environ, TOKEN_VAR: token})
+        RUNNING[proc.pid] = (token, why)
+    kept, reaped = [], False
+    try:
+        def read():
+            shown = echo
+            for line in proc.stdout:
+                kept.append(line)
+                if shown:
+                    try:
+                        sys.stdout.write(line)
+                        sys.stdout.flush()
+                    except (OSError, ValueError):
+                        shown = False  # the terminal went away: keep reading to the end
 
-    def read():
-        for line in proc.stdout:
-            if echo:
-                sys.stdout.write(line)
-                sys.stdout.flush()
-            kept.append(line)
-
-    def expire():
-        left = session_processes(proc.pid)
-        why.append(f"runner: stopped after {timeout:g} s, still running:\n" +
-                   "\n".join(stop(left)) + "\n")
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    timer = threading.Timer(timeout, expire) if timeout else None
-    if timer:
-        timer.daemon = True
-        timer.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    RUNNING.discard(proc.pid)
-    if timer:
-        timer.cancel()
-    reader.join(grace)
-    if reader.is_alive():
-        held = pipe_holders(proc.stdout)
-        why.append(f"runner: the step exited but its output was still open {grace:g} s later, "
-                   "held by:\n" + "\n".join(stop(sorted(dict(held + session_processes(proc.pid)).items()))) + "\n")
+        def expire():
+            try:
+                with open(f"/proc/{proc.pid}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        return  # it ended as the time ran out: not hung
+            except OSError:
+                return
+            lines = stop(lambda: of_step(proc.pid, token), proc.pid)
+            why.append(f"runner: stopped after {timeout:g} s, still running:\n" +
+                       "\n".join(lines) + "\n")
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        timer = threading.Timer(timeout, expire) if timeout else None
+        if timer:
+            timer.daemon = True
+            timer.start()
+        # the shell stays a zombie until the end, so that its pid, the session's id, is no
+        # other process's while the runner looks for what belongs to the step
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        if timer:
+            timer.cancel()
+            timer.join()
         reader.join(grace)
+        if reader.is_alive():
+            lines = stop(lambda: sorted(dict(holding(proc.stdout) +
+                                             of_step(proc.pid, token)).items()))
+            why.append(f"runner: the step exited but its output was still open {grace:g} s "
+                       "later, held by:\n" + "\n".join(lines) + "\n")
+            reader.join(grace)
+        left = stop(lambda: of_step(proc.pid, token), proc.pid)
+        if left:
+            kept.append("runner: stopped what the step left running:\n" + "\n".join(left) +
+                        "\n")
+        _, status, usage = os.wait4(proc.pid, 0)
+        reaped = True
+    finally:
+        if reaped:  # else an interrupt came: stop_all stops it
+            with LOCK:
+                RUNNING.pop(proc.pid, None)
     proc.returncode = os.waitstatus_to_exitcode(status)
     if why and proc.returncode == 0:
         proc.returncode = 124
     note = "".join(why)
     if echo and note:
-        sys.stdout.write(note)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(note)
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
     return proc.returncode, "".join(kept) + note, usage.ru_utime + usage.ru_stime, note
 
 
@@ -179,14 +264,17 @@ def summary(results, seconds, hung=()):
 
 
 def parse(argv):
-    """(jobs, (timeout, grace), [(build name, build it needs or None, command)], [(build name or None,
-    command)]) from argv, or exits with argparse's message."""
+    """(jobs, (timeout, grace, deadline), [(build name, build it needs or None, command)],
+    [(build name or None, command)]) from argv, or exits with argparse's message."""
     parser = argparse.ArgumentParser(description="Runs every step and reports them all.")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="steps side by side")
     parser.add_argument("--build", nargs=2, action="append", default=[],
                         metavar=("NAME", "COMMAND"), help="a build that @NAME steps wait for")
     parser.add_argument("--timeout", type=float, default=0, metavar="SECONDS",
                         help="stop a step or build still running after SECONDS (0: never)")
+    parser.add_argument("--deadline", type=float, default=0, metavar="SECONDS",
+                        help="stop every step still running after SECONDS in all, start no "
+                             "other, and report (0: never)")
     parser.add_argument("--grace", type=float, default=30, metavar="SECONDS",
                         help="how long a step's output may stay open after it exited")
     parser.add_argument("steps", nargs="*")
@@ -195,8 +283,9 @@ def parse(argv):
         parser.error(f"-j {args.jobs}: the number of steps side by side is 1 or more")
     if args.grace <= 0:
         parser.error(f"--grace {args.grace:g}: seconds, more than 0")
-    if args.timeout < 0:
-        parser.error(f"--timeout {args.timeout:g}: seconds, 0 (never) or more")
+    for name in ("timeout", "deadline"):
+        if getattr(args, name) < 0:
+            parser.error(f"--{name} {getattr(args, name):g}: seconds, 0 (never) or more")
     names = [name for name, _ in args.build]
     if len(set(names)) != len(names):
         parser.error(f"--build: a name given twice in {' '.join(names)}")
@@ -211,7 +300,8 @@ def parse(argv):
                          f"{' '.join(before) or 'none'})")
         return need, step
     builds = [(name, *needs(command, names[:k])) for k, (name, command) in enumerate(args.build)]
-    return args.jobs, (args.timeout, args.grace), builds, [needs(step, names) for step in args.steps]
+    return (args.jobs, (args.timeout, args.grace, args.deadline), builds,
+            [needs(step, names) for step in args.steps])
 
 
 def main(argv):
@@ -225,7 +315,7 @@ def main(argv):
     def attempt(command):
         """run_step(command), the runner's own failure a failed step (never a hung run)."""
         try:
-            return run_step(command, echo, *limits)
+            return run_step(command, echo, *limits[:2])
         except Exception as exc:
             return 1, f"runner: {exc!r}\n", 0.0, ""
 
@@ -238,7 +328,7 @@ def main(argv):
             print(f"== {step}" if echo else f".. started: {step}", flush=True)
         began = time.monotonic()
         rc, out, cpu, stopped = attempt(command or step)
-        if stopped:
+        if stopped and not STOPPING:
             if echo:
                 print("runner: running it again", flush=True)
             rc, again, cpu_again, _ = attempt(command or step)
@@ -266,15 +356,22 @@ def main(argv):
 
     def interrupted(*_):
         raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, interrupted)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupted)
+    deadline = threading.Timer(limits[2], stop_all, (f"the run's deadline, {limits[2]:g} s",))
+    deadline.daemon = True
+    if limits[2]:
+        deadline.start()
     try:
         results = run_all(echo, builds, steps, jobs, one, not_run)
     except KeyboardInterrupt:
         # the steps run in sessions of their own, out of the terminal's reach: stop them here
-        for pid in list(RUNNING):
-            stop(session_processes(pid))
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        stop_all("interrupted")
         print("\nmake test: interrupted", flush=True)
         return 130
+    deadline.cancel()
     sys.stdout.write(summary(results, time.monotonic() - start, hung))
     return 1 if any(rc != 0 for _, rc, _, _ in results) else 0
 
@@ -308,20 +405,26 @@ def schedule(jobs, builds, steps, one, not_run):
     changed = threading.Condition()
 
     def build(k, name, need, command):
-        if need is not None:
+        results[k] = (f"build {name}", 1, "runner: the build's thread failed\n", 0.0)
+        try:
+            if need is not None:
+                with changed:
+                    changed.wait_for(lambda: state[need] is not None)
+            results[k] = (one(f"build {name}", command) if need is None or state[need] else
+                          not_run(f"build {name}", need))
+        finally:  # whatever happened, the steps that wait for it go on
             with changed:
-                changed.wait_for(lambda: state[need] is not None)
-        results[k] = (one(f"build {name}", command) if need is None or state[need] else
-                      not_run(f"build {name}", need))
-        with changed:
-            state[name] = results[k][1] == 0
-            changed.notify_all()
+                state[name] = results[k][1] == 0
+                changed.notify_all()
 
     def step(k, command):
-        results[k] = one(command)
-        with changed:
-            running[0] -= 1
-            changed.notify_all()
+        results[k] = (command, 1, "runner: the step's thread failed\n", 0.0)
+        try:
+            results[k] = one(command)
+        finally:
+            with changed:
+                running[0] -= 1
+                changed.notify_all()
 
     threads = [threading.Thread(target=build, args=(k, *b), daemon=True)
                for k, b in enumerate(builds)]

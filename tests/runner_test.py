@@ -243,11 +243,58 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("make test: interrupted", out)
         self.assertTrue(wait_gone(marker), running(marker))
 
+    def test_what_left_the_session_is_stopped_too(self):
+        """A hung step's process that left its session (setsid, as a daemon or a tmux server
+        does) keeps the step's token and is stopped and named with the rest."""
+        marker = f"sleep 304.{os.getpid()}"
+        p = runner("--timeout", "1",
+                   f"(setsid {marker} >/dev/null 2>&1 &); sleep 300.{os.getpid()}")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn(marker, p.stdout[p.stdout.index("FAILED: "):])
+        self.assertTrue(wait_gone(marker), running(marker))
+
+    def test_a_passing_step_leaves_nothing_running(self):
+        """What a passing step left running (in a session of its own) is stopped and named in
+        its output; the step still passes."""
+        marker = f"sleep 305.{os.getpid()}"
+        p = runner("-j", "2", f"(setsid {marker} >/dev/null 2>&1 &); echo done")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn("done\nrunner: stopped what the step left running:\n", p.stdout)
+        self.assertIn(marker, p.stdout)
+        self.assertTrue(wait_gone(marker), running(marker))
+
+    def test_a_stopped_make_leaves_no_half_written_target(self):
+        """A build stopped while it writes its target gets SIGTERM first: make deletes the
+        half-written file (a SIGKILL would leave it, and the rerun would take it as made)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "Makefile"), "w") as f:
+                f.write("out:\n\techo partial > $@; sleep 30; echo rest >> $@\n")
+            p = runner("-j", "2", "--timeout", "1", "--build", "b", f"make -s -C {tmp} out",
+                       f"@b cat {tmp}/out")
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "out")), p.stdout)
+        self.assertIn("FAILED: build b", p.stdout)
+        self.assertIn("not run: the build b failed", p.stdout)
+
+    def test_the_deadline_stops_the_run_and_reports(self):
+        """--deadline 1: the running step is stopped naming the deadline, the next one does
+        not start; both fail and the summary comes."""
+        marker = f"sleep 306.{os.getpid()}"
+        p = runner("--deadline", "1", f"{marker}; true", "echo never-$((6 * 7))")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("runner: stopped (the run's deadline, 1 s), still running:", p.stdout)
+        self.assertIn("runner: not started (the run's deadline, 1 s)", p.stdout)
+        self.assertNotIn("never-42", p.stdout)
+        self.assertIn("make test: 0 passed, 2 failed", p.stdout.splitlines()[-1])
+        self.assertTrue(wait_gone(marker), running(marker))
+
     def test_limits_below_zero_refused(self):
-        """A negative --timeout, a --grace of 0: refused naming what is allowed."""
-        p = runner("--timeout", "-1", "true")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("0 (never) or more", p.stderr)
+        """A negative --timeout or --deadline, a --grace of 0: refused naming what is
+        allowed."""
+        for name in ("--timeout", "--deadline"):
+            p = runner(name, "-1", "true")
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(f"{name} -1: seconds, 0 (never) or more", p.stderr)
         p = runner("--grace", "0", "true")
         self.assertEqual(p.returncode, 2)
         self.assertIn("more than 0", p.stderr)
