@@ -132,6 +132,8 @@ def stop(find, group=None):
             except OSError:
                 pass
     first = find()
+    if not first:
+        return []  # nothing of it runs (a step's usual end: one scan)
     send(signal.SIGTERM, first)
     end = time.monotonic() + TERM_WAIT
     while find() and time.monotonic() < end:
@@ -152,8 +154,9 @@ def stop_all(reason):
         STOPPING.append(reason)
         running = dict(RUNNING)
     for sid, (token, why) in running.items():
+        why.append(f"runner: stopped ({reason}), still running:\n")  # before: it may end now
         lines = stop(lambda: of_step(sid, token), sid)
-        why.append(f"runner: stopped ({reason}), still running:\n" + "\n".join(lines) + "\n")
+        why.append("\n".join(lines) + "\n")
 
 
 def run_step(command, echo, timeout=0, grace=30):
@@ -220,6 +223,8 @@ def run_step(command, echo, timeout=0, grace=30):
         if left:
             kept.append("runner: stopped what the step left running:\n" + "\n".join(left) +
                         "\n")
+            if echo:
+                sys.stdout.write(kept[-1])
         _, status, usage = os.wait4(proc.pid, 0)
         reaped = True
     finally:
