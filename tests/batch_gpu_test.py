@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""GPU tests of a parameter batch on breadth (the CPU's are tests/batch_test.py): every integral
-of a 1-D batch with a closed form converged within its estimate, double and float; a 3-D
-batch's values equal the single-integral runs' within both estimates; an integral that has
+"""GPU tests of a parameter batch on breadth and twophase (the CPU's are tests/batch_test.py):
+every integral of a 1-D batch with a closed form converged within its estimate, double and
+float; a 3-D batch's values equal the single-integral runs' within both estimates; an integral that has
 converged costs nothing more (a batch's evaluations are its integrals' own, whatever else is
 in it); a fault mid-batch under compute-sanitizer is one error, leaks nothing, and the next
 batch runs.
@@ -85,6 +85,45 @@ class BatchGpuTest(unittest.TestCase):
         self.assertLess(evals["1,1"], evals["40,40"])
         self.assertLessEqual(abs(evals["1,40"] - (evals["1,1"] + evals["40,40"]) / 2),
                              0.01 * evals["1,40"])
+
+    def test_twophase_batch(self):
+        """twophase's batch, lmax small enough that phase 2 runs (its time is in the run's
+        phases): every integral of the 1-D closed form converged within its estimate, double
+        at 1e-10 and float at 1e-5; and a 3-D batch's values equal the single twophase runs'
+        at the same k within both estimates, both converged."""
+        for prec, rel in (("double", "1e-10"), ("float", "1e-5")):
+            cmds = ('use cubature; set variant twophase lmax 4096 repeat 1 warmup 0 dim 1 '
+                    'integrand "exp(-k*x)" param k 1 bounds 0:1 exact "(1-exp(-k))/k"; '
+                    f'set param k 1..1000:1; set precision {prec} rel {rel}; run gpu; '
+                    'values 1000')
+            run = records(self, cmds, "run")[0]
+            vals = records(self, cmds, "value")
+            print(f"\n  twophase 1000 x exp(-k x) {prec}: {run['time_ms']['total']:.2f} ms, "
+                  f"{run['error']['evaluations']:.3g} evaluations", end="")
+            self.assertIn("phase2", run["time_ms"], run["time_ms"])
+            self.assertEqual(run["error"]["converged"], 1000, run["note"])
+            self.assertEqual(len(vals), 1000)
+            for v in vals:
+                exact = -math.expm1(-v["k"]) / v["k"]
+                self.assertLessEqual(abs(v["value"] - exact), v["error_estimate"],
+                                     (prec, v["k"]))
+        ks = [1, 2, 5, 10, 20]
+        base = (f'use cubature; set variant twophase lmax 2048 repeat 1 warmup 0 '
+                f'precision double rel 1e-8 dim 3 integrand "{GAUSS_COS}" param k 1 '
+                f'bounds 0:1; ')
+        cmds = base + "set param k " + ",".join(map(str, ks)) + "; run gpu; values 5"
+        run = records(self, cmds, "run")[0]
+        vals = records(self, cmds, "value")
+        singles = records(self, base + "; ".join(f"set param k {k}; run gpu" for k in ks),
+                          "run")
+        self.assertIn("phase2", run["time_ms"], run["time_ms"])
+        self.assertEqual(run["error"]["converged"], len(ks), run["note"])
+        self.assertEqual(len(vals), len(ks))
+        for v, s, k in zip(vals, singles, ks):
+            self.assertEqual(v["k"], k)
+            self.assertEqual(s["error"]["converged"], 1, s["note"])
+            self.assertLessEqual(abs(v["value"] - s["value"]),
+                                 v["error_estimate"] + s["error_estimate"], k)
 
     def test_fault_mid_batch_leaks_nothing(self):
         """The fifth kernel launch of a batch fails: one error, compute-sanitizer's memcheck

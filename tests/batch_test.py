@@ -152,6 +152,8 @@ class BatchTest(unittest.TestCase):
              "at most 4 batch parameters"),
             (ONE_D + "set param q 1..3:1\n", "batch parameter q (3 values) is not in the"),
             (ONE_D + "set param k 1,2\nset integrand f5\nrun cpu\n", "needs your own integrand"),
+            (ONE_D + "set param k 1,2\nset variant vegas\nrun cpu\n",
+             "variant vegas takes no batch on the cpu (k has 2 values): set variant breadth"),
             (ONE_D + "set param k 1,2\nset exact \"k+x\"\n", "uses x, an axis"),
             (ONE_D + "set param k 1,2\nset exact \"k+zz\"\n", "exact:"),
             (ONE_D + "set param k 1,a\n", "bad value 'a' in the list for parameter k"),

@@ -1,12 +1,15 @@
-/* batch.cu - breadth's batch on one GPU (cubature_batch.h): many integrals of the user's
- * integrand, one region list for them all. Each region carries the index of its integral (its
- * tag); the integrals' data (the job's fn.user with the batch parameters put in) sit in one
- * device array that the rule kernel reads by tag. An iteration evaluates the new regions, sums
- * estimates and errors per integral (atomics on the integral's sums), decides each integral
- * (converged, maxeval, or its split threshold: the remaining tolerance shared equally over its
- * live regions), and rebuilds the list: the children of the regions over their integral's
- * threshold first (they are the next rule launch's work), the regions kept after them; the
- * regions of an integral that has finished are dropped, so it costs nothing more. */
+/* batch.cu - the batch on one GPU (cubature_batch.h), breadth's and twophase's: many integrals
+ * of the user's integrand, one region list for them all. Each region carries the index of its
+ * integral (its tag); the integrals' data (the job's fn.user with the batch parameters put in)
+ * sit in one device array that the rule kernel reads by tag. An iteration evaluates the new
+ * regions, sums estimates and errors per integral (atomics on the integral's sums), decides
+ * each integral (converged, maxeval, or its split threshold: the remaining tolerance shared
+ * equally over its live regions), and rebuilds the list: the children of the regions over
+ * their integral's threshold first (they are the next rule launch's work), the regions kept
+ * after them; the regions of an integral that has finished are dropped, so it costs nothing
+ * more. twophase's phase 1 is that loop until the next list would pass lmax regions; its phase
+ * 2 takes every live region of the integrals still going, one thread each, each region to its
+ * volume's share of its integral's tolerance. */
 #include <climits>
 
 #include <cub/device/device_scan.cuh>
@@ -204,8 +207,213 @@ static unsigned cub_batch_blocks(long long count)
 	return (unsigned)((count + ELEM_BLOCK - 1) / ELEM_BLOCK);
 }
 
+/* twophase's hand-over to phase 2: region r goes on (act[r]) when its integral is still going;
+ * a region flagged to split gives back the evaluations its children were counted. */
+static __global__ void cub_batch_p2_flag_kernel(long long m, int npts, const int *tag,
+                                                const int *split, const int *keep, int *act,
+                                                long long *evals)
+{
+	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (r >= m)
+		return;
+	act[r] = split[r] | keep[r];
+	if (split[r])
+		atomicAdd((unsigned long long *)&evals[tag[r]], (unsigned long long)(-2LL * npts));
+}
+
+/* Region r of g that goes on, to position pos[r] of out with its tag, estimate, error, axis
+ * and volume. */
 template <typename T>
-static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
+static __global__ void
+cub_batch_p2_compact_kernel(long long m, int dim, cub_list<T> g, long long cap, const int *tag,
+                            const double *est, const double *err, const int *axis, const int *act,
+                            const int *pos, cub_list<T> out, int *out_tag, double *out_est,
+                            double *out_err, int *out_axis, double *vol)
+{
+	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (r >= m || !act[r])
+		return;
+	const long long q = pos[r];
+	double v = 1;
+	for (int k = 0; k < dim; k++) {
+		out.c[k * cap + q] = g.c[k * cap + r];
+		out.h[k * cap + q] = g.h[k * cap + r];
+		v *= 2 * (double)g.h[k * cap + r];
+	}
+	out_tag[q] = tag[r];
+	out_est[q] = est[r];
+	out_err[q] = err[r];
+	out_axis[q] = axis[r];
+	vol[q] = v;
+}
+
+/* Each integral still going: phase 2's tolerance into tol, max(abs, rel |estimate|) less the
+ * rounding its answer will carry (cub_output_value's: the sum of at most hsz regions for each
+ * live one, and in float the value's storage), so that the phase's answers that meet it still
+ * do with the rounding in; and the evaluations each of its live regions may spend in phase 2
+ * (what maxeval leaves, shared equally) into limit. */
+static __global__ void cub_batch_p2_share_kernel(long long n, double rel, double abs_tol,
+                                                 long long maxeval, int hsz, int in_float,
+                                                 const double *sum_est, const long long *live,
+                                                 const long long *evals, const int *state,
+                                                 double *tol, long long *limit)
+{
+	const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (i >= n || state[i] != BATCH_ACTIVE)
+		return;
+	const double v = fabs(sum_est[i]);
+	const double rounding = (4 + log2(fmax(1.0, (double)live[i] * hsz))) * DBL_EPSILON * v +
+	                        (in_float ? ldexp(v, -24) : 0);
+	tol[i] = fmax(fmax(abs_tol, rel * v) - rounding, 0.0);
+	limit[i] = live[i] > 0 && maxeval > evals[i] ? (maxeval - evals[i]) / live[i] : 0;
+}
+
+/* Adds each of the m phase-2 regions' estimate, error, regions (1 and its splits' children:
+ * one split a child, each child 2 rule calls of npts) and evaluations to its integral's, the
+ * worst reason it stopped to why_i, its evaluations to *spent. */
+static __global__ void
+cub_batch_p2_sum_kernel(long long m, int npts, const int *tag, const double *est, const double *err,
+                        const long long *used, const int *why, double *sum_est, double *sum_err,
+                        long long *live, long long *evals, int *why_i, unsigned long long *spent)
+{
+	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (r >= m)
+		return;
+	const int i = tag[r];
+	atomicAdd(&sum_est[i], est[r]);
+	atomicAdd(&sum_err[i], err[r]);
+	atomicAdd((unsigned long long *)&live[i], (unsigned long long)(1 + used[r] / (2 * npts)));
+	atomicAdd((unsigned long long *)&evals[i], (unsigned long long)used[r]);
+	atomicMax(&why_i[i], why[r]);
+	atomicAdd(spent, (unsigned long long)used[r]);
+}
+
+/* Finishes each integral still going after phase 2: converged where its error meets
+ * max(abs, rel |estimate|), else the budget (a region's heap filled) or maxeval; *done counts
+ * them, done[1] those that converged. */
+static __global__ void cub_batch_p2_finish_kernel(long long n, double rel, double abs_tol,
+                                                  const double *sum_est, const double *sum_err,
+                                                  const long long *live, const int *why_i,
+                                                  int *state, double *value, double *error,
+                                                  long long *live_out, unsigned long long *done)
+{
+	const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (i >= n || state[i] != BATCH_ACTIVE)
+		return;
+	const int met = sum_err[i] <= fmax(abs_tol, rel * fabs(sum_est[i]));
+	state[i] = met ? CUB_CONVERGED : why_i[i] == 2 ? CUB_BUDGET : CUB_MAXEVAL;
+	value[i] = sum_est[i];
+	error[i] = sum_err[i];
+	live_out[i] = live[i];
+	atomicAdd(done, 1ULL);
+	if (met)
+		atomicAdd(done + 1, 1ULL);
+}
+
+/* What twophase's phase 2 takes of a batch run: the list `from` with its m live regions
+ * (their split and keep flags set), the list `to` it compacts them into, and the run's
+ * per-integral arrays (cub_batch_run's of the same names; tol is its thresholds' array). */
+template <typename T> struct cub_batch_p2_io {
+	cub_batch_list<T> *from, *to;
+	long long m, cap;
+	const double *data;
+	int *split, *keep, *pos;
+	unsigned char *tmp;
+	size_t tmp_bytes;
+	double *sum_est, *sum_err, *tol, *value, *error;
+	long long *live, *evals, *live_out;
+	int *state;
+	unsigned long long *done;
+};
+
+/* twophase's phase 2 on a batch of n integrals (see the file's comment): every live region of
+ * the integrals still going, compacted, one thread each with a heap of at most PHASE2_HEAP
+ * regions (what the budget's half left for heaps allows, at least 3), each to its volume's
+ * share of its integral's tolerance within its share of what maxeval leaves; then each such
+ * integral's sums and its answer. Adds the regions it made to *regions and the heaps' bytes to
+ * *heap_bytes. Returns 0 or -1 with e. */
+template <typename T>
+static int cub_batch_phase2(const struct cub_job *job, const cub_rule &dr, long long n,
+                            const cub_batch_p2_io<T> &io, long long *regions, double *heap_bytes,
+                            struct qx_err *e)
+{
+	const int dim = job->rule->dim, npts = job->rule->npts;
+	const long long m = io.m, cap = io.cap;
+	cub_owned<double> vol;
+	cub_owned<long long> used, limit;
+	cub_owned<int> why, why_i;
+	cub_owned<cub_p2_region<T>> heap;
+	cub_owned<unsigned long long> spent;
+	const cub_list<T> g = {io.from->c.ptr, io.from->h.ptr}, out = {io.to->c.ptr, io.to->h.ptr};
+	GPU_LAUNCH((cub_batch_p2_flag_kernel<<<cub_batch_blocks(m), ELEM_BLOCK>>>(
+	                m, npts, io.from->tag.ptr, io.split, io.keep, io.split, io.evals),
+	            cudaGetLastError()));
+	size_t bytes = io.tmp_bytes;
+	GPU_TRY(cub::DeviceScan::ExclusiveSum(io.tmp, bytes, io.split, io.pos, (int)m));
+	int last[2];
+	GPU_TRY(cudaMemcpy(&last[0], io.pos + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(&last[1], io.split + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
+	const long long active = (long long)last[0] + last[1];
+	if (active == 0)
+		return 0;
+	const size_t per_region = sizeof(cub_p2_region<T>);
+	long long hsz = (long long)(job->budget / 2 / ((size_t)active * per_region));
+	hsz = std::max(std::min(hsz, (long long)PHASE2_HEAP), 3LL);
+	if (cub_realloc(vol, active, e) || cub_realloc(used, active, e) ||
+	    cub_realloc(why, active, e) || cub_realloc(heap, active * hsz, e) ||
+	    cub_realloc(limit, n, e) || cub_realloc(why_i, n, e) || cub_realloc(spent, 1, e))
+		return -1;
+	GPU_LAUNCH((cub_batch_p2_compact_kernel<T><<<cub_batch_blocks(m), ELEM_BLOCK>>>(
+	                m, dim, g, cap, io.from->tag.ptr, io.from->est.ptr, io.from->err.ptr,
+	                io.from->axis.ptr, io.split, io.pos, out, io.to->tag.ptr, io.to->est.ptr,
+	                io.to->err.ptr, io.to->axis.ptr, vol.ptr),
+	            cudaGetLastError()));
+	GPU_LAUNCH((cub_batch_p2_share_kernel<<<cub_batch_blocks(n), ELEM_BLOCK>>>(
+	                n, job->rel, job->abs, job->maxeval, (int)hsz, sizeof(T) == sizeof(float),
+	                io.sum_est, io.live, io.evals, io.state, io.tol, limit.ptr),
+	            cudaGetLastError()));
+	{
+		cub_fn fn = job->fn;
+		cub_rule r = dr;
+		cub_list<T> list = out;
+		long long count = active, c = cap, per = 0;
+		double rem = 0, vol_total = 1;
+		int hs = (int)hsz;
+		cub_p2_region<T> *hp = heap.ptr;
+		double *est = io.to->est.ptr, *err = io.to->err.ptr, *vp = vol.ptr;
+		const int *ap = io.to->axis.ptr;
+		long long *up = used.ptr;
+		int *wp = why.ptr;
+		cub_p2_batch bt = {io.to->tag.ptr, io.data, io.tol, limit.ptr};
+		void *args[] = {&count, &fn,  &r,   &list, &c,  &rem, &vol_total, &per, &hs,
+		                &hp,    &est, &err, &ap,   &vp, &up,  &wp,        &bt};
+		GPU_LAUNCH(cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_PHASE2],
+		                            dim3((unsigned)((active + 127) / 128)), dim3(128), args,
+		                            0, 0));
+	}
+	GPU_TRY(cudaMemsetAsync(io.sum_est, 0, n * sizeof(double)));
+	GPU_TRY(cudaMemsetAsync(io.sum_err, 0, n * sizeof(double)));
+	GPU_TRY(cudaMemsetAsync(io.live, 0, n * sizeof(long long)));
+	GPU_TRY(cudaMemsetAsync(why_i.ptr, 0, n * sizeof(int)));
+	GPU_TRY(cudaMemsetAsync(spent.ptr, 0, sizeof(unsigned long long)));
+	GPU_LAUNCH((cub_batch_p2_sum_kernel<<<cub_batch_blocks(active), ELEM_BLOCK>>>(
+	                active, npts, io.to->tag.ptr, io.to->est.ptr, io.to->err.ptr, used.ptr,
+	                why.ptr, io.sum_est, io.sum_err, io.live, io.evals, why_i.ptr, spent.ptr),
+	            cudaGetLastError()));
+	GPU_LAUNCH((cub_batch_p2_finish_kernel<<<cub_batch_blocks(n), ELEM_BLOCK>>>(
+	                n, job->rel, job->abs, io.sum_est, io.sum_err, io.live, why_i.ptr, io.state,
+	                io.value, io.error, io.live_out, io.done),
+	            cudaGetLastError()));
+	unsigned long long evals = 0;
+	GPU_TRY(cudaMemcpy(&evals, spent.ptr, sizeof evals, cudaMemcpyDeviceToHost));
+	*regions += (long long)(evals / (unsigned long long)npts);
+	*heap_bytes = (double)active * (double)hsz * (double)per_region;
+	return 0;
+}
+
+/* The batch b by breadth, or with twophase by twophase (see the file's comment). */
+template <typename T>
+static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b, int twophase,
                          struct cub_batch_result *out, struct qx_timing *t, struct qx_err *e)
 {
 	const double t_start = qx_now_ms();
@@ -225,9 +433,10 @@ static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
 		    "for them and their first regions; the budget is %.1f MiB",
 		    n, (integral_bytes + 4.0 * n * cub_batch_region_bytes<T>(dim)) / 1048576.0,
 		    job->budget / 1048576.0);
+	/* twophase keeps half the budget for phase 2's heaps, as on one integral */
+	const size_t list_bytes = (job->budget - integral_bytes) / (twophase ? 2 : 1);
 	long long cap = std::min<long long>(
-	    (long long)((job->budget - integral_bytes) / cub_batch_region_bytes<T>(dim)),
-	    1LL << 30);
+	    (long long)(list_bytes / cub_batch_region_bytes<T>(dim)), 1LL << 30);
 	cub_owned<double> rule_mem, data, sum_est, sum_err, thr, value, error, parent;
 	cub_owned<long long> live, evals, live_out;
 	cub_owned<int> state, split, keep, spos, kpos;
@@ -275,6 +484,7 @@ static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
 	GPU_TRY(cudaDeviceSynchronize());
 	qx_timing_add(t, "alloc", qx_now_ms() - t_start, 0);
 	long long m = n, fresh = n, regions = n, peak = n;
+	double heap_bytes = 0;
 	unsigned long long finished = 0, converged = 0;
 	for (int it = 0;; it++) {
 		if (qx_cancelled())
@@ -347,6 +557,23 @@ static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
 		if (nsplit == 0) /* every integral finished (a live one always has a region over
 		                  * its threshold: its regions' errors sum past its tolerance) */
 			break;
+		if (twophase && 2 * nsplit + nkeep > std::min<long long>(job->lmax, cap)) {
+			t0 = qx_now_ms();
+			const cub_batch_p2_io<T> io = {
+			    &L,        &list[1 - cur], m,           cap,
+			    data.ptr,  split.ptr,      keep.ptr,    spos.ptr,
+			    tmp.ptr,   tmp_bytes,      sum_est.ptr, sum_err.ptr,
+			    thr.ptr,   value.ptr,      error.ptr,   live.ptr,
+			    evals.ptr, live_out.ptr,   state.ptr,   done.ptr};
+			if (cub_batch_phase2<T>(job, dr, n, io, &regions, &heap_bytes, e))
+				return -1;
+			GPU_TRY(cudaMemcpy(now_done, done.ptr, sizeof now_done,
+			                   cudaMemcpyDeviceToHost));
+			qx_progress_converged((long long)(now_done[1] - converged));
+			qx_progress_add((long long)(now_done[0] - finished));
+			qx_timing_add(t, "phase2", qx_now_ms() - t0, 0);
+			break;
+		}
 		if (2 * nsplit + nkeep > cap) {
 			GPU_LAUNCH((cub_batch_stop_kernel<<<cub_batch_blocks(n), ELEM_BLOCK>>>(
 			                n, CUB_BUDGET, sum_est.ptr, sum_err.ptr, live.ptr,
@@ -384,7 +611,8 @@ static int cub_batch_run(const struct cub_job *job, const struct cub_batch *b,
 		out->total_evals += out->evals[i];
 	out->regions = regions;
 	out->peak_regions = peak;
-	out->peak_bytes = (double)peak * cub_batch_region_bytes<T>(dim) + (double)integral_bytes;
+	out->peak_bytes =
+	    (double)peak * cub_batch_region_bytes<T>(dim) + (double)integral_bytes + heap_bytes;
 	t->total = qx_now_ms() - t_start;
 	return 0;
 }
@@ -394,6 +622,15 @@ extern "C" int cub_gpu_batch_run(const struct cub_job *job, const struct cub_bat
                                  struct cub_batch_result *out, struct qx_timing *t,
                                  struct qx_err *e)
 {
-	return job->prec == QX_DOUBLE ? cub_batch_run<double>(job, b, out, t, e)
-	                              : cub_batch_run<float>(job, b, out, t, e);
+	return job->prec == QX_DOUBLE ? cub_batch_run<double>(job, b, 0, out, t, e)
+	                              : cub_batch_run<float>(job, b, 0, out, t, e);
+}
+
+/* twophase's batch in the job's precision (cubature_batch.h). */
+extern "C" int cub_gpu_batch_twophase_run(const struct cub_job *job, const struct cub_batch *b,
+                                          struct cub_batch_result *out, struct qx_timing *t,
+                                          struct qx_err *e)
+{
+	return job->prec == QX_DOUBLE ? cub_batch_run<double>(job, b, 1, out, t, e)
+	                              : cub_batch_run<float>(job, b, 1, out, t, e);
 }

@@ -301,9 +301,21 @@ template <typename T> struct cub_p2_region {
 	T c[CUB_MAX_DIM], h[CUB_MAX_DIM];
 };
 
-/* The rule on one region by one thread (phase 2). */
+/* The batch's side of phase 2 (all NULL for one integral): region r belongs to integral
+ * tag[r], whose data (the user's parameters) are at data + CUB_USER_DATA tag[r], whose
+ * tolerance is tol[tag[r]] over its unit cube (region r's share: tol times its volume) and
+ * whose regions may each spend limit[tag[r]] evaluations. */
+struct cub_p2_batch {
+	const int *tag;
+	const double *data, *tol;
+	const long long *limit;
+};
+
+/* The rule on one region by one thread (phase 2), a user's integrand reading its parameters
+ * at user. */
 template <typename T, int KIND = -1>
-__device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_region<T> &g)
+__device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_region<T> &g,
+                                const double *user)
 {
 	const int n = rule.dim;
 	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + CUB_MAX_AXIS * CUB_MAX_DIM], hw[CUB_MAX_DIM];
@@ -315,7 +327,7 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
 			x[i] = g.c[i] + g.h[i] * (T)rule.pts[(size_t)i * rule.npts + p];
 		double f;
 		if constexpr (KIND == CUB_KIND_USER)
-			f = (double)cub_user_t<T>(x, fn.user);
+			f = (double)cub_user_t<T>(x, user);
 		else
 			f = (double)cub_f_t<T>(fn, x);
 		f = cub_sample(f, &nonfinite);
@@ -340,17 +352,28 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
  * of g (its rule's estimate, error and axis from phase 1) with its own heap of hsz regions
  * (a linear scan for the worst) until its error meets its share of the remaining tolerance,
  * rem * vol[r] / vol_total (so that the regions that meet theirs meet rem together), its heap
- * is full or it has used `evals` evaluations. Writes its estimate, error, evaluations and
- * why it stopped (0 met, 1 evaluations, 2 heap full) over est, err, used and why. */
+ * is full or it has used `evals` evaluations; in a batch (bt.tag set) its integral's data,
+ * tolerance share and evaluations instead (cub_p2_batch). Writes its estimate, error,
+ * evaluations and why it stopped (0 met, 1 evaluations, 2 heap full) over est, err, used and
+ * why. */
 template <typename T, int KIND = -1>
 __device__ __forceinline__ void
 cub_phase2_body(long long n, cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, double rem,
                 double vol_total, long long evals, int hsz, cub_p2_region<T> *heap, double *est,
-                double *err, const int *axis, const double *vol, long long *used, int *why)
+                double *err, const int *axis, const double *vol, long long *used, int *why,
+                cub_p2_batch bt)
 {
 	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	if (r >= n)
 		return;
+	const double *user = fn.user;
+	double target = rem * vol[r] / vol_total;
+	if (bt.tag) {
+		const int i = bt.tag[r];
+		user = bt.data + (size_t)i * CUB_USER_DATA;
+		target = bt.tol[i] * vol[r];
+		evals = bt.limit[i];
+	}
 	cub_p2_region<T> *hp = heap + r * hsz;
 	for (int i = 0; i < rule.dim; i++) {
 		hp[0].c[i] = g.c[i * cap + r];
@@ -359,7 +382,6 @@ cub_phase2_body(long long n, cub_fn fn, cub_rule rule, cub_list<T> g, long long 
 	hp[0].est = est[r];
 	hp[0].err = err[r];
 	hp[0].axis = axis[r];
-	const double target = rem * vol[r] / vol_total;
 	int live = 1, stop = 0;
 	long long spent = 0;
 	double tot_err = hp[0].err;
@@ -388,7 +410,7 @@ cub_phase2_body(long long n, cub_fn fn, cub_rule rule, cub_list<T> g, long long 
 		cub_p2_region<T> *const halves[2] = {&par, &child};
 #pragma unroll 1
 		for (int k = 0; k < 2; k++)
-			cub_rule_serial<T, KIND>(fn, rule, *halves[k]);
+			cub_rule_serial<T, KIND>(fn, rule, *halves[k], user);
 		const double d = fabs(pest - (par.est + child.est)), e = par.err + child.err;
 		if (e > 0) {
 			par.err *= 1 + 0.5 * d / e;
@@ -423,10 +445,11 @@ template <typename T>
 __global__ void cub_phase2_kernel(long long n, cub_fn fn, cub_rule rule, cub_list<T> g,
                                   long long cap, double rem, double vol_total, long long evals,
                                   int hsz, cub_p2_region<T> *heap, double *est, double *err,
-                                  const int *axis, const double *vol, long long *used, int *why)
+                                  const int *axis, const double *vol, long long *used, int *why,
+                                  cub_p2_batch bt)
 {
 	cub_phase2_body<T>(n, fn, rule, g, cap, rem, vol_total, evals, hsz, heap, est, err, axis,
-	                   vol, used, why);
+	                   vol, used, why, bt);
 }
 
 #endif

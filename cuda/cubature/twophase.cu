@@ -155,14 +155,17 @@ static int cub_phase2(const struct cub_job *job, cub_dev<T> &d, const cub_rule &
 		const int *ap = axis.ptr;
 		long long *up = used.ptr;
 		int *sp = stop.ptr;
-		void *args[] = {&active, &fn, &r,   &out, &d.cap, &rem, &vol_total, (void *)&per,
-		                &hs,     &hp, &est, &err, &ap,    &vp,  &up,        &sp};
+		cub_p2_batch one = {};
+		void *args[] = {&active,    &fn,          &r,  &out, &d.cap, &rem,
+		                &vol_total, (void *)&per, &hs, &hp,  &est,   &err,
+		                &ap,        &vp,          &up, &sp,  &one};
 		GPU_TRY(cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_PHASE2],
 		                         dim3(p2_blocks), dim3(128), args, 0, 0));
 	} else {
-		cub_phase2_kernel<T><<<p2_blocks, 128>>>(
-		    active, job->fn, dr, out, d.cap, rem, vol_total, per, (int)hsz, heap.ptr,
-		    d.parent.ptr, d.ret_err.ptr, axis.ptr, vol.ptr, used.ptr, stop.ptr);
+		cub_phase2_kernel<T>
+		    <<<p2_blocks, 128>>>(active, job->fn, dr, out, d.cap, rem, vol_total, per,
+		                         (int)hsz, heap.ptr, d.parent.ptr, d.ret_err.ptr, axis.ptr,
+		                         vol.ptr, used.ptr, stop.ptr, cub_p2_batch{});
 	}
 	GPU_TRY(cudaGetLastError());
 	if (region_sum(d, d.parent.ptr, active, 0, e) || region_sum(d, d.ret_err.ptr, active, 1, e))

@@ -41,9 +41,9 @@ extern "C" __global__ void __launch_bounds__(RULE_BLOCK, CUB_RULE_MIN_BLOCKS(RUL
 extern "C" __global__ void CUB_NAME(qx_cub_phase2_, CUB_USER_S, )(
     long long n, cub_fn fn, cub_rule rule, cub_list<CUB_USER_T> g, long long cap, double rem,
     double vol_total, long long evals, int hsz, cub_p2_region<CUB_USER_T> *heap, double *est,
-    double *err, const int *axis, const double *vol, long long *used, int *why)
+    double *err, const int *axis, const double *vol, long long *used, int *why, cub_p2_batch bt)
 {
 	cub_phase2_body<CUB_USER_T, CUB_KIND_USER>(n, fn, rule, g, cap, rem, vol_total, evals, hsz,
-	                                           heap, est, err, axis, vol, used, why);
+	                                           heap, est, err, axis, vol, used, why, bt);
 }
 #endif

@@ -17,6 +17,7 @@
 #define CBB_SINGLES 64 /* single runs whose median stands for one integral run alone */
 #define CBB_SCIPY "src/bench/scipy_batch.py" /* from the repository's root, as make runs it */
 #define CBB_CPU_REL 1e-6                     /* SciPy's shared subdivision takes minutes at 1e-8 */
+#define CBB_LMAX 4194304 /* twophase's phase 1 list: regions to fill the device, not 32768 */
 
 /* SciPy's row of n integrals (k = 1..n) at rel and abs, the median of repeat calls: runs
  * CBB_SCIPY and prints its row. Returns 0, or -1 with why (len bytes) when there is none (no
@@ -119,9 +120,10 @@ static int cbb_singles(struct session *s, double *ms, struct qx_err *e)
 	return 0;
 }
 
-/* The GPU's table: per batch size n (10^2..10^5 integrals, k spread over 1..10^4) the batch's
- * median time, integrals/s, evaluations and their rate, how many converged, and the speedup
- * over n single runs at the singles' median time. */
+/* The GPU's table: per batch size n (10^2..10^5 integrals, k spread over 1..10^4) and variant
+ * (breadth; twophase with lmax CBB_LMAX, so that phase 1 fills the device before phase 2) the
+ * batch's median time, integrals/s, evaluations and their rate, how many converged, and the
+ * speedup over n single runs (breadth's) at the singles' median time. */
 static int cbb_gpu_table(struct session *s, struct qx_err *e)
 {
 	static const long long sizes[] = {100, 1000, 10000, 100000};
@@ -132,32 +134,36 @@ static int cbb_gpu_table(struct session *s, struct qx_err *e)
 	              e) ||
 	    cbb_singles(s, &single_ms, e))
 		return -1;
-	printf("\n### A batch: many integrals in one GPU run (breadth, double, rel 1e-8, abs "
-	       "1e-14)\n\n");
+	printf("\n### A batch: many integrals in one GPU run (breadth and twophase, double, rel "
+	       "1e-8, abs 1e-14)\n\n");
 	printf(
 	    "%s on [0, 1]^3 at n values of k spread evenly over 1..%g, `set param k 1..%g:STEP`. "
 	    "Single runs: %d runs of one integral each (k spread the same way, each after a "
 	    "warm-up) in the same process, median %.4g ms; their time for n integrals is n "
-	    "times that median. Batch: median of 3 after a warm-up.\n\n",
-	    CBB_INTEGRAND, CBB_K_MAX, CBB_K_MAX, CBB_SINGLES, single_ms);
-	printf("| integrals | batch ms | integrals/s | evaluations | evaluations/s | converged | "
-	       "n single runs ms | speedup |\n");
-	printf("|---|---|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-		char words[128];
-		const double step = (CBB_K_MAX - 1) / (double)(sizes[i] - 1);
-		snprintf(words, sizeof words, "param k 1..%g:%.17g repeat 3 warmup 1", CBB_K_MAX,
-		         step);
-		const struct run_result *r = bench_run(s, words, QX_GPU, e);
-		if (!r)
-			return -1;
-		const double ms = r->summary.med.total, n = bench_figure(r, "integrals");
-		const double evals = bench_figure(r, "evaluations");
-		printf("| %.0f | %.4g | %.3g | %.3g | %.3g | %.0f | %.4g | %.0fx |\n", n, ms,
-		       n / (ms / 1000), evals, evals / (ms / 1000), bench_figure(r, "converged"),
-		       n * single_ms, n * single_ms / ms);
-	}
-	return bench_set(s, "param k 1 repeat 5 warmup 1", e);
+	    "times that median (single runs of breadth). Batch: median of 3 after a warm-up; "
+	    "twophase with lmax %d (its phase 1 list, the batch's).\n\n",
+	    CBB_INTEGRAND, CBB_K_MAX, CBB_K_MAX, CBB_SINGLES, single_ms, CBB_LMAX);
+	printf("| integrals | variant | batch ms | integrals/s | evaluations | evaluations/s | "
+	       "converged | n single runs ms | speedup |\n");
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	static const char *const variants[] = {"breadth", "twophase"};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+		for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+			char words[160];
+			const double step = (CBB_K_MAX - 1) / (double)(sizes[i] - 1);
+			snprintf(words, sizeof words,
+			         "variant %s lmax %d param k 1..%g:%.17g repeat 3 warmup 1",
+			         variants[v], CBB_LMAX, CBB_K_MAX, step);
+			const struct run_result *r = bench_run(s, words, QX_GPU, e);
+			if (!r)
+				return -1;
+			const double ms = r->summary.med.total, n = bench_figure(r, "integrals");
+			const double evals = bench_figure(r, "evaluations");
+			printf("| %.0f | %s | %.4g | %.3g | %.3g | %.3g | %.0f | %.4g | %.0fx |\n",
+			       n, variants[v], ms, n / (ms / 1000), evals, evals / (ms / 1000),
+			       bench_figure(r, "converged"), n * single_ms, n * single_ms / ms);
+		}
+	return bench_set(s, "variant breadth lmax 32768 param k 1 repeat 5 warmup 1", e);
 }
 
 #endif

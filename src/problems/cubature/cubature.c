@@ -82,6 +82,7 @@ struct cub_variant {
 	int user_kernels;
 	int mc;         /* a Monte Carlo variant's user kernel (CUB_MC_VEGAS, CUB_MC_QMC), else 0 */
 	unsigned batch; /* the backends that take a batch (set param k RANGE): QX_ON_CPU... */
+	cub_gpu_batch_fn run_gpu_batch; /* its GPU batch (NULL: none, or no GPU in the build) */
 };
 
 #define CUB_BOTH_PRECISIONS (1u << QX_FLOAT | 1u << QX_DOUBLE)
@@ -92,9 +93,12 @@ static const struct cub_variant cub_variant_runs[V_COUNT] = {
                    .run_cpu = cub_cpu_adaptive, .host_bytes = cub_cpu_adaptive_host_bytes,
                    .run_gpu = CUB_ON_GPU(cub_gpu_breadth_run),
                    .run_gpu_multi = CUB_ON_GPU(cub_gpu_breadth_run_multi), .user_kernels = 1,
-                   .batch = QX_ON_CPU | QX_ON_GPU},
+                   .batch = QX_ON_CPU | QX_ON_GPU,
+                   .run_gpu_batch = CUB_ON_GPU(cub_gpu_batch_run)},
     [V_TWOPHASE] = {.precisions = CUB_BOTH_PRECISIONS, .user = 1, .max_dim = CUB_MAX_DIM,
-                    .run_gpu = CUB_ON_GPU(cub_gpu_twophase_run), .user_kernels = 2},
+                    .run_gpu = CUB_ON_GPU(cub_gpu_twophase_run), .user_kernels = 2,
+                    .batch = QX_ON_GPU,
+                    .run_gpu_batch = CUB_ON_GPU(cub_gpu_batch_twophase_run)},
     [V_HCUBATURE] = {.precisions = 1u << QX_DOUBLE, .user = 1, .max_dim = CUB_MAX_DIM,
                      .run_cpu = cub_cpu_hcubature, .batch = QX_ON_CPU},
     [V_VEGAS] = {.precisions = CUB_BOTH_PRECISIONS, .user = 1, .max_dim = CUB_FN_MAX_DIM,
@@ -398,7 +402,7 @@ static int cub_run_cpu(const struct run_request *rq, struct run_output *o, struc
 	if (cub_batch_refuse(rq, QX_CPU, e))
 		return -1;
 	if (rq->user && rq->user->nbatch)
-		return cub_batch_run(&job, rq->user, QX_CPU, v->run_cpu, o, e);
+		return cub_batch_run(&job, rq->user, QX_CPU, v->run_cpu, NULL, o, e);
 	if (v->run_cpu(&job, &res, e))
 		return -1;
 	cub_output(&job, &res, o);
@@ -467,8 +471,8 @@ static int cub_run_gpu(const struct run_request *rq, struct run_output *o, struc
 	if (!v->run_gpu)
 		return qx_fail(e, "variant %s has no gpu implementation",
 		               cub_variants[rq->variant].name);
-	if (rq->user && rq->user->nbatch) /* breadth's batch: one region list for them all */
-		return cub_batch_run(&job, rq->user, QX_GPU, NULL, o, e);
+	if (rq->user && rq->user->nbatch) /* one region list for all the batch's integrals */
+		return cub_batch_run(&job, rq->user, QX_GPU, NULL, v->run_gpu_batch, o, e);
 	cub_progress_begin(job.maxeval);
 	if (rq->gpus > 1) { /* over several GPUs, each one's phases in gpu_time */
 		o->ngpus = rq->gpus;

@@ -168,7 +168,7 @@ int cub_batch_point(const struct user_defs *u, size_t i, const char **names, dou
 int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_backend b,
                   int (*cpu_run)(const struct cub_job *job, struct cub_result *res,
                                  struct qx_err *e),
-                  struct run_output *o, struct qx_err *e)
+                  cub_gpu_batch_fn gpu_run, struct run_output *o, struct qx_err *e)
 {
 	struct cub_batch batch;
 	struct cub_batch_result out;
@@ -192,13 +192,10 @@ int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_
 	if (b == QX_CPU) {
 		rc = cub_cpu_batch(&cpu, &batch, cpu_run, &out, e);
 	} else {
-#ifdef QX_HAVE_CUDA
 		cub_progress_begin(batch.n);
 		qx_progress_items("integrals");
-		rc = cub_gpu_batch_run(job, &batch, &out, &o->time, e);
-#else
-		rc = qx_fail(e, "cubature: no GPU in this build");
-#endif
+		rc = gpu_run ? gpu_run(job, &batch, &out, &o->time, e)
+		             : qx_fail(e, "cubature: no GPU in this build");
 	}
 	if (rc == 0)
 		cub_output_batch(job, batch.n, &out, qx_now_ms() - t0, o);

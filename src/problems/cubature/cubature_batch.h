@@ -67,6 +67,18 @@ int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
 int cub_gpu_batch_run(const struct cub_job *job, const struct cub_batch *b,
                       struct cub_batch_result *out, struct qx_timing *t, struct qx_err *e);
 
+/* The GPU's batch on twophase (cuda/cubature/batch.cu): phase 1 is breadth's batch above until
+ * the next list would pass job->lmax regions (or the list's room); phase 2 takes every live
+ * region of the integrals not yet finished, one thread each with its heap, each region to its
+ * volume's share of its integral's tolerance. Returns 0 or -1 with e. */
+int cub_gpu_batch_twophase_run(const struct cub_job *job, const struct cub_batch *b,
+                               struct cub_batch_result *out, struct qx_timing *t, struct qx_err *e);
+
+/* A GPU batch run (cub_gpu_batch_run, cub_gpu_batch_twophase_run). */
+typedef int (*cub_gpu_batch_fn)(const struct cub_job *job, const struct cub_batch *b,
+                                struct cub_batch_result *out, struct qx_timing *t,
+                                struct qx_err *e);
+
 struct user_defs;  /* userdefs.h */
 struct expr;       /* expr/expr.h */
 struct run_output; /* problem.h */
@@ -91,15 +103,15 @@ int cub_exact_expression(const struct user_defs *u, size_t count, double *ref, s
  * vals; returns how many. */
 int cub_batch_point(const struct user_defs *u, size_t i, const char **names, double *vals, int cap);
 
-/* Runs u's batch of job on backend b (QX_CPU: cub_cpu_batch with cpu_run; QX_GPU:
- * cub_gpu_batch_run), its answers into o (cub_output_batch). On the CPU a batch whose result
+/* Runs u's batch of job on backend b (QX_CPU: cub_cpu_batch with cpu_run; QX_GPU: gpu_run),
+ * its answers into o (cub_output_batch). On the CPU a batch whose result
  * arrays and region lists (a budget set: all of it; else a quarter of what the arrays leave)
  * do not fit the host's memory is refused before anything is allocated. Returns 0 or -1 with
  * e. */
 int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_backend b,
                   int (*cpu_run)(const struct cub_job *job, struct cub_result *res,
                                  struct qx_err *e),
-                  struct run_output *o, struct qx_err *e);
+                  cub_gpu_batch_fn gpu_run, struct run_output *o, struct qx_err *e);
 
 #ifdef __cplusplus
 }
