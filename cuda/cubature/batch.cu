@@ -207,18 +207,59 @@ static unsigned cub_batch_blocks(long long count)
 	return (unsigned)((count + ELEM_BLOCK - 1) / ELEM_BLOCK);
 }
 
-/* twophase's hand-over to phase 2: region r goes on (act[r]) when its integral is still going;
- * a region flagged to split gives back the evaluations its children were counted. */
-static __global__ void cub_batch_p2_flag_kernel(long long m, int npts, const int *tag,
-                                                const int *split, const int *keep, int *act,
-                                                long long *evals)
+/* Phase 2's tolerance of each integral still going into tol: max(abs, rel |estimate|) less
+ * the rounding its answer will carry (cub_output_value's: the sum of at most hsz regions for
+ * each live one, and in float the value's storage), so that answers that meet it still do
+ * with the rounding in. */
+static __global__ void cub_batch_p2_tol_kernel(long long n, double rel, double abs_tol, int hsz,
+                                               int in_float, const double *sum_est,
+                                               const long long *live, const int *state, double *tol)
+{
+	const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (i >= n || state[i] != BATCH_ACTIVE)
+		return;
+	const double v = fabs(sum_est[i]);
+	const double rounding = (4 + log2(fmax(1.0, (double)live[i] * hsz))) * DBL_EPSILON * v +
+	                        (in_float ? ldexp(v, -24) : 0);
+	tol[i] = fmax(fmax(abs_tol, rel * v) - rounding, 0.0);
+}
+
+/* Each of the m live regions of g whose integral is still going (split or keep): retired when
+ * its error fits its volume's share of its integral's tolerance (its estimate, error and
+ * region counted into the integral's sums at once, so that the retired errors sum to at most
+ * the tolerance), else on to phase 2 (act[r], its volume and count added to its integral's
+ * vol_act and nact). A region flagged to split gives back the evaluations its children were
+ * counted. */
+template <typename T>
+static __global__ void cub_batch_p2_flag_kernel(long long m, int dim, int npts, cub_list<T> g,
+                                                long long cap, const int *tag, const double *est,
+                                                const double *err, const int *split,
+                                                const int *keep, const double *tol, int *act,
+                                                long long *evals, double *sum_est, double *sum_err,
+                                                long long *live, double *vol_act, long long *nact)
 {
 	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	if (r >= m)
 		return;
-	act[r] = split[r] | keep[r];
-	if (split[r])
-		atomicAdd((unsigned long long *)&evals[tag[r]], (unsigned long long)(-2LL * npts));
+	const int s = split[r], going = s || keep[r]; /* read before act, which may be keep */
+	act[r] = 0;
+	if (!going)
+		return;
+	const int i = tag[r];
+	if (s)
+		atomicAdd((unsigned long long *)&evals[i], (unsigned long long)(-2LL * npts));
+	double v = 1;
+	for (int k = 0; k < dim; k++)
+		v *= 2 * (double)g.h[k * cap + r];
+	if (err[r] <= tol[i] * v) {
+		atomicAdd(&sum_est[i], est[r]);
+		atomicAdd(&sum_err[i], err[r]);
+		atomicAdd((unsigned long long *)&live[i], 1ULL);
+		return;
+	}
+	act[r] = 1;
+	atomicAdd(&vol_act[i], v);
+	atomicAdd((unsigned long long *)&nact[i], 1ULL);
 }
 
 /* Region r of g that goes on, to position pos[r] of out with its tag, estimate, error, axis
@@ -247,25 +288,21 @@ cub_batch_p2_compact_kernel(long long m, int dim, cub_list<T> g, long long cap, 
 	vol[q] = v;
 }
 
-/* Each integral still going: phase 2's tolerance into tol, max(abs, rel |estimate|) less the
- * rounding its answer will carry (cub_output_value's: the sum of at most hsz regions for each
- * live one, and in float the value's storage), so that the phase's answers that meet it still
- * do with the rounding in; and the evaluations each of its live regions may spend in phase 2
- * (what maxeval leaves, shared equally) into limit. */
-static __global__ void cub_batch_p2_share_kernel(long long n, double rel, double abs_tol,
-                                                 long long maxeval, int hsz, int in_float,
-                                                 const double *sum_est, const long long *live,
-                                                 const long long *evals, const int *state,
+/* Each integral still going with regions in phase 2: what its tolerance leaves after its
+ * retired errors, per unit of its phase-2 regions' volume, into tol (a region's target is
+ * that times its volume, as one integral's twophase shares the rest over the active volume),
+ * and the evaluations each of those regions may spend (what maxeval leaves, shared equally)
+ * into limit. */
+static __global__ void cub_batch_p2_share_kernel(long long n, long long maxeval, const int *state,
+                                                 const double *sum_err, const double *vol_act,
+                                                 const long long *nact, const long long *evals,
                                                  double *tol, long long *limit)
 {
 	const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	if (i >= n || state[i] != BATCH_ACTIVE)
+	if (i >= n || state[i] != BATCH_ACTIVE || nact[i] == 0)
 		return;
-	const double v = fabs(sum_est[i]);
-	const double rounding = (4 + log2(fmax(1.0, (double)live[i] * hsz))) * DBL_EPSILON * v +
-	                        (in_float ? ldexp(v, -24) : 0);
-	tol[i] = fmax(fmax(abs_tol, rel * v) - rounding, 0.0);
-	limit[i] = live[i] > 0 && maxeval > evals[i] ? (maxeval - evals[i]) / live[i] : 0;
+	tol[i] = fmax(tol[i] - sum_err[i], 0.0) / vol_act[i];
+	limit[i] = maxeval > evals[i] ? (maxeval - evals[i]) / nact[i] : 0;
 }
 
 /* Adds each of the m phase-2 regions' estimate, error, regions (1 and its splits' children:
@@ -326,12 +363,13 @@ template <typename T> struct cub_batch_p2_io {
 	unsigned long long *done;
 };
 
-/* twophase's phase 2 on a batch of n integrals (see the file's comment): every live region of
- * the integrals still going, compacted, one thread each with a heap of at most PHASE2_HEAP
- * regions (what the budget's half left for heaps allows, at least 3), each to its volume's
- * share of its integral's tolerance within its share of what maxeval leaves; then each such
- * integral's sums and its answer. Adds the regions it made to *regions and the heaps' bytes to
- * *heap_bytes. Returns 0 or -1 with e. */
+/* twophase's phase 2 on a batch of n integrals (see the file's comment): of the live regions
+ * of the integrals still going, those whose error fits their volume's share of their
+ * integral's tolerance retire, and the others, compacted, run one thread each with a heap of
+ * at most PHASE2_HEAP regions (what the budget's half left for heaps allows, at least 3), each
+ * to its volume's share of what its integral's retired errors leave, within its share of what
+ * maxeval leaves; then each such integral's sums and its answer. Adds the regions it made to
+ * *regions and the heaps' bytes to *heap_bytes. Returns 0 or -1 with e. */
 template <typename T>
 static int cub_batch_phase2(const struct cub_job *job, const cub_rule &dr, long long n,
                             const cub_batch_p2_io<T> &io, long long *regions, double *heap_bytes,
@@ -339,40 +377,57 @@ static int cub_batch_phase2(const struct cub_job *job, const cub_rule &dr, long 
 {
 	const int dim = job->rule->dim, npts = job->rule->npts;
 	const long long m = io.m, cap = io.cap;
-	cub_owned<double> vol;
-	cub_owned<long long> used, limit;
+	const size_t per_region = sizeof(cub_p2_region<T>);
+	cub_owned<double> vol, vol_act;
+	cub_owned<long long> used, limit, nact;
 	cub_owned<int> why, why_i;
 	cub_owned<cub_p2_region<T>> heap;
 	cub_owned<unsigned long long> spent;
 	const cub_list<T> g = {io.from->c.ptr, io.from->h.ptr}, out = {io.to->c.ptr, io.to->h.ptr};
-	GPU_LAUNCH((cub_batch_p2_flag_kernel<<<cub_batch_blocks(m), ELEM_BLOCK>>>(
-	                m, npts, io.from->tag.ptr, io.split, io.keep, io.split, io.evals),
+	/* the heap's length as it will be when every live region goes on (at most) */
+	long long hsz = (long long)(job->budget / 2 / ((size_t)m * per_region));
+	hsz = std::max(std::min(hsz, (long long)PHASE2_HEAP), 3LL);
+	if (cub_realloc(vol_act, n, e) || cub_realloc(nact, n, e) || cub_realloc(limit, n, e) ||
+	    cub_realloc(why_i, n, e) || cub_realloc(spent, 1, e))
+		return -1;
+	GPU_LAUNCH((cub_batch_p2_tol_kernel<<<cub_batch_blocks(n), ELEM_BLOCK>>>(
+	                n, job->rel, job->abs, (int)hsz, sizeof(T) == sizeof(float), io.sum_est,
+	                io.live, io.state, io.tol),
+	            cudaGetLastError()));
+	GPU_TRY(cudaMemsetAsync(io.sum_est, 0, n * sizeof(double)));
+	GPU_TRY(cudaMemsetAsync(io.sum_err, 0, n * sizeof(double)));
+	GPU_TRY(cudaMemsetAsync(io.live, 0, n * sizeof(long long)));
+	GPU_TRY(cudaMemsetAsync(vol_act.ptr, 0, n * sizeof(double)));
+	GPU_TRY(cudaMemsetAsync(nact.ptr, 0, n * sizeof(long long)));
+	GPU_TRY(cudaMemsetAsync(why_i.ptr, 0, n * sizeof(int)));
+	GPU_TRY(cudaMemsetAsync(spent.ptr, 0, sizeof(unsigned long long)));
+	/* act goes in keep's place: the flag kernel reads split and keep of region r alone */
+	int *act = io.keep;
+	GPU_LAUNCH((cub_batch_p2_flag_kernel<T><<<cub_batch_blocks(m), ELEM_BLOCK>>>(
+	                m, dim, npts, g, cap, io.from->tag.ptr, io.from->est.ptr, io.from->err.ptr,
+	                io.split, io.keep, io.tol, act, io.evals, io.sum_est, io.sum_err, io.live,
+	                vol_act.ptr, nact.ptr),
 	            cudaGetLastError()));
 	size_t bytes = io.tmp_bytes;
-	GPU_TRY(cub::DeviceScan::ExclusiveSum(io.tmp, bytes, io.split, io.pos, (int)m));
+	GPU_TRY(cub::DeviceScan::ExclusiveSum(io.tmp, bytes, act, io.pos, (int)m));
 	int last[2];
 	GPU_TRY(cudaMemcpy(&last[0], io.pos + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
-	GPU_TRY(cudaMemcpy(&last[1], io.split + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
+	GPU_TRY(cudaMemcpy(&last[1], act + m - 1, sizeof(int), cudaMemcpyDeviceToHost));
 	const long long active = (long long)last[0] + last[1];
-	if (active == 0)
-		return 0;
-	const size_t per_region = sizeof(cub_p2_region<T>);
-	long long hsz = (long long)(job->budget / 2 / ((size_t)active * per_region));
-	hsz = std::max(std::min(hsz, (long long)PHASE2_HEAP), 3LL);
-	if (cub_realloc(vol, active, e) || cub_realloc(used, active, e) ||
-	    cub_realloc(why, active, e) || cub_realloc(heap, active * hsz, e) ||
-	    cub_realloc(limit, n, e) || cub_realloc(why_i, n, e) || cub_realloc(spent, 1, e))
-		return -1;
-	GPU_LAUNCH((cub_batch_p2_compact_kernel<T><<<cub_batch_blocks(m), ELEM_BLOCK>>>(
-	                m, dim, g, cap, io.from->tag.ptr, io.from->est.ptr, io.from->err.ptr,
-	                io.from->axis.ptr, io.split, io.pos, out, io.to->tag.ptr, io.to->est.ptr,
-	                io.to->err.ptr, io.to->axis.ptr, vol.ptr),
-	            cudaGetLastError()));
-	GPU_LAUNCH((cub_batch_p2_share_kernel<<<cub_batch_blocks(n), ELEM_BLOCK>>>(
-	                n, job->rel, job->abs, job->maxeval, (int)hsz, sizeof(T) == sizeof(float),
-	                io.sum_est, io.live, io.evals, io.state, io.tol, limit.ptr),
-	            cudaGetLastError()));
-	{
+	if (active > 0) {
+		if (cub_realloc(vol, active, e) || cub_realloc(used, active, e) ||
+		    cub_realloc(why, active, e) || cub_realloc(heap, active * hsz, e))
+			return -1;
+		GPU_LAUNCH(
+		    (cub_batch_p2_compact_kernel<T><<<cub_batch_blocks(m), ELEM_BLOCK>>>(
+		         m, dim, g, cap, io.from->tag.ptr, io.from->est.ptr, io.from->err.ptr,
+		         io.from->axis.ptr, act, io.pos, out, io.to->tag.ptr, io.to->est.ptr,
+		         io.to->err.ptr, io.to->axis.ptr, vol.ptr),
+		     cudaGetLastError()));
+		GPU_LAUNCH((cub_batch_p2_share_kernel<<<cub_batch_blocks(n), ELEM_BLOCK>>>(
+		                n, job->maxeval, io.state, io.sum_err, vol_act.ptr, nact.ptr,
+		                io.evals, io.tol, limit.ptr),
+		            cudaGetLastError()));
 		cub_fn fn = job->fn;
 		cub_rule r = dr;
 		cub_list<T> list = out;
@@ -390,16 +445,12 @@ static int cub_batch_phase2(const struct cub_job *job, const cub_rule &dr, long 
 		GPU_LAUNCH(cudaLaunchKernel((const void *)job->user->kernel[CUB_UK_PHASE2],
 		                            dim3((unsigned)((active + 127) / 128)), dim3(128), args,
 		                            0, 0));
+		GPU_LAUNCH(
+		    (cub_batch_p2_sum_kernel<<<cub_batch_blocks(active), ELEM_BLOCK>>>(
+		         active, npts, io.to->tag.ptr, io.to->est.ptr, io.to->err.ptr, used.ptr,
+		         why.ptr, io.sum_est, io.sum_err, io.live, io.evals, why_i.ptr, spent.ptr),
+		     cudaGetLastError()));
 	}
-	GPU_TRY(cudaMemsetAsync(io.sum_est, 0, n * sizeof(double)));
-	GPU_TRY(cudaMemsetAsync(io.sum_err, 0, n * sizeof(double)));
-	GPU_TRY(cudaMemsetAsync(io.live, 0, n * sizeof(long long)));
-	GPU_TRY(cudaMemsetAsync(why_i.ptr, 0, n * sizeof(int)));
-	GPU_TRY(cudaMemsetAsync(spent.ptr, 0, sizeof(unsigned long long)));
-	GPU_LAUNCH((cub_batch_p2_sum_kernel<<<cub_batch_blocks(active), ELEM_BLOCK>>>(
-	                active, npts, io.to->tag.ptr, io.to->est.ptr, io.to->err.ptr, used.ptr,
-	                why.ptr, io.sum_est, io.sum_err, io.live, io.evals, why_i.ptr, spent.ptr),
-	            cudaGetLastError()));
 	GPU_LAUNCH((cub_batch_p2_finish_kernel<<<cub_batch_blocks(n), ELEM_BLOCK>>>(
 	                n, job->rel, job->abs, io.sum_est, io.sum_err, io.live, why_i.ptr, io.state,
 	                io.value, io.error, io.live_out, io.done),
