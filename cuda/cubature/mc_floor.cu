@@ -10,8 +10,8 @@
 /* calls samples of stream it on [a, b]^dim of volume vol, block k's sums into blk[3k..). */
 template <typename T>
 __global__ void __launch_bounds__(MC_BLOCK)
-    cub_mc_floor_kernel(cub_fn fn, double a, double b, long long calls, unsigned it,
-                        unsigned long long seed, double vol, double *blk)
+    cub_mc_floor_kernel(const __grid_constant__ cub_fn fn, double a, double b, long long calls,
+                        unsigned it, unsigned long long seed, double vol, double *blk)
 {
 	double u[CUB_FN_MAX_DIM], sw = 0, sw2 = 0, bad = 0;
 	T x[CUB_FN_MAX_DIM];

@@ -10,7 +10,7 @@
 /* qmc's kernel for the built-in integrands (mc_kernels.cuh). */
 template <typename T>
 __global__ void __launch_bounds__(MC_BLOCK)
-    cub_qmc_kernel(cub_fn fn, double a, double b, const uint64_t *z, int m,
+    cub_qmc_kernel(const __grid_constant__ cub_fn fn, double a, double b, const uint64_t *z, int m,
                    unsigned long long first, unsigned long long step, unsigned long long count,
                    const double *shifts, double vol, double *blk)
 {

@@ -113,8 +113,8 @@ static __device__ double cub_rule_error_warp(const cub_rule &rule, const double 
  * sm_90, and 6 blocks measured the same as 5 on an H200). */
 template <typename T, int BLOCK, int WPR, int DN, int KIND = -1, int LPR = 32>
 __device__ __forceinline__ void
-cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long n, double *est,
-              double *err, int *axis, const cub_ahead *st, const int *tag = nullptr,
+cub_rule_body(const cub_fn &fn_in, cub_rule rule, cub_list<T> g, long long cap, long long n,
+              double *est, double *err, int *axis, const cub_ahead *st, const int *tag = nullptr,
               const double *bdata = nullptr)
 {
 	static_assert(LPR == 32 || (LPR == 16 && WPR == 1 && DN > 0 && DN <= 16), "half warps");
@@ -152,7 +152,11 @@ cub_rule_body(cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, long long 
 		__syncwarp();
 	if (r < n) {
 		T x[CUB_MAX_DIM];
-		const double *user = fn.user;
+		/* a user's integrand reads its data where it is (its kernel's fn is a
+		 * __grid_constant__: no copy), and fn, the copy whose dim and kind are set
+		 * below for the built-ins, is never read there, so never made */
+		cub_fn fn = fn_in;
+		const double *user = fn_in.user;
 		if (KIND == CUB_KIND_USER && bdata)
 			user = bdata + (size_t)tag[r] * CUB_USER_DATA;
 		for (int p = t; p < rule.npts; p += LPR * WPR) {
@@ -358,10 +362,10 @@ __device__ void cub_rule_serial(const cub_fn &fn, const cub_rule &rule, cub_p2_r
  * why. */
 template <typename T, int KIND = -1>
 __device__ __forceinline__ void
-cub_phase2_body(long long n, cub_fn fn, cub_rule rule, cub_list<T> g, long long cap, double rem,
-                double vol_total, long long evals, int hsz, cub_p2_region<T> *heap, double *est,
-                double *err, const int *axis, const double *vol, long long *used, int *why,
-                cub_p2_batch bt)
+cub_phase2_body(long long n, const cub_fn &fn, cub_rule rule, cub_list<T> g, long long cap,
+                double rem, double vol_total, long long evals, int hsz, cub_p2_region<T> *heap,
+                double *est, double *err, const int *axis, const double *vol, long long *used,
+                int *why, cub_p2_batch bt)
 {
 	const long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
 	if (r >= n)

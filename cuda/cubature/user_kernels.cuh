@@ -6,7 +6,10 @@
  * the integrand is inlined into every kernel. The kernels and their launch shapes are
  * common.cuh's for the built-in integrands once regions fill the device: a warp a region, or half
  * a warp a region in dimensions 4..8 with the dimension known (the shapes with more warps a
- * region, for the first few iterations, are left out: each kernel costs link time). */
+ * region, for the first few iterations, are left out: each kernel costs link time). Their fn
+ * is a __grid_constant__: the integrand reads its data through a pointer into the kernel's
+ * parameters, and a plain parameter whose address is taken is first copied whole (fn is some
+ * 2 KiB) to each thread's local memory. */
 #include "rule_kernel.cuh"
 
 #define CUB_CAT3(a, b, c) a##b##c
@@ -28,10 +31,10 @@ template <> __device__ CUB_USER_T cub_user_t<CUB_USER_T>(const CUB_USER_T *x, co
  * that is most of the compile time a user waits for. */
 #ifdef CUB_USER_RULE_DN
 extern "C" __global__ void __launch_bounds__(RULE_BLOCK, CUB_RULE_MIN_BLOCKS(RULE_BLOCK))
-    CUB_NAME(qx_cub_rule_, CUB_USER_S, )(cub_fn fn, cub_rule rule, cub_list<CUB_USER_T> g,
-                                         long long cap, long long n, double *est, double *err,
-                                         int *axis, const cub_ahead *st, const int *tag,
-                                         const double *bdata)
+    CUB_NAME(qx_cub_rule_, CUB_USER_S, )(const __grid_constant__ cub_fn fn, cub_rule rule,
+                                         cub_list<CUB_USER_T> g, long long cap, long long n,
+                                         double *est, double *err, int *axis, const cub_ahead *st,
+                                         const int *tag, const double *bdata)
 {
 	constexpr int lpr = CUB_USER_RULE_DN ? 16 : 32;
 	cub_rule_body<CUB_USER_T, RULE_BLOCK, 1, CUB_USER_RULE_DN, CUB_KIND_USER, lpr>(
@@ -39,9 +42,10 @@ extern "C" __global__ void __launch_bounds__(RULE_BLOCK, CUB_RULE_MIN_BLOCKS(RUL
 }
 #else
 extern "C" __global__ void CUB_NAME(qx_cub_phase2_, CUB_USER_S, )(
-    long long n, cub_fn fn, cub_rule rule, cub_list<CUB_USER_T> g, long long cap, double rem,
-    double vol_total, long long evals, int hsz, cub_p2_region<CUB_USER_T> *heap, double *est,
-    double *err, const int *axis, const double *vol, long long *used, int *why, cub_p2_batch bt)
+    long long n, const __grid_constant__ cub_fn fn, cub_rule rule, cub_list<CUB_USER_T> g,
+    long long cap, double rem, double vol_total, long long evals, int hsz,
+    cub_p2_region<CUB_USER_T> *heap, double *est, double *err, const int *axis, const double *vol,
+    long long *used, int *why, cub_p2_batch bt)
 {
 	cub_phase2_body<CUB_USER_T, CUB_KIND_USER>(n, fn, rule, g, cap, rem, vol_total, evals, hsz,
 	                                           heap, est, err, axis, vol, used, why, bt);

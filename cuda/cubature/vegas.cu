@@ -11,9 +11,9 @@
 /* vegas's kernel for the built-in integrands (mc_kernels.cuh). */
 template <typename T>
 __global__ void __launch_bounds__(MC_BLOCK)
-    cub_vegas_kernel(cub_fn fn, double a, double b, const double *grid, int nb, cub_vegas_strata st,
-                     int lanes, unsigned it, unsigned long long seed, double vol,
-                     cub_vegas_state *state, double *blk, void *bins)
+    cub_vegas_kernel(const __grid_constant__ cub_fn fn, double a, double b, const double *grid,
+                     int nb, cub_vegas_strata st, int lanes, unsigned it, unsigned long long seed,
+                     double vol, cub_vegas_state *state, double *blk, void *bins)
 {
 	cub_vegas_body<T, 0>(fn, a, b, grid, nb, st, lanes, it, seed, vol, state, blk, bins);
 }
