@@ -127,6 +127,20 @@ class BatchGpuTest(unittest.TestCase):
             self.assertLessEqual(abs(v["value"] - s["value"]),
                                  v["error_estimate"] + s["error_estimate"], k)
 
+    def test_monte_carlo_batch_refused(self):
+        """vegas and qmc take no batch on the GPU: one error naming the variant that does, and
+        the session goes on (the same batch then runs on breadth)."""
+        for variant in ("vegas", "qmc"):
+            p = qxtest.script(f'use cubature\nset dim 2\nset integrand "exp(-k*(x+y))"\n'
+                              f'set param k 1,2\nset variant {variant}\nrun gpu\n'
+                              'set variant breadth\nrun gpu\n', "--json", "--keep-going")
+            self.assertIn(f"variant {variant} takes no batch on the gpu (k has 2 values): "
+                          "set variant breadth", p.stderr)
+            self.assertEqual(p.stderr.count("quadx: "), 1, p.stderr)
+            runs = [o for o in qxtest.json_lines(p.stdout) if o.get("type") == "run"]
+            self.assertEqual(len(runs), 1, p.stdout[-2000:])
+            self.assertEqual(runs[0]["error"]["integrals"], 2)
+
     def test_fault_mid_batch_leaks_nothing(self):
         """The fifth kernel launch of a batch fails: one error, compute-sanitizer's memcheck
         finds no leak and no error, and the batch after it runs."""

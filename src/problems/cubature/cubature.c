@@ -103,10 +103,12 @@ static const struct cub_variant cub_variant_runs[V_COUNT] = {
                      .run_cpu = cub_cpu_hcubature, .batch = QX_ON_CPU},
     [V_VEGAS] = {.precisions = CUB_BOTH_PRECISIONS, .user = 1, .max_dim = CUB_FN_MAX_DIM,
                  .run_cpu = cub_cpu_vegas, .host_bytes = cub_cpu_vegas_host_bytes,
-                 .run_gpu = CUB_ON_GPU(cub_gpu_vegas_run), .mc = CUB_MC_VEGAS},
+                 .run_gpu = CUB_ON_GPU(cub_gpu_vegas_run), .mc = CUB_MC_VEGAS,
+                 .batch = QX_ON_CPU},
     [V_QMC] = {.precisions = CUB_BOTH_PRECISIONS, .user = 1, .max_dim = CUB_FN_MAX_DIM,
                .run_cpu = cub_cpu_qmc, .host_bytes = cub_cpu_qmc_host_bytes,
-               .run_gpu = CUB_ON_GPU(cub_gpu_qmc_run), .mc = CUB_MC_QMC},
+               .run_gpu = CUB_ON_GPU(cub_gpu_qmc_run), .mc = CUB_MC_QMC,
+               .batch = QX_ON_CPU},
 };
 // clang-format on
 

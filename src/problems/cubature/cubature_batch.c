@@ -208,7 +208,7 @@ int cub_batch_run(const struct cub_job *job, const struct user_defs *u, enum qx_
 void cub_output_batch(const struct cub_job *job, long long n, const struct cub_batch_result *res,
                       double ms, struct run_output *o)
 {
-	long long converged = 0, by_reason[CUB_PRECISION + 1] = {0};
+	long long converged = 0, by_reason[CUB_UNTRUSTED + 1] = {0};
 	double worst = 0;
 	const double npts = job->rule ? (double)job->rule->npts : 1;
 	for (long long i = 0; i < n; i++) {
@@ -220,7 +220,7 @@ void cub_output_batch(const struct cub_job *job, long long n, const struct cub_b
 			o->estimates[i] = err;
 		worst = isnan(err) || err > worst ? err : worst;
 		converged += reason == CUB_CONVERGED;
-		by_reason[reason >= 0 && reason <= CUB_PRECISION ? reason : CUB_NO_PROGRESS]++;
+		by_reason[reason >= 0 && reason <= CUB_UNTRUSTED ? reason : CUB_NO_PROGRESS]++;
 	}
 	o->work = (double)res->total_evals;
 	run_output_figure_as(o, "integrals", (double)n, QX_FIG_COUNT);
@@ -230,21 +230,25 @@ void cub_output_batch(const struct cub_job *job, long long n, const struct cub_b
 	run_output_figure_as(o, "integrals_per_s", ms > 0 ? 1e3 * (double)n / ms : INFINITY,
 	                     QX_FIG_NUMBER);
 	run_output_figure_as(o, "evaluations", (double)res->total_evals, QX_FIG_COUNT);
-	if (res->regions > 0) {
+	if (res->regions > 0 && !res->mc) { /* a Monte Carlo run's "regions" are its iterations */
 		run_output_figure_as(o, "regions", (double)res->regions, QX_FIG_COUNT);
 		run_output_figure_as(o, "peak_MiB", res->peak_bytes / 1048576.0, QX_FIG_MIB);
 	}
+	/* a Monte Carlo batch's estimates are standard errors, and its run says so */
+	const char *kind = res->mc ? "; the errors are standard errors" : "";
+	if (res->mc)
+		o->error_kind = "standard error";
 	if (converged == n) {
 		snprintf(o->note_text, sizeof o->note_text,
-		         "converged: %lld of %lld integrals (tolerance met)", converged, n);
+		         "converged: %lld of %lld integrals (tolerance met)%s", converged, n, kind);
 	} else {
 		int most = CUB_MAXEVAL; /* the commonest reason among those that did not converge */
-		for (int r = CUB_MAXEVAL; r <= CUB_PRECISION; r++)
+		for (int r = CUB_MAXEVAL; r <= CUB_UNTRUSTED; r++)
 			most = by_reason[r] > by_reason[most] ? r : most;
 		snprintf(o->note_text, sizeof o->note_text,
-		         "not converged: %lld of %lld integrals (%s%s)", n - converged, n,
+		         "not converged: %lld of %lld integrals (%s%s)%s", n - converged, n,
 		         cub_reason_words(most),
-		         by_reason[most] < n - converged ? ", and other reasons" : "");
+		         by_reason[most] < n - converged ? ", and other reasons" : "", kind);
 	}
 	o->note = o->note_text;
 }

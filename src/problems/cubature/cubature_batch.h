@@ -50,6 +50,7 @@ struct cub_batch_result {
 	                  * regions its evaluations could have made, a bound) */
 	long long total_evals, iterations, regions, peak_regions;
 	double peak_bytes;
+	int mc; /* the Monte Carlo variants' batch (cub_result's mc): each err a standard error */
 };
 
 /* The CPU's batch: every integral of b by the job's CPU algorithm (breadth: the queue, one

@@ -51,6 +51,8 @@ int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
 		out->err[i] = res.err;
 		out->reason[i] = res.reason;
 		out->evals[i] = res.evals;
+		if (res.mc) /* every integral's run is the same variant's */
+			out->mc = res.mc;
 		if (out->live)
 			out->live[i] = res.live;
 		evals += res.evals;
