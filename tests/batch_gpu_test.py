@@ -131,8 +131,9 @@ class BatchGpuTest(unittest.TestCase):
         """vegas and qmc take no batch on the GPU: one error naming the variant that does, and
         the session goes on (the same batch then runs on breadth)."""
         for variant in ("vegas", "qmc"):
-            p = qxtest.script(f'use cubature\nset dim 2\nset integrand "exp(-k*(x+y))"\n'
-                              f'set param k 1,2\nset variant {variant}\nrun gpu\n'
+            p = qxtest.script(f'use cubature\nset dim 2\nset param k 1\n'
+                              f'set integrand "exp(-k*(x+y))"\nset param k 1,2\n'
+                              f'set variant {variant}\nrun gpu\n'
                               'set variant breadth\nrun gpu\n', "--json", "--keep-going")
             self.assertIn(f"variant {variant} takes no batch on the gpu (k has 2 values): "
                           "set variant breadth", p.stderr)
