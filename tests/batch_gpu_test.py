@@ -28,6 +28,17 @@ def records(case, cmds, kind):
     return [o for o in out if o.get("type") == kind]
 
 
+def equal_to_singles(case, vals, singles, ks):
+    """Each batch value (at k of ks) equals its single run's within both estimates, the single
+    run converged."""
+    case.assertEqual(len(vals), len(ks))
+    for v, s, k in zip(vals, singles, ks):
+        case.assertEqual(v["k"], k)
+        case.assertEqual(s["error"]["converged"], 1, s["note"])
+        case.assertLessEqual(abs(v["value"] - s["value"]),
+                             v["error_estimate"] + s["error_estimate"], k)
+
+
 @unittest.skipIf(GPU is None, "no usable GPU")
 class BatchGpuTest(unittest.TestCase):
     def test_closed_form_1d(self):
@@ -61,12 +72,7 @@ class BatchGpuTest(unittest.TestCase):
                        "; run gpu; values 5", "value")
         singles = records(self, base + "; ".join(f"set param k {k}; run gpu" for k in ks),
                           "run")
-        self.assertEqual(len(vals), len(ks))
-        for v, s, k in zip(vals, singles, ks):
-            self.assertEqual(v["k"], k)
-            self.assertEqual(s["error"]["converged"], 1, s["note"])
-            self.assertLessEqual(abs(v["value"] - s["value"]),
-                                 v["error_estimate"] + s["error_estimate"], k)
+        equal_to_singles(self, vals, singles, ks)
 
     def test_finished_integrals_cost_nothing(self):
         """Each integral of a batch splits by its own sums alone: a batch of an easy and a hard
@@ -120,12 +126,7 @@ class BatchGpuTest(unittest.TestCase):
                           "; ".join(f"set param k {k}; run gpu" for k in ks), "run")
         self.assertIn("phase2", run["time_ms"], run["time_ms"])
         self.assertEqual(run["error"]["converged"], len(ks), run["note"])
-        self.assertEqual(len(vals), len(ks))
-        for v, s, k in zip(vals, singles, ks):
-            self.assertEqual(v["k"], k)
-            self.assertEqual(s["error"]["converged"], 1, s["note"])
-            self.assertLessEqual(abs(v["value"] - s["value"]),
-                                 v["error_estimate"] + s["error_estimate"], k)
+        equal_to_singles(self, vals, singles, ks)
 
     def test_monte_carlo_batch_refused(self):
         """vegas and qmc take no batch on the GPU: one error naming the variant that does, and
