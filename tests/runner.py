@@ -37,6 +37,7 @@ leaves the session but keeps the token. Stopping is SIGTERM, then SIGKILL.
 import argparse
 import itertools
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -48,7 +49,9 @@ SLOWEST = 5  # steps named in the summary's line of the slowest
 TOKEN_VAR = "QUADX_RUNNER_STEP"  # in each step's environment: a token that what it starts keeps
 TERM_WAIT = 5  # seconds a stopped process has to exit on SIGTERM before SIGKILL
 # The steps running: the shell's pid (its session's id) to (its token, the notes the runner adds
-# to its output); STOPPING once an interrupt or the deadline came: no step starts after it.
+# to its output, the lock held while its shell is reaped or while stop_all stops it: the pid is
+# never another process's while it is stopped); STOPPING once an interrupt or the deadline came:
+# no step starts after it.
 RUNNING = {}
 LOCK = threading.Lock()
 STOPPING = []  # the reason, once there is one
@@ -89,14 +92,14 @@ def processes(match):
 def of_step(sid, token):
     """The processes of the step whose shell is sid: its session's, and any that left it (a
     daemon, a tmux server and its panes) but keep its token in their environment."""
-    mark = f"{TOKEN_VAR}={token}\0".encode()
+    mark = f"\0{TOKEN_VAR}={token}\0".encode()  # a whole entry of the environment
 
     def match(pid, fields):
         if int(fields[3]) == sid:  # fields: state ppid pgrp session ...
             return True
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
-                return mark in f.read() + b"\0"
+                return mark in b"\0" + f.read() + b"\0"
         except OSError:
             return False
     return processes(match)
@@ -135,6 +138,7 @@ def stop(find, group=None):
     if not first:
         return []  # nothing of it runs (a step's usual end: one scan)
     send(signal.SIGTERM, first)
+    send(signal.SIGCONT, first)  # a stopped process acts on SIGTERM once it runs
     end = time.monotonic() + TERM_WAIT
     while find() and time.monotonic() < end:
         time.sleep(0.05)
@@ -153,10 +157,14 @@ def stop_all(reason):
     with LOCK:
         STOPPING.append(reason)
         running = dict(RUNNING)
-    for sid, (token, why) in running.items():
-        why.append(f"runner: stopped ({reason}), still running:\n")  # before: it may end now
-        lines = stop(lambda: of_step(sid, token), sid)
-        why.append("\n".join(lines) + "\n")
+    for sid, (token, why, reap) in running.items():
+        with reap:  # its shell unreaped until this is done, so that sid stays the step's
+            with LOCK:
+                if sid not in RUNNING:
+                    continue  # it ended meanwhile
+            why.append(f"runner: stopped ({reason}), still running:\n")  # before: it may end
+            lines = stop(lambda: of_step(sid, token), sid)
+            why.append("\n".join(lines) + "\n")
 
 
 def run_step(command, echo, timeout=0, grace=30):
@@ -167,8 +175,8 @@ def run_step(command, echo, timeout=0, grace=30):
     stopped with everything it started, and fails naming them; so does one whose output
     stays open grace seconds after it exited (a process it left behind holds it): a step never
     keeps the run from ending. What a passing step leaves running is stopped and named."""
-    token = f"{os.getpid()}.{next(COUNTER)}"
-    why = []
+    token = f"{os.getpid()}.{next(COUNTER)}.{secrets.token_hex(4)}"
+    why, reap = [], threading.Lock()
     with LOCK:
         if STOPPING:
             return 1, f"runner: not started ({STOPPING[0]})\n", 0.0, ""
@@ -176,61 +184,59 @@ def run_step(command, echo, timeout=0, grace=30):
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 errors="replace", start_new_session=True,
                                 env={**os.environ, TOKEN_VAR: token})
-        RUNNING[proc.pid] = (token, why)
-    kept, reaped = [], False
-    try:
-        def read():
-            shown = echo
-            for line in proc.stdout:
-                kept.append(line)
-                if shown:
-                    try:
-                        sys.stdout.write(line)
-                        sys.stdout.flush()
-                    except (OSError, ValueError):
-                        shown = False  # the terminal went away: keep reading to the end
+        RUNNING[proc.pid] = (token, why, reap)
+    kept = []
 
-        def expire():
-            try:
-                with open(f"/proc/{proc.pid}/stat") as f:
-                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                        return  # it ended as the time ran out: not hung
-            except OSError:
-                return
-            lines = stop(lambda: of_step(proc.pid, token), proc.pid)
-            why.append(f"runner: stopped after {timeout:g} s, still running:\n" +
-                       "\n".join(lines) + "\n")
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
-        timer = threading.Timer(timeout, expire) if timeout else None
-        if timer:
-            timer.daemon = True
-            timer.start()
-        # the shell stays a zombie until the end, so that its pid, the session's id, is no
-        # other process's while the runner looks for what belongs to the step
-        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
-        if timer:
-            timer.cancel()
-            timer.join()
+    def read():
+        shown = echo
+        for line in proc.stdout:
+            kept.append(line)
+            if shown:
+                try:
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+                except (OSError, ValueError):
+                    shown = False  # the terminal went away: keep reading to the end
+
+    def expire():
+        try:
+            with open(f"/proc/{proc.pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return  # it ended as the time ran out: not hung
+        except OSError:
+            return
+        lines = stop(lambda: of_step(proc.pid, token), proc.pid)
+        why.append(f"runner: stopped after {timeout:g} s, still running:\n" +
+                   "\n".join(lines) + "\n")
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    timer = threading.Timer(timeout, expire) if timeout else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    # the shell stays a zombie until the end, so that its pid, the session's id, is no
+    # other process's while the runner looks for what belongs to the step
+    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+    if timer:
+        timer.cancel()
+        timer.join()
+    reader.join(grace)
+    if reader.is_alive():
+        lines = stop(lambda: sorted(dict(holding(proc.stdout) +
+                                         of_step(proc.pid, token)).items()))
+        why.append(f"runner: the step exited but its output was still open {grace:g} s "
+                   "later, held by:\n" + "\n".join(lines) + "\n")
         reader.join(grace)
-        if reader.is_alive():
-            lines = stop(lambda: sorted(dict(holding(proc.stdout) +
-                                             of_step(proc.pid, token)).items()))
-            why.append(f"runner: the step exited but its output was still open {grace:g} s "
-                       "later, held by:\n" + "\n".join(lines) + "\n")
-            reader.join(grace)
-        left = stop(lambda: of_step(proc.pid, token), proc.pid)
-        if left:
-            kept.append("runner: stopped what the step left running:\n" + "\n".join(left) +
-                        "\n")
-            if echo:
-                sys.stdout.write(kept[-1])
+    left = stop(lambda: of_step(proc.pid, token), proc.pid)
+    if left:
+        kept.append("runner: stopped what the step left running:\n" + "\n".join(left) +
+                    "\n")
+        if echo:
+            sys.stdout.write(kept[-1])
+    with reap:
         _, status, usage = os.wait4(proc.pid, 0)
-        reaped = True
-    finally:
-        if reaped:  # else an interrupt came: stop_all stops it
-            with LOCK:
-                RUNNING.pop(proc.pid, None)
+        with LOCK:
+            RUNNING.pop(proc.pid, None)
     proc.returncode = os.waitstatus_to_exitcode(status)
     if why and proc.returncode == 0:
         proc.returncode = 124

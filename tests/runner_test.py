@@ -195,6 +195,27 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("make test: 1 passed, 1 failed", p.stdout.splitlines()[-1])
         self.assertTrue(wait_gone(marker), running(marker))
 
+    def test_a_stopped_process_gets_its_sigterm(self):
+        """A step that stopped itself (SIGSTOP) when the time runs out is continued after its
+        SIGTERM, so its handler runs (a stopped process acts on no signal but SIGKILL until
+        it is continued): its words come back, before SIGKILL could have come."""
+        code = ("import os, signal, sys\n"
+                "def term(*_):\n"
+                "    print('got-sigterm', flush=True)\n"
+                "    sys.exit(0)\n"
+                "signal.signal(signal.SIGTERM, term)\n"
+                "print('stopping', flush=True)\n"
+                "os.kill(os.getpid(), signal.SIGSTOP)\n"
+                "signal.pause()\n")
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write(code)
+        try:
+            p = runner("--timeout", "1", f"{sys.executable} {f.name}")
+        finally:
+            os.unlink(f.name)
+        ran = p.stdout[:p.stdout.index("\nFAILED: ")]  # the summary repeats it
+        self.assertEqual(ran.count("stopping\ngot-sigterm\n"), 2, p.stdout)  # and again
+
     def test_a_step_that_hangs_once_passes_and_is_named(self):
         """A step that hangs on its first run only (a file says it ran) passes on its second;
         the summary names it with the process that was running then."""
