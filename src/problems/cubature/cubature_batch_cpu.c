@@ -23,13 +23,14 @@ int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
 	struct qx_err first = {0};
 	long long evals = 0, iterations = 0, regions = 0, peak_regions = 0;
 	double peak = 0;
+	int mc = 0; /* every integral's run is the same variant's: its mc, or 0 */
 	one.threads = 1;
 	one.in_batch = 1;
 	one.budget = job->budget / (size_t)threads; /* the threads' lists share the budget */
 	cub_progress_begin(b->n);
 	qx_progress_items("integrals");
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)                               \
-    reduction(+ : evals, iterations, regions) reduction(max : peak, peak_regions)
+    reduction(+ : evals, iterations, regions) reduction(max : peak, peak_regions, mc)
 	for (long long i = 0; i < b->n; i++) {
 		struct cub_job ji;
 		struct cub_result res;
@@ -51,8 +52,7 @@ int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
 		out->err[i] = res.err;
 		out->reason[i] = res.reason;
 		out->evals[i] = res.evals;
-		if (res.mc) /* every integral's run is the same variant's */
-			out->mc = res.mc;
+		mc = res.mc > mc ? res.mc : mc;
 		if (out->live)
 			out->live[i] = res.live;
 		evals += res.evals;
@@ -72,5 +72,6 @@ int cub_cpu_batch(const struct cub_job *job, const struct cub_batch *b,
 	out->regions = regions;
 	out->peak_regions = peak_regions;
 	out->peak_bytes = peak;
+	out->mc = mc;
 	return 0;
 }
