@@ -454,10 +454,13 @@ int bench_cubature(struct session *s, struct qx_err *e)
 		return bench_cubature_batch(s, e);
 	if (getenv("QUADX_BENCH_MC")) /* the Monte Carlo tables alone */
 		return bench_cubature_mc(s, e);
+	if (getenv("QUADX_BENCH_PAGANI")) /* the PAGANI table alone */
+		return bench_cubature_pagani(s, e);
 	if (bench_only_gpus())
 		return cb_scaling(s, e);
-	return cb_table(s, e) || cb_floor(s, e) || cb_init(s, e) || cb_user(s, e) ||
-	               bench_cubature_batch(s, e) || bench_cubature_mc(s, e) || cb_scaling(s, e)
+	return cb_table(s, e) || bench_cubature_pagani(s, e) || cb_floor(s, e) || cb_init(s, e) ||
+	               cb_user(s, e) || bench_cubature_batch(s, e) || bench_cubature_mc(s, e) ||
+	               cb_scaling(s, e)
 	           ? -1
 	           : 0;
 #else

@@ -60,6 +60,10 @@ int bench_cubature_mc(struct session *s, struct qx_err *e);
 /* The batch tables of the cubature section (src/bench/cubature_batch.c): the CPU's beside
  * SciPy's cubature, and in GPU builds the GPU's. */
 int bench_cubature_batch(struct session *s, struct qx_err *e);
+/* The PAGANI table of the cubature section (src/bench/cubature_pagani.c): breadth beside PAGANI
+ * ($QUADX_PAGANI, its driver) on the study's ten peer rows; in CPU builds a line saying it needs
+ * a GPU build. */
+int bench_cubature_pagani(struct session *s, struct qx_err *e);
 /* The CPU tables of cubature's Monte Carlo variants (src/bench/mc_cpu.c): vegas on one thread
  * beside the vegas Python package (a line saying why where python3 cannot import it), and
  * vegas's and qmc's scaling over the CPU's threads; leaves variant qmc, threads 1. */
