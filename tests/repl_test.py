@@ -95,10 +95,11 @@ class ReplTest(qxtest.TmuxTestCase):
     def test_typed_ahead_line_waits_for_the_prompt(self):
         """A line typed while a run shows its progress line is not echoed onto it (not
         `Ctrl-C cancelsvalues 1`): it waits, and shows at the next prompt as readline's line,
-        then runs. The run stops at maxeval: seconds long, its progress line shown after one."""
+        then runs. The run stops at maxeval: 3e7 evaluations, some 5 s on one thread (a run
+        of about one second could end before the progress line, shown after one, is seen)."""
         self.screen("quadx expint/float> ")
         self.keys("use cubature; set integrand f4 dim 8 rel 1e-9 warmup 0 repeat 1 threads 1 "
-                  "maxeval 6e6; run cpu", "Enter")
+                  "maxeval 3e7; run cpu", "Enter")
         self.screen(re.compile(r"(?m)^cpu error [0-9.e+-]+, stops at [0-9.e+-]+  \d+ "
                                r"evaluations  Ctrl-C cancels"), timeout=120)
         self.keys("values 1", "Enter")
