@@ -464,6 +464,8 @@ int bench_cubature(struct session *s, struct qx_err *e)
 	           ? -1
 	           : 0;
 #else
+	if (getenv("QUADX_BENCH_PAGANI")) /* says it needs a GPU build */
+		return bench_cubature_pagani(s, e);
 	if (getenv("QUADX_BENCH_BATCH")) /* the batch's table alone */
 		return bench_cubature_batch(s, e);
 	if (getenv("QUADX_BENCH_MC")) /* the Monte Carlo tables alone */

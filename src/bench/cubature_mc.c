@@ -57,21 +57,12 @@ static const struct {
 static int cbm_mcubes(const char *driver, int i, double rel, double ncall, struct cbm_run *r,
                       char *why, size_t len)
 {
-	char cmd[512], line[512] = "", name[32];
+	char cmd[512], line[512], name[32];
 	double tol, est, errest, chi2, iters, reps;
 	int n, status;
 	snprintf(cmd, sizeof cmd, "%s %d %d %g %g 100 2>&1", driver, cbm_rows[i].id,
 	         cbm_rows[i].dim, rel, ncall);
-	fprintf(stderr, "bench cubature: %s\n", cmd);
-	FILE *p = popen(cmd, "r");
-	if (p) {
-		if (!fgets(line, sizeof line, p))
-			line[0] = '\0';
-		while (fgetc(p) != EOF)
-			;
-		pclose(p);
-	}
-	line[strcspn(line, "\n")] = '\0';
+	bench_peer_line(cmd, line, sizeof line);
 	if (sscanf(line, "mcubes,%31[^,],%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d", name, &n, &tol,
 	           &r->ms, &reps, &est, &errest, &r->true_rel, &chi2, &iters, &r->evals,
 	           &status) != 12) {

@@ -34,21 +34,12 @@ struct cbp_run {
  * over 1.5 s) into *r. Returns 0, or -1 with why when the driver gave no line. */
 static int cbp_pagani(const char *driver, int i, struct cbp_run *r, char *why, size_t len)
 {
-	char cmd[512], line[512] = "", name[32];
+	char cmd[512], line[512], name[32];
 	double tol, reps, est, leaves, iters;
 	int n, status;
 	snprintf(cmd, sizeof cmd, "%s %d %d %g 2>&1", driver, cbp_rows[i].id, cbp_rows[i].dim,
 	         cbp_rows[i].rel);
-	fprintf(stderr, "bench cubature: %s\n", cmd);
-	FILE *p = popen(cmd, "r");
-	if (p) {
-		if (!fgets(line, sizeof line, p))
-			line[0] = '\0';
-		while (fgetc(p) != EOF)
-			;
-		pclose(p);
-	}
-	line[strcspn(line, "\n")] = '\0';
+	bench_peer_line(cmd, line, sizeof line);
 	if (sscanf(line, "pagani,%31[^,],%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d", name, &n, &tol,
 	           &r->ms, &reps, &est, &r->est_rel, &r->true_rel, &leaves, &r->evals, &iters,
 	           &status) != 12) {

@@ -47,6 +47,23 @@ double bench_figure(const struct run_result *r, const char *name)
 	return NAN;
 }
 
+/* Says cmd on stderr, runs it with popen, keeps its first line (newline dropped) in line and
+ * reads the rest to its end, so that the command is never stopped by a closed pipe. */
+void bench_peer_line(const char *cmd, char *line, size_t len)
+{
+	line[0] = '\0';
+	fprintf(stderr, "bench: %s\n", cmd);
+	FILE *p = popen(cmd, "r");
+	if (p) {
+		if (!fgets(line, (int)len, p))
+			line[0] = '\0';
+		while (fgetc(p) != EOF)
+			;
+		pclose(p);
+	}
+	line[strcspn(line, "\n")] = '\0';
+}
+
 /* The slowest and fastest GPU totals of r (a run over several GPUs) as slowest / fastest; 1 on
  * one GPU. */
 static double gpu_spread(const struct run_result *r)

@@ -33,6 +33,10 @@ const struct run_result *bench_run(struct session *s, const char *words, enum qx
 /* The figure called name of run r (evaluations, bound_max...), NaN when it has none. */
 double bench_figure(const struct run_result *r, const char *name);
 
+/* Runs the shell command cmd of a peer's driver (said on stderr) and keeps the first line of
+ * its output, without its newline, in line (len bytes; empty when it printed none). */
+void bench_peer_line(const char *cmd, char *line, size_t len);
+
 /* The most GPU counts one scaling table takes. */
 #define BENCH_SCALING_MAX 16
 
