@@ -11,16 +11,8 @@
 #include "cubature_math_all.h"
 #include "cubature_rules.h"
 
-/* A region of the CPU queue: its estimate, error, split axis, centre and half-widths, and
- * how many of its samples were not finite (its error is then CUB_ERR_NONFINITE). */
-struct cub_region {
-	double est, err;
-	int axis, nonfinite;
-	double c[CUB_MAX_DIM], h[CUB_MAX_DIM];
-};
-
 /* Applies the rule to region g (its c and h set): fills est, err and axis. */
-static void cub_apply(const struct cub_rule *r, const struct cub_fn *fn, struct cub_region *g)
+void cub_region_apply(const struct cub_rule *r, const struct cub_fn *fn, struct cub_region *g)
 {
 	const int n = r->dim;
 	double sums[CUB_MAX_SUMS] = {0}, axis_f[1 + CUB_MAX_AXIS * CUB_MAX_DIM], x[CUB_MAX_DIM];
@@ -103,7 +95,7 @@ static long long cub_heap_sums(const struct cub_region *h, size_t n, double *est
  * children's sum differs from the parent by est1, both errors grow by the factor
  * 1 + 0.5 est1 / (their error sum) and by 0.25 est1 (the parent's error is not trusted to
  * fall more than the children's own estimates show). */
-static void cub_children_check(double parent_est, struct cub_region *l, struct cub_region *r)
+void cub_region_check(double parent_est, struct cub_region *l, struct cub_region *r)
 {
 	const double est1 = fabs(parent_est - (l->est + r->est)), est2 = l->err + r->err;
 	if (est2 > 0) {
@@ -168,7 +160,7 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 		}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (first > 1)
 	for (size_t k = 0; k < first; k++)
-		cub_apply(r, &fn, &heap[k]);
+		cub_region_apply(r, &fn, &heap[k]);
 	for (n = 0; n < first; n++)
 		cub_heap_up(heap, n);
 	res->evals = (long long)first * r->npts;
@@ -224,11 +216,11 @@ int cub_cpu_adaptive(const struct cub_job *job, struct cub_result *res, struct q
 		}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (m > 1)
 		for (int j = 0; j < 2 * m; j++)
-			cub_apply(r, &fn, &work[j]);
+			cub_region_apply(r, &fn, &work[j]);
 		for (int j = 0; j < m; j++) {
 			const struct cub_region *par = &work[2 * wide + j];
 			struct cub_region *lt = &work[2 * j], *rt = &work[2 * j + 1];
-			cub_children_check(par->est, lt, rt);
+			cub_region_check(par->est, lt, rt);
 			est += lt->est + rt->est - par->est;
 			err += cub_finite_err(lt) + cub_finite_err(rt) - cub_finite_err(par);
 			bad += (lt->nonfinite > 0) + (rt->nonfinite > 0) - (par->nonfinite > 0);

@@ -11,6 +11,24 @@
 
 #include "cubature_job.h"
 
+struct cub_rule;
+
+/* A region of the CPU queue: its estimate, error, split axis, centre and half-widths, and
+ * how many of its samples were not finite (its error is then CUB_ERR_NONFINITE). */
+struct cub_region {
+	double est, err;
+	int axis, nonfinite;
+	double c[CUB_MAX_DIM], h[CUB_MAX_DIM];
+};
+
+/* Applies rule r to region g of fn (its c and h set): fills est, err, axis and nonfinite. */
+void cub_region_apply(const struct cub_rule *r, const struct cub_fn *fn, struct cub_region *g);
+
+/* DCUHRE's check of children l and r against their parent's estimate parent_est: their errors
+ * grow by 1 + 0.5 E / (their error sum) and by 0.25 E, E the children's sum's distance from
+ * the parent's estimate. */
+void cub_region_check(double parent_est, struct cub_region *l, struct cub_region *r);
+
 /* The sequential CUHRE: a priority queue of regions by error, the worst split first (with
  * job->threads > 1 the 4 threads worst at once, their children evaluated in parallel), from
  * the box halved along every axis, until the error meets the tolerance, maxeval or the
