@@ -116,13 +116,14 @@ class BatchGpuTest(unittest.TestCase):
         ks = [1, 2, 5, 10, 20]
         base = (f'use cubature; set variant twophase repeat 1 warmup 0 precision double '
                 f'rel 1e-8 dim 3 integrand "{GAUSS_COS}" param k 1 bounds 0:1; ')
-        # the batch's lmax is its list's, shared by its integrals: 2048 for the five (phase 1
-        # alone meets 1e-8 within 8192), each single run 512
-        cmds = (base + "set lmax 2048; set param k " + ",".join(map(str, ks)) +
+        # the batch's lmax is its list's, shared by its integrals: 4096 for the five, each
+        # single run 2048. Phase 1 alone meets 1e-8 within 8192 (the CPU's queue ends with
+        # 5224 leaves for the five), and from 2048 phase 2 filled a region's heap on k = 20
+        cmds = (base + "set lmax 4096; set param k " + ",".join(map(str, ks)) +
                 "; run gpu; values 5")
         run = records(self, cmds, "run")[0]
         vals = records(self, cmds, "value")
-        singles = records(self, base + "set lmax 512; " +
+        singles = records(self, base + "set lmax 2048; " +
                           "; ".join(f"set param k {k}; run gpu" for k in ks), "run")
         self.assertIn("phase2", run["time_ms"], run["time_ms"])
         self.assertEqual(run["error"]["converged"], len(ks), run["note"])
