@@ -80,8 +80,8 @@ static void cbp_cell(const struct cbp_run *r, char *buf, size_t len, int *bad)
 	         r->est_rel, r->ok ? "" : " nc", under ? " E" : "");
 }
 
-/* The table; without $QUADX_PAGANI, breadth's column alone and a line saying why. */
-static int cbp_table(struct session *s, struct qx_err *e)
+/* The table (kit.h); without $QUADX_PAGANI, breadth's column alone and a line saying why. */
+int bench_cubature_pagani(struct session *s, struct qx_err *e)
 {
 	const char *driver = getenv("QUADX_PAGANI");
 	char why[256] = "";
@@ -121,11 +121,6 @@ static int cbp_table(struct session *s, struct qx_err *e)
 		       bad_quadx, bad_pagani, under3, sizeof cbp_rows / sizeof cbp_rows[0]);
 	fflush(stdout);
 	return 0;
-}
-
-int bench_cubature_pagani(struct session *s, struct qx_err *e)
-{
-	return cbp_table(s, e);
 }
 
 #else

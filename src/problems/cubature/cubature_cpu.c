@@ -11,7 +11,8 @@
 #include "cubature_math_all.h"
 #include "cubature_rules.h"
 
-/* Applies the rule to region g (its c and h set): fills est, err and axis. */
+/* Applies the rule to region g (cubature_cpu.h): its samples' sums, then its error and axis
+ * from the shared rule code (cubature_rules.h). */
 void cub_region_apply(const struct cub_rule *r, const struct cub_fn *fn, struct cub_region *g)
 {
 	const int n = r->dim;
@@ -91,10 +92,8 @@ static long long cub_heap_sums(const struct cub_region *h, size_t n, double *est
 	return bad;
 }
 
-/* DCUHRE's consistency check of two children against their parent's estimate: when the
- * children's sum differs from the parent by est1, both errors grow by the factor
- * 1 + 0.5 est1 / (their error sum) and by 0.25 est1 (the parent's error is not trusted to
- * fall more than the children's own estimates show). */
+/* DCUHRE's check of two children against their parent (cubature_cpu.h): the parent's error
+ * is not trusted to fall more than the children's own estimates show. */
 void cub_region_check(double parent_est, struct cub_region *l, struct cub_region *r)
 {
 	const double est1 = fabs(parent_est - (l->est + r->est)), est2 = l->err + r->err;
