@@ -222,6 +222,23 @@ static void test_qmc_vector(void **state)
 	}
 }
 
+/* The table behind cub_qmc_vector holds, for every dim, the multiplier the search chooses: a
+ * change to the search, the candidates or the criterion fails here, naming the dim. */
+static void test_qmc_table(void **state)
+{
+	(void)state;
+	for (int dim = 2; dim <= CUB_FN_MAX_DIM; dim++) {
+		uint64_t z[CUB_FN_MAX_DIM];
+		cub_qmc_vector(dim, z);
+		const int best = cub_qmc_search(dim);
+		if (z[1] != cub_qmc_multiplier(best))
+			fail_msg("dim %d: the table's multiplier is not the search's, candidate %d",
+			         dim, best);
+		for (int i = 2; i < dim; i++)
+			assert_true(z[i] == z[i - 1] * z[1]);
+	}
+}
+
 /* A job of integrand kind on the unit cube in dim for a Monte Carlo run. */
 static struct cub_job mc_job(int kind, int dim, int threads, unsigned long long seed)
 {
@@ -265,6 +282,7 @@ int main(void)
 	                                   cmocka_unit_test(test_vegas_next_scale),
 	                                   cmocka_unit_test(test_vegas_step),
 	                                   cmocka_unit_test(test_qmc_vector),
+	                                   cmocka_unit_test(test_qmc_table),
 	                                   cmocka_unit_test(test_mc_threads_and_seed)};
 	return cmocka_run_group_tests(tests, fixture_open_gpu, NULL);
 }

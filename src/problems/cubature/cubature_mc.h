@@ -398,11 +398,17 @@ void cub_vegas_refine(double *edges, const double *d, int nb, double alpha);
 void cub_vegas_refine_grid(double *grid, const double *d, int dim, int nb, double alpha,
                            int threads);
 
-/* The Korobov generating vector z[0..dim) (z_i = a^i mod 2^64, used modulo the lattice's 2^m)
- * with the multiplier a chosen at run time among odd candidates by the smallest weighted
- * worst-case error of the lattices of 2^8..2^12 points (product weights 1/(i+1)^2, the
- * periodic Sobolev space of smoothness 1). */
+/* The Korobov generating vector z[0..dim) (z_i = a^i mod 2^64, used modulo the lattice's 2^m),
+ * a the multiplier of the candidate cub_qmc_search chose for dim, read from its table. */
 void cub_qmc_vector(int dim, uint64_t *z);
+
+/* The candidates for the multiplier a: CUB_QMC_CANDIDATES odd numbers, candidate c's from a fixed
+ * hash (cub_qmc_multiplier). cub_qmc_search returns the candidate whose lattices of 2^8..2^12
+ * points have the smallest weighted worst-case error in dim dimensions (product weights
+ * 1/(i+1)^2, the periodic Sobolev space of smoothness 1). */
+enum { CUB_QMC_CANDIDATES = 64 };
+uint64_t cub_qmc_multiplier(int candidate);
+int cub_qmc_search(int dim);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* cubature_qmc.c - problem cubature's variant qmc on the CPU (cubature_cpu.h): a randomized
- * rank-1 lattice rule, a Korobov vector chosen at run time (cub_qmc_vector), job->shifts
+ * rank-1 lattice rule, a Korobov vector from a table its search made (cub_qmc_vector), job->shifts
  * independent random shifts (Philox's, cubature_mc.h) each folded by the baker's transform; the
  * estimate is the mean over the shifts, its error their standard error. The lattice doubles
  * (its old points kept, the new ones the odd multiples) until that meets the tolerance or
@@ -29,15 +29,21 @@ static double qmc_criterion(const uint64_t *z, int dim, int m, const double *b2)
 	return sum / (double)n - 1;
 }
 
-/* The Korobov vector (cubature_mc.h): 64 odd candidates a from a fixed hash, each scored by the
- * sum of the logs of its criterion at 2^8, 2^10 and 2^12 points (the candidates over the
- * cores: a few milliseconds of one core in dim 8); the best kept, the first of equals, so
- * that the choice is the same on any threads. */
-void cub_qmc_vector(int dim, uint64_t *z)
+/* Candidate c's Korobov multiplier (cubature_mc.h): an odd number from a fixed hash. */
+uint64_t cub_qmc_multiplier(int candidate)
 {
-	enum { CANDIDATES = 64, M_MAX = 12 };
+	return cub_hash(0x51ed27, (unsigned long long)candidate) | 1;
+}
+
+/* The search behind qmc_best (cubature_mc.h): each candidate scored by the sum of the logs of
+ * its criterion at 2^8, 2^10 and 2^12 points (the candidates over the cores: a few
+ * milliseconds of one core in dim 8, which a run does not pay); the best, the first of
+ * equals, so that the choice is the same on any threads. */
+int cub_qmc_search(int dim)
+{
+	enum { M_MAX = 12 };
 	static const int sizes[] = {8, 10, 12};
-	double b2[3][1 << M_MAX], score[CANDIDATES];
+	double b2[3][1 << M_MAX], score[CUB_QMC_CANDIDATES];
 	for (int s = 0; s < 3; s++) {
 		const uint64_t n = 1ULL << sizes[s];
 		for (uint64_t r = 0; r < n; r++) {
@@ -46,8 +52,8 @@ void cub_qmc_vector(int dim, uint64_t *z)
 		}
 	}
 #pragma omp parallel for schedule(dynamic, 1)
-	for (int c = 0; c < CANDIDATES; c++) {
-		const uint64_t a = cub_hash(0x51ed27, (unsigned long long)c) | 1;
+	for (int c = 0; c < CUB_QMC_CANDIDATES; c++) {
+		const uint64_t a = cub_qmc_multiplier(c);
 		uint64_t cand[CUB_FN_MAX_DIM];
 		cand[0] = 1;
 		for (int i = 1; i < dim; i++)
@@ -57,9 +63,24 @@ void cub_qmc_vector(int dim, uint64_t *z)
 			score[c] += log(fmax(qmc_criterion(cand, dim, sizes[s], b2[s]), 1e-300));
 	}
 	int best = 0;
-	for (int c = 1; c < CANDIDATES; c++)
+	for (int c = 1; c < CUB_QMC_CANDIDATES; c++)
 		best = score[c] < score[best] ? c : best;
-	const uint64_t a = cub_hash(0x51ed27, (unsigned long long)best) | 1;
+	return best;
+}
+
+/* cub_qmc_search's answer for dims 1..CUB_FN_MAX_DIM, as test_mc's test_qmc_table checks it
+ * (a run would otherwise spend more time choosing its lattice than using it, in low dims and at
+ * low accuracy). */
+static const unsigned char qmc_best[CUB_FN_MAX_DIM + 1] = {
+    0,  0,  10, 13, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 7,  7,
+    23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23,
+    23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23,
+};
+
+/* The Korobov vector (cubature_mc.h). */
+void cub_qmc_vector(int dim, uint64_t *z)
+{
+	const uint64_t a = cub_qmc_multiplier(qmc_best[dim]);
 	z[0] = 1;
 	for (int i = 1; i < dim; i++)
 		z[i] = z[i - 1] * a;
