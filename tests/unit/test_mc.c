@@ -199,13 +199,36 @@ static void test_vegas_step(void **state)
 	assert_false(cub_vegas_step(&acc, 0, 2, 0.1, 0, 1, 1e-6, &v, &e, &chi2));
 	assert_true(acc.used == 1 && v == 1 && fabs(e - 1e-3) < 1e-15 && isnan(chi2));
 	assert_true(cub_vegas_step(&acc, 0, 2, 0.1, 0, 1, 1e-6, &v, &e, &chi2));
-	assert_true(acc.used == 2 && v == 1 && fabs(e - sqrt(0.5e-6)) < 1e-15 && chi2 == 0);
+	/* weights 1/4 (the warm-up's variance) and 1e6 (the first's) */
+	const double w1 = 0.25, w2 = 1e6;
+	assert_true(acc.used == 2 && v == 1 && chi2 == 0 &&
+	            fabs(e - sqrt(w1 * w1 * 1e-6 + w2 * w2 * 1e-6) / (w1 + w2)) < 1e-15);
 	/* an error over rel |I| converges only within abs */
 	struct cub_vegas_acc wide = {0};
 	assert_false(cub_vegas_step(&wide, 0, 1, 1e-3, 0, 2, 1, &v, &e, &chi2));
 	assert_false(cub_vegas_step(&wide, 0, 1, 1e-3, 0.5, 2, 1, &v, &e, &chi2));
 	assert_true(fabs(e - sqrt(0.5)) < 1e-15);
 	assert_true(cub_vegas_step(&wide, 0, 1, 1e-3, 0.6, 2, 1, &v, &e, &chi2));
+}
+
+/* An iteration's weight in the mean is 1 over the previous iteration's variance, not its own:
+ * an iteration of variance 100 after one of variance 1 counts as much as that one, and its
+ * own variance still counts in the error and chi^2. */
+static void test_vegas_weights_from_the_previous(void **state)
+{
+	(void)state;
+	struct cub_vegas_acc acc = {0};
+	double v, e, chi2;
+	assert_false(cub_vegas_step(&acc, 1, 5, 1e-9, 0, 7, 1, &v, &e, &chi2));
+	assert_false(cub_vegas_step(&acc, 0, 5, 1e-9, 0, 1, 1, &v, &e, &chi2));
+	assert_true(v == 1 && e == 1);
+	assert_false(cub_vegas_step(&acc, 0, 5, 1e-9, 0, 3, 100, &v, &e, &chi2));
+	assert_true(v == 2 && fabs(e - sqrt(101) / 2) < 1e-15);
+	assert_true(fabs(chi2 - (1 + 1 / 100.0)) < 1e-12);
+	/* the next one weighs 1/100 */
+	assert_false(cub_vegas_step(&acc, 0, 5, 1e-9, 0, 2, 1, &v, &e, &chi2));
+	assert_true(fabs(v - (1 + 3 + 0.02) / 2.01) < 1e-15);
+	assert_true(fabs(e - sqrt(1 + 100 + 1e-4) / 2.01) < 1e-15);
 }
 
 /* The Korobov vector: z_0 = 1, every entry odd (a unit mod 2^m), the same every call. */
@@ -281,6 +304,7 @@ int main(void)
 	                                   cmocka_unit_test(test_vegas_refine_on_gpu),
 	                                   cmocka_unit_test(test_vegas_next_scale),
 	                                   cmocka_unit_test(test_vegas_step),
+	                                   cmocka_unit_test(test_vegas_weights_from_the_previous),
 	                                   cmocka_unit_test(test_qmc_vector),
 	                                   cmocka_unit_test(test_qmc_table),
 	                                   cmocka_unit_test(test_mc_threads_and_seed)};

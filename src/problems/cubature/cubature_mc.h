@@ -257,28 +257,49 @@ CUB_HD void cub_qmc_point(const uint64_t *z, int m, uint64_t k, const double *s,
 	}
 }
 
-/* VEGAS's combination of its iterations: sums of 1/var, est/var and est^2/var, and how many. */
+/* VEGAS's combination of its iterations: sums of the weights w, w est, w^2 var, and of 1/var,
+ * est/var and est^2/var (chi^2's), the last iteration's variance (warm-up or not: 0 before
+ * any) and how many have joined. */
 struct cub_vegas_acc {
-	double sw, swi, swi2;
+	double sw, swi, sw2v, s1, s2, s3, prev;
 	int used;
 };
 
-/* Adds an iteration's estimate est of variance var to acc (a variance of 0, a constant weight,
- * floored at the estimate's rounding); stores the weighted mean, its standard error and chi^2
- * per degree of freedom (NaN with one iteration) into res. */
+/* An iteration's variance var floored at its estimate est's rounding (a variance of 0 still a
+ * finite weight). */
+CUB_HD double cub_vegas_var_floor(double est, double var)
+{
+	const double r = 2.220446049250313e-16 * fabs(est);
+	return fmax(var, fmax(r * r, 2.2250738585072014e-308));
+}
+
+/* Adds an iteration's estimate est of variance var to acc and stores the weighted mean, its
+ * standard error and chi^2 per degree of freedom of the iterations' agreement (NaN with one
+ * iteration). The weight is 1 over the previous iteration's variance (the first with none
+ * takes its own), not over its own: an iteration's variance is an estimate from its own samples
+ * and falls with its estimate where a peak is undersampled, so that weighting by it drags the
+ * mean low. On Genz's discontinuous family in dim 6 at 1e5 samples an iteration, 20 iterations
+ * weighted by their own variances were over 2 standard errors from the exact value on 20 of
+ * 20 seeds (the median 7.3); weighted by the previous one's, which cannot know this
+ * iteration's samples, on 2 (the median 0.95), the error no larger on smooth integrands. */
 CUB_HD void cub_vegas_add(struct cub_vegas_acc *acc, double est, double var, double *value,
                           double *err, double *chi2_dof)
 {
-	const double r = 2.220446049250313e-16 * fabs(est);
-	const double wgt = 1 / fmax(var, fmax(r * r, 2.2250738585072014e-308));
-	acc->sw += wgt;
-	acc->swi += wgt * est;
-	acc->swi2 += wgt * est * est;
+	const double v = cub_vegas_var_floor(est, var);
+	const double w = 1 / (acc->prev > 0 ? acc->prev : v);
+	acc->sw += w;
+	acc->swi += w * est;
+	acc->sw2v += w * w * v;
+	acc->s1 += 1 / v;
+	acc->s2 += est / v;
+	acc->s3 += est * est / v;
+	acc->prev = v;
 	acc->used++;
-	*value = acc->swi / acc->sw;
-	*err = sqrt(1 / acc->sw);
+	const double m = acc->swi / acc->sw;
+	*value = m;
+	*err = sqrt(acc->sw2v) / acc->sw;
 	*chi2_dof = acc->used > 1
-	                ? fmax(0.0, acc->swi2 - acc->swi * acc->swi / acc->sw) / (acc->used - 1)
+	                ? fmax(0.0, acc->s3 - 2 * m * acc->s2 + m * m * acc->s1) / (acc->used - 1)
 	                : NAN;
 }
 
@@ -303,14 +324,16 @@ CUB_HD void cub_vegas_estimate(double sw, double sv, const struct cub_vegas_stra
 }
 
 /* VEGAS's iteration of estimate est and variance var, on the CPU (cubature_vegas.c) and the
- * GPU (cuda/cubature/vegas_step.cu) alike: a warm-up one (warm) only adapted the grid, and its
- * point of the history (*value, *err) is its own estimate; a later one joins acc's weighted
+ * GPU (cuda/cubature/vegas_step.cu) alike: a warm-up one (warm) only adapted the grid and left
+ * its variance for the next one's weight, and its point of the history (*value, *err) is its
+ * own estimate; a later one joins acc's weighted
  * mean (cub_vegas_add: *value, *err and *chi2_dof are the mean's). Returns 1 where the run has
  * converged: iters iterations joined and the mean's standard error within max(abs, rel |I|). */
 CUB_HD int cub_vegas_step(struct cub_vegas_acc *acc, int warm, int iters, double rel, double abs,
                           double est, double var, double *value, double *err, double *chi2_dof)
 {
 	if (warm) {
+		acc->prev = cub_vegas_var_floor(est, var);
 		*value = est;
 		*err = sqrt(var);
 		return 0;
