@@ -326,9 +326,9 @@ CUB_HD void cub_vegas_estimate(double sw, double sv, const struct cub_vegas_stra
 /* VEGAS's iteration of estimate est and variance var, on the CPU (cubature_vegas.c) and the
  * GPU (cuda/cubature/vegas_step.cu) alike: a warm-up one (warm) only adapted the grid and left
  * its variance for the next one's weight, and its point of the history (*value, *err) is its
- * own estimate; a later one joins acc's weighted
- * mean (cub_vegas_add: *value, *err and *chi2_dof are the mean's). Returns 1 where the run has
- * converged: iters iterations joined and the mean's standard error within max(abs, rel |I|). */
+ * own estimate; a later one joins acc's weighted mean (cub_vegas_add: *value, *err and
+ * *chi2_dof are the mean's). Returns 1 where the run has converged: iters iterations joined
+ * and the mean's standard error within max(abs, rel |I|). */
 CUB_HD int cub_vegas_step(struct cub_vegas_acc *acc, int warm, int iters, double rel, double abs,
                           double est, double var, double *value, double *err, double *chi2_dof)
 {
